@@ -1,0 +1,84 @@
+package io.blockscope.coprocessor;
+
+import io.blockscope.metrics.PerfLevel;
+import io.blockscope.metrics.RegionExport;
+import java.util.List;
+import java.util.function.Function;
+import org.apache.hadoop.conf.Configuration;
+
+/**
+ * blockscope's settings, as read from {@code hbase-site.xml} (and table attributes for the
+ * level). A bad value never stops a region from opening: it is reported in {@code problems} and
+ * the documented default is used.
+ */
+public final class BlockscopeConfig {
+  /** Profiling level of the region server: OFF, COUNT (default) or TIME. */
+  public static final String LEVEL = "blockscope.level";
+
+  /**
+   * Table attribute (set with {@code alter 't', METADATA => {'blockscope.level' => 'TIME'}})
+   * overriding the server level for one table.
+   */
+  public static final String TABLE_LEVEL = "blockscope.level";
+
+  /** Which regions get their own series: all (default), none or top:N. */
+  public static final String EXPORT_REGIONS = "blockscope.export.regions";
+
+  /** How often series are added, ranked and removed, in milliseconds (default 10000). */
+  public static final String EXPORT_INTERVAL_MS = "blockscope.export.interval.ms";
+
+  /** Whether to weave the read-path probes at all (default true). */
+  public static final String PROBES_ENABLED = "blockscope.probes.enabled";
+
+  /** Whether to register blockscope's own MBeans on the platform MBeanServer (default true). */
+  public static final String JMX_ENABLED = "blockscope.jmx.enabled";
+
+  static final long MIN_INTERVAL_MS = 1_000;
+  static final long DEFAULT_INTERVAL_MS = 10_000;
+
+  final PerfLevel level;
+  final RegionExport export;
+  final long exportIntervalMs;
+  final boolean probesEnabled;
+  final boolean jmxEnabled;
+
+  BlockscopeConfig(Configuration conf, List<String> problems) {
+    level = parse(conf, LEVEL, PerfLevel.DEFAULT, PerfLevel::parse, problems);
+    export = parse(conf, EXPORT_REGIONS, RegionExport.ALL, RegionExport::parse, problems);
+    long interval = parse(conf, EXPORT_INTERVAL_MS, DEFAULT_INTERVAL_MS, Long::parseLong, problems);
+    if (interval < MIN_INTERVAL_MS) {
+      problems.add(EXPORT_INTERVAL_MS + "=" + interval + " is below " + MIN_INTERVAL_MS
+          + " ms; using " + MIN_INTERVAL_MS);
+      interval = MIN_INTERVAL_MS;
+    }
+    exportIntervalMs = interval;
+    probesEnabled = parse(conf, PROBES_ENABLED, true, BlockscopeConfig::bool, problems);
+    jmxEnabled = parse(conf, JMX_ENABLED, true, BlockscopeConfig::bool, problems);
+  }
+
+  /** Parses one setting; on a bad value records why and returns the default. */
+  static <T> T parse(Configuration conf, String key, T dflt, Function<String, T> parser,
+      List<String> problems) {
+    String raw = conf.get(key);
+    if (raw == null) {
+      return dflt;
+    }
+    try {
+      return parser.apply(raw.trim());
+    } catch (RuntimeException e) {
+      problems.add("bad value for " + key + " ('" + raw + "'): " + e.getMessage()
+          + "; using the default " + dflt);
+      return dflt;
+    }
+  }
+
+  private static boolean bool(String s) {
+    if (s.equalsIgnoreCase("true")) {
+      return true;
+    }
+    if (s.equalsIgnoreCase("false")) {
+      return false;
+    }
+    throw new IllegalArgumentException("expected true or false");
+  }
+}

@@ -1,0 +1,129 @@
+package io.blockscope.coprocessor;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Optional;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CoprocessorEnvironment;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.coprocessor.ObserverContext;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.coprocessor.RegionObserver;
+import org.apache.hadoop.hbase.regionserver.InternalScanner;
+import org.apache.hadoop.hbase.regionserver.RegionScanner;
+import org.apache.hadoop.hbase.regionserver.ScanType;
+import org.apache.hadoop.hbase.regionserver.Store;
+import org.apache.hadoop.hbase.regionserver.compactions.CompactionLifeCycleTracker;
+import org.apache.hadoop.hbase.regionserver.compactions.CompactionRequest;
+
+/**
+ * The blockscope coprocessor: deploy it cluster-wide with
+ * {@code hbase.coprocessor.region.classes=io.blockscope.coprocessor.BlockscopeRegionObserver}
+ * or per table from a jar on a file system (see docs/deploy.md).
+ *
+ * <p>It tracks each region from {@link #start} to {@link #stop} (HBase stops a region's
+ * coprocessors when the region closes, moves, splits or merges, which removes the region's
+ * metrics) and brackets every read with the hooks below, so the probes' costs land on the right
+ * region. Every hook returns what HBase handed it and never throws.
+ */
+public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserver {
+  private volatile Hooks hooks;
+
+  @Override
+  public void start(CoprocessorEnvironment env) throws IOException {
+    if (env instanceof RegionCoprocessorEnvironment) {
+      hooks = Engine.hooks(env.getConfiguration());
+      hooks.regionOpened((RegionCoprocessorEnvironment) env);
+    }
+  }
+
+  @Override
+  public void stop(CoprocessorEnvironment env) throws IOException {
+    if (hooks != null && env instanceof RegionCoprocessorEnvironment) {
+      hooks.regionClosed((RegionCoprocessorEnvironment) env);
+    }
+  }
+
+  @Override
+  public Optional<RegionObserver> getRegionObserver() {
+    return Optional.of(this);
+  }
+
+  private void enter(ObserverContext<RegionCoprocessorEnvironment> c) {
+    Hooks h = hooks;
+    if (h != null) {
+      h.enter(c.getEnvironment());
+    }
+  }
+
+  private void exit() {
+    Hooks h = hooks;
+    if (h != null) {
+      h.exit();
+    }
+  }
+
+  @Override
+  public void preScannerOpen(ObserverContext<RegionCoprocessorEnvironment> c, Scan scan) {
+    enter(c);
+  }
+
+  @Override
+  public RegionScanner postScannerOpen(ObserverContext<RegionCoprocessorEnvironment> c, Scan scan,
+      RegionScanner s) {
+    exit();
+    return s;
+  }
+
+  @Override
+  public boolean preScannerNext(ObserverContext<RegionCoprocessorEnvironment> c,
+      InternalScanner s, List<Result> result, int limit, boolean hasNext) {
+    enter(c);
+    return hasNext;
+  }
+
+  @Override
+  public boolean postScannerNext(ObserverContext<RegionCoprocessorEnvironment> c,
+      InternalScanner s, List<Result> result, int limit, boolean hasNext) {
+    exit();
+    return hasNext;
+  }
+
+  @Override
+  public void preGetOp(ObserverContext<RegionCoprocessorEnvironment> c, Get get,
+      List<Cell> result) {
+    enter(c);
+  }
+
+  @Override
+  public void postGetOp(ObserverContext<RegionCoprocessorEnvironment> c, Get get,
+      List<Cell> result) {
+    exit();
+  }
+
+  @Override
+  public boolean preExists(ObserverContext<RegionCoprocessorEnvironment> c, Get get,
+      boolean exists) {
+    enter(c);
+    return exists;
+  }
+
+  @Override
+  public boolean postExists(ObserverContext<RegionCoprocessorEnvironment> c, Get get,
+      boolean exists) {
+    exit();
+    return exists;
+  }
+
+  /** Compaction reads are attributed batch by batch through a wrapping scanner. */
+  @Override
+  public InternalScanner preCompact(ObserverContext<RegionCoprocessorEnvironment> c, Store store,
+      InternalScanner scanner, ScanType scanType, CompactionLifeCycleTracker tracker,
+      CompactionRequest request) {
+    Hooks h = hooks;
+    return h == null ? scanner : new AttributedScanner(scanner, h, c.getEnvironment());
+  }
+}

@@ -1,0 +1,421 @@
+package io.blockscope.coprocessor;
+
+import io.blockscope.coprocessor.probe.BridgeHandle;
+import io.blockscope.coprocessor.probe.ProbeBridge;
+import io.blockscope.coprocessor.probe.ProbeInstaller;
+import io.blockscope.metrics.CostLayout;
+import io.blockscope.metrics.CostRegistry;
+import io.blockscope.metrics.CostRegistry.RegionCosts;
+import io.blockscope.metrics.MetricKeys;
+import io.blockscope.metrics.PerfLevel;
+import io.blockscope.metrics.RegionExport;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.conf.ConfigurationObserver;
+import org.apache.hadoop.hbase.coprocessor.HasRegionServerServices;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.metrics.Counter;
+import org.apache.hadoop.hbase.metrics.Gauge;
+import org.apache.hadoop.hbase.metrics.MetricRegistry;
+import org.apache.hadoop.hbase.regionserver.HRegionServer;
+import org.apache.hadoop.hbase.regionserver.RegionServerServices;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * blockscope inside one region server JVM: the probes, the per-region costs, their export to
+ * JMX and to HBase's coprocessor metric registry, and the attribution of reads to regions.
+ *
+ * <p>There is one engine per JVM however many regions, tables and class-loader copies of the
+ * coprocessor there are: it is published through {@link ProbeBridge}, which every copy reaches.
+ *
+ * <h2>Attribution</h2>
+ * The probes fill a per-thread cost array while the thread's level slot is above OFF. The
+ * RegionObserver brackets every client read (scanner open, scanner next, get, exists) and every
+ * compaction batch with {@link #enter} and {@link #exit}: enter pushes a frame naming the region
+ * and sets the thread's level to the region's, exit drains the array into the region's
+ * accumulator and restores the outer frame's level. Frames nest (Phoenix serves some reads by
+ * issuing region operations of its own inside a scan); the reads between two nested hooks go to
+ * the innermost region. A frame left open by an operation that threw before its post-hook is
+ * dropped once the stack is {@link #MAX_DEPTH} deep, so the stack stays bounded.
+ *
+ * <p>Reads outside these brackets (region open, prefetch-on-open, flushes) run at level OFF and
+ * are not counted: HBase gives no region for them.
+ */
+public final class Engine implements Hooks, ConfigurationObserver {
+  private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
+
+  static final int MAX_DEPTH = 32;
+
+  /** The engine of this class loader's copy when no bridge could be set up at all. */
+  private static Engine fallback;
+
+  private final CostRegistry registry;
+  private final BridgeHandle bridge;
+  private final List<String> problems;
+  private final Set<String> tableOverrides = ConcurrentHashMap.newKeySet();
+  private final AtomicLong hookFailures = new AtomicLong();
+  private final AtomicLong droppedFrames = new AtomicLong();
+  private final ThreadLocal<Frames> frames = ThreadLocal.withInitial(Frames::new);
+  private final ScheduledExecutorService exporter;
+  private volatile PerfLevel serverLevel;
+  private volatile boolean configObserverRegistered;
+
+  private static final class Frames {
+    final RegionCosts[] stack = new RegionCosts[MAX_DEPTH];
+    int depth;
+  }
+
+  private Engine(BlockscopeConfig config, BridgeHandle bridge, List<String> problems) {
+    this.bridge = bridge;
+    this.problems = Collections.synchronizedList(new ArrayList<>(problems));
+    this.serverLevel = config.level;
+    this.registry = new CostRegistry(config.export);
+    registerProbeHealth();
+    registry.registerOnce(MetricKeys.server("hooks.failures"),
+        CostRegistry.readOnlyCounter(hookFailures::get));
+    registry.registerOnce(MetricKeys.server("frames.dropped"),
+        CostRegistry.readOnlyCounter(droppedFrames::get));
+    if (config.jmxEnabled) {
+      registry.startJmx(ManagementFactory.getPlatformMBeanServer());
+    }
+    exporter = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "blockscope-export");
+      t.setDaemon(true);
+      return t;
+    });
+    exporter.scheduleWithFixedDelay(this::refreshExportQuietly, config.exportIntervalMs,
+        config.exportIntervalMs, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The hooks of the JVM's engine, making the engine on first use. Never throws: at worst the
+   * engine runs without probes and says why in its probe health metrics.
+   */
+  static synchronized Hooks hooks(Configuration conf) {
+    List<String> problems = new ArrayList<>();
+    BlockscopeConfig config = new BlockscopeConfig(conf, problems);
+    BridgeHandle bridge = ProbeInstaller.installAll(config.probesEnabled, problems);
+    Object existing = bridge != null ? bridge.engine(null) : fallback;
+    if (existing == null) {
+      Engine engine = new Engine(config, bridge, problems);
+      existing = bridge != null ? bridge.engine(engine) : engine;
+      if (existing == engine) {
+        fallback = bridge == null ? engine : null;
+        problems.forEach(p -> LOG.warn("blockscope: {}", p));
+        LOG.info("blockscope: engine started at level {} exporting regions {}; probes {}",
+            config.level, config.export, engine.probeSummary());
+      } else {
+        engine.close();
+      }
+    }
+    if (existing instanceof Engine) {
+      return (Engine) existing;
+    }
+    try {
+      LOG.info("blockscope: joining the engine of another blockscope copy ({})",
+          existing.getClass().getClassLoader());
+      return new ForeignHooks(existing);
+    } catch (ReflectiveOperationException e) {
+      LOG.warn("blockscope: cannot reach the engine of another blockscope copy; "
+          + "this copy stays passive", e);
+      return NO_HOOKS;
+    }
+  }
+
+  /** The engine made by this class loader's copy, if it is the JVM's engine. */
+  public static Engine current() {
+    synchronized (Engine.class) {
+      if (fallback != null) {
+        return fallback;
+      }
+    }
+    try {
+      Object e = BridgeHandle.resolve(ProbeBridge.class.getClassLoader(), null).engine(null);
+      return e instanceof Engine ? (Engine) e : null;
+    } catch (RuntimeException noBridge) {
+      return null;
+    }
+  }
+
+  private static final Hooks NO_HOOKS = new Hooks() {
+    @Override
+    public void regionOpened(RegionCoprocessorEnvironment env) {}
+
+    @Override
+    public void regionClosed(RegionCoprocessorEnvironment env) {}
+
+    @Override
+    public void enter(RegionCoprocessorEnvironment env) {}
+
+    @Override
+    public void exit() {}
+  };
+
+  // ---- region lifecycle -----------------------------------------------------------------------
+
+  @Override
+  public void regionOpened(RegionCoprocessorEnvironment env) {
+    try {
+      String region = env.getRegionInfo().getEncodedName();
+      PerfLevel level = levelOf(env.getRegion().getTableDescriptor(), region);
+      registry.open(env.getRegionInfo().getTable().getNameAsString(), region, level);
+      exportToHBase(env.getMetricRegistryForRegionServer());
+      watchConfiguration(env);
+    } catch (Throwable t) {
+      hookFailures.incrementAndGet();
+      LOG.warn("blockscope: cannot track region {}", env.getRegionInfo(), t);
+    }
+  }
+
+  @Override
+  public void regionClosed(RegionCoprocessorEnvironment env) {
+    try {
+      String region = env.getRegionInfo().getEncodedName();
+      registry.close(region);
+      if (registry.region(region) == null) {
+        tableOverrides.remove(region);
+      }
+    } catch (Throwable t) {
+      hookFailures.incrementAndGet();
+      LOG.warn("blockscope: cannot untrack region {}", env.getRegionInfo(), t);
+    }
+  }
+
+  private PerfLevel levelOf(TableDescriptor table, String region) {
+    String value = table.getValue(BlockscopeConfig.TABLE_LEVEL);
+    if (value == null) {
+      tableOverrides.remove(region);
+      return serverLevel;
+    }
+    try {
+      PerfLevel level = PerfLevel.parse(value);
+      tableOverrides.add(region);
+      return level;
+    } catch (IllegalArgumentException e) {
+      tableOverrides.remove(region);
+      String problem = "table " + table.getTableName() + ": attribute "
+          + BlockscopeConfig.TABLE_LEVEL + ": " + e.getMessage() + "; using the server level";
+      LOG.warn("blockscope: {}", problem);
+      problems.add(problem);
+      return serverLevel;
+    }
+  }
+
+  // ---- attribution ----------------------------------------------------------------------------
+
+  @Override
+  public void enter(RegionCoprocessorEnvironment env) {
+    if (bridge == null) {
+      return;
+    }
+    try {
+      long[] costs = bridge.costs();
+      Frames f = frames.get();
+      if (f.depth == MAX_DEPTH) {
+        droppedFrames.addAndGet(f.depth); // frames whose post-hook never came
+        java.util.Arrays.fill(f.stack, null);
+        f.depth = 0;
+      }
+      if (f.depth > 0 && f.stack[f.depth - 1] != null) {
+        f.stack[f.depth - 1].costs().drain(costs);
+      }
+      RegionCosts region = registry.region(env.getRegionInfo().getEncodedName());
+      f.stack[f.depth++] = region;
+      costs[CostLayout.LEVEL] = region == null ? 0 : region.level().ordinal();
+    } catch (Throwable t) {
+      hookFailures.incrementAndGet();
+    }
+  }
+
+  @Override
+  public void exit() {
+    if (bridge == null) {
+      return;
+    }
+    try {
+      long[] costs = bridge.costs();
+      Frames f = frames.get();
+      if (f.depth == 0) {
+        return;
+      }
+      RegionCosts region = f.stack[--f.depth];
+      f.stack[f.depth] = null;
+      if (region != null) {
+        region.costs().drain(costs);
+      }
+      RegionCosts outer = f.depth > 0 ? f.stack[f.depth - 1] : null;
+      costs[CostLayout.LEVEL] = outer == null ? 0 : outer.level().ordinal();
+      costs[CostLayout.PENDING_MISS] = 0;
+    } catch (Throwable t) {
+      hookFailures.incrementAndGet();
+    }
+  }
+
+  // ---- configuration ----------------------------------------------------------------------------
+
+  private void watchConfiguration(RegionCoprocessorEnvironment env) {
+    if (configObserverRegistered || !(env instanceof HasRegionServerServices)) {
+      return;
+    }
+    RegionServerServices services = ((HasRegionServerServices) env).getRegionServerServices();
+    if (services instanceof HRegionServer) {
+      ((HRegionServer) services).getConfigurationManager().registerObserver(this);
+      configObserverRegistered = true;
+    }
+  }
+
+  /**
+   * Applies {@code blockscope.level} and {@code blockscope.export.regions} from a reloaded
+   * {@code hbase-site.xml} ({@code update_config} in the HBase shell); regions whose table sets
+   * its own level keep it.
+   */
+  @Override
+  public void onConfigurationChange(Configuration conf) {
+    List<String> found = new ArrayList<>();
+    BlockscopeConfig config = new BlockscopeConfig(conf, found);
+    found.forEach(p -> LOG.warn("blockscope: {}", p));
+    problems.addAll(found);
+    serverLevel = config.level;
+    registry.export(config.export);
+    for (RegionCosts r : registry.regions()) {
+      if (!tableOverrides.contains(r.region())) {
+        r.level(config.level);
+      }
+    }
+    LOG.info("blockscope: configuration reloaded: level {}, regions exported {}", config.level,
+        config.export);
+  }
+
+  // ---- export ---------------------------------------------------------------------------------
+
+  private void refreshExportQuietly() {
+    try {
+      registry.refreshExport();
+    } catch (Throwable t) {
+      LOG.warn("blockscope: export refresh failed", t);
+    }
+  }
+
+  /** Registers the server-wide figures in HBase's registry for this coprocessor class. */
+  private void exportToHBase(MetricRegistry hbase) {
+    if (hbase == null || hbase.get("probe.decode.installed").isPresent()) {
+      return; // already there; HBase keeps one registry per coprocessor class while in use
+    }
+    for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
+      final int slot = s;
+      hbase.register(CostLayout.name(s), hbaseCounter(() -> registry.serverCost(slot)));
+    }
+    for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
+      final int probe = p;
+      hbase.register("probe." + ProbeBridge.PROBE_NAMES[p] + ".failures",
+          hbaseCounter(() -> probeFailures(probe)));
+      hbase.register("probe." + ProbeBridge.PROBE_NAMES[p] + ".installed",
+          (Gauge<Integer>) () -> probeInstalled(probe) ? 1 : 0);
+    }
+  }
+
+  private static Counter hbaseCounter(java.util.function.LongSupplier value) {
+    return new Counter() {
+      @Override
+      public void increment() {
+        throw new UnsupportedOperationException("read-only");
+      }
+
+      @Override
+      public void increment(long n) {
+        throw new UnsupportedOperationException("read-only");
+      }
+
+      @Override
+      public void decrement() {
+        throw new UnsupportedOperationException("read-only");
+      }
+
+      @Override
+      public void decrement(long n) {
+        throw new UnsupportedOperationException("read-only");
+      }
+
+      @Override
+      public long getCount() {
+        return value.getAsLong();
+      }
+    };
+  }
+
+  private void registerProbeHealth() {
+    for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
+      final int probe = p;
+      registry.registerOnce(MetricKeys.probe(ProbeBridge.PROBE_NAMES[p], "installed"),
+          (com.codahale.metrics.Gauge<Integer>) () -> probeInstalled(probe) ? 1 : 0);
+      registry.registerOnce(MetricKeys.probe(ProbeBridge.PROBE_NAMES[p], "failures"),
+          CostRegistry.readOnlyCounter(() -> probeFailures(probe)));
+    }
+  }
+
+  // ---- what operators, tests and the demo read ------------------------------------------------
+
+  public CostRegistry registry() {
+    return registry;
+  }
+
+  public boolean probeInstalled(int probe) {
+    return bridge != null && bridge.installed().get(probe) == 1;
+  }
+
+  public long probeFailures(int probe) {
+    return bridge == null ? 0 : bridge.failures().get(probe);
+  }
+
+  /** Makes one probe fail on every call (-1 stops it): a drill for the never-throw guarantee. */
+  public void injectFault(int probe) {
+    if (bridge != null) {
+      bridge.injectFault(probe);
+    }
+  }
+
+  /** Problems found in settings and probe installation, for operators. */
+  public List<String> problems() {
+    synchronized (problems) {
+      return new ArrayList<>(problems);
+    }
+  }
+
+  public PerfLevel serverLevel() {
+    return serverLevel;
+  }
+
+  public RegionExport export() {
+    return registry.export();
+  }
+
+  /** Runs the periodic export refresh now. */
+  public void refreshExport() {
+    registry.refreshExport();
+  }
+
+  String probeSummary() {
+    StringBuilder sb = new StringBuilder();
+    for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
+      sb.append(p == 0 ? "" : ", ").append(ProbeBridge.PROBE_NAMES[p])
+          .append(probeInstalled(p) ? "=installed" : "=unavailable");
+    }
+    return sb.toString();
+  }
+
+  private void close() {
+    exporter.shutdownNow();
+    registry.close();
+  }
+}

@@ -1,0 +1,65 @@
+package io.blockscope.coprocessor;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reaches an {@link Engine} made by another class loader's copy of blockscope, e.g. the
+ * cluster-wide copy on the server classpath when this copy was loaded from a table descriptor's
+ * jar. Both copies then share one set of counters, probes and JMX beans.
+ */
+final class ForeignHooks implements Hooks {
+  private static final Logger LOG = LoggerFactory.getLogger(ForeignHooks.class);
+  private static final MethodType ENV = MethodType.methodType(void.class,
+      RegionCoprocessorEnvironment.class);
+
+  private final MethodHandle opened;
+  private final MethodHandle closed;
+  private final MethodHandle enter;
+  private final MethodHandle exit;
+
+  ForeignHooks(Object engine) throws ReflectiveOperationException {
+    MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+    Class<?> type = engine.getClass();
+    opened = lookup.findVirtual(type, "regionOpened", ENV).bindTo(engine);
+    closed = lookup.findVirtual(type, "regionClosed", ENV).bindTo(engine);
+    enter = lookup.findVirtual(type, "enter", ENV).bindTo(engine);
+    exit = lookup.findVirtual(type, "exit", MethodType.methodType(void.class)).bindTo(engine);
+  }
+
+  @Override
+  public void regionOpened(RegionCoprocessorEnvironment env) {
+    call(opened, env);
+  }
+
+  @Override
+  public void regionClosed(RegionCoprocessorEnvironment env) {
+    call(closed, env);
+  }
+
+  @Override
+  public void enter(RegionCoprocessorEnvironment env) {
+    call(enter, env);
+  }
+
+  @Override
+  public void exit() {
+    try {
+      exit.invokeExact();
+    } catch (Throwable t) {
+      LOG.debug("blockscope: foreign engine call failed", t);
+    }
+  }
+
+  private static void call(MethodHandle h, RegionCoprocessorEnvironment env) {
+    try {
+      h.invokeExact(env);
+    } catch (Throwable t) {
+      LOG.debug("blockscope: foreign engine call failed", t);
+    }
+  }
+}

@@ -1,0 +1,22 @@
+package io.blockscope.coprocessor;
+
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+
+/**
+ * What the RegionObserver asks of the JVM-wide {@link Engine}. Implemented by the engine itself
+ * and, when the engine was made by another class loader's copy of blockscope, by a forwarder
+ * that reaches it through method handles (only JDK and HBase types cross).
+ *
+ * <p>No method throws.
+ */
+interface Hooks {
+  void regionOpened(RegionCoprocessorEnvironment env);
+
+  void regionClosed(RegionCoprocessorEnvironment env);
+
+  /** Opens an attribution frame on this thread: reads until {@link #exit} go to this region. */
+  void enter(RegionCoprocessorEnvironment env);
+
+  /** Closes the innermost frame on this thread and hands its costs to its region. */
+  void exit();
+}

@@ -1,0 +1,137 @@
+package io.blockscope.coprocessor.probe;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.instrument.Instrumentation;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import java.util.jar.JarOutputStream;
+
+/**
+ * The copy of {@link ProbeBridge} that HBase's classes see, reached through JDK types only.
+ *
+ * <p>When blockscope's jar is on the region server classpath, that copy is the one this class
+ * loader sees too. When the jar is loaded from a table descriptor, HBase's
+ * {@code CoprocessorClassLoader} loads {@code io.blockscope.*} child-first, so this loader has a
+ * private copy that HBase's classes cannot see; the bridge's bytes are then appended to the
+ * loader that loaded HBase (the system class loader) and used from there.
+ */
+public final class BridgeHandle {
+  private static final String NAME = ProbeBridge.class.getName();
+
+  private final Class<?> type;
+  private final MethodHandle costs;
+  private final MethodHandle engine;
+  private final MethodHandle maps;
+  private final AtomicIntegerArray installed;
+  private final AtomicLongArray failures;
+
+  private BridgeHandle(Class<?> type) throws ReflectiveOperationException {
+    this.type = type;
+    MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+    costs = lookup.findStatic(type, "costs", MethodType.methodType(long[].class));
+    engine = lookup.findStatic(type, "engine", MethodType.methodType(Object.class, Object.class));
+    maps = lookup.findStatic(type, "maps",
+        MethodType.methodType(void.class, int[].class, int[].class, int[].class));
+    installed = (AtomicIntegerArray) type.getField("INSTALLED").get(null);
+    failures = (AtomicLongArray) type.getField("FAILURES").get(null);
+  }
+
+  /**
+   * The bridge HBase's classes resolve, injecting it first if {@code instrumentation} is given
+   * and the bridge is not there yet.
+   *
+   * @param hbaseLoader the class loader that defined HBase's HFile classes
+   * @throws IllegalStateException when the bridge can be neither found nor injected
+   */
+  public static BridgeHandle resolve(ClassLoader hbaseLoader, Instrumentation instrumentation) {
+    try {
+      return new BridgeHandle(Class.forName(NAME, true, hbaseLoader));
+    } catch (ClassNotFoundException notThere) {
+      if (instrumentation == null || hbaseLoader != ClassLoader.getSystemClassLoader()) {
+        throw new IllegalStateException(
+            "the read-path bridge is not visible to HBase's class loader and cannot be added", notThere);
+      }
+      try {
+        instrumentation.appendToSystemClassLoaderSearch(new JarFile(bridgeJar().toFile()));
+        return new BridgeHandle(Class.forName(NAME, true, hbaseLoader));
+      } catch (IOException | ReflectiveOperationException e) {
+        throw new IllegalStateException("cannot inject the read-path bridge", e);
+      }
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("the read-path bridge has an unexpected shape", e);
+    }
+  }
+
+  /** A one-class jar holding the bridge, in a temporary file deleted on exit. */
+  private static Path bridgeJar() throws IOException {
+    String entry = NAME.replace('.', '/') + ".class";
+    Path jar = Files.createTempFile("blockscope-bridge", ".jar");
+    jar.toFile().deleteOnExit();
+    try (InputStream in = ProbeBridge.class.getClassLoader().getResourceAsStream(entry);
+        JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+      if (in == null) {
+        throw new IOException("class file " + entry + " not found in blockscope's jar");
+      }
+      out.putNextEntry(new JarEntry(entry));
+      in.transferTo(out);
+      out.closeEntry();
+    }
+    return jar;
+  }
+
+  /** True when HBase sees the very class this loader compiled against (cluster-wide deploy). */
+  public boolean isLocal() {
+    return type == ProbeBridge.class;
+  }
+
+  /** The calling thread's cost array. */
+  public long[] costs() {
+    try {
+      return (long[]) costs.invokeExact();
+    } catch (Throwable t) {
+      throw new IllegalStateException(t);
+    }
+  }
+
+  /** The JVM-wide engine: {@code candidate} if none was published yet. */
+  public Object engine(Object candidate) {
+    try {
+      return (Object) engine.invokeExact(candidate);
+    } catch (Throwable t) {
+      throw new IllegalStateException(t);
+    }
+  }
+
+  void maps(int[] blockTypes, int[] algorithms, int[] encodings) {
+    try {
+      maps.invokeExact(blockTypes, algorithms, encodings);
+    } catch (Throwable t) {
+      throw new IllegalStateException(t);
+    }
+  }
+
+  public AtomicIntegerArray installed() {
+    return installed;
+  }
+
+  public AtomicLongArray failures() {
+    return failures;
+  }
+
+  /** Makes one probe fail on purpose (-1: none); for tests and drills. */
+  public void injectFault(int probe) {
+    try {
+      type.getField("faultProbe").setInt(null, probe);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

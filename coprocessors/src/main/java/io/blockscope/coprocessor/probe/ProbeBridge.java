@@ -1,0 +1,283 @@
+package io.blockscope.coprocessor.probe;
+
+import io.blockscope.metrics.CostLayout;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
+import org.apache.hadoop.hbase.io.compress.Compression;
+import org.apache.hadoop.hbase.io.encoding.HFileBlockDecodingContext;
+import org.apache.hadoop.hbase.io.hfile.BlockType;
+import org.apache.hadoop.hbase.io.hfile.HFileBlock;
+import org.apache.hadoop.hbase.io.hfile.HFileContext;
+import org.apache.hadoop.hbase.nio.ByteBuff;
+
+/**
+ * What the read-path advice calls: the per-thread cost array and the probes' health.
+ *
+ * <p>Advice code is inlined into HBase's own classes, so whatever it calls must be visible from
+ * HBase's class loader. This class is that meeting point: it is loaded by the region server's
+ * application class loader (from the server classpath when blockscope is deployed cluster-wide,
+ * or injected there by {@link ProbeInstaller} when the coprocessor jar comes from a table
+ * descriptor and its classes live in HBase's child-first {@code CoprocessorClassLoader}).
+ *
+ * <p>Rules this class keeps, because it may be injected alone into another class loader:
+ * <ul>
+ *   <li>it refers only to JDK and HBase types and to itself; {@link CostLayout} constants are
+ *       compile-time constants that javac inlines, no method of CostLayout is called;</li>
+ *   <li>no enum switch (that would add a synthetic class), no nested classes;</li>
+ *   <li>every method catches everything and counts it in {@link #FAILURES}: nothing is ever
+ *       thrown into HBase's read path.</li>
+ * </ul>
+ *
+ * <p>The cost array of a thread is filled only while the thread's level slot is above OFF,
+ * that is while blockscope's RegionObserver has opened a frame on it; all other reads
+ * (region open, prefetch, flush) cost one thread-local read and a compare.
+ */
+public final class ProbeBridge {
+  private ProbeBridge() {}
+
+  /** Probe ids; names in {@link #PROBE_NAMES}. */
+  public static final int CACHE = 0;
+
+  public static final int FS_READ = 1;
+  public static final int CHECKSUM = 2;
+  public static final int DECOMPRESS = 3;
+  public static final int DECODE = 4;
+  public static final int N_PROBES = 5;
+
+  public static final String[] PROBE_NAMES = {
+    "blockCache", "fsRead", "checksum", "decompress", "decode"
+  };
+
+  /** 1 where a probe's advice is in place. */
+  public static final AtomicIntegerArray INSTALLED = new AtomicIntegerArray(N_PROBES);
+
+  /** Failures each probe caught and swallowed. */
+  public static final AtomicLongArray FAILURES = new AtomicLongArray(N_PROBES);
+
+  /** A probe id that fails on purpose (fault injection for tests and drills); -1 for none. */
+  public static volatile int faultProbe = -1;
+
+  /** The JVM-wide blockscope engine, whichever class loader made it. */
+  private static Object engine;
+
+  private static final int OFF = 0;
+  private static final int TIME = 2;
+
+  // HFileBlock header offsets (HFileBlock.Header, package-private there; a test pins them).
+  static final int HEADER_CHECKSUM_TYPE = 24;
+  static final int HEADER_BYTES_PER_CHECKSUM = 25;
+  static final int HEADER_ON_DISK_DATA_SIZE_WITH_HEADER = 29;
+
+  private static final ThreadLocal<long[]> COSTS =
+      ThreadLocal.withInitial(() -> new long[CostLayout.SIZE]);
+
+  private static volatile int[] kindByBlockType = new int[0];
+  private static volatile int[] indexByAlgorithm = new int[0];
+  private static volatile int[] indexByEncoding = new int[0];
+
+  /** The calling thread's cost array (see {@link CostLayout} for its slots). */
+  public static long[] costs() {
+    return COSTS.get();
+  }
+
+  /** Sets the maps from HBase enum ordinals to blockscope's dimensions. */
+  public static void maps(int[] blockTypes, int[] algorithms, int[] encodings) {
+    kindByBlockType = blockTypes;
+    indexByAlgorithm = algorithms;
+    indexByEncoding = encodings;
+  }
+
+  /** Publishes {@code candidate} as the engine unless one exists; returns the one in force. */
+  public static synchronized Object engine(Object candidate) {
+    if (engine == null) {
+      engine = candidate;
+    }
+    return engine;
+  }
+
+  // ---- called from advice -------------------------------------------------------------------
+
+  /** Start time for a timed section, or 0 when the thread is not at TIME. */
+  public static long start() {
+    return COSTS.get()[CostLayout.LEVEL] == TIME ? System.nanoTime() : 0L;
+  }
+
+  /** {@code HFileReaderImpl.getCachedBlock} returned; mirrors how {@code CacheStats} counts. */
+  public static void cacheLookup(
+      HFileBlock found, boolean useLock, boolean updateCacheMetrics, BlockType expected) {
+    long[] c = COSTS.get();
+    if (c[CostLayout.LEVEL] == OFF || !updateCacheMetrics) {
+      return;
+    }
+    try {
+      fault(CACHE);
+      if (found != null) {
+        c[CostLayout.CACHE_HIT + kind(found.getBlockType())]++;
+      } else if (!useLock) {
+        if (expected != null) {
+          c[CostLayout.CACHE_MISS + kind(expected)]++;
+        } else {
+          c[CostLayout.PENDING_MISS] = 1; // the block type is known once readBlock returns
+        }
+      }
+    } catch (Throwable t) {
+      fail(CACHE);
+    }
+  }
+
+  /** {@code HFileReaderImpl.readBlock} returned (or threw: block is null). */
+  public static void readBlockDone(HFileBlock block, BlockType expected) {
+    long[] c = COSTS.get();
+    if (c[CostLayout.PENDING_MISS] == 0) {
+      return;
+    }
+    c[CostLayout.PENDING_MISS] = 0;
+    try {
+      fault(CACHE);
+      BlockType type = block != null ? block.getBlockType() : expected;
+      c[CostLayout.CACHE_MISS + (type == null ? CostLayout.KIND_OTHER : kind(type))]++;
+    } catch (Throwable t) {
+      fail(CACHE);
+    }
+  }
+
+  /** {@code HFileBlock.FSReaderImpl.readBlockData} returned a block read from the file system. */
+  public static void fsRead(HFileBlock block) {
+    long[] c = COSTS.get();
+    if (c[CostLayout.LEVEL] == OFF || block == null) {
+      return;
+    }
+    try {
+      fault(FS_READ);
+      int k = kind(block.getBlockType());
+      c[CostLayout.FS_BLOCKS + k]++;
+      c[CostLayout.FS_BYTES + k] += block.getOnDiskSizeWithHeader();
+    } catch (Throwable t) {
+      fail(FS_READ);
+    }
+  }
+
+  /** {@code ChecksumUtil.validateChecksum} returned {@code ok} for an on-disk block. */
+  public static void checksum(ByteBuff block, boolean ok, long start) {
+    long[] c = COSTS.get();
+    if (c[CostLayout.LEVEL] == OFF) {
+      return;
+    }
+    try {
+      fault(CHECKSUM);
+      if (block.get(HEADER_CHECKSUM_TYPE) == 0) {
+        return; // ChecksumType.NULL: nothing was verified
+      }
+      int perChunk = block.getInt(HEADER_BYTES_PER_CHECKSUM);
+      int data = block.getInt(HEADER_ON_DISK_DATA_SIZE_WITH_HEADER);
+      c[CostLayout.CHECKSUM_BYTES] += block.limit();
+      c[CostLayout.CHECKSUM_CHUNKS] += perChunk > 0 ? (data + perChunk - 1) / perChunk : 0;
+      if (!ok) {
+        c[CostLayout.CHECKSUM_FAILURES]++;
+      }
+      if (start != 0) {
+        c[CostLayout.CHECKSUM_NANOS] += System.nanoTime() - start;
+      }
+    } catch (Throwable t) {
+      fail(CHECKSUM);
+    }
+  }
+
+  /** {@code HFileBlockDefaultDecodingContext.prepareDecoding} unpacked one block. */
+  public static void decompressed(HFileContext context, int bytesIn, int bytesOut, long start) {
+    long[] c = COSTS.get();
+    if (c[CostLayout.LEVEL] == OFF) {
+      return;
+    }
+    try {
+      fault(DECOMPRESS);
+      Compression.Algorithm alg = context.getCompression();
+      if (alg == Compression.Algorithm.NONE) {
+        return; // an encrypted, uncompressed block
+      }
+      int[] map = indexByAlgorithm;
+      int a = alg.ordinal() < map.length ? map[alg.ordinal()] : CostLayout.N_ALGORITHMS - 1;
+      int base = CostLayout.DECOMPRESS + a * CostLayout.DECOMPRESS_WIDTH;
+      c[base + CostLayout.DECOMPRESS_BLOCKS]++;
+      c[base + CostLayout.DECOMPRESS_IN] += bytesIn;
+      c[base + CostLayout.DECOMPRESS_OUT] += bytesOut;
+      if (start != 0) {
+        c[base + CostLayout.DECOMPRESS_NANOS] += System.nanoTime() - start;
+      }
+    } catch (Throwable t) {
+      fail(DECOMPRESS);
+    }
+  }
+
+  /**
+   * An encoded seeker starts decoding one cell ({@code decodeFirst} or {@code decodeNext}). Only
+   * the outermost call counts, since some seekers' decodeFirst calls their decodeNext.
+   */
+  public static void cellEnter(HFileBlockDecodingContext context) {
+    long[] c = COSTS.get();
+    if (c[CostLayout.LEVEL] == OFF) {
+      return;
+    }
+    if (c[CostLayout.DECODE_DEPTH]++ == 0) {
+      try {
+        fault(DECODE);
+        c[CostLayout.DECODE + encoding(context) * CostLayout.DECODE_WIDTH
+            + CostLayout.DECODE_CELLS]++;
+      } catch (Throwable t) {
+        fail(DECODE);
+      }
+    }
+  }
+
+  /** The matching exit of {@link #cellEnter}, also on exceptions. */
+  public static void cellExit() {
+    long[] c = COSTS.get();
+    if (c[CostLayout.DECODE_DEPTH] > 0) {
+      c[CostLayout.DECODE_DEPTH]--;
+    }
+  }
+
+  /** A public seeker call returned: {@code seekToKeyInBlock} counts a seek; time at TIME. */
+  public static void seekerCall(HFileBlockDecodingContext context, boolean seek, long start) {
+    long[] c = COSTS.get();
+    if (c[CostLayout.LEVEL] == OFF) {
+      return;
+    }
+    try {
+      fault(DECODE);
+      int base = CostLayout.DECODE + encoding(context) * CostLayout.DECODE_WIDTH;
+      if (seek) {
+        c[base + CostLayout.DECODE_SEEKS]++;
+      }
+      if (start != 0) {
+        c[base + CostLayout.DECODE_NANOS] += System.nanoTime() - start;
+      }
+    } catch (Throwable t) {
+      fail(DECODE);
+    }
+  }
+
+  // ---- helpers --------------------------------------------------------------------------------
+
+  private static int kind(BlockType type) {
+    int[] map = kindByBlockType;
+    int o = type.ordinal();
+    return o < map.length ? map[o] : CostLayout.KIND_OTHER;
+  }
+
+  private static int encoding(HFileBlockDecodingContext context) {
+    int o = context.getHFileContext().getDataBlockEncoding().ordinal();
+    int[] map = indexByEncoding;
+    return o < map.length ? map[o] : CostLayout.N_ENCODINGS - 1;
+  }
+
+  private static void fault(int probe) {
+    if (faultProbe == probe) {
+      throw new IllegalStateException("blockscope: injected fault in probe " + PROBE_NAMES[probe]);
+    }
+  }
+
+  private static void fail(int probe) {
+    FAILURES.incrementAndGet(probe);
+  }
+}

@@ -1,0 +1,334 @@
+package io.blockscope.coprocessor.probe;
+
+import static net.bytebuddy.matcher.ElementMatchers.hasSuperType;
+import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
+import static net.bytebuddy.matcher.ElementMatchers.not;
+import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
+import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
+
+import io.blockscope.metrics.CostLayout;
+import java.lang.instrument.Instrumentation;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import net.bytebuddy.ByteBuddy;
+import net.bytebuddy.agent.ByteBuddyAgent;
+import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.asm.AsmVisitorWrapper;
+import net.bytebuddy.description.method.MethodDescription;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.dynamic.scaffold.TypeValidation;
+import net.bytebuddy.matcher.ElementMatcher;
+import net.bytebuddy.utility.JavaModule;
+import org.apache.hadoop.hbase.io.compress.Compression;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.io.hfile.BlockType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Weaves {@link ReadPathAdvice} into HBase's HFile read path, one probe at a time.
+ *
+ * <p>Each probe is a list of HBase methods, written once in {@link #PROBES}: the same list is
+ * checked by reflection before anything is woven (so a changed HBase signature turns the probe
+ * "unavailable" with the method named, instead of weaving nothing silently) and turned into
+ * Byte Buddy matchers. A probe counts as installed only when every class it names was
+ * retransformed without error. Nothing here throws: failures become a probe status.
+ */
+public final class ProbeInstaller {
+  private static final Logger LOG = LoggerFactory.getLogger(ProbeInstaller.class);
+
+  private static final String HFILE = "org.apache.hadoop.hbase.io.hfile.";
+  private static final String ENCODING = "org.apache.hadoop.hbase.io.encoding.";
+  private static final String BYTE_BUFF = "org.apache.hadoop.hbase.nio.ByteBuff";
+
+  /** One HBase method a probe is woven into. */
+  record Target(String type, String method, Class<?> advice, String... params) {
+    ElementMatcher<MethodDescription> matcher() {
+      ElementMatcher.Junction<MethodDescription> m =
+          named(method).and(takesArguments(params.length)).and(not(isAbstract()));
+      for (int i = 0; i < params.length; i++) {
+        m = m.and(takesArgument(i, named(params[i])));
+      }
+      return m;
+    }
+
+    @Override
+    public String toString() {
+      return type.substring(type.lastIndexOf('.') + 1) + "." + method
+          + "(" + String.join(", ", params) + ")";
+    }
+  }
+
+  /** Seekers whose decode methods the DECODE probe weaves (HBase 2.6 class names). */
+  static final List<String> SEEKERS = List.of(
+      ENCODING + "CopyKeyDataBlockEncoder$SeekerStateBufferedEncodedSeeker",
+      ENCODING + "DiffKeyDeltaEncoder$DiffSeekerStateBufferedEncodedSeeker",
+      ENCODING + "FastDiffDeltaEncoder$FastDiffSeekerStateBufferedEncodedSeeker",
+      ENCODING + "PrefixKeyDeltaEncoder$SeekerStateBufferedEncodedSeeker",
+      ENCODING + "RowIndexSeekerV1");
+
+  private static final String BUFFERED_SEEKER =
+      ENCODING + "BufferedDataBlockEncoder$BufferedEncodedSeeker";
+
+  /** Every probe's targets, indexed by probe id. */
+  static final List<List<Target>> PROBES = List.of(
+      List.of(
+          new Target(HFILE + "HFileReaderImpl", "getCachedBlock", ReadPathAdvice.CacheLookup.class,
+              HFILE + "BlockCacheKey", "boolean", "boolean", "boolean", HFILE + "BlockType",
+              ENCODING + "DataBlockEncoding"),
+          new Target(HFILE + "HFileReaderImpl", "readBlock", ReadPathAdvice.ReadBlock.class,
+              "long", "long", "boolean", "boolean", "boolean", "boolean", HFILE + "BlockType",
+              ENCODING + "DataBlockEncoding", "boolean")),
+      List.of(new Target(HFILE + "HFileBlock$FSReaderImpl", "readBlockData",
+          ReadPathAdvice.FsRead.class, "long", "long", "boolean", "boolean", "boolean")),
+      List.of(new Target(HFILE + "ChecksumUtil", "validateChecksum", ReadPathAdvice.Checksum.class,
+          BYTE_BUFF, "java.lang.String", "long", "int")),
+      List.of(new Target(ENCODING + "HFileBlockDefaultDecodingContext", "prepareDecoding",
+          ReadPathAdvice.Decompress.class, "int", "int", BYTE_BUFF, BYTE_BUFF)),
+      decodeTargets());
+
+  private static List<Target> decodeTargets() {
+    List<Target> t = new ArrayList<>();
+    for (String seeker : SEEKERS) {
+      t.add(new Target(seeker, "decodeNext", ReadPathAdvice.DecodeCell.class));
+      t.add(new Target(seeker, "decodeFirst", ReadPathAdvice.DecodeCell.class));
+    }
+    for (String seeker : List.of(BUFFERED_SEEKER, ENCODING + "RowIndexSeekerV1")) {
+      t.add(new Target(seeker, "next", ReadPathAdvice.SeekerCall.class));
+      t.add(new Target(seeker, "rewind", ReadPathAdvice.SeekerCall.class));
+      t.add(new Target(seeker, "setCurrentBuffer", ReadPathAdvice.SeekerCall.class, BYTE_BUFF));
+      t.add(new Target(seeker, "seekToKeyInBlock", ReadPathAdvice.SeekerSeek.class,
+          "org.apache.hadoop.hbase.Cell", "boolean"));
+    }
+    return t;
+  }
+
+  /** Why each probe is or is not installed; null entries mean installed. */
+  private final String[] unavailable = new String[ProbeBridge.N_PROBES];
+
+  private final BridgeHandle bridge;
+
+  private ProbeInstaller(BridgeHandle bridge) {
+    this.bridge = bridge;
+  }
+
+  /**
+   * Installs every probe into the JVM once; later calls (from any class loader's copy of
+   * blockscope) find them installed and only report. Never throws.
+   *
+   * @return the bridge HBase's classes see, or null when not even that could be set up
+   */
+  public static synchronized BridgeHandle installAll(boolean enabled, List<String> problems) {
+    ClassLoader hbaseLoader = BlockType.class.getClassLoader();
+    Instrumentation inst = null;
+    String whyNoInstrumentation = null;
+    if (enabled) {
+      try {
+        inst = instrumentation();
+      } catch (Throwable t) {
+        whyNoInstrumentation = "no java.lang.instrument access (" + t + ")";
+      }
+    } else {
+      whyNoInstrumentation = "probes disabled by blockscope.probes.enabled=false";
+    }
+    BridgeHandle bridge;
+    try {
+      bridge = BridgeHandle.resolve(hbaseLoader, inst);
+    } catch (Throwable t) {
+      problems.add("read-path bridge unavailable: " + t.getMessage());
+      LOG.warn("blockscope: read-path probes unavailable, the region server runs unmeasured", t);
+      return null;
+    }
+    bridge.maps(blockTypeMap(), algorithmMap(), encodingMap());
+    ProbeInstaller installer = new ProbeInstaller(bridge);
+    for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
+      if (bridge.installed().get(p) == 1) {
+        continue; // woven earlier, perhaps by another copy of blockscope
+      }
+      String why = whyNoInstrumentation != null ? whyNoInstrumentation
+          : installer.install(p, inst, hbaseLoader);
+      if (why != null) {
+        problems.add("probe " + ProbeBridge.PROBE_NAMES[p] + " unavailable: " + why);
+        LOG.warn("blockscope: probe {} unavailable: {}", ProbeBridge.PROBE_NAMES[p], why);
+      }
+    }
+    return bridge;
+  }
+
+  private static Instrumentation instrumentation() {
+    try {
+      Class<?> agent = Class.forName(BlockscopeAgent.class.getName(), true,
+          ClassLoader.getSystemClassLoader());
+      Object i = agent.getMethod("instrumentation").invoke(null);
+      if (i != null) {
+        return (Instrumentation) i; // started with -javaagent:blockscope-coprocessors.jar
+      }
+    } catch (ReflectiveOperationException | LinkageError notAnAgent) {
+      // fall through to self-attach
+    }
+    return ByteBuddyAgent.install();
+  }
+
+  /** Installs one probe; returns null on success or the reason it is unavailable. */
+  private String install(int probe, Instrumentation inst, ClassLoader hbaseLoader) {
+    List<Target> targets = PROBES.get(probe);
+    try {
+      for (Target t : targets) {
+        verify(t, hbaseLoader);
+      }
+    } catch (ReflectiveOperationException | LinkageError e) {
+      return "HBase method not found: " + e.getMessage();
+    }
+    Set<String> types = ConcurrentHashMap.newKeySet();
+    targets.forEach(t -> types.add(t.type()));
+    Set<String> transformed = ConcurrentHashMap.newKeySet();
+    Map<String, Throwable> errors = new ConcurrentHashMap<>();
+    AgentBuilder.Listener listener = new AgentBuilder.Listener.Adapter() {
+      @Override
+      public void onTransformation(TypeDescription type, ClassLoader loader, JavaModule module,
+          boolean loaded, DynamicType dynamicType) {
+        transformed.add(type.getName());
+      }
+
+      @Override
+      public void onError(String typeName, ClassLoader loader, JavaModule module, boolean loaded,
+          Throwable throwable) {
+        errors.put(typeName, throwable);
+      }
+    };
+    try {
+      new AgentBuilder.Default(new ByteBuddy().with(TypeValidation.DISABLED))
+          .disableClassFormatChanges()
+          .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+          .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
+          .with(AgentBuilder.TypeStrategy.Default.REDEFINE)
+          .with(listener)
+          .ignore(not(nameStartsWith("org.apache.hadoop.hbase.io.")))
+          .type(t -> types.contains(t.getName()))
+          .transform((builder, type, loader, module, domain) -> {
+            for (Target t : targets) {
+              if (t.type().equals(type.getName())) {
+                AsmVisitorWrapper advice = Advice.to(t.advice()).on(t.matcher());
+                builder = builder.visit(advice);
+              }
+            }
+            return builder;
+          })
+          .installOn(inst);
+    } catch (Throwable t) {
+      return "weaving failed: " + t;
+    }
+    if (!errors.isEmpty()) {
+      return "weaving failed: " + errors;
+    }
+    if (!transformed.containsAll(types)) {
+      Set<String> missing = ConcurrentHashMap.newKeySet();
+      missing.addAll(types);
+      missing.removeAll(transformed);
+      return "classes not retransformed: " + missing;
+    }
+    bridge.installed().set(probe, 1);
+    return null;
+  }
+
+  /** Checks that a target method (and any field its advice reads) exists. */
+  static void verify(Target t, ClassLoader loader) throws ReflectiveOperationException {
+    Class<?> type = Class.forName(t.type(), false, loader);
+    Class<?>[] params = new Class<?>[t.params().length];
+    for (int i = 0; i < params.length; i++) {
+      params[i] = typeOf(t.params()[i], loader);
+    }
+    Method m = type.getDeclaredMethod(t.method(), params);
+    if (java.lang.reflect.Modifier.isAbstract(m.getModifiers())) {
+      throw new NoSuchMethodException(t + " is abstract");
+    }
+    if (t.advice() == ReadPathAdvice.Decompress.class) {
+      field(type, "fileContext");
+    }
+    if (t.advice() != ReadPathAdvice.CacheLookup.class && t.type().contains("Seeker")) {
+      field(type, "decodingCtx");
+    }
+  }
+
+  private static Field field(Class<?> type, String name) throws NoSuchFieldException {
+    for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+      try {
+        return c.getDeclaredField(name);
+      } catch (NoSuchFieldException next) {
+        // look in the superclass
+      }
+    }
+    throw new NoSuchFieldException(type.getName() + "." + name);
+  }
+
+  private static Class<?> typeOf(String name, ClassLoader loader) throws ClassNotFoundException {
+    switch (name) {
+      case "boolean":
+        return boolean.class;
+      case "int":
+        return int.class;
+      case "long":
+        return long.class;
+      default:
+        return Class.forName(name, false, loader);
+    }
+  }
+
+  // ---- ordinal maps from HBase enums to blockscope dimensions --------------------------------
+
+  static int[] blockTypeMap() {
+    BlockType[] types = BlockType.values();
+    int[] map = new int[types.length];
+    for (BlockType t : types) {
+      map[t.ordinal()] = kindOf(t);
+    }
+    return map;
+  }
+
+  static int kindOf(BlockType t) {
+    switch (t) {
+      case DATA:
+      case ENCODED_DATA:
+        return CostLayout.KIND_DATA;
+      case LEAF_INDEX:
+        return CostLayout.KIND_LEAF_INDEX;
+      case INTERMEDIATE_INDEX:
+        return CostLayout.KIND_INTERMEDIATE_INDEX;
+      case ROOT_INDEX:
+        return CostLayout.KIND_ROOT_INDEX;
+      case BLOOM_CHUNK:
+      case GENERAL_BLOOM_META:
+      case DELETE_FAMILY_BLOOM_META:
+        return CostLayout.KIND_BLOOM;
+      default:
+        return CostLayout.KIND_OTHER;
+    }
+  }
+
+  static int[] algorithmMap() {
+    Compression.Algorithm[] all = Compression.Algorithm.values();
+    int[] map = new int[all.length];
+    for (Compression.Algorithm a : all) {
+      map[a.ordinal()] = CostLayout.algorithmIndex(a.name());
+    }
+    return map;
+  }
+
+  static int[] encodingMap() {
+    DataBlockEncoding[] all = DataBlockEncoding.values();
+    int[] map = new int[all.length];
+    for (DataBlockEncoding e : all) {
+      map[e.ordinal()] = CostLayout.encodingIndex(e.name());
+    }
+    return map;
+  }
+}

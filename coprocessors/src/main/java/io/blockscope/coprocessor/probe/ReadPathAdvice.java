@@ -1,0 +1,143 @@
+package io.blockscope.coprocessor.probe;
+
+import net.bytebuddy.asm.Advice;
+import org.apache.hadoop.hbase.io.encoding.HFileBlockDecodingContext;
+import org.apache.hadoop.hbase.io.hfile.BlockType;
+import org.apache.hadoop.hbase.io.hfile.HFileBlock;
+import org.apache.hadoop.hbase.io.hfile.HFileContext;
+import org.apache.hadoop.hbase.nio.ByteBuff;
+
+/**
+ * The advice each probe inlines into HBase. Every body is one call into {@link ProbeBridge},
+ * which does the work and catches its own failures; {@code suppress = Throwable.class} is the
+ * second guard, so that not even a linkage error can escape into HBase.
+ *
+ * <p>Each class names the HBase method it is woven into; {@link ProbeInstaller} checks that the
+ * method exists with that signature before installing, and reports the probe unavailable if not.
+ */
+final class ReadPathAdvice {
+  private ReadPathAdvice() {}
+
+  /**
+   * {@code HFileReaderImpl.getCachedBlock(BlockCacheKey, boolean cacheBlock, boolean useLock,
+   * boolean updateCacheMetrics, BlockType, DataBlockEncoding)}: one block cache lookup.
+   */
+  static final class CacheLookup {
+    @Advice.OnMethodExit(suppress = Throwable.class)
+    static void exit(
+        @Advice.Argument(2) boolean useLock,
+        @Advice.Argument(3) boolean updateCacheMetrics,
+        @Advice.Argument(4) BlockType expected,
+        @Advice.Return HFileBlock found) {
+      ProbeBridge.cacheLookup(found, useLock, updateCacheMetrics, expected);
+    }
+  }
+
+  /**
+   * {@code HFileReaderImpl.readBlock(long, long, boolean, boolean, boolean, boolean, BlockType,
+   * DataBlockEncoding, boolean cacheOnly)}: settles a miss whose block type was unknown.
+   */
+  static final class ReadBlock {
+    @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
+    static void exit(@Advice.Argument(6) BlockType expected, @Advice.Return HFileBlock block) {
+      ProbeBridge.readBlockDone(block, expected);
+    }
+  }
+
+  /**
+   * {@code HFileBlock.FSReaderImpl.readBlockData(long offset, long onDiskSizeWithHeader,
+   * boolean pread, boolean updateMetrics, boolean intoHeap)}: one block read from the file system.
+   */
+  static final class FsRead {
+    @Advice.OnMethodExit(suppress = Throwable.class)
+    static void exit(@Advice.Return HFileBlock block) {
+      ProbeBridge.fsRead(block);
+    }
+  }
+
+  /**
+   * {@code ChecksumUtil.validateChecksum(ByteBuff, String, long, int)}: verification of the inline
+   * checksums of one on-disk block.
+   */
+  static final class Checksum {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static long enter() {
+      return ProbeBridge.start();
+    }
+
+    @Advice.OnMethodExit(suppress = Throwable.class)
+    static void exit(
+        @Advice.Enter long start, @Advice.Argument(0) ByteBuff block, @Advice.Return boolean ok) {
+      ProbeBridge.checksum(block, ok, start);
+    }
+  }
+
+  /**
+   * {@code HFileBlockDefaultDecodingContext.prepareDecoding(int onDiskSizeWithoutHeader,
+   * int uncompressedSizeWithoutHeader, ByteBuff, ByteBuff)}: decompression of one block.
+   */
+  static final class Decompress {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static long enter() {
+      return ProbeBridge.start();
+    }
+
+    @Advice.OnMethodExit(suppress = Throwable.class)
+    static void exit(
+        @Advice.Enter long start,
+        @Advice.FieldValue("fileContext") HFileContext context,
+        @Advice.Argument(0) int bytesIn,
+        @Advice.Argument(1) int bytesOut) {
+      ProbeBridge.decompressed(context, bytesIn, bytesOut, start);
+    }
+  }
+
+  /**
+   * {@code decodeFirst()} and {@code decodeNext()} of every {@code DataBlockEncoder.EncodedSeeker}
+   * (BufferedDataBlockEncoder's seekers, RowIndexSeekerV1): one cell decoded.
+   */
+  static final class DecodeCell {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static void enter(@Advice.FieldValue("decodingCtx") HFileBlockDecodingContext context) {
+      ProbeBridge.cellEnter(context);
+    }
+
+    @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
+    static void exit() {
+      ProbeBridge.cellExit();
+    }
+  }
+
+  /**
+   * {@code next()}, {@code rewind()} and {@code setCurrentBuffer(ByteBuff)} of the seekers: time
+   * spent decoding.
+   */
+  static final class SeekerCall {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static long enter() {
+      return ProbeBridge.start();
+    }
+
+    @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
+    static void exit(
+        @Advice.Enter long start,
+        @Advice.FieldValue("decodingCtx") HFileBlockDecodingContext context) {
+      ProbeBridge.seekerCall(context, false, start);
+    }
+  }
+
+  /** {@code seekToKeyInBlock(Cell, boolean)} of the seekers: one seek, and its time. */
+  static final class SeekerSeek {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static long enter() {
+      return ProbeBridge.start();
+    }
+
+    @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
+    static void exit(
+        @Advice.Enter long start,
+        @Advice.FieldValue("decodingCtx") HFileBlockDecodingContext context) {
+      ProbeBridge.seekerCall(context, true, start);
+    }
+  }
+}

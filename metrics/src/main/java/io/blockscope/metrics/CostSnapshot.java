@@ -1,0 +1,97 @@
+package io.blockscope.metrics;
+
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** An immutable copy of a scope's costs, addressable by metric name. */
+public final class CostSnapshot implements CostLayout.LongSlotReader {
+  /** A snapshot in which every cost is zero. */
+  public static final CostSnapshot ZERO = new CostSnapshot(new long[CostLayout.SIZE]);
+
+  private final long[] slots;
+
+  CostSnapshot(long[] slots) {
+    this.slots = slots;
+  }
+
+  @Override
+  public long get(int slot) {
+    return slots[slot];
+  }
+
+  /**
+   * The value of a metric by its name (see {@link CostLayout#name}).
+   *
+   * @throws IllegalArgumentException for a name that is not a cost
+   */
+  public long get(String metric) {
+    int slot = CostLayout.slotOf(metric);
+    if (slot < 0) {
+      throw new IllegalArgumentException("no such cost: " + metric);
+    }
+    return slots[slot];
+  }
+
+  /** Sum over all block kinds of a per-kind figure, e.g. {@code fs.read.blocks}. */
+  public long sumKinds(String prefix) {
+    long sum = 0;
+    for (String kind : CostLayout.KINDS) {
+      sum += get(prefix + "." + kind);
+    }
+    return sum;
+  }
+
+  /** Sum over all encodings (or algorithms) of one field, e.g. {@code decode.*.cells}. */
+  public long sumOver(String family, String field) {
+    long sum = 0;
+    for (String dim : "decode".equals(family) ? CostLayout.ENCODINGS : CostLayout.ALGORITHMS) {
+      sum += get(family + "." + dim + "." + field);
+    }
+    return sum;
+  }
+
+  /** This snapshot minus an earlier one of the same scope. */
+  public CostSnapshot minus(CostSnapshot earlier) {
+    long[] d = new long[CostLayout.SIZE];
+    for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
+      d[i] = slots[i] - earlier.slots[i];
+    }
+    return new CostSnapshot(d);
+  }
+
+  /** This snapshot plus another. */
+  public CostSnapshot plus(CostSnapshot other) {
+    long[] d = new long[CostLayout.SIZE];
+    for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
+      d[i] = slots[i] + other.slots[i];
+    }
+    return new CostSnapshot(d);
+  }
+
+  /** The non-zero costs by name, in slot order. */
+  public Map<String, Long> nonZero() {
+    Map<String, Long> m = new LinkedHashMap<>();
+    for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
+      if (slots[i] != 0) {
+        m.put(CostLayout.name(i), slots[i]);
+      }
+    }
+    return m;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof CostSnapshot && Arrays.equals(slots, ((CostSnapshot) o).slots);
+  }
+
+  @Override
+  public int hashCode() {
+    return Arrays.hashCode(slots);
+  }
+
+  @Override
+  public String toString() {
+    return nonZero().toString();
+  }
+}

@@ -1,0 +1,108 @@
+package io.blockscope.metrics;
+
+import com.codahale.metrics.jmx.ObjectNameFactory;
+import java.util.regex.Pattern;
+import javax.management.MalformedObjectNameException;
+import javax.management.ObjectName;
+
+/**
+ * Every metric blockscope registers is named here, and turned into a JMX ObjectName here.
+ *
+ * <p>Inside the Dropwizard registry a metric is keyed {@code scope|table|region|metric}; the
+ * {@link #OBJECT_NAMES} factory turns that into
+ *
+ * <pre>
+ * blockscope:type=Server,name=&lt;metric&gt;
+ * blockscope:type=Table,table=&lt;table&gt;,name=&lt;metric&gt;
+ * blockscope:type=Region,table=&lt;table&gt;,region=&lt;encoded region&gt;,name=&lt;metric&gt;
+ * blockscope:type=Probe,probe=&lt;probe&gt;,name=&lt;installed|failures&gt;
+ * </pre>
+ *
+ * A value holding any character that ObjectName syntax gives a meaning to ({@code , = : " * ?},
+ * a newline or a backslash) is written as a quoted value, so no table name can break a name
+ * or add a key property to it. HBase table names with a namespace ({@code ns:table}) are quoted
+ * for their colon.
+ */
+public final class MetricKeys {
+  private MetricKeys() {}
+
+  /** The JMX domain of every blockscope bean. */
+  public static final String DOMAIN = "blockscope";
+
+  static final String SERVER = "Server";
+  static final String TABLE = "Table";
+  static final String REGION = "Region";
+  static final String PROBE = "Probe";
+
+  private static final char SEP = '|';
+  private static final Pattern NEEDS_QUOTE = Pattern.compile("[,=:\"*?\\\\\\n]|^$");
+
+  public static String server(String metric) {
+    return key(SERVER, "", "", metric);
+  }
+
+  public static String table(String table, String metric) {
+    return key(TABLE, table, "", metric);
+  }
+
+  public static String region(String table, String region, String metric) {
+    return key(REGION, table, region, metric);
+  }
+
+  public static String probe(String probe, String metric) {
+    return key(PROBE, probe, "", metric);
+  }
+
+  private static String key(String scope, String a, String b, String metric) {
+    return scope + SEP + clean(a) + SEP + clean(b) + SEP + clean(metric);
+  }
+
+  /** The separator cannot occur in HBase names; should it ever, it is replaced, not trusted. */
+  private static String clean(String s) {
+    return s.indexOf(SEP) < 0 ? s : s.replace(SEP, '_');
+  }
+
+  /** Quotes an ObjectName value when it holds a character with a meaning in the syntax. */
+  public static String value(String v) {
+    return NEEDS_QUOTE.matcher(v).find() ? ObjectName.quote(v) : v;
+  }
+
+  /** The ObjectName of a key made by this class. */
+  public static ObjectName objectName(String key) throws MalformedObjectNameException {
+    String[] p = key.split("\\|", -1);
+    if (p.length != 4) {
+      throw new MalformedObjectNameException("not a blockscope metric key: " + key);
+    }
+    StringBuilder sb = new StringBuilder(DOMAIN).append(":type=").append(p[0]);
+    switch (p[0]) {
+      case TABLE:
+        sb.append(",table=").append(value(p[1]));
+        break;
+      case REGION:
+        sb.append(",table=").append(value(p[1])).append(",region=").append(value(p[2]));
+        break;
+      case PROBE:
+        sb.append(",probe=").append(value(p[1]));
+        break;
+      default:
+        break;
+    }
+    sb.append(",name=").append(value(p[3]));
+    return new ObjectName(sb.toString());
+  }
+
+  /** Names Dropwizard's JMX beans after {@link #objectName}. */
+  public static final ObjectNameFactory OBJECT_NAMES =
+      (type, domain, name) -> {
+        try {
+          return objectName(name);
+        } catch (MalformedObjectNameException e) {
+          // Cannot happen for keys made here; a foreign metric gets a safe, quoted name.
+          try {
+            return new ObjectName(DOMAIN + ":type=Other,name=" + ObjectName.quote(name));
+          } catch (MalformedObjectNameException impossible) {
+            throw new IllegalStateException(impossible);
+          }
+        }
+      };
+}

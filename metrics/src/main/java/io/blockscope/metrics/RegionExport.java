@@ -1,0 +1,75 @@
+package io.blockscope.metrics;
+
+import java.util.Locale;
+
+/**
+ * Which regions get their own metric series. Tables and the region server are always exported;
+ * a cluster with tens of thousands of regions should not export every region to its scraper.
+ *
+ * <ul>
+ *   <li>{@code all}: every open region (the default; fine up to a few hundred regions a server);</li>
+ *   <li>{@code top:N}: the N regions that served the most block accesses since the previous
+ *       export refresh;</li>
+ *   <li>{@code none}: no region series at all.</li>
+ * </ul>
+ */
+public final class RegionExport {
+  /** Largest N accepted by {@code top:N}. */
+  public static final int MAX_TOP = 100_000;
+
+  public static final RegionExport ALL = new RegionExport(Integer.MAX_VALUE, "all");
+  public static final RegionExport NONE = new RegionExport(0, "none");
+
+  private final int limit;
+  private final String text;
+
+  private RegionExport(int limit, String text) {
+    this.limit = limit;
+    this.text = text;
+  }
+
+  /** A policy exporting the {@code n} most active regions. */
+  public static RegionExport top(int n) {
+    if (n < 1 || n > MAX_TOP) {
+      throw new IllegalArgumentException(
+          "top:N needs 1 <= N <= " + MAX_TOP + ", got " + n);
+    }
+    return new RegionExport(n, "top:" + n);
+  }
+
+  /**
+   * Parses {@code all}, {@code none} or {@code top:N}.
+   *
+   * @throws IllegalArgumentException naming the bad value and the accepted forms
+   */
+  public static RegionExport parse(String text) {
+    String t = text == null ? "" : text.trim().toLowerCase(Locale.ROOT);
+    if (t.equals("all")) {
+      return ALL;
+    }
+    if (t.equals("none")) {
+      return NONE;
+    }
+    if (t.startsWith("top:")) {
+      String n = t.substring(4).trim();
+      try {
+        return top(Integer.parseInt(n));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(
+            "bad region export '" + text + "': N in top:N must be an integer", e);
+      }
+    }
+    throw new IllegalArgumentException(
+        "bad region export '" + text + "'; expected all, none or top:N");
+  }
+
+  /** How many regions may be exported (Integer.MAX_VALUE for all). */
+  public int limit() {
+    return limit;
+  }
+
+  @Override
+  public String toString() {
+    return text;
+  }
+}
