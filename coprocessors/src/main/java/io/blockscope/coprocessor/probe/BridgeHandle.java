@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.ToIntFunction;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.jar.JarOutputStream;
@@ -39,7 +40,7 @@ public final class BridgeHandle {
     costs = lookup.findStatic(type, "costs", MethodType.methodType(long[].class));
     engine = lookup.findStatic(type, "engine", MethodType.methodType(Object.class, Object.class));
     maps = lookup.findStatic(type, "maps",
-        MethodType.methodType(void.class, int[].class, int[].class, int[].class));
+        MethodType.methodType(void.class, int[].class, int[].class, ToIntFunction.class));
     installed = (AtomicIntegerArray) type.getField("INSTALLED").get(null);
     failures = (AtomicLongArray) type.getField("FAILURES").get(null);
   }
@@ -110,9 +111,9 @@ public final class BridgeHandle {
     }
   }
 
-  void maps(int[] blockTypes, int[] algorithms, int[] encodings) {
+  void maps(int[] blockTypes, int[] algorithms, ToIntFunction<Class<?>> seekerEncodings) {
     try {
-      maps.invokeExact(blockTypes, algorithms, encodings);
+      maps.invokeExact(blockTypes, algorithms, seekerEncodings);
     } catch (Throwable t) {
       throw new IllegalStateException(t);
     }

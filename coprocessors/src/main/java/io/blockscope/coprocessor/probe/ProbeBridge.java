@@ -3,8 +3,8 @@ package io.blockscope.coprocessor.probe;
 import io.blockscope.metrics.CostLayout;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.ToIntFunction;
 import org.apache.hadoop.hbase.io.compress.Compression;
-import org.apache.hadoop.hbase.io.encoding.HFileBlockDecodingContext;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.HFileBlock;
 import org.apache.hadoop.hbase.io.hfile.HFileContext;
@@ -23,7 +23,9 @@ import org.apache.hadoop.hbase.nio.ByteBuff;
  * <ul>
  *   <li>it refers only to JDK and HBase types and to itself; {@link CostLayout} constants are
  *       compile-time constants that javac inlines, no method of CostLayout is called;</li>
- *   <li>no enum switch (that would add a synthetic class), no nested classes;</li>
+ *   <li>no enum switch (that would add a synthetic class), no nested classes; a lambda is
+ *       compiled into this class itself, and what comes from outside arrives as JDK types
+ *       ({@code int[]}, {@code ToIntFunction});</li>
  *   <li>every method catches everything and counts it in {@link #FAILURES}: nothing is ever
  *       thrown into HBase's read path.</li>
  * </ul>
@@ -73,7 +75,8 @@ public final class ProbeBridge {
 
   private static volatile int[] kindByBlockType = new int[0];
   private static volatile int[] indexByAlgorithm = new int[0];
-  private static volatile int[] indexByEncoding = new int[0];
+  private static volatile ToIntFunction<Class<?>> encodingOfSeeker =
+      seeker -> CostLayout.N_ENCODINGS - 1;
 
   /** The calling thread's cost array (see {@link CostLayout} for its slots). */
   public static long[] costs() {
@@ -81,10 +84,11 @@ public final class ProbeBridge {
   }
 
   /** Sets the maps from HBase enum ordinals to blockscope's dimensions. */
-  public static void maps(int[] blockTypes, int[] algorithms, int[] encodings) {
+  public static void maps(int[] blockTypes, int[] algorithms,
+      ToIntFunction<Class<?>> seekerEncodings) {
     kindByBlockType = blockTypes;
     indexByAlgorithm = algorithms;
-    indexByEncoding = encodings;
+    encodingOfSeeker = seekerEncodings;
   }
 
   /** Publishes {@code candidate} as the engine unless one exists; returns the one in force. */
@@ -213,7 +217,7 @@ public final class ProbeBridge {
    * An encoded seeker starts decoding one cell ({@code decodeFirst} or {@code decodeNext}). Only
    * the outermost call counts, since some seekers' decodeFirst calls their decodeNext.
    */
-  public static void cellEnter(HFileBlockDecodingContext context) {
+  public static void cellEnter(int encoding) {
     long[] c = COSTS.get();
     if (c[CostLayout.LEVEL] == OFF) {
       return;
@@ -221,8 +225,7 @@ public final class ProbeBridge {
     if (c[CostLayout.DECODE_DEPTH]++ == 0) {
       try {
         fault(DECODE);
-        c[CostLayout.DECODE + encoding(context) * CostLayout.DECODE_WIDTH
-            + CostLayout.DECODE_CELLS]++;
+        c[CostLayout.DECODE + encoding * CostLayout.DECODE_WIDTH + CostLayout.DECODE_CELLS]++;
       } catch (Throwable t) {
         fail(DECODE);
       }
@@ -238,14 +241,15 @@ public final class ProbeBridge {
   }
 
   /** A public seeker call returned: {@code seekToKeyInBlock} counts a seek; time at TIME. */
-  public static void seekerCall(HFileBlockDecodingContext context, boolean seek, long start) {
+  public static void seekerCall(Object seeker, boolean seek, long start) {
     long[] c = COSTS.get();
     if (c[CostLayout.LEVEL] == OFF) {
       return;
     }
     try {
       fault(DECODE);
-      int base = CostLayout.DECODE + encoding(context) * CostLayout.DECODE_WIDTH;
+      int base = CostLayout.DECODE
+          + encodingOfSeeker.applyAsInt(seeker.getClass()) * CostLayout.DECODE_WIDTH;
       if (seek) {
         c[base + CostLayout.DECODE_SEEKS]++;
       }
@@ -263,12 +267,6 @@ public final class ProbeBridge {
     int[] map = kindByBlockType;
     int o = type.ordinal();
     return o < map.length ? map[o] : CostLayout.KIND_OTHER;
-  }
-
-  private static int encoding(HFileBlockDecodingContext context) {
-    int o = context.getHFileContext().getDataBlockEncoding().ordinal();
-    int[] map = indexByEncoding;
-    return o < map.length ? map[o] : CostLayout.N_ENCODINGS - 1;
   }
 
   private static void fault(int probe) {

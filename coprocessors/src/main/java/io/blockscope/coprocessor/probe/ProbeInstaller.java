@@ -29,7 +29,6 @@ import net.bytebuddy.dynamic.scaffold.TypeValidation;
 import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.utility.JavaModule;
 import org.apache.hadoop.hbase.io.compress.Compression;
-import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -68,13 +67,36 @@ public final class ProbeInstaller {
     }
   }
 
-  /** Seekers whose decode methods the DECODE probe weaves (HBase 2.6 class names). */
-  static final List<String> SEEKERS = List.of(
-      ENCODING + "CopyKeyDataBlockEncoder$SeekerStateBufferedEncodedSeeker",
-      ENCODING + "DiffKeyDeltaEncoder$DiffSeekerStateBufferedEncodedSeeker",
-      ENCODING + "FastDiffDeltaEncoder$FastDiffSeekerStateBufferedEncodedSeeker",
-      ENCODING + "PrefixKeyDeltaEncoder$SeekerStateBufferedEncodedSeeker",
-      ENCODING + "RowIndexSeekerV1");
+  /**
+   * Seekers whose decode methods the DECODE probe weaves (HBase 2.6 class names), and the
+   * encoding each decodes. CopyKey is a test encoding that no DataBlockEncoding names.
+   */
+  static final Map<String, String> SEEKER_ENCODING = Map.of(
+      ENCODING + "CopyKeyDataBlockEncoder$SeekerStateBufferedEncodedSeeker", "OTHER",
+      ENCODING + "DiffKeyDeltaEncoder$DiffSeekerStateBufferedEncodedSeeker", "DIFF",
+      ENCODING + "FastDiffDeltaEncoder$FastDiffSeekerStateBufferedEncodedSeeker", "FAST_DIFF",
+      ENCODING + "PrefixKeyDeltaEncoder$SeekerStateBufferedEncodedSeeker", "PREFIX",
+      ENCODING + "RowIndexSeekerV1", "ROW_INDEX_V1");
+
+  static final List<String> SEEKERS = List.copyOf(new java.util.TreeSet<>(SEEKER_ENCODING.keySet()));
+
+  /** The encoding index of a seeker class, by its own name or its nearest known superclass. */
+  private static final ClassValue<Integer> SEEKER_ENCODINGS = new ClassValue<>() {
+    @Override
+    protected Integer computeValue(Class<?> type) {
+      for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+        if (SEEKER_ENCODING.containsKey(c.getName())) {
+          return encodingOfSeeker(c.getName());
+        }
+      }
+      return CostLayout.N_ENCODINGS - 1;
+    }
+  };
+
+  static int encodingOfSeeker(String seekerClass) {
+    String encoding = SEEKER_ENCODING.get(seekerClass);
+    return CostLayout.encodingIndex(encoding == null ? "OTHER" : encoding);
+  }
 
   private static final String BUFFERED_SEEKER =
       ENCODING + "BufferedDataBlockEncoder$BufferedEncodedSeeker";
@@ -129,6 +151,14 @@ public final class ProbeInstaller {
    */
   public static synchronized BridgeHandle installAll(boolean enabled, List<String> problems) {
     ClassLoader hbaseLoader = BlockType.class.getClassLoader();
+    try {
+      BridgeHandle woven = BridgeHandle.resolve(hbaseLoader, null);
+      if (allInstalled(woven)) {
+        return woven; // another copy of blockscope wove every probe already
+      }
+    } catch (IllegalStateException notYet) {
+      // the bridge is not visible yet: inject it below
+    }
     Instrumentation inst = null;
     String whyNoInstrumentation = null;
     if (enabled) {
@@ -148,7 +178,7 @@ public final class ProbeInstaller {
       LOG.warn("blockscope: read-path probes unavailable, the region server runs unmeasured", t);
       return null;
     }
-    bridge.maps(blockTypeMap(), algorithmMap(), encodingMap());
+    bridge.maps(blockTypeMap(), algorithmMap(), SEEKER_ENCODINGS::get);
     ProbeInstaller installer = new ProbeInstaller(bridge);
     for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
       if (bridge.installed().get(p) == 1) {
@@ -162,6 +192,15 @@ public final class ProbeInstaller {
       }
     }
     return bridge;
+  }
+
+  private static boolean allInstalled(BridgeHandle bridge) {
+    for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
+      if (bridge.installed().get(p) != 1) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static Instrumentation instrumentation() {
@@ -217,7 +256,9 @@ public final class ProbeInstaller {
           .transform((builder, type, loader, module, domain) -> {
             for (Target t : targets) {
               if (t.type().equals(type.getName())) {
-                AsmVisitorWrapper advice = Advice.to(t.advice()).on(t.matcher());
+                AsmVisitorWrapper advice = Advice.withCustomMapping()
+                    .bind(ReadPathAdvice.EncodingIndex.class, encodingOfSeeker(t.type()))
+                    .to(t.advice()).on(t.matcher());
                 builder = builder.visit(advice);
               }
             }
@@ -253,9 +294,6 @@ public final class ProbeInstaller {
     }
     if (t.advice() == ReadPathAdvice.Decompress.class) {
       field(type, "fileContext");
-    }
-    if (t.advice() != ReadPathAdvice.CacheLookup.class && t.type().contains("Seeker")) {
-      field(type, "decodingCtx");
     }
   }
 
@@ -323,12 +361,4 @@ public final class ProbeInstaller {
     return map;
   }
 
-  static int[] encodingMap() {
-    DataBlockEncoding[] all = DataBlockEncoding.values();
-    int[] map = new int[all.length];
-    for (DataBlockEncoding e : all) {
-      map[e.ordinal()] = CostLayout.encodingIndex(e.name());
-    }
-    return map;
-  }
 }

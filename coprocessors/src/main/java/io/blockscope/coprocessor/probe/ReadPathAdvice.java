@@ -1,7 +1,10 @@
 package io.blockscope.coprocessor.probe;
 
 import net.bytebuddy.asm.Advice;
-import org.apache.hadoop.hbase.io.encoding.HFileBlockDecodingContext;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.HFileBlock;
 import org.apache.hadoop.hbase.io.hfile.HFileContext;
@@ -17,6 +20,11 @@ import org.apache.hadoop.hbase.nio.ByteBuff;
  */
 final class ReadPathAdvice {
   private ReadPathAdvice() {}
+
+  /** The blockscope encoding index of the seeker class an advice is woven into. */
+  @Retention(RetentionPolicy.RUNTIME)
+  @Target(ElementType.PARAMETER)
+  @interface EncodingIndex {}
 
   /**
    * {@code HFileReaderImpl.getCachedBlock(BlockCacheKey, boolean cacheBlock, boolean useLock,
@@ -94,12 +102,14 @@ final class ReadPathAdvice {
 
   /**
    * {@code decodeFirst()} and {@code decodeNext()} of every {@code DataBlockEncoder.EncodedSeeker}
-   * (BufferedDataBlockEncoder's seekers, RowIndexSeekerV1): one cell decoded.
+   * (BufferedDataBlockEncoder's seekers, RowIndexSeekerV1): one cell decoded. The encoding is a
+   * constant bound per seeker class when the advice is woven ({@link EncodingIndex}): the
+   * reader's HFileContext says NONE whatever the file's encoding, so it cannot be asked.
    */
   static final class DecodeCell {
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    static void enter(@Advice.FieldValue("decodingCtx") HFileBlockDecodingContext context) {
-      ProbeBridge.cellEnter(context);
+    static void enter(@EncodingIndex int encoding) {
+      ProbeBridge.cellEnter(encoding);
     }
 
     @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
@@ -119,10 +129,8 @@ final class ReadPathAdvice {
     }
 
     @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
-    static void exit(
-        @Advice.Enter long start,
-        @Advice.FieldValue("decodingCtx") HFileBlockDecodingContext context) {
-      ProbeBridge.seekerCall(context, false, start);
+    static void exit(@Advice.Enter long start, @Advice.This Object seeker) {
+      ProbeBridge.seekerCall(seeker, false, start);
     }
   }
 
@@ -134,10 +142,8 @@ final class ReadPathAdvice {
     }
 
     @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
-    static void exit(
-        @Advice.Enter long start,
-        @Advice.FieldValue("decodingCtx") HFileBlockDecodingContext context) {
-      ProbeBridge.seekerCall(context, true, start);
+    static void exit(@Advice.Enter long start, @Advice.This Object seeker) {
+      ProbeBridge.seekerCall(seeker, true, start);
     }
   }
 }

@@ -1,0 +1,168 @@
+package io.blockscope.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import io.blockscope.metrics.CostSnapshot;
+import java.lang.reflect.Field;
+import java.util.List;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.fs.HFileSystem;
+import org.apache.hadoop.hbase.io.compress.Compression;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.io.hfile.BlockCache;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.junit.Test;
+
+/**
+ * blockscope's per-region counts checked against ground truth that HBase keeps independently:
+ * its CacheStats, the blocks its cache holds, the cells a scan returns.
+ */
+public class ReadCostIT extends ClusterTestBase {
+  private static final int ROWS = 20_000;
+
+  private TableName table(Tables.Spec spec, int rows) throws Exception {
+    Tables.create(cluster.admin(), spec);
+    Tables.load(cluster.connection(), cluster.admin(), spec.name, rows, 42);
+    Tables.evict(cluster.blockCache(), cluster.regions(spec.name));
+    return spec.name;
+  }
+
+  @Test
+  public void coldScanMissesMatchCacheStatsAndTheBlocksItCached() throws Exception {
+    TableName t = table(new Tables.Spec(newTable("cold")).blockSize(4096), ROWS);
+    BlockCache cache = cluster.blockCache();
+    List<HRegion> regions = cluster.regions(t);
+    long statsMissesBefore = cache.getStats().getMissCount();
+    CostSnapshot serverBefore = serverCosts();
+    CostSnapshot before = tableCosts(t);
+
+    long cells = Tables.scanCells(cluster.connection(), t, new Scan());
+
+    CostSnapshot cold = tableCosts(t).minus(before);
+    assertEquals(2L * ROWS, cells);
+    long cachedData = Tables.cachedDataBlocks(cache, regions);
+    assertTrue("a 4 KB block size gives many data blocks, got " + cachedData, cachedData > 50);
+    assertEquals(cachedData, cold.get("blockCache.miss.data"));
+    assertEquals(cachedData, cold.get("fs.read.blocks.data"));
+    assertEquals(0, cold.get("blockCache.hit.data"));
+    assertEquals("every miss HBase's CacheStats counted, blockscope counted",
+        cache.getStats().getMissCount() - statsMissesBefore,
+        misses(serverCosts().minus(serverBefore)));
+
+    CostSnapshot beforeWarm = tableCosts(t);
+    Tables.scanCells(cluster.connection(), t, new Scan());
+    CostSnapshot warm = tableCosts(t).minus(beforeWarm);
+    assertEquals(cachedData, warm.get("blockCache.hit.data"));
+    assertEquals(0, misses(warm));
+    assertEquals(0, warm.sumKinds("fs.read.blocks"));
+  }
+
+  @Test
+  public void gzTableDecompressesEveryBlockItReadsFromTheFileSystem() throws Exception {
+    TableName t = table(new Tables.Spec(newTable("gz"))
+        .compression(Compression.Algorithm.GZ).blockSize(8192), ROWS);
+    CostSnapshot before = tableCosts(t);
+    Tables.scanCells(cluster.connection(), t, new Scan());
+    CostSnapshot cold = tableCosts(t).minus(before);
+
+    long fsBlocks = cold.sumKinds("fs.read.blocks");
+    assertTrue(fsBlocks > 10);
+    assertEquals(fsBlocks, cold.get("decompress.GZ.blocks"));
+    assertTrue(cold.get("decompress.GZ.bytesOut") > cold.get("decompress.GZ.bytesIn"));
+    assertEquals(0, cold.get("decompress.GZ.nanos")); // COUNT level: no timings
+    assertEquals(fsBlocks, cold.sumOver("decompress", "blocks"));
+
+    CostSnapshot beforeWarm = tableCosts(t);
+    Tables.scanCells(cluster.connection(), t, new Scan());
+    CostSnapshot warm = tableCosts(t).minus(beforeWarm);
+    assertEquals("blocks are cached uncompressed: a warm scan decompresses nothing",
+        0, warm.sumOver("decompress", "blocks"));
+  }
+
+  @Test
+  public void fastDiffDecodesEveryCellTheScanVisitsAndNoneDecodesNothing() throws Exception {
+    TableName fast = table(new Tables.Spec(newTable("fastdiff"))
+        .encoding(DataBlockEncoding.FAST_DIFF), ROWS);
+    TableName none = table(new Tables.Spec(newTable("noenc")), ROWS);
+
+    CostSnapshot fastBefore = tableCosts(fast);
+    long fastCells = Tables.scanCells(cluster.connection(), fast, new Scan());
+    CostSnapshot f = tableCosts(fast).minus(fastBefore);
+    assertEquals(2L * ROWS, fastCells);
+    assertEquals(fastCells, f.get("decode.FAST_DIFF.cells"));
+    assertEquals(fastCells, f.sumOver("decode", "cells"));
+
+    CostSnapshot noneBefore = tableCosts(none);
+    long noneCells = Tables.scanCells(cluster.connection(), none, new Scan());
+    CostSnapshot n = tableCosts(none).minus(noneBefore);
+    assertEquals(2L * ROWS, noneCells);
+    assertEquals(0, n.sumOver("decode", "cells"));
+    assertEquals(0, n.sumOver("decode", "seeks"));
+  }
+
+  @Test
+  public void aRepeatedGetIsACacheHit() throws Exception {
+    TableName t = table(new Tables.Spec(newTable("get")), ROWS);
+    try (Table table = cluster.connection().getTable(t)) {
+      Get get = new Get(Tables.row(ROWS / 2));
+      CostSnapshot before = tableCosts(t);
+      Result first = table.get(get);
+      CostSnapshot cold = tableCosts(t).minus(before);
+      assertEquals(2, first.size());
+      assertEquals(1, cold.get("blockCache.miss.data"));
+      assertEquals(1, cold.get("fs.read.blocks.data"));
+      assertEquals(0, cold.get("blockCache.hit.data"));
+
+      CostSnapshot mid = tableCosts(t);
+      Result second = table.get(get);
+      CostSnapshot warm = tableCosts(t).minus(mid);
+      assertEquals(first.toString(), second.toString());
+      assertEquals(1, warm.get("blockCache.hit.data"));
+      assertEquals(0, misses(warm));
+      assertEquals(0, warm.sumKinds("fs.read.blocks"));
+    }
+  }
+
+  @Test
+  public void checksumBytesEqualBytesReadAndVanishWhenHBaseDoesNotVerify() throws Exception {
+    TableName t = table(new Tables.Spec(newTable("crc")).blockSize(8192), ROWS);
+    CostSnapshot before = tableCosts(t);
+    Tables.scanCells(cluster.connection(), t, new Scan());
+    CostSnapshot on = tableCosts(t).minus(before);
+    long bytesRead = on.sumKinds("fs.read.bytes");
+    assertTrue(bytesRead > 0);
+    assertEquals(bytesRead, on.get("checksum.bytes"));
+    assertTrue(on.get("checksum.chunks") >= on.sumKinds("fs.read.blocks"));
+    assertEquals(0, on.get("checksum.failures"));
+
+    // hbase.regionserver.checksum.verify=false reaches readers as HFileSystem.useHBaseChecksum,
+    // fixed when the region server starts; flip that field and reopen the table's readers.
+    HFileSystem fs = (HFileSystem) cluster.regionServer().getFileSystem();
+    Field verify = HFileSystem.class.getDeclaredField("useHBaseChecksum");
+    verify.setAccessible(true);
+    verify.setBoolean(fs, false);
+    try {
+      reopen(t);
+      Tables.evict(cluster.blockCache(), cluster.regions(t));
+      CostSnapshot mid = tableCosts(t);
+      Tables.scanCells(cluster.connection(), t, new Scan());
+      CostSnapshot off = tableCosts(t).minus(mid);
+      assertTrue(off.sumKinds("fs.read.blocks") > 0);
+      assertEquals(0, off.get("checksum.bytes"));
+      assertEquals(0, off.get("checksum.chunks"));
+    } finally {
+      verify.setBoolean(fs, true);
+      reopen(t);
+    }
+  }
+
+  private static void reopen(TableName t) throws Exception {
+    cluster.admin().disableTable(t);
+    cluster.admin().enableTable(t);
+  }
+}
