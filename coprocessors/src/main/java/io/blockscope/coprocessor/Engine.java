@@ -22,13 +22,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.conf.ConfigurationObserver;
-import org.apache.hadoop.hbase.coprocessor.HasRegionServerServices;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.metrics.Counter;
 import org.apache.hadoop.hbase.metrics.Gauge;
 import org.apache.hadoop.hbase.metrics.MetricRegistry;
 import org.apache.hadoop.hbase.regionserver.HRegionServer;
-import org.apache.hadoop.hbase.regionserver.RegionServerServices;
+import org.apache.hadoop.hbase.regionserver.OnlineRegions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -265,10 +264,12 @@ public final class Engine implements Hooks, ConfigurationObserver {
   // ---- configuration ----------------------------------------------------------------------------
 
   private void watchConfiguration(RegionCoprocessorEnvironment env) {
-    if (configObserverRegistered || !(env instanceof HasRegionServerServices)) {
+    if (configObserverRegistered) {
       return;
     }
-    RegionServerServices services = ((HasRegionServerServices) env).getRegionServerServices();
+    // A plain (non-core) coprocessor's environment does not offer RegionServerServices, but
+    // getOnlineRegions() hands out the region server itself (RegionCoprocessorHost.RegionEnvironment).
+    OnlineRegions services = env.getOnlineRegions();
     if (services instanceof HRegionServer) {
       ((HRegionServer) services).getConfigurationManager().registerObserver(this);
       configObserverRegistered = true;
@@ -314,7 +315,9 @@ public final class Engine implements Hooks, ConfigurationObserver {
     }
     for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
       final int slot = s;
-      hbase.register(CostLayout.name(s), hbaseCounter(() -> registry.serverCost(slot)));
+      if (!CostLayout.alwaysZero(s)) {
+        hbase.register(CostLayout.name(s), hbaseCounter(() -> registry.serverCost(slot)));
+      }
     }
     for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
       final int probe = p;

@@ -135,6 +135,16 @@ public final class CostLayout {
     return slot >= FIRST_COST && slot < SIZE;
   }
 
+  /**
+   * True for cost slots that HBase never fills: decompression by NONE (no decompression runs)
+   * and decoding by NONE (unencoded blocks have no seeker). They keep their slots so the layout
+   * stays regular, but are not exported.
+   */
+  public static boolean alwaysZero(int slot) {
+    return (slot >= DECOMPRESS && slot < DECOMPRESS + DECOMPRESS_WIDTH)
+        || (slot >= DECODE && slot < DECODE + DECODE_WIDTH);
+  }
+
   /** The metric name of a cost slot, e.g. {@code blockCache.miss.data}. */
   public static String name(int slot) {
     if (!isCost(slot)) {

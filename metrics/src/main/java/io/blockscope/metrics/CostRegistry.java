@@ -94,7 +94,10 @@ public final class CostRegistry implements AutoCloseable {
     this.export = export;
     for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
       final int slot = s;
-      metrics.register(MetricKeys.server(CostLayout.name(s)), readOnlyCounter(() -> serverCost(slot)));
+      if (!CostLayout.alwaysZero(s)) {
+        metrics.register(MetricKeys.server(CostLayout.name(s)),
+            readOnlyCounter(() -> serverCost(slot)));
+      }
     }
     metrics.register(MetricKeys.server("regions.open"), (Gauge<Integer>) regions::size);
     metrics.register(MetricKeys.server("regions.exported"), (Gauge<Integer>) this::exportedRegions);

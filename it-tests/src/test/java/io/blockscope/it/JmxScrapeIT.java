@@ -1,0 +1,149 @@
+package io.blockscope.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import io.blockscope.coprocessor.probe.ProbeBridge;
+import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.metrics.RegionExport;
+import java.lang.management.ManagementFactory;
+import java.net.ServerSocket;
+import java.rmi.registry.LocateRegistry;
+import java.rmi.registry.Registry;
+import java.rmi.server.UnicastRemoteObject;
+import java.util.Set;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXConnectorServer;
+import javax.management.remote.JMXConnectorServerFactory;
+import javax.management.remote.JMXServiceURL;
+import org.apache.hadoop.hbase.NamespaceDescriptor;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.Waiter;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * Reads blockscope's figures the way a scraper (the Prometheus JMX exporter, jconsole) does:
+ * over a JMX connector on localhost, by ObjectName.
+ */
+public class JmxScrapeIT extends ClusterTestBase {
+  /** A namespaced table: the colon must be quoted in every ObjectName. */
+  private static final TableName ODD = TableName.valueOf("bs_ns", "odd.name-1");
+
+  private static Registry rmi;
+  private static JMXConnectorServer server;
+  private static JMXConnector client;
+  private static MBeanServerConnection jmx;
+
+  @BeforeClass
+  public static void connect() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    rmi = LocateRegistry.createRegistry(port);
+    JMXServiceURL url = new JMXServiceURL(
+        "service:jmx:rmi:///jndi/rmi://127.0.0.1:" + port + "/jmxrmi");
+    server = JMXConnectorServerFactory.newJMXConnectorServer(url, null,
+        ManagementFactory.getPlatformMBeanServer());
+    server.start();
+    client = JMXConnectorFactory.connect(url);
+    jmx = client.getMBeanServerConnection();
+
+    cluster.admin().createNamespace(NamespaceDescriptor.create("bs_ns").build());
+    Tables.create(cluster.admin(), new Tables.Spec(ODD).blockSize(4096));
+    Tables.load(cluster.connection(), cluster.admin(), ODD, 5_000, 3);
+    Tables.evict(cluster.blockCache(), cluster.regions(ODD));
+    Tables.scanCells(cluster.connection(), ODD, new Scan());
+    cluster.engine().refreshExport();
+  }
+
+  @AfterClass
+  public static void disconnect() throws Exception {
+    client.close();
+    server.stop();
+    UnicastRemoteObject.unexportObject(rmi, true);
+    cluster.engine().registry().export(RegionExport.ALL);
+  }
+
+  private static long count(String objectName) throws Exception {
+    return (Long) jmx.getAttribute(new ObjectName(objectName), "Count");
+  }
+
+  @Test
+  public void tableRegionServerAndProbeBeansHaveTheirDocumentedNames() throws Exception {
+    CostSnapshot table = tableCosts(ODD);
+    HRegion region = onlyRegion(ODD);
+    String enc = region.getRegionInfo().getEncodedName();
+    assertTrue(table.get("blockCache.miss.data") > 10);
+
+    assertEquals(table.get("blockCache.miss.data"), count(
+        "blockscope:type=Table,table=\"bs_ns:odd.name-1\",name=blockCache.miss.data"));
+    assertEquals(regionCosts(region).get("fs.read.bytes.data"), count(
+        "blockscope:type=Region,table=\"bs_ns:odd.name-1\",region=" + enc
+            + ",name=fs.read.bytes.data"));
+    assertEquals(serverCosts().get("checksum.bytes"),
+        count("blockscope:type=Server,name=checksum.bytes"));
+    assertEquals(1, jmx.getAttribute(
+        new ObjectName("blockscope:type=Probe,probe=decode,name=installed"), "Value"));
+    assertEquals(cluster.engine().probeFailures(ProbeBridge.CHECKSUM),
+        count("blockscope:type=Probe,probe=checksum,name=failures"));
+
+    Set<ObjectName> tableBeans = jmx.queryNames(
+        new ObjectName("blockscope:type=Table,table=\"bs_ns:odd.name-1\",*"), null);
+    assertTrue(tableBeans.size() >= 4);
+    for (ObjectName n : tableBeans) {
+      assertEquals("bs_ns:odd.name-1", ObjectName.unquote(n.getKeyProperty("table")));
+      assertEquals(3, n.getKeyPropertyList().size()); // type, table, name: nothing injected
+    }
+  }
+
+  @Test
+  public void hbaseCoprocessorRegistryShowsTheServerTotalsInTheRegionServersJmx()
+      throws Exception {
+    ObjectName cp = new ObjectName("Hadoop:service=HBase,name=RegionServer,"
+        + "sub=Coprocessor.Region.CP_io.blockscope.coprocessor.BlockscopeRegionObserver");
+    // HBase copies coprocessor registries into Hadoop metrics2 on a 10 s period; metrics2
+    // capitalizes the first letter of each name.
+    cluster.util().waitFor(60_000, (Waiter.Predicate<Exception>) () ->
+        jmx.isRegistered(cp) && ((Number) jmx.getAttribute(cp, "BlockCache.miss.data"))
+            .longValue() >= tableCosts(ODD).get("blockCache.miss.data"));
+    assertEquals(1, ((Number) jmx.getAttribute(cp, "Probe.fsRead.installed")).intValue());
+    assertEquals(cluster.engine().probeFailures(ProbeBridge.FS_READ),
+        ((Number) jmx.getAttribute(cp, "Probe.fsRead.failures")).longValue(), 0);
+  }
+
+  @Test
+  public void regionSeriesFollowTheExportPolicy() throws Exception {
+    ObjectName anyRegion = new ObjectName("blockscope:type=Region,*");
+    ObjectName oddRegion = new ObjectName("blockscope:type=Region,table=\"bs_ns:odd.name-1\",*");
+    try {
+      cluster.engine().registry().export(RegionExport.NONE);
+      cluster.engine().refreshExport();
+      assertTrue(jmx.queryNames(anyRegion, null).isEmpty());
+      assertEquals(0, jmx.getAttribute(
+          new ObjectName("blockscope:type=Server,name=regions.exported"), "Value"));
+      assertTrue("table series stay", !jmx.queryNames(new ObjectName(
+          "blockscope:type=Table,table=\"bs_ns:odd.name-1\",*"), null).isEmpty());
+
+      // The region read most since the last refresh is the one exported by top:1.
+      cluster.engine().registry().export(RegionExport.top(1));
+      Tables.evict(cluster.blockCache(), cluster.regions(ODD));
+      Tables.scanCells(cluster.connection(), ODD, new Scan());
+      cluster.engine().refreshExport();
+      Set<ObjectName> exported = jmx.queryNames(anyRegion, null);
+      assertEquals(exported, jmx.queryNames(oddRegion, null));
+      assertEquals(1, jmx.getAttribute(
+          new ObjectName("blockscope:type=Server,name=regions.exported"), "Value"));
+    } finally {
+      cluster.engine().registry().export(RegionExport.ALL);
+      cluster.engine().refreshExport();
+    }
+  }
+}

@@ -1,0 +1,75 @@
+package io.blockscope.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+
+import io.blockscope.coprocessor.BlockscopeRegionObserver;
+import io.blockscope.metrics.CostSnapshot;
+import java.io.File;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hbase.Coprocessor;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.CoprocessorDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.util.CoprocessorClassLoader;
+import org.junit.Test;
+
+/**
+ * Deployment through the table descriptor, with the shaded jar on HDFS, as operators do it.
+ * The copy loaded from the jar lives in HBase's child-first CoprocessorClassLoader and joins the
+ * JVM's engine (here, the cluster-wide copy's) instead of counting a second time.
+ */
+public class PerTableDeployIT extends ClusterTestBase {
+  @Test
+  public void aTableLoadsTheJarFromHdfsAndItsReadsAreCountedOnce() throws Exception {
+    File jar = new File(System.getProperty("blockscope.jar", "missing"));
+    assertTrue("the shaded jar is built before the integration tests: " + jar, jar.isFile());
+    FileSystem fs = cluster.util().getTestFileSystem();
+    Path onHdfs = new Path("/blockscope/lib/blockscope-coprocessors.jar");
+    fs.copyFromLocalFile(new Path(jar.getAbsolutePath()), onHdfs);
+
+    TableName t = newTable("pertable");
+    cluster.admin().createTable(TableDescriptorBuilder.newBuilder(t)
+        .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(Tables.FAMILY)
+            .setBlocksize(4096).build())
+        .setCoprocessor(CoprocessorDescriptorBuilder
+            .newBuilder(BlockscopeRegionObserver.class.getName())
+            .setJarPath(fs.makeQualified(onHdfs).toString())
+            .setPriority(Coprocessor.PRIORITY_USER)
+            .build())
+        .build());
+    Tables.load(cluster.connection(), cluster.admin(), t, 10_000, 9);
+    HRegion region = onlyRegion(t);
+
+    List<RegionCoprocessor> copies = region.getCoprocessorHost()
+        .findCoprocessors(RegionCoprocessor.class).stream()
+        .filter(c -> c.getClass().getName().equals(BlockscopeRegionObserver.class.getName()))
+        .collect(Collectors.toList());
+    assertEquals("cluster-wide copy plus the table's copy", 2, copies.size());
+    assertTrue(copies.stream().anyMatch(
+        c -> c.getClass().getClassLoader() instanceof CoprocessorClassLoader));
+
+    Tables.evict(cluster.blockCache(), cluster.regions(t));
+    CostSnapshot before = regionCosts(region);
+    Tables.scanCells(cluster.connection(), t, new Scan());
+    CostSnapshot cold = regionCosts(region).minus(before);
+    long cached = Tables.cachedDataBlocks(cluster.blockCache(), cluster.regions(t));
+    assertTrue(cached > 10);
+    assertEquals("each block counted once, not once per copy", cached,
+        cold.get("blockCache.miss.data"));
+
+    String encoded = region.getRegionInfo().getEncodedName();
+    cluster.admin().disableTable(t);
+    assertEquals(null, cluster.engine().registry().region(encoded));
+    cluster.admin().deleteTable(t);
+    assertNotNull(cluster.engine());
+  }
+}

@@ -1,0 +1,92 @@
+package io.blockscope.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import io.blockscope.metrics.CostSnapshot;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.Random;
+import org.apache.hadoop.hbase.TableName;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * The seeds' Phoenix table, read through Phoenix with its server side loaded: blockscope sees
+ * what Phoenix's {@code NO_CACHE} hint does to the block cache (seed 000).
+ */
+public class PhoenixNoCacheIT extends ClusterTestBase {
+  private static final String TABLE = "SEED_T";
+  private static final int ROWS = 20_000;
+
+  @BeforeClass
+  public static void load() throws Exception {
+    try (Connection c = cluster.phoenix(); Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE " + TABLE
+          + " (pk INTEGER PRIMARY KEY, v1 FLOAT, v2 FLOAT) BLOCKSIZE=8192");
+      c.setAutoCommit(false);
+      Random r = new Random(5);
+      try (PreparedStatement p = c.prepareStatement("UPSERT INTO " + TABLE + " VALUES (?,?,?)")) {
+        for (int pk = 0; pk < ROWS; pk++) {
+          p.setInt(1, pk);
+          p.setFloat(2, r.nextFloat());
+          p.setFloat(3, r.nextFloat());
+          p.executeUpdate();
+          if (pk % 2000 == 1999) {
+            c.commit();
+          }
+        }
+      }
+      c.commit();
+    }
+    cluster.admin().flush(TableName.valueOf(TABLE));
+    Tables.evict(cluster.blockCache(), cluster.regions(TableName.valueOf(TABLE)));
+  }
+
+  private static CostSnapshot query(String sql, long expected) throws Exception {
+    CostSnapshot before = tableCosts(TableName.valueOf(TABLE));
+    try (Connection c = cluster.phoenix(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      assertTrue(rs.next());
+      assertEquals(sql, expected, rs.getLong(1));
+    }
+    return tableCosts(TableName.valueOf(TABLE)).minus(before);
+  }
+
+  @Test
+  public void noCacheScansMissEveryTimeWhileCachedScansHitTheSecondTime() throws Exception {
+    CostSnapshot first = query("SELECT /*+ NO_CACHE */ COUNT(*) FROM " + TABLE, ROWS);
+    long dataBlocks = first.get("blockCache.miss.data");
+    assertTrue("the table spans many blocks: " + first, dataBlocks > 10);
+    assertEquals(dataBlocks, first.get("fs.read.blocks.data"));
+    assertEquals(first.get("fs.read.bytes.data"), first.get("fs.read.bytes.data"));
+
+    CostSnapshot second = query("SELECT /*+ NO_CACHE */ COUNT(*) FROM " + TABLE, ROWS);
+    assertEquals("NO_CACHE left nothing in the cache", dataBlocks,
+        second.get("blockCache.miss.data"));
+    assertEquals(0, second.get("blockCache.hit.data"));
+
+    CostSnapshot caching = query("SELECT COUNT(*) FROM " + TABLE, ROWS);
+    assertEquals(dataBlocks, caching.get("blockCache.miss.data"));
+    CostSnapshot cached = query("SELECT COUNT(*) FROM " + TABLE, ROWS);
+    assertEquals(dataBlocks, cached.get("blockCache.hit.data"));
+    assertEquals(0, cached.get("blockCache.miss.data"));
+    assertEquals(0, cached.sumKinds("fs.read.blocks"));
+
+    // Phoenix's default encoding is FAST_DIFF: three cells a row (v1, v2 and Phoenix's empty
+    // column). COUNT(*) skips to the next row with seeks, and a FAST_DIFF seek walks the block
+    // from its start: the scan decodes every cell at least once, and some more than once.
+    assertTrue(cached.toString(), cached.get("decode.FAST_DIFF.cells") >= 3L * ROWS);
+    assertTrue(cached.get("decode.FAST_DIFF.seeks") > 0);
+  }
+
+  @Test
+  public void aPointSelectReadsOneDataBlock() throws Exception {
+    query("SELECT COUNT(*) FROM " + TABLE, ROWS); // warm
+    CostSnapshot point = query("SELECT COUNT(*) FROM " + TABLE + " WHERE pk = 4321", 1);
+    assertEquals(1, point.get("blockCache.hit.data"));
+    assertEquals(0, point.get("blockCache.miss.data"));
+  }
+}
