@@ -1,0 +1,60 @@
+package io.blockscope.coprocessor;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+import io.blockscope.metrics.PerfLevel;
+import io.blockscope.metrics.RegionExport;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.junit.Test;
+
+public class BlockscopeConfigTest {
+  @Test
+  public void defaultsWhenNothingIsSet() {
+    List<String> problems = new ArrayList<>();
+    BlockscopeConfig c = new BlockscopeConfig(new Configuration(false), problems);
+    assertEquals(PerfLevel.COUNT, c.level);
+    assertEquals(RegionExport.ALL.limit(), c.export.limit());
+    assertEquals(10_000, c.exportIntervalMs);
+    assertTrue(c.probesEnabled);
+    assertTrue(c.jmxEnabled);
+    assertTrue(problems.isEmpty());
+  }
+
+  @Test
+  public void readsGoodValues() {
+    Configuration conf = new Configuration(false);
+    conf.set(BlockscopeConfig.LEVEL, "time");
+    conf.set(BlockscopeConfig.EXPORT_REGIONS, "top:50");
+    conf.set(BlockscopeConfig.EXPORT_INTERVAL_MS, "30000");
+    conf.set(BlockscopeConfig.PROBES_ENABLED, "false");
+    List<String> problems = new ArrayList<>();
+    BlockscopeConfig c = new BlockscopeConfig(conf, problems);
+    assertEquals(PerfLevel.TIME, c.level);
+    assertEquals(50, c.export.limit());
+    assertEquals(30_000, c.exportIntervalMs);
+    assertFalse(c.probesEnabled);
+    assertTrue(problems.isEmpty());
+  }
+
+  @Test
+  public void badValuesFallBackToTheDefaultsAndSayWhy() {
+    Configuration conf = new Configuration(false);
+    conf.set(BlockscopeConfig.LEVEL, "LOUD");
+    conf.set(BlockscopeConfig.EXPORT_REGIONS, "top:lots");
+    conf.set(BlockscopeConfig.EXPORT_INTERVAL_MS, "10");
+    conf.set(BlockscopeConfig.JMX_ENABLED, "yes");
+    List<String> problems = new ArrayList<>();
+    BlockscopeConfig c = new BlockscopeConfig(conf, problems);
+    assertEquals(PerfLevel.COUNT, c.level);
+    assertEquals(RegionExport.ALL.limit(), c.export.limit());
+    assertEquals(1_000, c.exportIntervalMs);
+    assertTrue(c.jmxEnabled);
+    assertEquals(problems.toString(), 4, problems.size());
+    assertTrue(problems.get(0).contains("blockscope.level") && problems.get(0).contains("LOUD"));
+    assertTrue(problems.get(1).contains("top:lots"));
+  }
+}

@@ -1,0 +1,76 @@
+package io.blockscope.coprocessor.probe;
+
+import static org.junit.Assert.assertEquals;
+
+import io.blockscope.metrics.CostLayout;
+import java.lang.reflect.Field;
+import java.util.List;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.io.encoding.HFileBlockDefaultDecodingContext;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.io.hfile.HFileContextBuilder;
+import org.junit.Test;
+
+/**
+ * Pins every HBase method, field and constant the probes rely on to the HBase on the classpath.
+ * When an HBase upgrade moves one, this test names it; in a region server the probe would
+ * report itself unavailable instead.
+ */
+public class ProbeTargetsTest {
+  @Test
+  public void everyWovenMethodExistsWithTheExpectedSignature() throws Exception {
+    ClassLoader hbase = DataBlockEncoding.class.getClassLoader();
+    int targets = 0;
+    for (List<ProbeInstaller.Target> probe : ProbeInstaller.PROBES) {
+      for (ProbeInstaller.Target t : probe) {
+        ProbeInstaller.verify(t, hbase);
+        targets++;
+      }
+    }
+    assertEquals(ProbeBridge.N_PROBES, ProbeInstaller.PROBES.size());
+    assertEquals(2 + 1 + 1 + 1 + (5 * 2 + 2 * 4), targets);
+  }
+
+  @Test
+  public void headerOffsetsMatchHFileBlockHeader() throws Exception {
+    Class<?> header = Class.forName("org.apache.hadoop.hbase.io.hfile.HFileBlock$Header");
+    assertEquals(ProbeBridge.HEADER_CHECKSUM_TYPE, intField(header, "CHECKSUM_TYPE_INDEX"));
+    assertEquals(ProbeBridge.HEADER_BYTES_PER_CHECKSUM,
+        intField(header, "BYTES_PER_CHECKSUM_INDEX"));
+    assertEquals(ProbeBridge.HEADER_ON_DISK_DATA_SIZE_WITH_HEADER,
+        intField(header, "ON_DISK_DATA_SIZE_WITH_HEADER_INDEX"));
+  }
+
+  private static int intField(Class<?> type, String name) throws ReflectiveOperationException {
+    Field f = type.getDeclaredField(name);
+    f.setAccessible(true);
+    return f.getInt(null);
+  }
+
+  @Test
+  public void everyEncodingsSeekerIsKnownUnderItsOwnName() {
+    HFileBlockDefaultDecodingContext ctx = new HFileBlockDefaultDecodingContext(
+        new Configuration(false), new HFileContextBuilder().build());
+    for (DataBlockEncoding e : DataBlockEncoding.values()) {
+      DataBlockEncoder encoder = e.getEncoder();
+      if (encoder == null) {
+        continue; // NONE has no seeker
+      }
+      String seeker = encoder.createSeeker(ctx).getClass().getName();
+      assertEquals(seeker, CostLayout.encodingIndex(e.name()),
+          ProbeInstaller.encodingOfSeeker(seeker));
+    }
+  }
+
+  @Test
+  public void blockTypesMapToTheDocumentedKinds() {
+    int[] map = ProbeInstaller.blockTypeMap();
+    assertEquals(CostLayout.KIND_DATA,
+        map[org.apache.hadoop.hbase.io.hfile.BlockType.ENCODED_DATA.ordinal()]);
+    assertEquals(CostLayout.KIND_BLOOM,
+        map[org.apache.hadoop.hbase.io.hfile.BlockType.BLOOM_CHUNK.ordinal()]);
+    assertEquals(CostLayout.KIND_OTHER,
+        map[org.apache.hadoop.hbase.io.hfile.BlockType.FILE_INFO.ordinal()]);
+  }
+}

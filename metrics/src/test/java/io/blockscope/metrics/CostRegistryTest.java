@@ -1,0 +1,110 @@
+package io.blockscope.metrics;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.Test;
+
+public class CostRegistryTest {
+  private static final int DATA_MISS = CostLayout.CACHE_MISS + CostLayout.KIND_DATA;
+  private static final int DATA_HIT = CostLayout.CACHE_HIT + CostLayout.KIND_DATA;
+
+  private static void read(CostRegistry reg, String region, int slot, long n) {
+    long[] thread = new long[CostLayout.SIZE];
+    thread[slot] = n;
+    thread[CostLayout.LEVEL] = 1;
+    reg.region(region).costs().drain(thread);
+    assertEquals("drain zeroes the thread's costs", 0, thread[slot]);
+    assertEquals("and leaves its control slots alone", 1, thread[CostLayout.LEVEL]);
+  }
+
+  private static Set<String> regionSeries(CostRegistry reg) {
+    return reg.metrics().getNames().stream()
+        .filter(n -> n.startsWith("Region|")).collect(Collectors.toSet());
+  }
+
+  @Test
+  public void tableAndServerTotalsStayMonotonicWhenRegionsClose() {
+    try (CostRegistry reg = new CostRegistry(RegionExport.ALL)) {
+      reg.open("t", "a", PerfLevel.COUNT);
+      reg.open("t", "b", PerfLevel.COUNT);
+      read(reg, "a", DATA_MISS, 5);
+      read(reg, "b", DATA_MISS, 7);
+      assertEquals(12, reg.tableSnapshot("t").get("blockCache.miss.data"));
+      reg.close("a"); // e.g. the parent of a split
+      assertNull(reg.region("a"));
+      assertEquals(12, reg.tableSnapshot("t").get("blockCache.miss.data"));
+      assertEquals(12, reg.serverSnapshot().get("blockCache.miss.data"));
+      reg.close("b");
+      assertEquals("a table with no region here is dropped", CostSnapshot.ZERO,
+          reg.tableSnapshot("t"));
+      assertEquals(12, reg.serverSnapshot().get("blockCache.miss.data"));
+    }
+  }
+
+  @Test
+  public void aRegionOpenedTwiceIsClosedOnTheSecondClose() {
+    try (CostRegistry reg = new CostRegistry(RegionExport.ALL)) {
+      reg.open("t", "a", PerfLevel.COUNT);
+      reg.open("t", "a", PerfLevel.COUNT);
+      reg.close("a");
+      assertTrue(reg.region("a") != null);
+      reg.close("a");
+      assertNull(reg.region("a"));
+      reg.close("never-opened"); // harmless
+    }
+  }
+
+  @Test
+  public void seriesAppearWhenNonZeroAndVanishWithTheirRegion() {
+    try (CostRegistry reg = new CostRegistry(RegionExport.ALL)) {
+      reg.open("t", "a", PerfLevel.COUNT);
+      reg.refreshExport();
+      assertTrue(regionSeries(reg).isEmpty());
+      read(reg, "a", DATA_HIT, 3);
+      reg.refreshExport();
+      assertEquals(Set.of("Region|t|a|blockCache.hit.data"), regionSeries(reg));
+      assertEquals(3L, reg.metrics().getCounters().get("Region|t|a|blockCache.hit.data").getCount());
+      assertTrue(reg.metrics().getNames().contains("Table|t||blockCache.hit.data"));
+      reg.close("a");
+      assertTrue(regionSeries(reg).isEmpty());
+      assertFalse(reg.metrics().getNames().contains("Table|t||blockCache.hit.data"));
+      assertTrue("server series stay", reg.metrics().getNames().contains("Server|||blockCache.hit.data"));
+    }
+  }
+
+  @Test
+  public void topNExportsTheRegionsMostActiveSinceTheLastRefresh() {
+    try (CostRegistry reg = new CostRegistry(RegionExport.top(1))) {
+      for (String r : new String[] {"a", "b", "c"}) {
+        reg.open("t", r, PerfLevel.COUNT);
+      }
+      read(reg, "a", DATA_MISS, 100);
+      read(reg, "b", DATA_MISS, 10);
+      reg.refreshExport();
+      assertEquals(Set.of("Region|t|a|blockCache.miss.data"), regionSeries(reg));
+      read(reg, "b", DATA_HIT, 50); // a is idle now: b is the busiest since the last refresh
+      reg.refreshExport();
+      assertTrue(regionSeries(reg).stream().allMatch(n -> n.startsWith("Region|t|b|")));
+      assertEquals(1, reg.metrics().getGauges().get("Server|||regions.exported").getValue());
+      reg.export(RegionExport.NONE);
+      reg.refreshExport();
+      assertTrue(regionSeries(reg).isEmpty());
+    }
+  }
+
+  @Test
+  public void slotsAreNamedOnceAndRoundTrip() {
+    for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
+      assertEquals(s, CostLayout.slotOf(CostLayout.name(s)));
+    }
+    assertEquals(-1, CostLayout.slotOf("no.such.metric"));
+    assertEquals(CostLayout.Unit.BYTES, CostLayout.unit(CostLayout.slotOf("decompress.GZ.bytesIn")));
+    assertEquals(PerfLevel.TIME, CostLayout.level(CostLayout.slotOf("decode.FAST_DIFF.nanos")));
+    assertEquals(CostLayout.N_ALGORITHMS - 1, CostLayout.algorithmIndex("BROTLI"));
+  }
+}

@@ -1,0 +1,41 @@
+package io.blockscope.metrics;
+
+import static org.junit.Assert.assertEquals;
+
+import javax.management.ObjectName;
+import org.junit.Test;
+
+public class MetricKeysTest {
+  @Test
+  public void plainNamesStayUnquoted() throws Exception {
+    ObjectName n = MetricKeys.objectName(MetricKeys.region("usertable", "5f2c1a", "fs.read.bytes.data"));
+    assertEquals("blockscope:type=Region,table=usertable,region=5f2c1a,name=fs.read.bytes.data",
+        n.toString());
+  }
+
+  @Test
+  public void namespacedTablesAreQuotedAndRoundTrip() throws Exception {
+    ObjectName n = MetricKeys.objectName(MetricKeys.table("ns:odd.name-1", "blockCache.hit.data"));
+    assertEquals("\"ns:odd.name-1\"", n.getKeyProperty("table"));
+    assertEquals("ns:odd.name-1", ObjectName.unquote(n.getKeyProperty("table")));
+  }
+
+  @Test
+  public void hostileValuesCannotAddKeysOrBreakTheName() throws Exception {
+    String hostile = "t,type=Server,name=x*?\"\\\n";
+    ObjectName n = MetricKeys.objectName(MetricKeys.region(hostile, "r|1", "m=1"));
+    assertEquals(4, n.getKeyPropertyList().size());
+    assertEquals("Region", n.getKeyProperty("type"));
+    assertEquals(hostile, ObjectName.unquote(n.getKeyProperty("table")));
+    assertEquals("r_1", n.getKeyProperty("region")); // the key separator is replaced, not trusted
+    assertEquals("m=1", ObjectName.unquote(n.getKeyProperty("name")));
+    assertEquals(false, n.isPattern());
+  }
+
+  @Test
+  public void foreignNamesGetASafeName() throws Exception {
+    ObjectName n = MetricKeys.OBJECT_NAMES.createName("counters", "blockscope", "not,a=key");
+    assertEquals("Other", n.getKeyProperty("type"));
+    assertEquals("not,a=key", ObjectName.unquote(n.getKeyProperty("name")));
+  }
+}
