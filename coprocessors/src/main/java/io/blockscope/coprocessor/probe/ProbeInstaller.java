@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.agent.ByteBuddyAgent;
 import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.asm.AsmVisitorWrapper;
 import net.bytebuddy.description.method.MethodDescription;
@@ -134,14 +135,13 @@ public final class ProbeInstaller {
     return t;
   }
 
-  /** Why each probe is or is not installed; null entries mean installed. */
-  private final String[] unavailable = new String[ProbeBridge.N_PROBES];
+  /** The transformers this copy wove, by probe id, so they can be taken out again. */
+  private static final Map<Integer, ResettableClassFileTransformer> WOVEN =
+      new ConcurrentHashMap<>();
 
-  private final BridgeHandle bridge;
+  private static Instrumentation instrumentation;
 
-  private ProbeInstaller(BridgeHandle bridge) {
-    this.bridge = bridge;
-  }
+  private ProbeInstaller() {}
 
   /**
    * Installs every probe into the JVM once; later calls (from any class loader's copy of
@@ -179,19 +179,38 @@ public final class ProbeInstaller {
       return null;
     }
     bridge.maps(blockTypeMap(), algorithmMap(), SEEKER_ENCODINGS::get);
-    ProbeInstaller installer = new ProbeInstaller(bridge);
     for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
       if (bridge.installed().get(p) == 1) {
         continue; // woven earlier, perhaps by another copy of blockscope
       }
       String why = whyNoInstrumentation != null ? whyNoInstrumentation
-          : installer.install(p, inst, hbaseLoader);
+          : install(p, inst, hbaseLoader, bridge);
       if (why != null) {
         problems.add("probe " + ProbeBridge.PROBE_NAMES[p] + " unavailable: " + why);
         LOG.warn("blockscope: probe {} unavailable: {}", ProbeBridge.PROBE_NAMES[p], why);
       }
     }
     return bridge;
+  }
+
+  /**
+   * Takes every probe this copy wove out of HBase's classes again, restoring their original
+   * bytecode; {@link #installAll} weaves them anew. The overhead benchmark uses this to measure
+   * a region server with no probe at all in the same run; it is safe at any time, reads in
+   * flight finish with whichever version of a method they entered.
+   */
+  public static synchronized void uninstallAll() {
+    BridgeHandle bridge;
+    try {
+      bridge = BridgeHandle.resolve(BlockType.class.getClassLoader(), null);
+    } catch (IllegalStateException none) {
+      return;
+    }
+    for (Map.Entry<Integer, ResettableClassFileTransformer> e : WOVEN.entrySet()) {
+      e.getValue().reset(instrumentation, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
+      bridge.installed().set(e.getKey(), 0);
+    }
+    WOVEN.clear();
   }
 
   private static boolean allInstalled(BridgeHandle bridge) {
@@ -218,7 +237,8 @@ public final class ProbeInstaller {
   }
 
   /** Installs one probe; returns null on success or the reason it is unavailable. */
-  private String install(int probe, Instrumentation inst, ClassLoader hbaseLoader) {
+  private static String install(int probe, Instrumentation inst, ClassLoader hbaseLoader,
+      BridgeHandle bridge) {
     List<Target> targets = PROBES.get(probe);
     try {
       for (Target t : targets) {
@@ -245,7 +265,8 @@ public final class ProbeInstaller {
       }
     };
     try {
-      new AgentBuilder.Default(new ByteBuddy().with(TypeValidation.DISABLED))
+      ResettableClassFileTransformer woven =
+          new AgentBuilder.Default(new ByteBuddy().with(TypeValidation.DISABLED))
           .disableClassFormatChanges()
           .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
           .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
@@ -265,6 +286,8 @@ public final class ProbeInstaller {
             return builder;
           })
           .installOn(inst);
+      WOVEN.put(probe, woven);
+      instrumentation = inst;
     } catch (Throwable t) {
       return "weaving failed: " + t;
     }
