@@ -1,0 +1,21 @@
+package io.blockscope.metrics;
+
+import static org.junit.Assert.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.Test;
+
+/** docs/metrics.md is the operator's reference: every exported cost must be in it. */
+public class MetricsDocTest {
+  @Test
+  public void everyExportedCostIsDocumented() throws Exception {
+    String doc = Files.readString(Path.of("..", "docs", "metrics.md"));
+    for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
+      if (!CostLayout.alwaysZero(s)) {
+        String name = CostLayout.name(s);
+        assertTrue(name + " is missing from docs/metrics.md", doc.contains("`" + name + "`"));
+      }
+    }
+  }
+}
