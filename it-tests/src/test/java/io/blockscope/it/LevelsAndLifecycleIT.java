@@ -90,6 +90,25 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
   }
 
   @Test
+  public void compactionReadsAreAttributedToTheRegionTheyCompact() throws Exception {
+    TableName t = newTable("compact");
+    Tables.create(cluster.admin(), new Tables.Spec(t).encoding(DataBlockEncoding.FAST_DIFF));
+    Tables.load(cluster.connection(), cluster.admin(), t, ROWS, 1);
+    Tables.load(cluster.connection(), cluster.admin(), t, ROWS, 2); // a second store file
+    HRegion region = onlyRegion(t);
+    assertEquals(2, Tables.storeFileNames(List.of(region)).size());
+    CostSnapshot before = regionCosts(region);
+    cluster.admin().majorCompact(t);
+    cluster.util().waitFor(60_000, (Waiter.Predicate<Exception>) () ->
+        Tables.storeFileNames(cluster.regions(t)).size() == 1);
+    CostSnapshot compaction = regionCosts(region).minus(before);
+    assertTrue(compaction.toString(), compaction.get("fs.read.blocks.data") > 0);
+    assertEquals(compaction.sumKinds("fs.read.bytes"), compaction.get("checksum.bytes"));
+    // The compaction reads both files' cells: at least every cell of the newer version.
+    assertTrue(compaction.get("decode.FAST_DIFF.cells") >= 2L * ROWS);
+  }
+
+  @Test
   public void afterASplitEachDaughterHasItsOwnSeriesAndTheParentsAreGone() throws Exception {
     TableName t = loaded(new Tables.Spec(newTable("split")).blockSize(4096));
     HRegion parent = onlyRegion(t);
