@@ -18,6 +18,8 @@ import org.apache.hadoop.hbase.regionserver.ScanType;
 import org.apache.hadoop.hbase.regionserver.Store;
 import org.apache.hadoop.hbase.regionserver.compactions.CompactionLifeCycleTracker;
 import org.apache.hadoop.hbase.regionserver.compactions.CompactionRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The blockscope coprocessor: deploy it cluster-wide with
@@ -30,20 +32,36 @@ import org.apache.hadoop.hbase.regionserver.compactions.CompactionRequest;
  * region. Every hook returns what HBase handed it and never throws.
  */
 public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserver {
+  private static final Logger LOG = LoggerFactory.getLogger(BlockscopeRegionObserver.class);
+
   private volatile Hooks hooks;
 
+  /**
+   * Never throws: with {@code hbase.coprocessor.abortonerror=true} (HBase's default) an exception
+   * here would abort the region server. If blockscope cannot start, the region opens unmeasured.
+   */
   @Override
   public void start(CoprocessorEnvironment env) throws IOException {
-    if (env instanceof RegionCoprocessorEnvironment) {
-      hooks = Engine.hooks(env.getConfiguration());
-      hooks.regionOpened((RegionCoprocessorEnvironment) env);
+    try {
+      if (env instanceof RegionCoprocessorEnvironment) {
+        Hooks h = Engine.hooks(env.getConfiguration());
+        h.regionOpened((RegionCoprocessorEnvironment) env);
+        hooks = h;
+      }
+    } catch (Throwable t) {
+      hooks = null;
+      LOG.error("blockscope: cannot start; this region runs unmeasured", t);
     }
   }
 
   @Override
   public void stop(CoprocessorEnvironment env) throws IOException {
-    if (hooks != null && env instanceof RegionCoprocessorEnvironment) {
-      hooks.regionClosed((RegionCoprocessorEnvironment) env);
+    try {
+      if (hooks != null && env instanceof RegionCoprocessorEnvironment) {
+        hooks.regionClosed((RegionCoprocessorEnvironment) env);
+      }
+    } catch (Throwable t) {
+      LOG.error("blockscope: error while untracking a region", t);
     }
   }
 
