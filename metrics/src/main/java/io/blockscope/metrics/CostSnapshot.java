@@ -15,6 +15,19 @@ public final class CostSnapshot implements CostLayout.LongSlotReader {
     this.slots = slots;
   }
 
+  /** A snapshot from named costs (unknown names are an error; missing ones are zero). */
+  public static CostSnapshot of(Map<String, Long> costs) {
+    long[] s = new long[CostLayout.SIZE];
+    costs.forEach((name, v) -> {
+      int slot = CostLayout.slotOf(name);
+      if (slot < 0) {
+        throw new IllegalArgumentException("no such cost: " + name);
+      }
+      s[slot] = v;
+    });
+    return new CostSnapshot(s);
+  }
+
   @Override
   public long get(int slot) {
     return slots[slot];

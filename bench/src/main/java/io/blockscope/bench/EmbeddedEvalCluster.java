@@ -1,0 +1,99 @@
+package io.blockscope.bench;
+
+import io.blockscope.coprocessor.Engine;
+import io.blockscope.it.EmbeddedCluster;
+import io.blockscope.it.Tables;
+import io.blockscope.metrics.CostSnapshot;
+import java.io.IOException;
+import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.regionserver.HStore;
+import org.apache.hadoop.hbase.regionserver.HStoreFile;
+import org.apache.hadoop.hbase.util.VersionInfo;
+
+/** evaluate's default: a cluster in this JVM, with blockscope's engine read directly. */
+final class EmbeddedEvalCluster implements EvalCluster {
+  private final EmbeddedCluster cluster;
+
+  EmbeddedEvalCluster() throws Exception {
+    cluster = EmbeddedCluster.start(new Configuration(false));
+  }
+
+  @Override
+  public java.sql.Connection phoenix() throws SQLException {
+    return cluster.phoenix();
+  }
+
+  @Override
+  public Connection hbase() throws IOException {
+    return cluster.connection();
+  }
+
+  @Override
+  public CostSource costs() {
+    return new CostSource() {
+      @Override
+      public CostSnapshot table(String table) {
+        Engine e = Engine.current();
+        return e == null ? null : e.registry().tableSnapshot(table);
+      }
+
+      @Override
+      public String unavailable() {
+        return Engine.current() == null ? "blockscope engine not started" : null;
+      }
+    };
+  }
+
+  @Override
+  public String whyNoColdCache() {
+    return null;
+  }
+
+  @Override
+  public void dropCache(String table) {
+    Tables.evict(cluster.blockCache(), cluster.regions(TableName.valueOf(table)));
+  }
+
+  @Override
+  public long storeFileBytes(String table) {
+    long bytes = 0;
+    for (HRegion r : cluster.regions(TableName.valueOf(table))) {
+      for (HStore s : r.getStores()) {
+        for (HStoreFile f : s.getStorefiles()) {
+          bytes += f.getReader().length();
+        }
+      }
+    }
+    return bytes;
+  }
+
+  @Override
+  public Map<String, Object> describe() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("mode", "embedded");
+    m.put("hbase", VersionInfo.getVersion());
+    m.put("hadoop", org.apache.hadoop.util.VersionInfo.getVersion());
+    m.put("phoenix", "5.2.1");
+    m.put("java", System.getProperty("java.version"));
+    m.put("cores", Runtime.getRuntime().availableProcessors());
+    m.put("regionServers", 1);
+    m.put("blockCacheBytes", cluster.blockCache().getMaxSize());
+    m.put("hbase.regionserver.checksum.verify",
+        cluster.conf().getBoolean("hbase.regionserver.checksum.verify", true));
+    m.put("hbase.block.data.cachecompressed",
+        cluster.conf().getBoolean("hbase.block.data.cachecompressed", false));
+    m.put("compressionCodecs", "aircompressor (pure Java) for SNAPPY, LZ4, ZSTD; JDK for GZ");
+    return m;
+  }
+
+  @Override
+  public void close() throws Exception {
+    cluster.close();
+  }
+}

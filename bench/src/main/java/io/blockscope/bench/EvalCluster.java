@@ -1,0 +1,32 @@
+package io.blockscope.bench;
+
+import java.io.IOException;
+import java.sql.SQLException;
+import java.util.Map;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+
+/** The cluster {@code evaluate} runs on: embedded, or a real one reached through ZooKeeper. */
+interface EvalCluster extends AutoCloseable {
+  /** A Phoenix connection; callers close it. */
+  java.sql.Connection phoenix() throws SQLException;
+
+  Connection hbase() throws IOException;
+
+  default Admin admin() throws IOException {
+    return hbase().getAdmin();
+  }
+
+  CostSource costs();
+
+  /** Null when the runner can drop a table's cached blocks, else why it cannot. */
+  String whyNoColdCache();
+
+  void dropCache(String table) throws IOException;
+
+  /** Bytes of the table's store files on the file system. */
+  long storeFileBytes(String table) throws IOException;
+
+  /** Versions and settings, for results.json. */
+  Map<String, Object> describe() throws IOException;
+}

@@ -1,0 +1,220 @@
+package io.blockscope.bench;
+
+import io.blockscope.workloads.TableConfig;
+import io.blockscope.workloads.Workload;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code blockscope evaluate}: the seeds' experiments as one command (docs/evaluate.md).
+ */
+@Command(name = "evaluate", mixinStandardHelpOptions = true,
+    description = "Compare encodings x compressions on the seeds' workloads, with blockscope's"
+        + " cost breakdown beside every timing; prints a summary, writes results.json and"
+        + " report.html.")
+final class Evaluate implements Callable<Integer> {
+  @Option(names = "--rows", defaultValue = "2^17", paramLabel = "N|2^K",
+      description = "Rows per table: a count (1024 to 67108864) or 2^K (K 10..26). Default ${DEFAULT-VALUE}.")
+  String rows;
+
+  @Option(names = "--matrix", defaultValue = "default", paramLabel = "default|full",
+      description = "default: the seeds' 10 combinations; full: every encoding x compression.")
+  String matrix;
+
+  @Option(names = "--configs", split = ",", paramLabel = "ENC[+COMP]",
+      description = "Explicit configurations instead of --matrix, e.g. FAST_DIFF,ROW_INDEX_V1+ZSTD.")
+  List<String> configs;
+
+  @Option(names = "--workloads", split = ",", paramLabel = "NAME",
+      description = "Workloads to run (default all): ${COMPLETION-CANDIDATES}")
+  List<String> workloads;
+
+  @Option(names = "--runs", defaultValue = "3", description = "Timed runs per figure (default ${DEFAULT-VALUE}).")
+  int runs;
+
+  @Option(names = "--weights", defaultValue = "scan=1,get=1,size=1",
+      description = "Workload mix for the recommendation (default ${DEFAULT-VALUE}).")
+  String weights;
+
+  @Option(names = "--out", paramLabel = "DIR",
+      description = "Report directory (default ./blockscope-report/<timestamp>).")
+  Path out;
+
+  @Option(names = "--zk", paramLabel = "host:port[:/znode]",
+      description = "Run against a real cluster through its ZooKeeper, on scratch tables named "
+          + EvaluationRunner.PREFIX + "*.")
+  String zk;
+
+  @Option(names = "--hbase-site", paramLabel = "FILE",
+      description = "Run against the real cluster an hbase-site.xml describes.")
+  String hbaseSite;
+
+  @Spec CommandSpec spec;
+
+  /** The runner in progress, for the Ctrl-C hook. */
+  private volatile EvaluationRunner runner;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter console = spec.commandLine().getOut();
+    int rowCount = parseRows(rows);
+    List<TableConfig> cfgs = configs();
+    List<Workload> ws = workloads();
+    if (runs < 1 || runs > 50) {
+      throw new IllegalArgumentException("--runs must be between 1 and 50, got " + runs);
+    }
+    Recommendation.Weights w = Recommendation.Weights.parse(weights);
+    if (zk != null && hbaseSite != null) {
+      throw new IllegalArgumentException("give --zk or --hbase-site, not both");
+    }
+    String started = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+    Path dir = out != null ? out : Path.of("blockscope-report", started);
+
+    long t0 = System.nanoTime();
+    EvalCluster cluster;
+    if (zk != null) {
+      cluster = RemoteEvalCluster.connectZk(zk);
+    } else if (hbaseSite != null) {
+      cluster = RemoteEvalCluster.connectSite(hbaseSite);
+    } else {
+      console.println("Starting an embedded cluster (MiniDFS + ZooKeeper + HBase + Phoenix +"
+          + " blockscope)...");
+      cluster = new EmbeddedEvalCluster();
+    }
+    Thread hook = new Thread(() -> {
+      EvaluationRunner r = runner;
+      if (r != null) {
+        r.cleanUp();
+      }
+    }, "blockscope-evaluate-cleanup");
+    Runtime.getRuntime().addShutdownHook(hook);
+    Evaluation result;
+    try {
+      console.printf(Locale.ROOT, "%d configurations x %d workloads, %,d rows, %d runs each%n",
+          cfgs.size(), ws.size(), rowCount, runs);
+      runner = new EvaluationRunner(cluster, cfgs, ws, rowCount, runs,
+          Progress.forConsole(console));
+      result = runner.run();
+    } finally {
+      runner = null;
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook runs anyway
+      }
+      closeQuietly(cluster);
+    }
+    result.settings.put("rows", rowCount);
+    result.settings.put("runs", runs);
+    result.settings.put("matrix", configs != null ? "explicit" : matrix);
+    result.settings.put("started", started);
+    result.settings.put("seconds", (System.nanoTime() - t0) / 1e9);
+    Recommendation rec = new Recommendation(result, w);
+    Map<String, Object> json = new LinkedHashMap<>(result.toMap());
+    json.put("recommendation", rec.toMap());
+    Report.write(dir, json);
+
+    console.println();
+    Summary.print(console, result, rec);
+    console.println();
+    console.println("Report: " + dir.resolve("report.html").toAbsolutePath());
+    console.println("Raw figures: " + dir.resolve("results.json").toAbsolutePath());
+    console.printf(Locale.ROOT, "Done in %.0f s.%n", (System.nanoTime() - t0) / 1e9);
+    return 0;
+  }
+
+  /**
+   * Stops the cluster without letting HBase's shutdown chatter (it prints thread dumps to
+   * standard output) into the summary.
+   */
+  private static void closeQuietly(EvalCluster cluster) throws Exception {
+    PrintStream stdout = System.out;
+    System.setOut(new PrintStream(java.io.OutputStream.nullOutputStream()));
+    try {
+      cluster.close();
+    } finally {
+      System.setOut(stdout);
+    }
+  }
+
+  /** {@code 131072} or {@code 2^17}; one clear error otherwise. */
+  static int parseRows(String text) {
+    String t = text.trim();
+    long n;
+    try {
+      if (t.startsWith("2^")) {
+        int k = Integer.parseInt(t.substring(2));
+        if (k < 10 || k > 26) {
+          throw new IllegalArgumentException("bad --rows '" + text + "': 2^K needs 10 <= K <= 26");
+        }
+        n = 1L << k;
+      } else {
+        n = Long.parseLong(t);
+      }
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("bad --rows '" + text
+          + "': expected a number of rows (e.g. 131072) or 2^K (e.g. 2^17)");
+    }
+    if (n < 1024 || n > (1 << 26)) {
+      throw new IllegalArgumentException("bad --rows '" + text
+          + "': between 1024 and 67108864 rows");
+    }
+    return (int) n;
+  }
+
+  private List<TableConfig> configs() {
+    if (configs != null && !configs.isEmpty()) {
+      List<TableConfig> list = new ArrayList<>();
+      for (String c : configs) {
+        list.add(TableConfig.parse(c));
+      }
+      return list;
+    }
+    switch (matrix.trim().toLowerCase(Locale.ROOT)) {
+      case "default":
+        return TableConfig.seeds();
+      case "full":
+        return TableConfig.full();
+      default:
+        throw new IllegalArgumentException("bad --matrix '" + matrix + "': default or full");
+    }
+  }
+
+  private List<Workload> workloads() {
+    if (workloads == null || workloads.isEmpty()) {
+      return List.of(Workload.values());
+    }
+    List<Workload> list = new ArrayList<>();
+    for (String name : workloads) {
+      Workload found = null;
+      for (Workload w : Workload.values()) {
+        if (w.key().equalsIgnoreCase(name.trim()) || w.name().equalsIgnoreCase(name.trim())) {
+          found = w;
+        }
+      }
+      if (found == null) {
+        List<String> keys = new ArrayList<>();
+        for (Workload w : Workload.values()) {
+          keys.add(w.key());
+        }
+        throw new IllegalArgumentException("unknown workload '" + name + "'; expected one of "
+            + String.join(", ", keys));
+      }
+      list.add(found);
+    }
+    return list;
+  }
+}

@@ -1,0 +1,215 @@
+package io.blockscope.workloads;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
+import org.apache.phoenix.schema.types.PInteger;
+
+/**
+ * One read the seeds timed, runnable against any cluster that holds a {@link SeedTable}.
+ *
+ * <p>The {@link Cache} says in which block cache state it is measured: WARM runs once untimed
+ * first; COLD drops the table's cached blocks before every run (where the runner can);
+ * BYPASS reads without caching (Phoenix's NO_CACHE) after dropping the table's blocks where the
+ * runner can, so every block comes from the file system.
+ */
+public enum Workload {
+  SCAN_PARALLEL("scan", Cache.WARM, "SELECT COUNT(*): Phoenix's parallel full scan, warm cache"),
+  SCAN_PARALLEL_COLD("scan", Cache.COLD, "the same full scan with the table's blocks dropped"),
+  SCAN_SERIAL("scan", Cache.WARM, "SELECT /*+ SERIAL */ COUNT(*): one thread"),
+  SCAN_NO_CACHE("scan", Cache.BYPASS,
+      "SELECT /*+ NO_CACHE */ COUNT(*) with nothing cached: every block from the file system"),
+  SCAN_REVERSE("scan", Cache.WARM, "SELECT pk FROM t ORDER BY pk DESC LIMIT 10000: a reverse scan"),
+  SCAN_CACHING_1("scan", Cache.WARM, "HBase scan of 2,000 rows with scanner caching 1"),
+  SCAN_CACHING_1000("scan", Cache.WARM, "HBase scan of 2,000 rows with scanner caching 1000"),
+  POINT_SELECT("get", Cache.WARM, "1,000 x SELECT pk FROM t WHERE pk = ?, random pk"),
+  RAW_GET("get", Cache.WARM, "1,000 HBase gets of random rows"),
+  RAW_GET_COLD("get", Cache.COLD, "the same gets with the table's blocks dropped first"),
+  INDEX_FILTERED_COUNT("get", Cache.WARM,
+      "SELECT /*+ SERIAL */ COUNT(v1) WHERE v2 < 0.01 through an uncovered local index on v2"),
+  DELETED_SCAN("scan", Cache.WARM, "SELECT /*+ SERIAL */ COUNT(*) after deleting 99.9% of rows"),
+  DELETED_REVERSE("scan", Cache.WARM,
+      "SELECT pk ORDER BY pk DESC LIMIT 100 after deleting 99.9% of rows");
+
+  /** Block cache state a workload is measured in. */
+  public enum Cache { WARM, COLD, BYPASS }
+
+  /** How many point reads a get workload makes per run. */
+  public static final int POINT_READS = 1000;
+
+  private final String group;
+  private final Cache cache;
+  private final String description;
+
+  Workload(String group, Cache cache, String description) {
+    this.group = group;
+    this.cache = cache;
+    this.description = description;
+  }
+
+  /** {@code scan} or {@code get}: which weight of {@code --weights} the workload counts under. */
+  public String group() {
+    return group;
+  }
+
+  public Cache cache() {
+    return cache;
+  }
+
+  public String description() {
+    return description;
+  }
+
+  /** A name for reports: lower case, dotted. */
+  public String key() {
+    return name().toLowerCase(java.util.Locale.ROOT).replace('_', '.');
+  }
+
+  /** Needs {@link #prepareIndex} first. */
+  public boolean needsIndex() {
+    return this == INDEX_FILTERED_COUNT;
+  }
+
+  /** Needs {@link #deleteMost} first; runs after every other workload of a table. */
+  public boolean afterDeletes() {
+    return this == DELETED_SCAN || this == DELETED_REVERSE;
+  }
+
+  /** What one run did: rows it returned or counted, and per-operation latencies if any. */
+  public record Run(long rows, List<Double> latenciesMicros) {}
+
+  /** Where a workload runs. */
+  public record Target(Connection phoenix, org.apache.hadoop.hbase.client.Connection hbase,
+      String table, int rows, long seed) {}
+
+  /** Runs the workload once. */
+  public Run run(Target t) throws Exception {
+    switch (this) {
+      case SCAN_PARALLEL:
+      case SCAN_PARALLEL_COLD:
+        return count(t, "SELECT COUNT(*) FROM " + t.table());
+      case SCAN_SERIAL:
+        return count(t, "SELECT /*+ SERIAL */ COUNT(*) FROM " + t.table());
+      case SCAN_NO_CACHE:
+        return count(t, "SELECT /*+ NO_CACHE */ COUNT(*) FROM " + t.table());
+      case SCAN_REVERSE:
+        return rows(t, "SELECT pk FROM " + t.table() + " ORDER BY pk DESC LIMIT 10000");
+      case SCAN_CACHING_1:
+        return hbaseScan(t, 1);
+      case SCAN_CACHING_1000:
+        return hbaseScan(t, 1000);
+      case POINT_SELECT:
+        return pointSelects(t);
+      case RAW_GET:
+      case RAW_GET_COLD:
+        return gets(t);
+      case INDEX_FILTERED_COUNT:
+        return count(t, "SELECT /*+ SERIAL */ COUNT(v1) FROM " + t.table() + " WHERE v2 < 0.01");
+      case DELETED_SCAN:
+        return count(t, "SELECT /*+ SERIAL */ COUNT(*) FROM " + t.table());
+      case DELETED_REVERSE:
+        return rows(t, "SELECT pk FROM " + t.table() + " ORDER BY pk DESC LIMIT 100");
+      default:
+        throw new IllegalStateException(name());
+    }
+  }
+
+  /** Builds the uncovered local index {@link #INDEX_FILTERED_COUNT} reads through. */
+  public static void prepareIndex(Connection c, String table) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("CREATE LOCAL INDEX IF NOT EXISTS " + table + "_V2 ON " + table + " (v2)");
+    }
+  }
+
+  /** Deletes 99.9% of the rows as seed 002 did ({@code DELETE ... WHERE v1 < 0.999}). */
+  public static long deleteMost(Connection c, String table) throws SQLException {
+    boolean auto = c.getAutoCommit();
+    c.setAutoCommit(true);
+    try (Statement s = c.createStatement()) {
+      return s.executeUpdate("DELETE FROM " + table + " WHERE v1 < 0.999");
+    } finally {
+      c.setAutoCommit(auto);
+    }
+  }
+
+  private static Run count(Target t, String sql) throws SQLException {
+    try (Statement s = t.phoenix().createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return new Run(rs.getLong(1), List.of());
+    }
+  }
+
+  private static Run rows(Target t, String sql) throws SQLException {
+    long n = 0;
+    try (Statement s = t.phoenix().createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      while (rs.next()) {
+        n++;
+      }
+    }
+    return new Run(n, List.of());
+  }
+
+  private static Run pointSelects(Target t) throws SQLException {
+    Random r = new Random(t.seed());
+    List<Double> lat = new ArrayList<>(POINT_READS);
+    long found = 0;
+    try (PreparedStatement p =
+        t.phoenix().prepareStatement("SELECT pk FROM " + t.table() + " WHERE pk = ?")) {
+      for (int i = 0; i < POINT_READS; i++) {
+        p.setInt(1, r.nextInt(t.rows()));
+        long start = System.nanoTime();
+        try (ResultSet rs = p.executeQuery()) {
+          if (rs.next()) {
+            found++;
+          }
+        }
+        lat.add((System.nanoTime() - start) / 1e3);
+      }
+    }
+    return new Run(found, lat);
+  }
+
+  private static Run gets(Target t) throws Exception {
+    Random r = new Random(t.seed());
+    List<Double> lat = new ArrayList<>(POINT_READS);
+    long found = 0;
+    try (Table table = t.hbase().getTable(TableName.valueOf(t.table()))) {
+      for (int i = 0; i < POINT_READS; i++) {
+        Get g = new Get(PInteger.INSTANCE.toBytes(r.nextInt(t.rows())));
+        long start = System.nanoTime();
+        Result res = table.get(g);
+        lat.add((System.nanoTime() - start) / 1e3);
+        if (!res.isEmpty()) {
+          found++;
+        }
+      }
+    }
+    return new Run(found, lat);
+  }
+
+  private static Run hbaseScan(Target t, int caching) throws Exception {
+    Scan scan = new Scan().setCaching(caching).setFilter(new FirstKeyOnlyFilter())
+        .withStartRow(PInteger.INSTANCE.toBytes(0))
+        .withStopRow(PInteger.INSTANCE.toBytes(Math.min(2000, t.rows())));
+    long n = 0;
+    try (Table table = t.hbase().getTable(TableName.valueOf(t.table()));
+        ResultScanner rs = table.getScanner(scan)) {
+      while (rs.next() != null) {
+        n++;
+      }
+    }
+    return new Run(n, List.of());
+  }
+}
