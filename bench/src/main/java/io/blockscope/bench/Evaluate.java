@@ -26,7 +26,7 @@ import picocli.CommandLine.Spec;
         + " cost breakdown beside every timing; prints a summary, writes results.json and"
         + " report.html.")
 final class Evaluate implements Callable<Integer> {
-  @Option(names = "--rows", defaultValue = "2^17", paramLabel = "N|2^K",
+  @Option(names = "--rows", defaultValue = "2^16", paramLabel = "N|2^K",
       description = "Rows per table: a count (1024 to 67108864) or 2^K (K 10..26). Default ${DEFAULT-VALUE}.")
   String rows;
 

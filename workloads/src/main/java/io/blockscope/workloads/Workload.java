@@ -41,7 +41,7 @@ public enum Workload {
       "SELECT /*+ SERIAL */ COUNT(v1) WHERE v2 < 0.01 through an uncovered local index on v2"),
   DELETED_SCAN("scan", Cache.WARM, "SELECT /*+ SERIAL */ COUNT(*) after deleting 99.9% of rows"),
   DELETED_REVERSE("scan", Cache.WARM,
-      "SELECT pk ORDER BY pk DESC LIMIT 100 after deleting 99.9% of rows");
+      "SELECT pk ORDER BY pk DESC LIMIT 10 after deleting 99.9% of rows");
 
   /** Block cache state a workload is measured in. */
   public enum Cache { WARM, COLD, BYPASS }
@@ -120,7 +120,7 @@ public enum Workload {
       case DELETED_SCAN:
         return count(t, "SELECT /*+ SERIAL */ COUNT(*) FROM " + t.table());
       case DELETED_REVERSE:
-        return rows(t, "SELECT pk FROM " + t.table() + " ORDER BY pk DESC LIMIT 100");
+        return rows(t, "SELECT pk FROM " + t.table() + " ORDER BY pk DESC LIMIT 10");
       default:
         throw new IllegalStateException(name());
     }

@@ -1,0 +1,46 @@
+package io.blockscope.workloads;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import java.util.List;
+import org.junit.Test;
+
+public class TableConfigTest {
+  @Test
+  public void parsesTheThreeForms() {
+    assertEquals(new TableConfig("FAST_DIFF", "GZ"), TableConfig.parse("fast_diff+gz"));
+    assertEquals(new TableConfig("PREFIX", "NONE"), TableConfig.parse("PREFIX"));
+    assertEquals(new TableConfig("NONE", "SNAPPY"), TableConfig.parse("snappy"));
+    assertEquals("ROW_INDEX_V1+ZSTD", TableConfig.parse("ROW_INDEX_V1+ZSTD").label());
+    assertEquals("NONE", TableConfig.parse("NONE").label());
+    assertEquals("RIV1_ZSTD", TableConfig.parse("ROW_INDEX_V1+ZSTD").tableSuffix());
+  }
+
+  @Test
+  public void rejectsUnknownNamesListingTheKnownOnes() {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> TableConfig.parse("FAST_DIFF+BROTLI"));
+    assertTrue(e.getMessage(), e.getMessage().contains("BROTLI") && e.getMessage().contains("ZSTD"));
+    assertThrows(IllegalArgumentException.class, () -> TableConfig.parse("COPY_KEY"));
+  }
+
+  @Test
+  public void matrices() {
+    List<TableConfig> seeds = TableConfig.seeds();
+    assertEquals(10, seeds.size());
+    assertEquals(seeds.size(), seeds.stream().distinct().count());
+    assertEquals(25, TableConfig.full().size());
+    assertTrue(TableConfig.full().containsAll(seeds));
+  }
+
+  @Test
+  public void quantilesUseTheNearestRank() {
+    List<Double> v = List.of(5.0, 1.0, 4.0, 2.0, 3.0);
+    assertEquals(3.0, Stats.median(v), 0);
+    assertEquals(5.0, Stats.quantile(v, 0.99), 0);
+    assertEquals(1.0, Stats.quantile(v, 0.0), 0);
+    assertTrue(Double.isNaN(Stats.median(List.of())));
+  }
+}
