@@ -61,6 +61,37 @@ final class EmbeddedEvalCluster implements EvalCluster {
   }
 
   @Override
+  public String whyNoVerifyToggle() {
+    return null;
+  }
+
+  /**
+   * hbase.regionserver.checksum.verify reaches readers as HFileSystem.useHBaseChecksum, read
+   * when a store file is opened; the embedded cluster flips it and reopens the table.
+   */
+  @Override
+  public void hbaseChecksumVerification(String table, boolean on) throws IOException {
+    try {
+      org.apache.hadoop.hbase.fs.HFileSystem fs =
+          (org.apache.hadoop.hbase.fs.HFileSystem) cluster.regionServer().getFileSystem();
+      java.lang.reflect.Field f =
+          org.apache.hadoop.hbase.fs.HFileSystem.class.getDeclaredField("useHBaseChecksum");
+      f.setAccessible(true);
+      f.setBoolean(fs, on);
+    } catch (ReflectiveOperationException e) {
+      throw new IOException("cannot switch HBase checksum verification", e);
+    }
+    TableName t = TableName.valueOf(table);
+    cluster.admin().disableTable(t);
+    cluster.admin().enableTable(t);
+  }
+
+  @Override
+  public boolean cpuTimeIncludesServer() {
+    return true;
+  }
+
+  @Override
   public long storeFileBytes(String table) {
     long bytes = 0;
     for (HRegion r : cluster.regions(TableName.valueOf(table))) {

@@ -24,6 +24,25 @@ interface EvalCluster extends AutoCloseable {
 
   void dropCache(String table) throws IOException;
 
+  /**
+   * Null when the runner can switch HBase's own checksum verification off and on
+   * ({@code hbase.regionserver.checksum.verify}) for a table, else why it cannot.
+   */
+  default String whyNoVerifyToggle() {
+    return "hbase.regionserver.checksum.verify is a region server setting; a client cannot"
+        + " change it";
+  }
+
+  /** Switches HBase checksum verification for the table's readers (reopens the table). */
+  default void hbaseChecksumVerification(String table, boolean on) throws IOException {
+    throw new UnsupportedOperationException(whyNoVerifyToggle());
+  }
+
+  /** True when this JVM's CPU time includes the region server's (the embedded cluster). */
+  default boolean cpuTimeIncludesServer() {
+    return false;
+  }
+
   /** Bytes of the table's store files on the file system. */
   long storeFileBytes(String table) throws IOException;
 

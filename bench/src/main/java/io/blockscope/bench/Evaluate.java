@@ -1,5 +1,6 @@
 package io.blockscope.bench;
 
+import io.blockscope.workloads.DataShape;
 import io.blockscope.workloads.TableConfig;
 import io.blockscope.workloads.Workload;
 import java.io.PrintStream;
@@ -42,6 +43,21 @@ final class Evaluate implements Callable<Integer> {
       description = "Workloads to run (default all): ${COMPLETION-CANDIDATES}")
   List<String> workloads;
 
+  @Option(names = "--shape", defaultValue = "seeds", paramLabel = "seeds|pe",
+      description = "seeds: the seeds' Phoenix table (default); pe: PerformanceEvaluation's"
+          + " shape, 10-byte keys and one 1000-byte value per row (plain HBase workloads only).")
+  String shape;
+
+  @Option(names = "--sample", paramLabel = "TABLE",
+      description = "Copy the first --rows rows of this existing table (any schema, as raw"
+          + " cells) into the scratch tables, and compare on your own data. Read only.")
+  String sample;
+
+  @Option(names = "--suite", defaultValue = "default", paramLabel = "default|checksum",
+      description = "checksum: seed 001, CRC32C vs CRC32 vs NULL and HBase verification off,"
+          + " timing a cold scan and a major compaction with process CPU and the checksum share.")
+  String suite;
+
   @Option(names = "--runs", defaultValue = "3", description = "Timed runs per figure (default ${DEFAULT-VALUE}).")
   int runs;
 
@@ -71,8 +87,20 @@ final class Evaluate implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter console = spec.commandLine().getOut();
     int rowCount = parseRows(rows);
+    DataShape dataShape = sample != null ? DataShape.SAMPLE : DataShape.parse(shape);
+    if (sample != null && !shape.equalsIgnoreCase("seeds")) {
+      throw new IllegalArgumentException("give --sample or --shape, not both");
+    }
+    boolean checksumSuite = parseSuite(suite);
     List<TableConfig> cfgs = configs();
-    List<Workload> ws = workloads();
+    if (checksumSuite) {
+      List<TableConfig> variants = new ArrayList<>();
+      for (TableConfig c : configs != null ? cfgs : List.of(TableConfig.parse("NONE"))) {
+        variants.addAll(c.checksumVariants());
+      }
+      cfgs = variants;
+    }
+    List<Workload> ws = workloads(dataShape, checksumSuite);
     if (runs < 1 || runs > 50) {
       throw new IllegalArgumentException("--runs must be between 1 and 50, got " + runs);
     }
@@ -105,7 +133,7 @@ final class Evaluate implements Callable<Integer> {
     try {
       console.printf(Locale.ROOT, "%d configurations x %d workloads, %,d rows, %d runs each%n",
           cfgs.size(), ws.size(), rowCount, runs);
-      runner = new EvaluationRunner(cluster, cfgs, ws, rowCount, runs,
+      runner = new EvaluationRunner(cluster, dataShape, sample, cfgs, ws, rowCount, runs,
           Progress.forConsole(console));
       result = runner.run();
     } finally {
@@ -120,6 +148,9 @@ final class Evaluate implements Callable<Integer> {
     result.settings.put("rows", rowCount);
     result.settings.put("runs", runs);
     result.settings.put("matrix", configs != null ? "explicit" : matrix);
+    result.settings.put("shape", dataShape.name().toLowerCase(Locale.ROOT));
+    result.settings.put("sample", sample);
+    result.settings.put("suite", checksumSuite ? "checksum" : "default");
     result.settings.put("started", started);
     result.settings.put("seconds", (System.nanoTime() - t0) / 1e9);
     Recommendation rec = new Recommendation(result, w);
@@ -193,9 +224,20 @@ final class Evaluate implements Callable<Integer> {
     }
   }
 
-  private List<Workload> workloads() {
+  private static boolean parseSuite(String text) {
+    return switch (text.trim().toLowerCase(Locale.ROOT)) {
+      case "default" -> false;
+      case "checksum" -> true;
+      case "blockcache" -> throw new IllegalArgumentException(
+          "--suite blockcache is not implemented yet; see docs/evaluate.md");
+      default -> throw new IllegalArgumentException("bad --suite '" + text
+          + "': default or checksum");
+    };
+  }
+
+  private List<Workload> workloads(DataShape dataShape, boolean checksumSuite) {
     if (workloads == null || workloads.isEmpty()) {
-      return List.of(Workload.values());
+      return checksumSuite ? Workload.CHECKSUM_SUITE : Workload.defaults(dataShape);
     }
     List<Workload> list = new ArrayList<>();
     for (String name : workloads) {

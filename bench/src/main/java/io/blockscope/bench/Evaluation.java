@@ -15,6 +15,7 @@ final class Evaluation {
   static final class Measured {
     final List<Double> millis = new ArrayList<>();
     final List<Double> latenciesMicros = new ArrayList<>();
+    final List<Double> cpuMillis = new ArrayList<>();
     long rows;
     CostSnapshot medianRunCosts;
     String skipped;
@@ -45,6 +46,13 @@ final class Evaluation {
         p.put("p999", Stats.quantile(latenciesMicros, 0.999));
         m.put("latencyMicros", p);
       }
+      if (!cpuMillis.isEmpty()) {
+        double cpu = Stats.median(cpuMillis);
+        m.put("processCpuMillis", cpu);
+        if (medianRunCosts != null) {
+          m.put("checksumShareOfCpu", medianRunCosts.get("checksum.nanos") / 1e6 / cpu);
+        }
+      }
       m.put("costs", medianRunCosts == null ? null : medianRunCosts.nonZero());
       return m;
     }
@@ -57,6 +65,7 @@ final class Evaluation {
     long storeFileBytes;
     long rawBytes;
     final Map<Workload, Measured> workloads = new LinkedHashMap<>();
+    Workload.KeySource keys;
 
     ConfigResult(TableConfig config, String table) {
       this.config = config;

@@ -1,9 +1,13 @@
 package io.blockscope.bench;
 
 import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.workloads.DataShape;
+import io.blockscope.workloads.RawTable;
 import io.blockscope.workloads.SeedTable;
 import io.blockscope.workloads.TableConfig;
 import io.blockscope.workloads.Workload;
+import com.sun.management.OperatingSystemMXBean;
+import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -12,7 +16,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
-import org.apache.hadoop.hbase.client.CompactionState;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 
 /**
@@ -27,6 +32,8 @@ final class EvaluationRunner {
   static final String PREFIX = "BLOCKSCOPE_EVAL_";
 
   private final EvalCluster cluster;
+  private final DataShape shape;
+  private final String sample;
   private final List<TableConfig> configs;
   private final List<Workload> workloads;
   private final int rows;
@@ -34,9 +41,12 @@ final class EvaluationRunner {
   private final Progress progress;
   private final Set<String> scratch = ConcurrentHashMap.newKeySet();
 
-  EvaluationRunner(EvalCluster cluster, List<TableConfig> configs, List<Workload> workloads,
-      int rows, int runs, Progress progress) {
+  EvaluationRunner(EvalCluster cluster, DataShape shape, String sample,
+      List<TableConfig> configs, List<Workload> workloads, int rows, int runs,
+      Progress progress) {
     this.cluster = cluster;
+    this.shape = shape;
+    this.sample = sample;
     this.configs = configs;
     this.workloads = workloads;
     this.rows = rows;
@@ -51,18 +61,22 @@ final class EvaluationRunner {
     String source = PREFIX + "SOURCE";
     try (Connection phoenix = cluster.phoenix()) {
       progress.start(configs.size() * (workloads.size() + 1));
-      scratch.add(source);
-      SeedTable.drop(phoenix, source);
-      SeedTable.create(phoenix, source, TableConfig.parse("NONE"));
-      progress.note(String.format("writing %,d rows of the seeds' table", rows));
-      SeedTable.fill(phoenix, source, rows, 20160217L);
+      if (shape == DataShape.SEEDS) {
+        scratch.add(source);
+        SeedTable.drop(phoenix, source);
+        SeedTable.create(phoenix, source, TableConfig.parse("NONE"));
+        progress.note(String.format("writing %,d rows of the seeds' table", rows));
+        SeedTable.fill(phoenix, source, rows, 20160217L);
+      } else if (shape == DataShape.SAMPLE
+          && !cluster.admin().tableExists(TableName.valueOf(sample))) {
+        throw new IllegalArgumentException("--sample: no table '" + sample + "' on this cluster");
+      }
       for (TableConfig config : configs) {
         checkInterrupt();
         Evaluation.ConfigResult cr = prepare(phoenix, source, config);
         result.configs.add(cr);
         measure(phoenix, cr);
-        SeedTable.drop(phoenix, cr.table);
-        scratch.remove(cr.table);
+        drop(phoenix, cr.table);
       }
       if (result.costsUnavailable == null) {
         result.costsUnavailable = cluster.costs().unavailable();
@@ -81,34 +95,99 @@ final class EvaluationRunner {
   private Evaluation.ConfigResult prepare(Connection phoenix, String source, TableConfig config)
       throws Exception {
     String table = PREFIX + config.tableSuffix();
+    TableName tn = TableName.valueOf(table);
     progress.step(config.label() + ": load, flush, major compact");
     scratch.add(table);
-    SeedTable.drop(phoenix, table);
-    SeedTable.create(phoenix, table, config);
-    SeedTable.copy(phoenix, source, table);
-    TableName tn = TableName.valueOf(table);
     Admin admin = cluster.admin();
+    Evaluation.ConfigResult cr = new Evaluation.ConfigResult(config, table);
+    switch (shape) {
+      case SEEDS -> {
+        SeedTable.drop(phoenix, table);
+        SeedTable.create(phoenix, table, config);
+        if (config.checksumAlgorithm() != null) {
+          for (ColumnFamilyDescriptor f : admin.getDescriptor(tn).getColumnFamilies()) {
+            admin.modifyColumnFamily(tn, RawTable.family(f, config));
+          }
+        }
+        SeedTable.copy(phoenix, source, table);
+        cr.keys = Workload.seedKeys(rows);
+      }
+      case PE -> {
+        RawTable.create(admin, tn,
+            List.of(ColumnFamilyDescriptorBuilder.of(RawTable.PE_FAMILY)), config);
+        RawTable.loadPe(cluster.hbase(), tn, rows, 20100401L);
+        cr.keys = r -> RawTable.peRow(r.nextInt(rows));
+      }
+      case SAMPLE -> {
+        TableName src = TableName.valueOf(sample);
+        RawTable.create(admin, tn, List.of(admin.getDescriptor(src).getColumnFamilies()), config);
+        List<byte[]> keys = RawTable.copySample(cluster.hbase(), src, tn, rows, 7);
+        if (keys.isEmpty()) {
+          throw new IllegalArgumentException("--sample: table '" + sample + "' has no rows");
+        }
+        cr.keys = r -> keys.get(r.nextInt(keys.size()));
+      }
+      default -> throw new IllegalStateException(shape.name());
+    }
     admin.flush(tn);
     admin.majorCompact(tn);
-    waitForCompaction(admin, tn);
+    Workload.awaitCompaction(admin, tn);
     admin.modifyTable(TableDescriptorBuilder.newBuilder(admin.getDescriptor(tn))
         .setValue("blockscope.level", "TIME").build());
-    Evaluation.ConfigResult cr = new Evaluation.ConfigResult(config, table);
     cr.storeFileBytes = cluster.storeFileBytes(table);
     return cr;
   }
 
+  private void drop(Connection phoenix, String table) throws Exception {
+    if (shape == DataShape.SEEDS) {
+      SeedTable.drop(phoenix, table);
+    } else {
+      TableName tn = TableName.valueOf(table);
+      cluster.admin().disableTable(tn);
+      cluster.admin().deleteTable(tn);
+    }
+    scratch.remove(table);
+  }
+
   private void measure(Connection phoenix, Evaluation.ConfigResult cr) throws Exception {
     List<Workload> ordered = new ArrayList<>(workloads);
-    ordered.sort(Comparator.comparing(Workload::afterDeletes));
+    ordered.sort(Comparator.comparing(Workload::afterDeletes)
+        .thenComparing(w -> w == Workload.COMPACTION));
+    String noVerify = cr.config.hbaseVerifies() ? null : cluster.whyNoVerifyToggle();
+    if (!cr.config.hbaseVerifies() && noVerify == null) {
+      cluster.hbaseChecksumVerification(cr.table, false);
+    }
+    try {
+      measureAll(phoenix, cr, ordered, noVerify);
+    } finally {
+      if (!cr.config.hbaseVerifies() && noVerify == null) {
+        cluster.hbaseChecksumVerification(cr.table, true);
+      }
+    }
+    cr.rawBytes = rawBytes(cr);
+  }
+
+  private void measureAll(Connection phoenix, Evaluation.ConfigResult cr, List<Workload> ordered,
+      String skipAll) throws Exception {
     boolean deleted = false;
     Workload.Target target =
-        new Workload.Target(phoenix, cluster.hbase(), cr.table, rows, 42);
+        new Workload.Target(phoenix, cluster.hbase(), cr.table, rows, 42, cr.keys);
+    OperatingSystemMXBean os = cluster.cpuTimeIncludesServer()
+        ? (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean() : null;
     for (Workload w : ordered) {
       checkInterrupt();
       progress.step(cr.config.label() + ": " + w.key());
       Evaluation.Measured m = new Evaluation.Measured();
       cr.workloads.put(w, m);
+      if (skipAll != null) {
+        m.skipped = skipAll;
+        continue;
+      }
+      if (w.phoenixOnly() && !shape.phoenix()) {
+        m.skipped = "a Phoenix workload; " + shape.name().toLowerCase(java.util.Locale.ROOT)
+            + " tables are plain HBase tables";
+        continue;
+      }
       if (w.cache() == Workload.Cache.COLD && cluster.whyNoColdCache() != null) {
         m.skipped = cluster.whyNoColdCache();
         continue;
@@ -132,9 +211,13 @@ final class EvaluationRunner {
           cluster.dropCache(cr.table); // a bypassing read should find nothing cached, as in seed 000
         }
         CostSnapshot before = cluster.costs().table(cr.table);
+        long cpu = os == null ? 0 : os.getProcessCpuTime();
         long start = System.nanoTime();
         Workload.Run run = w.run(target);
         m.millis.add((System.nanoTime() - start) / 1e6);
+        if (os != null) {
+          m.cpuMillis.add((os.getProcessCpuTime() - cpu) / 1e6);
+        }
         CostSnapshot after = cluster.costs().table(cr.table);
         costs.add(before == null || after == null ? null : after.minus(before));
         m.rows = run.rows();
@@ -142,12 +225,14 @@ final class EvaluationRunner {
       }
       m.medianRunCosts = costs.get(medianIndex(m.millis));
     }
-    cr.rawBytes = rawBytes(cr);
   }
 
   /** Uncompressed, unencoded bytes a full scan went through: from the cold scan's costs. */
   private static long rawBytes(Evaluation.ConfigResult cr) {
     Evaluation.Measured cold = cr.measured(Workload.SCAN_NO_CACHE);
+    if (cold == null) {
+      cold = cr.measured(Workload.RAW_SCAN_NO_CACHE);
+    }
     if (cold == null || cold.medianRunCosts == null) {
       return cr.storeFileBytes;
     }
@@ -163,16 +248,6 @@ final class EvaluationRunner {
     return values.indexOf(median);
   }
 
-  private static void waitForCompaction(Admin admin, TableName t) throws Exception {
-    long deadline = System.currentTimeMillis() + 300_000;
-    Thread.sleep(500); // the request is queued; give the compaction a moment to register
-    while (admin.getCompactionState(t) != CompactionState.NONE) {
-      if (System.currentTimeMillis() > deadline) {
-        throw new IllegalStateException("major compaction of " + t + " did not finish in 5 min");
-      }
-      Thread.sleep(200);
-    }
-  }
 
   private static void checkInterrupt() throws InterruptedException {
     if (Thread.currentThread().isInterrupted()) {

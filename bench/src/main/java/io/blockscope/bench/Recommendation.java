@@ -87,6 +87,11 @@ final class Recommendation {
     text = describe(e);
   }
 
+  private static boolean measuredGroup(Evaluation e, String group) {
+    return e.configs.stream().anyMatch(c -> c.workloads.entrySet().stream()
+        .anyMatch(x -> x.getKey().group().equals(group) && x.getValue().skipped == null));
+  }
+
   private static double groupRatio(Evaluation e, Evaluation.ConfigResult c, String group) {
     double logSum = 0;
     int n = 0;
@@ -109,12 +114,20 @@ final class Recommendation {
     Score best = ranking.get(0);
     String smallest = ranking.stream().min(Comparator.comparingDouble(Score::size))
         .map(Score::config).orElse("?");
+    boolean scans = measuredGroup(e, "scan");
+    boolean gets = measuredGroup(e, "get");
     StringBuilder sb = new StringBuilder();
-    sb.append(String.format(Locale.ROOT,
-        "For %s: %s. Its scans take %.2fx the fastest configuration's time (geometric mean over"
-            + " the scan workloads), its point reads %.2fx, and its store files are %.2fx the"
-            + " smallest (%s).",
-        weights, best.config(), best.scan(), best.get(), best.size(), smallest));
+    sb.append(String.format(Locale.ROOT, "For %s: %s.", weights, best.config()));
+    if (scans) {
+      sb.append(String.format(Locale.ROOT, " Its scans take %.2fx the fastest configuration's"
+          + " time (geometric mean over the scan workloads)%s", best.scan(), gets ? "," : "."));
+    }
+    if (gets) {
+      sb.append(String.format(Locale.ROOT, "%s point reads %.2fx.", scans ? " its" : " Its",
+          best.get()));
+    }
+    sb.append(String.format(Locale.ROOT, " Its store files are %.2fx the smallest (%s).",
+        best.size(), smallest));
     if (ranking.size() > 1) {
       Score next = ranking.get(1);
       sb.append(String.format(Locale.ROOT,

@@ -24,6 +24,11 @@ final class Summary {
     }
     header.add("fs blk (nocache)");
     header.add("decoded cells (nocache)");
+    boolean cpu = e.configs.stream().anyMatch(c -> c.workloads.values().stream()
+        .anyMatch(m -> !m.cpuMillis.isEmpty()));
+    if (cpu) {
+      header.add("checksum % of CPU (nocache scan)");
+    }
     List<List<String>> rows = new ArrayList<>();
     rows.add(header);
     for (Evaluation.ConfigResult c : e.configs) {
@@ -43,9 +48,16 @@ final class Summary {
         }
       }
       Evaluation.Measured nc = c.measured(Workload.SCAN_NO_CACHE);
+      if (nc == null) {
+        nc = c.measured(Workload.RAW_SCAN_NO_CACHE);
+      }
       CostSnapshot costs = nc == null ? null : nc.medianRunCosts;
       r.add(costs == null ? "n/a" : String.format(Locale.ROOT, "%,d", costs.sumKinds("fs.read.blocks")));
       r.add(costs == null ? "n/a" : String.format(Locale.ROOT, "%,d", costs.sumOver("decode", "cells")));
+      if (cpu) {
+        r.add(costs == null || nc.cpuMillis.isEmpty() ? "n/a" : String.format(Locale.ROOT,
+            "%.1f", 100 * costs.get("checksum.nanos") / 1e6 / Stats.median(nc.cpuMillis)));
+      }
       rows.add(r);
     }
     int[] width = new int[header.size()];

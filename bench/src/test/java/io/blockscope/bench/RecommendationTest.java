@@ -53,8 +53,8 @@ public class RecommendationTest {
     Recommendation r =
         new Recommendation(evaluation(), Recommendation.Weights.parse("scan=1,get=1,size=1"));
     assertTrue(r.text, r.text.startsWith("For scan=1,get=1,size=1: ROW_INDEX_V1+ZSTD."));
-    assertTrue(r.text, r.text.contains("point reads 1.00x"));
-    assertTrue(r.text, r.text.contains("1.10x the smallest (FAST_DIFF+ZSTD)"));
+    assertTrue(r.text, r.text.contains("its point reads 1.00x."));
+    assertTrue(r.text, r.text.contains("Its store files are 1.10x the smallest (FAST_DIFF+ZSTD)"));
     assertTrue(r.text, r.text.contains("Runner-up: FAST_DIFF+ZSTD"));
     assertTrue(r.text, r.text.contains("9% smaller"));
     Map<String, Object> m = r.toMap();

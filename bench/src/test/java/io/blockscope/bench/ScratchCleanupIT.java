@@ -5,6 +5,7 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.it.EmbeddedCluster;
+import io.blockscope.it.Tables;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -14,6 +15,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.Waiter;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.BeforeClass;
 import org.junit.Test;
 
@@ -42,7 +50,7 @@ public class ScratchCleanupIT {
   @Test
   public void anInterruptedRunDropsItsScratchTablesAndTouchesNothingElse() throws Exception {
     TableName bystander = TableName.valueOf("not_blockscopes");
-    io.blockscope.it.Tables.create(cluster.admin(), new io.blockscope.it.Tables.Spec(bystander));
+    Tables.create(cluster.admin(), new Tables.Spec(bystander));
     Path out = Files.createTempDirectory("evaluate-interrupted");
     AtomicInteger code = new AtomicInteger(-1);
     StringWriter err = new StringWriter();
@@ -60,6 +68,45 @@ public class ScratchCleanupIT {
     assertEquals(List.of(), scratchTables());
     assertTrue(cluster.admin().tableExists(bystander));
     assertFalse("no report for an interrupted run", Files.exists(out.resolve("results.json")));
+  }
+
+  @Test
+  public void sampleComparesOnTheUsersOwnRowsAndOnlyReadsTheSource() throws Exception {
+    TableName users = TableName.valueOf("users_own_table");
+    Admin admin = cluster.admin();
+    admin.createTable(TableDescriptorBuilder.newBuilder(users)
+        .setColumnFamily(ColumnFamilyDescriptorBuilder.of("a"))
+        .setColumnFamily(ColumnFamilyDescriptorBuilder.of("b"))
+        .build());
+    try (Table t = cluster.connection().getTable(users)) {
+      for (int i = 0; i < 3000; i++) {
+        t.put(new Put(org.apache.hadoop.hbase.util.Bytes
+            .toBytes("user" + i))
+            .addColumn(Bytes.toBytes("a"),
+                Bytes.toBytes("q"),
+                Bytes.toBytes("value-" + i))
+            .addColumn(Bytes.toBytes("b"),
+                Bytes.toBytes("r"),
+                Bytes.toBytes(i)));
+      }
+    }
+    long before = admin.getDescriptor(users).hashCode();
+    Path out = Files.createTempDirectory("evaluate-sample");
+    StringWriter err = new StringWriter();
+    int code = BlockscopeCli.execute(new String[] {
+        "evaluate", "--zk", zk(), "--sample", users.getNameAsString(), "--rows", "2048",
+        "--runs", "1", "--configs", "FAST_DIFF,ROW_INDEX_V1+GZ", "--out", out.toString()},
+        new PrintWriter(new StringWriter(), true), new PrintWriter(err, true));
+    assertEquals(err.toString(), 0, code);
+    assertEquals(List.of(), scratchTables());
+    assertEquals(before, admin.getDescriptor(users).hashCode());
+    assertEquals(3000, Tables.scanCells(cluster.connection(), users,
+        new Scan()) / 2);
+    String json = Files.readString(out.resolve("results.json"));
+    assertTrue(json, json.contains("\"shape\": \"sample\""));
+    assertTrue(json, json.contains("\"raw.get\": {"));
+    assertTrue(json, json.contains("\"rows\": 1000")); // every sampled key was found
+    assertFalse("only plain-HBase workloads run on a sample", json.contains("a Phoenix workload"));
   }
 
   @Test

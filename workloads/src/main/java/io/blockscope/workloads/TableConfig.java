@@ -9,12 +9,29 @@ import java.util.Locale;
  * compression ({@code PREFIX}) or, for a compression name, a compression without encoding
  * ({@code SNAPPY}).
  */
-public record TableConfig(String encoding, String compression) {
+public record TableConfig(String encoding, String compression, String checksum) {
   public static final List<String> ENCODINGS =
       List.of("NONE", "PREFIX", "DIFF", "FAST_DIFF", "ROW_INDEX_V1");
   public static final List<String> COMPRESSIONS = List.of("NONE", "GZ", "SNAPPY", "LZ4", "ZSTD");
 
+  /**
+   * Checksum settings of {@code --suite checksum} (seed 001): the column family's
+   * {@code hbase.hstore.checksum.algorithm}, or CRC32C with HBase's own verification switched
+   * off ({@code hbase.regionserver.checksum.verify=false}, HDFS verifies instead). DEFAULT
+   * leaves the cluster's setting alone.
+   */
+  public static final List<String> CHECKSUMS =
+      List.of("DEFAULT", "CRC32C", "CRC32", "NULL", "CRC32C-NOVERIFY");
+
+  public TableConfig(String encoding, String compression) {
+    this(encoding, compression, "DEFAULT");
+  }
+
   public TableConfig {
+    if (!CHECKSUMS.contains(checksum)) {
+      throw new IllegalArgumentException("unknown checksum '" + checksum + "'; expected one of "
+          + CHECKSUMS);
+    }
     if (!ENCODINGS.contains(encoding)) {
       throw new IllegalArgumentException("unknown encoding '" + encoding + "'; expected one of "
           + ENCODINGS);
@@ -25,9 +42,14 @@ public record TableConfig(String encoding, String compression) {
     }
   }
 
-  /** Parses {@code FAST_DIFF+GZ}, {@code PREFIX} or {@code SNAPPY} (case ignored). */
+  /** Parses {@code FAST_DIFF+GZ}, {@code PREFIX}, {@code SNAPPY} or {@code NONE/CRC32} (case ignored). */
   public static TableConfig parse(String text) {
     String t = text.trim().toUpperCase(Locale.ROOT);
+    int slash = t.indexOf('/');
+    if (slash >= 0) {
+      TableConfig base = parse(t.substring(0, slash));
+      return new TableConfig(base.encoding(), base.compression(), t.substring(slash + 1).trim());
+    }
     int plus = t.indexOf('+');
     if (plus >= 0) {
       return new TableConfig(t.substring(0, plus).trim(), t.substring(plus + 1).trim());
@@ -50,17 +72,36 @@ public record TableConfig(String encoding, String compression) {
         .toList();
   }
 
-  /** {@code FAST_DIFF+GZ}; the parts that are NONE are left out, all NONE is {@code NONE}. */
+  /** The checksum variants of seed 001 on this encoding and compression. */
+  public List<TableConfig> checksumVariants() {
+    return CHECKSUMS.stream().filter(c -> !c.equals("DEFAULT"))
+        .map(c -> new TableConfig(encoding, compression, c)).toList();
+  }
+
+  /** HBase verifies this table's checksums itself (not for the NOVERIFY variant). */
+  public boolean hbaseVerifies() {
+    return !checksum.endsWith("-NOVERIFY");
+  }
+
+  /** The value for {@code hbase.hstore.checksum.algorithm}, or null to keep the cluster's. */
+  public String checksumAlgorithm() {
+    return checksum.equals("DEFAULT") ? null : checksum.replace("-NOVERIFY", "");
+  }
+
+  /**
+   * {@code FAST_DIFF+GZ}; the parts that are NONE are left out, all NONE is {@code NONE}; a
+   * checksum other than DEFAULT follows a slash: {@code NONE/CRC32}.
+   */
   public String label() {
-    if (compression.equals("NONE")) {
-      return encoding;
-    }
-    return encoding.equals("NONE") ? compression : encoding + "+" + compression;
+    String base = compression.equals("NONE") ? encoding
+        : encoding.equals("NONE") ? compression : encoding + "+" + compression;
+    return checksum.equals("DEFAULT") ? base : base + "/" + checksum;
   }
 
   /** A suffix for table names: letters, digits and underscores only. */
   public String tableSuffix() {
-    return (encoding + "_" + compression).replace("ROW_INDEX_V1", "RIV1");
+    String s = (encoding + "_" + compression).replace("ROW_INDEX_V1", "RIV1");
+    return checksum.equals("DEFAULT") ? s : s + "_" + checksum.replace("-", "_");
   }
 
   @Override

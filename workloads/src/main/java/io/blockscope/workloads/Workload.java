@@ -14,7 +14,6 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
-import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
 import org.apache.phoenix.schema.types.PInteger;
 
 /**
@@ -34,6 +33,9 @@ public enum Workload {
   SCAN_REVERSE("scan", Cache.WARM, "SELECT pk FROM t ORDER BY pk DESC LIMIT 10000: a reverse scan"),
   SCAN_CACHING_1("scan", Cache.WARM, "HBase scan of 2,000 rows with scanner caching 1"),
   SCAN_CACHING_1000("scan", Cache.WARM, "HBase scan of 2,000 rows with scanner caching 1000"),
+  RAW_SCAN("scan", Cache.WARM, "HBase full scan, scanner caching 1000"),
+  RAW_SCAN_NO_CACHE("scan", Cache.BYPASS,
+      "HBase full scan with cacheBlocks=false and nothing cached: every block from the file system"),
   POINT_SELECT("get", Cache.WARM, "1,000 x SELECT pk FROM t WHERE pk = ?, random pk"),
   RAW_GET("get", Cache.WARM, "1,000 HBase gets of random rows"),
   RAW_GET_COLD("get", Cache.COLD, "the same gets with the table's blocks dropped first"),
@@ -41,7 +43,9 @@ public enum Workload {
       "SELECT /*+ SERIAL */ COUNT(v1) WHERE v2 < 0.01 through an uncovered local index on v2"),
   DELETED_SCAN("scan", Cache.WARM, "SELECT /*+ SERIAL */ COUNT(*) after deleting 99.9% of rows"),
   DELETED_REVERSE("scan", Cache.WARM,
-      "SELECT pk ORDER BY pk DESC LIMIT 10 after deleting 99.9% of rows");
+      "SELECT pk ORDER BY pk DESC LIMIT 10 after deleting 99.9% of rows"),
+  COMPACTION("compaction", Cache.BYPASS,
+      "a major compaction of the table, timed until it finishes (seed 001)");
 
   /** Block cache state a workload is measured in. */
   public enum Cache { WARM, COLD, BYPASS }
@@ -59,7 +63,34 @@ public enum Workload {
     this.description = description;
   }
 
-  /** {@code scan} or {@code get}: which weight of {@code --weights} the workload counts under. */
+  /** Workloads of {@code --suite checksum}: cold scans and a compaction (seed 001). */
+  public static final List<Workload> CHECKSUM_SUITE = List.of(RAW_SCAN_NO_CACHE, COMPACTION);
+
+  /** What runs when {@code --workloads} is not given. */
+  public static List<Workload> defaults(DataShape shape) {
+    List<Workload> list = new ArrayList<>();
+    for (Workload w : values()) {
+      boolean extra = w == RAW_SCAN || w == RAW_SCAN_NO_CACHE || w == COMPACTION;
+      if (shape.phoenix() ? !extra : !w.phoenixOnly() && w != COMPACTION) {
+        list.add(w);
+      }
+    }
+    return list;
+  }
+
+  /** Plain HBase workloads: these run on every {@link DataShape}. */
+  public boolean phoenixOnly() {
+    return switch (this) {
+      case RAW_SCAN, RAW_SCAN_NO_CACHE, RAW_GET, RAW_GET_COLD, SCAN_CACHING_1, SCAN_CACHING_1000,
+          COMPACTION -> false;
+      default -> true;
+    };
+  }
+
+  /**
+   * {@code scan}, {@code get} or {@code compaction}: which weight of {@code --weights} the
+   * workload counts under (compaction: none).
+   */
   public String group() {
     return group;
   }
@@ -90,9 +121,20 @@ public enum Workload {
   /** What one run did: rows it returned or counted, and per-operation latencies if any. */
   public record Run(long rows, List<Double> latenciesMicros) {}
 
-  /** Where a workload runs. */
+  /** Where a workload runs; {@code keys} draws an existing row key for point reads. */
   public record Target(Connection phoenix, org.apache.hadoop.hbase.client.Connection hbase,
-      String table, int rows, long seed) {}
+      String table, int rows, long seed, KeySource keys) {}
+
+  /** Draws an existing row key. */
+  @FunctionalInterface
+  public interface KeySource {
+    byte[] draw(Random r);
+  }
+
+  /** Keys of the seeds' table: Phoenix's INTEGER encoding of 0..rows-1. */
+  public static KeySource seedKeys(int rows) {
+    return r -> PInteger.INSTANCE.toBytes(r.nextInt(rows));
+  }
 
   /** Runs the workload once. */
   public Run run(Target t) throws Exception {
@@ -107,9 +149,15 @@ public enum Workload {
       case SCAN_REVERSE:
         return rows(t, "SELECT pk FROM " + t.table() + " ORDER BY pk DESC LIMIT 10000");
       case SCAN_CACHING_1:
-        return hbaseScan(t, 1);
+        return hbaseScan(t, new Scan().setCaching(1).setLimit(2000));
       case SCAN_CACHING_1000:
-        return hbaseScan(t, 1000);
+        return hbaseScan(t, new Scan().setCaching(1000).setLimit(2000));
+      case RAW_SCAN:
+        return hbaseScan(t, new Scan().setCaching(1000));
+      case RAW_SCAN_NO_CACHE:
+        return hbaseScan(t, new Scan().setCaching(1000).setCacheBlocks(false));
+      case COMPACTION:
+        return compact(t);
       case POINT_SELECT:
         return pointSelects(t);
       case RAW_GET:
@@ -187,7 +235,7 @@ public enum Workload {
     long found = 0;
     try (Table table = t.hbase().getTable(TableName.valueOf(t.table()))) {
       for (int i = 0; i < POINT_READS; i++) {
-        Get g = new Get(PInteger.INSTANCE.toBytes(r.nextInt(t.rows())));
+        Get g = new Get(t.keys().draw(r));
         long start = System.nanoTime();
         Result res = table.get(g);
         lat.add((System.nanoTime() - start) / 1e3);
@@ -199,10 +247,28 @@ public enum Workload {
     return new Run(found, lat);
   }
 
-  private static Run hbaseScan(Target t, int caching) throws Exception {
-    Scan scan = new Scan().setCaching(caching).setFilter(new FirstKeyOnlyFilter())
-        .withStartRow(PInteger.INSTANCE.toBytes(0))
-        .withStopRow(PInteger.INSTANCE.toBytes(Math.min(2000, t.rows())));
+  private static Run compact(Target t) throws Exception {
+    TableName tn = TableName.valueOf(t.table());
+    org.apache.hadoop.hbase.client.Admin admin = t.hbase().getAdmin();
+    admin.majorCompact(tn);
+    awaitCompaction(admin, tn);
+    return new Run(0, List.of());
+  }
+
+  /** Waits until a requested compaction of {@code t} has run (5 minutes at most). */
+  public static void awaitCompaction(org.apache.hadoop.hbase.client.Admin admin, TableName t)
+      throws Exception {
+    long deadline = System.currentTimeMillis() + 300_000;
+    Thread.sleep(300); // the request is queued; give the compaction a moment to register
+    while (admin.getCompactionState(t) != org.apache.hadoop.hbase.client.CompactionState.NONE) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new IllegalStateException("major compaction of " + t + " did not finish in 5 min");
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private static Run hbaseScan(Target t, Scan scan) throws Exception {
     long n = 0;
     try (Table table = t.hbase().getTable(TableName.valueOf(t.table()));
         ResultScanner rs = table.getScanner(scan)) {
