@@ -21,7 +21,11 @@ final class EmbeddedEvalCluster implements EvalCluster {
   private final EmbeddedCluster cluster;
 
   EmbeddedEvalCluster() throws Exception {
-    cluster = EmbeddedCluster.start(new Configuration(false));
+    this(new Configuration(false));
+  }
+
+  EmbeddedEvalCluster(Configuration overrides) throws Exception {
+    cluster = EmbeddedCluster.start(overrides);
   }
 
   @Override
@@ -115,6 +119,7 @@ final class EmbeddedEvalCluster implements EvalCluster {
     m.put("cores", Runtime.getRuntime().availableProcessors());
     m.put("regionServers", 1);
     m.put("blockCacheBytes", cluster.blockCache().getMaxSize());
+    m.put("blockCache", cluster.blockCache().getClass().getSimpleName());
     m.put("hbase.regionserver.checksum.verify",
         cluster.conf().getBoolean("hbase.regionserver.checksum.verify", true));
     m.put("hbase.block.data.cachecompressed",

@@ -53,9 +53,11 @@ final class Evaluate implements Callable<Integer> {
           + " cells) into the scratch tables, and compare on your own data. Read only.")
   String sample;
 
-  @Option(names = "--suite", defaultValue = "default", paramLabel = "default|checksum",
+  @Option(names = "--suite", defaultValue = "default", paramLabel = "default|checksum|blockcache",
       description = "checksum: seed 001, CRC32C vs CRC32 vs NULL and HBase verification off,"
-          + " timing a cold scan and a major compaction with process CPU and the checksum share.")
+          + " timing a cold scan and a major compaction with process CPU and the checksum share."
+          + " blockcache: seed 004, LruBlockCache vs off-heap BucketCache at data:cache 1:1, 3:1"
+          + " and 9:1, get latency percentiles (embedded cluster only).")
   String suite;
 
   @Option(names = "--runs", defaultValue = "3", description = "Timed runs per figure (default ${DEFAULT-VALUE}).")
@@ -87,11 +89,21 @@ final class Evaluate implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter console = spec.commandLine().getOut();
     int rowCount = parseRows(rows);
-    DataShape dataShape = sample != null ? DataShape.SAMPLE : DataShape.parse(shape);
+    DataShape shapeGiven = sample != null ? DataShape.SAMPLE : DataShape.parse(shape);
     if (sample != null && !shape.equalsIgnoreCase("seeds")) {
       throw new IllegalArgumentException("give --sample or --shape, not both");
     }
-    boolean checksumSuite = parseSuite(suite);
+    String suiteName = parseSuite(suite);
+    boolean checksumSuite = suiteName.equals("checksum");
+    DataShape dataShape = shapeGiven;
+    boolean blockcacheSuite = suiteName.equals("blockcache");
+    if (blockcacheSuite && (zk != null || hbaseSite != null)) {
+      throw new IllegalArgumentException("--suite blockcache needs the embedded cluster: a client"
+          + " cannot change a region server's block cache");
+    }
+    if (blockcacheSuite && sample == null) {
+      dataShape = DataShape.PE; // seed 004 used PerformanceEvaluation's rows
+    }
     List<TableConfig> cfgs = configs();
     if (checksumSuite) {
       List<TableConfig> variants = new ArrayList<>();
@@ -100,7 +112,10 @@ final class Evaluate implements Callable<Integer> {
       }
       cfgs = variants;
     }
-    List<Workload> ws = workloads(dataShape, checksumSuite);
+    List<Workload> ws = workloads(dataShape, suiteName);
+    if (blockcacheSuite && configs == null) {
+      cfgs = List.of(TableConfig.parse("NONE"));
+    }
     if (runs < 1 || runs > 50) {
       throw new IllegalArgumentException("--runs must be between 1 and 50, got " + runs);
     }
@@ -117,6 +132,8 @@ final class Evaluate implements Callable<Integer> {
       cluster = RemoteEvalCluster.connectZk(zk);
     } else if (hbaseSite != null) {
       cluster = RemoteEvalCluster.connectSite(hbaseSite);
+    } else if (blockcacheSuite) {
+      cluster = null; // one embedded cluster per cache setup
     } else {
       console.println("Starting an embedded cluster (MiniDFS + ZooKeeper + HBase + Phoenix +"
           + " blockscope)...");
@@ -133,9 +150,14 @@ final class Evaluate implements Callable<Integer> {
     try {
       console.printf(Locale.ROOT, "%d configurations x %d workloads, %,d rows, %d runs each%n",
           cfgs.size(), ws.size(), rowCount, runs);
-      runner = new EvaluationRunner(cluster, dataShape, sample, cfgs, ws, rowCount, runs,
-          Progress.forConsole(console));
-      result = runner.run();
+      if (blockcacheSuite) {
+        result = blockCacheSuite(cluster, console, dataShape, cfgs, ws, rowCount);
+        cluster = null;
+      } else {
+        runner = new EvaluationRunner(cluster, dataShape, sample, cfgs, ws, rowCount, runs,
+            Progress.forConsole(console));
+        result = runner.run();
+      }
     } finally {
       runner = null;
       try {
@@ -143,14 +165,16 @@ final class Evaluate implements Callable<Integer> {
       } catch (IllegalStateException shuttingDown) {
         // the hook runs anyway
       }
-      closeQuietly(cluster);
+      if (cluster != null) {
+        closeQuietly(cluster);
+      }
     }
     result.settings.put("rows", rowCount);
     result.settings.put("runs", runs);
     result.settings.put("matrix", configs != null ? "explicit" : matrix);
     result.settings.put("shape", dataShape.name().toLowerCase(Locale.ROOT));
     result.settings.put("sample", sample);
-    result.settings.put("suite", checksumSuite ? "checksum" : "default");
+    result.settings.put("suite", suiteName);
     result.settings.put("started", started);
     result.settings.put("seconds", (System.nanoTime() - t0) / 1e9);
     Recommendation rec = new Recommendation(result, w);
@@ -224,20 +248,75 @@ final class Evaluate implements Callable<Integer> {
     }
   }
 
-  private static boolean parseSuite(String text) {
-    return switch (text.trim().toLowerCase(Locale.ROOT)) {
-      case "default" -> false;
-      case "checksum" -> true;
-      case "blockcache" -> throw new IllegalArgumentException(
-          "--suite blockcache is not implemented yet; see docs/evaluate.md");
-      default -> throw new IllegalArgumentException("bad --suite '" + text
-          + "': default or checksum");
-    };
+  private static String parseSuite(String text) {
+    String t = text.trim().toLowerCase(Locale.ROOT);
+    if (!List.of("default", "checksum", "blockcache").contains(t)) {
+      throw new IllegalArgumentException("bad --suite '" + text
+          + "': default, checksum or blockcache");
+    }
+    return t;
   }
 
-  private List<Workload> workloads(DataShape dataShape, boolean checksumSuite) {
+  /** Data:cache ratios of seed 004. */
+  static final int[] CACHE_RATIOS = {1, 3, 9};
+
+  /**
+   * Seed 004: the same table and gets on a fresh embedded cluster per block cache setup, the
+   * cache sized to 1/1, 1/3 and 1/9 of the table's uncompressed data.
+   */
+  private Evaluation blockCacheSuite(EvalCluster unused, PrintWriter console, DataShape dataShape,
+      List<TableConfig> cfgs, List<Workload> ws, int rowCount) throws Exception {
+    Evaluation all = null;
+    long dataBytes = (long) rowCount * 1_050; // a PE row: 10-byte key, 1,000-byte value, cell overhead
+    for (String engine : List.of("LRU", "BUCKET_OFFHEAP")) {
+      for (int ratio : CACHE_RATIOS) {
+        // BucketCache needs room for 14 buckets of 4 x its largest bucket size (129 KB here).
+        long cacheBytes = Math.max(8L << 20, dataBytes / ratio);
+        org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration(false);
+        double heap = Runtime.getRuntime().maxMemory();
+        if (engine.equals("LRU")) {
+          conf.set("hfile.block.cache.size", Double.toString(cacheBytes / heap));
+        } else {
+          conf.set("hbase.bucketcache.ioengine", "offheap");
+          conf.set("hbase.bucketcache.size", Long.toString(cacheBytes >> 20)); // MB
+          conf.set("hbase.bucketcache.bucket.sizes",
+              "5120,9216,17408,33792,41984,50176,58368,66560,99328,132096");
+          conf.set("hfile.block.cache.size", "0.02"); // L1: index and bloom blocks only
+        }
+        String label = String.format(Locale.ROOT, " %s %d:1", engine, ratio);
+        console.println("Block cache" + label + " (" + (cacheBytes >> 20) + " MB)...");
+        EvalCluster c = new EmbeddedEvalCluster(conf);
+        Evaluation one;
+        try {
+          runner = new EvaluationRunner(c, dataShape, sample, cfgs, ws, rowCount, runs,
+              Progress.forConsole(console)).labelSuffix(label);
+          one = runner.run();
+        } finally {
+          runner = null;
+          closeQuietly(c);
+        }
+        if (all == null) {
+          all = one;
+          all.cluster.put("blockCacheSetups", new ArrayList<String>());
+        } else {
+          all.configs.addAll(one.configs);
+        }
+        @SuppressWarnings("unchecked")
+        List<String> setups = (List<String>) all.cluster.get("blockCacheSetups");
+        setups.add(label.trim() + ": " + one.cluster.get("blockCache") + ", "
+            + one.cluster.get("blockCacheBytes") + " bytes");
+      }
+    }
+    return all;
+  }
+
+  private List<Workload> workloads(DataShape dataShape, String suiteName) {
     if (workloads == null || workloads.isEmpty()) {
-      return checksumSuite ? Workload.CHECKSUM_SUITE : Workload.defaults(dataShape);
+      return switch (suiteName) {
+        case "checksum" -> Workload.CHECKSUM_SUITE;
+        case "blockcache" -> Workload.BLOCKCACHE_SUITE;
+        default -> Workload.defaults(dataShape);
+      };
     }
     List<Workload> list = new ArrayList<>();
     for (String name : workloads) {

@@ -62,6 +62,8 @@ final class Evaluation {
   static final class ConfigResult {
     final TableConfig config;
     final String table;
+    /** What reports call this configuration: the table setting, plus the cache setup if any. */
+    String label;
     long storeFileBytes;
     long rawBytes;
     final Map<Workload, Measured> workloads = new LinkedHashMap<>();
@@ -70,6 +72,7 @@ final class Evaluation {
     ConfigResult(TableConfig config, String table) {
       this.config = config;
       this.table = table;
+      this.label = config.label();
     }
 
     Measured measured(Workload w) {
@@ -103,7 +106,7 @@ final class Evaluation {
     List<Object> cs = new ArrayList<>();
     for (ConfigResult c : configs) {
       Map<String, Object> cm = new LinkedHashMap<>();
-      cm.put("config", c.config.label());
+      cm.put("config", c.label);
       cm.put("encoding", c.config.encoding());
       cm.put("compression", c.config.compression());
       cm.put("table", c.table);

@@ -39,6 +39,7 @@ final class EvaluationRunner {
   private final int rows;
   private final int runs;
   private final Progress progress;
+  private String labelSuffix = "";
   private final Set<String> scratch = ConcurrentHashMap.newKeySet();
 
   EvaluationRunner(EvalCluster cluster, DataShape shape, String sample,
@@ -59,7 +60,8 @@ final class EvaluationRunner {
     result.cluster = cluster.describe();
     result.costsUnavailable = cluster.costs().unavailable();
     String source = PREFIX + "SOURCE";
-    try (Connection phoenix = cluster.phoenix()) {
+    // Plain HBase shapes need no Phoenix (its first connection costs 15 s on a new cluster).
+    try (Connection phoenix = shape.phoenix() ? cluster.phoenix() : null) {
       progress.start(configs.size() * (workloads.size() + 1));
       if (shape == DataShape.SEEDS) {
         scratch.add(source);
@@ -100,6 +102,7 @@ final class EvaluationRunner {
     scratch.add(table);
     Admin admin = cluster.admin();
     Evaluation.ConfigResult cr = new Evaluation.ConfigResult(config, table);
+    cr.label = config.label() + labelSuffix;
     switch (shape) {
       case SEEDS -> {
         SeedTable.drop(phoenix, table);
@@ -136,6 +139,12 @@ final class EvaluationRunner {
         .setValue("blockscope.level", "TIME").build());
     cr.storeFileBytes = cluster.storeFileBytes(table);
     return cr;
+  }
+
+  /** Appended to every configuration's label, e.g. the block cache setup of the run. */
+  EvaluationRunner labelSuffix(String suffix) {
+    this.labelSuffix = suffix;
+    return this;
   }
 
   private void drop(Connection phoenix, String table) throws Exception {
@@ -176,7 +185,7 @@ final class EvaluationRunner {
         ? (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean() : null;
     for (Workload w : ordered) {
       checkInterrupt();
-      progress.step(cr.config.label() + ": " + w.key());
+      progress.step(cr.label + ": " + w.key());
       Evaluation.Measured m = new Evaluation.Measured();
       cr.workloads.put(w, m);
       if (skipAll != null) {
@@ -201,7 +210,7 @@ final class EvaluationRunner {
         deleted = true;
       }
       if (w.cache() == Workload.Cache.WARM && !w.afterDeletes()) {
-        w.run(target); // warm-up, untimed (the deleted-row scans run after a full scan anyway)
+        w.warmUp(target); // untimed (the deleted-row scans run after a full scan anyway)
       }
       List<CostSnapshot> costs = new ArrayList<>();
       for (int i = 0; i < runs; i++) {
@@ -261,8 +270,8 @@ final class EvaluationRunner {
       return;
     }
     boolean wasInterrupted = Thread.interrupted(); // let the drops' RPCs run
-    try (Connection c = cluster.phoenix()) {
-      for (String table : List.copyOf(scratch)) {
+    try (Connection c = shape.phoenix() ? cluster.phoenix() : null) {
+      for (String table : c == null ? List.<String>of() : List.copyOf(scratch)) {
         try {
           SeedTable.drop(c, table);
         } catch (Exception e) {

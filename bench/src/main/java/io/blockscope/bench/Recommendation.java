@@ -80,7 +80,7 @@ final class Recommendation {
       double get = groupRatio(e, c, "get");
       double size = c.storeFileBytes / (double) smallest;
       double total = (w.scan * scan + w.get * get + w.size * size) / (w.scan + w.get + w.size);
-      scores.add(new Score(c.config.label(), scan, get, size, total));
+      scores.add(new Score(c.label, scan, get, size, total));
     }
     scores.sort(Comparator.comparingDouble(Score::total));
     ranking = scores;

@@ -18,8 +18,13 @@ final class Summary {
     for (Workload w : Workload.values()) {
       if (e.configs.stream().anyMatch(c -> c.workloads.containsKey(w))) {
         shown.add(w);
-        header.add(w.key() + (w.group().equals("get") && w != Workload.INDEX_FILTERED_COUNT
-            ? " p50us" : " ms"));
+        if (w == Workload.RAW_GET_10K) {
+          header.add(w.key() + " p50/p95/p99/p99.9 us");
+          header.add("data block hit %");
+        } else {
+          header.add(w.key() + (w.group().equals("get") && w != Workload.INDEX_FILTERED_COUNT
+              ? " p50us" : " ms"));
+        }
       }
     }
     header.add("fs blk (nocache)");
@@ -33,7 +38,7 @@ final class Summary {
     rows.add(header);
     for (Evaluation.ConfigResult c : e.configs) {
       List<String> r = new ArrayList<>();
-      r.add(c.config.label());
+      r.add(c.label);
       r.add(String.format(Locale.ROOT, "%.2f", c.storeFileBytes / 1048576.0));
       for (Workload w : shown) {
         Evaluation.Measured m = c.workloads.get(w);
@@ -41,6 +46,15 @@ final class Summary {
           r.add("");
         } else if (m.skipped != null) {
           r.add("skip");
+        } else if (w == Workload.RAW_GET_10K) {
+          r.add(String.format(Locale.ROOT, "%.0f/%.0f/%.0f/%.0f",
+              Stats.quantile(m.latenciesMicros, 0.5), Stats.quantile(m.latenciesMicros, 0.95),
+              Stats.quantile(m.latenciesMicros, 0.99), Stats.quantile(m.latenciesMicros, 0.999)));
+          CostSnapshot g = m.medianRunCosts;
+          long lookups = g == null ? 0 : g.sumKinds("blockCache.hit") + g.sumKinds("blockCache.miss");
+          r.add(lookups == 0 ? "n/a" : String.format(Locale.ROOT, "%.1f",
+              100.0 * g.get("blockCache.hit.data")
+                  / (g.get("blockCache.hit.data") + g.get("blockCache.miss.data"))));
         } else if (!m.latenciesMicros.isEmpty()) {
           r.add(String.format(Locale.ROOT, "%.0f", Stats.median(m.latenciesMicros)));
         } else {

@@ -53,6 +53,11 @@ public class EvaluateCliTest {
     assertOneClearLine(run("evaluate", "--weights", "scan=fast"), "--weights");
     assertOneClearLine(run("evaluate", "--runs", "0"), "--runs");
     assertOneClearLine(run("evaluate", "--runs", "three"), "--runs");
+    assertOneClearLine(run("evaluate", "--suite", "everything"), "--suite");
+    assertOneClearLine(run("evaluate", "--shape", "wide"), "--shape");
+    assertOneClearLine(run("evaluate", "--suite", "blockcache", "--zk", "127.0.0.1:1"),
+        "embedded cluster");
+    assertOneClearLine(run("evaluate", "--sample", "t", "--shape", "pe"), "not both");
   }
 
   @Test
@@ -69,7 +74,7 @@ public class EvaluateCliTest {
     Outcome o = run("evaluate", "--help");
     assertEquals(0, o.code);
     for (String opt : List.of("--rows", "--matrix", "--configs", "--workloads", "--runs",
-        "--weights", "--out", "--zk", "--hbase-site")) {
+        "--weights", "--out", "--zk", "--hbase-site", "--shape", "--sample", "--suite")) {
       assertTrue(opt, o.out.contains(opt));
     }
   }

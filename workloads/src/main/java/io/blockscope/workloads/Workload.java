@@ -39,6 +39,8 @@ public enum Workload {
   POINT_SELECT("get", Cache.WARM, "1,000 x SELECT pk FROM t WHERE pk = ?, random pk"),
   RAW_GET("get", Cache.WARM, "1,000 HBase gets of random rows"),
   RAW_GET_COLD("get", Cache.COLD, "the same gets with the table's blocks dropped first"),
+  RAW_GET_10K("get", Cache.WARM,
+      "10,000 HBase gets of random rows after a full scan warmed the cache (seed 004)"),
   INDEX_FILTERED_COUNT("get", Cache.WARM,
       "SELECT /*+ SERIAL */ COUNT(v1) WHERE v2 < 0.01 through an uncovered local index on v2"),
   DELETED_SCAN("scan", Cache.WARM, "SELECT /*+ SERIAL */ COUNT(*) after deleting 99.9% of rows"),
@@ -63,6 +65,9 @@ public enum Workload {
     this.description = description;
   }
 
+  /** Workloads of {@code --suite blockcache}: random gets on a warmed cache (seed 004). */
+  public static final List<Workload> BLOCKCACHE_SUITE = List.of(RAW_GET_10K);
+
   /** Workloads of {@code --suite checksum}: cold scans and a compaction (seed 001). */
   public static final List<Workload> CHECKSUM_SUITE = List.of(RAW_SCAN_NO_CACHE, COMPACTION);
 
@@ -70,7 +75,8 @@ public enum Workload {
   public static List<Workload> defaults(DataShape shape) {
     List<Workload> list = new ArrayList<>();
     for (Workload w : values()) {
-      boolean extra = w == RAW_SCAN || w == RAW_SCAN_NO_CACHE || w == COMPACTION;
+      boolean extra = w == RAW_SCAN || w == RAW_SCAN_NO_CACHE || w == COMPACTION
+          || w == RAW_GET_10K;
       if (shape.phoenix() ? !extra : !w.phoenixOnly() && w != COMPACTION) {
         list.add(w);
       }
@@ -81,8 +87,8 @@ public enum Workload {
   /** Plain HBase workloads: these run on every {@link DataShape}. */
   public boolean phoenixOnly() {
     return switch (this) {
-      case RAW_SCAN, RAW_SCAN_NO_CACHE, RAW_GET, RAW_GET_COLD, SCAN_CACHING_1, SCAN_CACHING_1000,
-          COMPACTION -> false;
+      case RAW_SCAN, RAW_SCAN_NO_CACHE, RAW_GET, RAW_GET_COLD, RAW_GET_10K, SCAN_CACHING_1,
+          SCAN_CACHING_1000, COMPACTION -> false;
       default -> true;
     };
   }
@@ -136,6 +142,15 @@ public enum Workload {
     return r -> PInteger.INSTANCE.toBytes(r.nextInt(rows));
   }
 
+  /** The untimed run before a WARM workload: itself, or a full scan that fills the cache. */
+  public void warmUp(Target t) throws Exception {
+    if (this == RAW_GET_10K) {
+      hbaseScan(t, new Scan().setCaching(1000));
+    } else {
+      run(t);
+    }
+  }
+
   /** Runs the workload once. */
   public Run run(Target t) throws Exception {
     switch (this) {
@@ -162,7 +177,9 @@ public enum Workload {
         return pointSelects(t);
       case RAW_GET:
       case RAW_GET_COLD:
-        return gets(t);
+        return gets(t, POINT_READS);
+      case RAW_GET_10K:
+        return gets(t, 10 * POINT_READS);
       case INDEX_FILTERED_COUNT:
         return count(t, "SELECT /*+ SERIAL */ COUNT(v1) FROM " + t.table() + " WHERE v2 < 0.01");
       case DELETED_SCAN:
@@ -229,12 +246,12 @@ public enum Workload {
     return new Run(found, lat);
   }
 
-  private static Run gets(Target t) throws Exception {
+  private static Run gets(Target t, int n) throws Exception {
     Random r = new Random(t.seed());
-    List<Double> lat = new ArrayList<>(POINT_READS);
+    List<Double> lat = new ArrayList<>(n);
     long found = 0;
     try (Table table = t.hbase().getTable(TableName.valueOf(t.table()))) {
-      for (int i = 0; i < POINT_READS; i++) {
+      for (int i = 0; i < n; i++) {
         Get g = new Get(t.keys().draw(r));
         long start = System.nanoTime();
         Result res = table.get(g);
