@@ -130,9 +130,16 @@ final class Recommendation {
         best.size(), smallest));
     if (ranking.size() > 1) {
       Score next = ranking.get(1);
-      sb.append(String.format(Locale.ROOT,
-          " Runner-up: %s (scans %.2fx, point reads %.2fx, size %.2fx): %s.",
-          next.config(), next.scan(), next.get(), next.size(), tradeOff(best, next)));
+      List<String> parts = new ArrayList<>();
+      if (scans) {
+        parts.add(String.format(Locale.ROOT, "scans %.2fx", next.scan()));
+      }
+      if (gets) {
+        parts.add(String.format(Locale.ROOT, "point reads %.2fx", next.get()));
+      }
+      parts.add(String.format(Locale.ROOT, "size %.2fx", next.size()));
+      sb.append(String.format(Locale.ROOT, " Runner-up: %s (%s): %s.", next.config(),
+          String.join(", ", parts), tradeOff(best, next)));
     }
     return sb.toString();
   }

@@ -77,7 +77,7 @@ public enum Workload {
     for (Workload w : values()) {
       boolean extra = w == RAW_SCAN || w == RAW_SCAN_NO_CACHE || w == COMPACTION
           || w == RAW_GET_10K;
-      if (shape.phoenix() ? !extra : !w.phoenixOnly() && w != COMPACTION) {
+      if (shape.phoenix() ? !extra : !w.phoenixOnly() && w != COMPACTION && w != RAW_GET_10K) {
         list.add(w);
       }
     }

@@ -36,6 +36,19 @@ public class TableConfigTest {
   }
 
   @Test
+  public void defaultWorkloadsFitTheShape() {
+    assertEquals(13, Workload.defaults(DataShape.SEEDS).size());
+    assertTrue(Workload.defaults(DataShape.PE).stream().noneMatch(Workload::phoenixOnly));
+    assertEquals(List.of(Workload.SCAN_CACHING_1, Workload.SCAN_CACHING_1000, Workload.RAW_SCAN,
+        Workload.RAW_SCAN_NO_CACHE, Workload.RAW_GET, Workload.RAW_GET_COLD),
+        Workload.defaults(DataShape.SAMPLE));
+    assertEquals("NONE/CRC32C-NOVERIFY",
+        TableConfig.parse("NONE").checksumVariants().get(3).label());
+    assertTrue(!TableConfig.parse("NONE/CRC32C-NOVERIFY").hbaseVerifies());
+    assertEquals("CRC32C", TableConfig.parse("NONE/CRC32C-NOVERIFY").checksumAlgorithm());
+  }
+
+  @Test
   public void quantilesUseTheNearestRank() {
     List<Double> v = List.of(5.0, 1.0, 4.0, 2.0, 3.0);
     assertEquals(3.0, Stats.median(v), 0);
