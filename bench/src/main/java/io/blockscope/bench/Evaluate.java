@@ -151,7 +151,7 @@ final class Evaluate implements Callable<Integer> {
       console.printf(Locale.ROOT, "%d configurations x %d workloads, %,d rows, %d runs each%n",
           cfgs.size(), ws.size(), rowCount, runs);
       if (blockcacheSuite) {
-        result = blockCacheSuite(cluster, console, dataShape, cfgs, ws, rowCount);
+        result = blockCacheSuite(console, dataShape, cfgs, ws, rowCount);
         cluster = null;
       } else {
         runner = new EvaluationRunner(cluster, dataShape, sample, cfgs, ws, rowCount, runs,
@@ -264,7 +264,7 @@ final class Evaluate implements Callable<Integer> {
    * Seed 004: the same table and gets on a fresh embedded cluster per block cache setup, the
    * cache sized to 1/1, 1/3 and 1/9 of the table's uncompressed data.
    */
-  private Evaluation blockCacheSuite(EvalCluster unused, PrintWriter console, DataShape dataShape,
+  private Evaluation blockCacheSuite(PrintWriter console, DataShape dataShape,
       List<TableConfig> cfgs, List<Workload> ws, int rowCount) throws Exception {
     Evaluation all = null;
     long dataBytes = (long) rowCount * 1_050; // a PE row: 10-byte key, 1,000-byte value, cell overhead

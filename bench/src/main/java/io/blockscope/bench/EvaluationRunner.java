@@ -307,9 +307,4 @@ final class EvaluationRunner {
       }
     }
   }
-
-  /** Scratch tables not dropped yet. */
-  Set<String> scratchTables() {
-    return Set.copyOf(scratch);
-  }
 }
