@@ -72,8 +72,8 @@ final class Evaluate implements Callable<Integer> {
   Path out;
 
   @Option(names = "--zk", paramLabel = "host:port[:/znode]",
-      description = "Run against a real cluster through its ZooKeeper, on scratch tables named "
-          + EvaluationRunner.PREFIX + "*.")
+      description = "Run against a real cluster through its ZooKeeper, on scratch tables in the schema (namespace) "
+          + EvaluationRunner.SCHEMA + ".")
   String zk;
 
   @Option(names = "--hbase-site", paramLabel = "FILE",

@@ -69,9 +69,13 @@ final class Evaluation {
     final Map<Workload, Measured> workloads = new LinkedHashMap<>();
     Workload.KeySource keys;
 
-    ConfigResult(TableConfig config, String table) {
+    /** The HBase name of {@link #table} (they differ for Phoenix tables in a schema). */
+    final String hbaseTable;
+
+    ConfigResult(TableConfig config, String table, String hbaseTable) {
       this.config = config;
       this.table = table;
+      this.hbaseTable = hbaseTable;
       this.label = config.label();
     }
 
@@ -110,6 +114,7 @@ final class Evaluation {
       cm.put("encoding", c.config.encoding());
       cm.put("compression", c.config.compression());
       cm.put("table", c.table);
+      cm.put("hbaseTable", c.hbaseTable);
       cm.put("storeFileBytes", c.storeFileBytes);
       Map<String, Object> ws = new LinkedHashMap<>();
       c.workloads.forEach((w, r) -> ws.put(w.key(), r.toMap(c.rawBytes)));

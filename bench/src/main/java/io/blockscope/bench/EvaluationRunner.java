@@ -28,8 +28,18 @@ import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
  * also called from the CLI's shutdown hook on Ctrl-C); the runner touches no other table.
  */
 final class EvaluationRunner {
-  /** Prefix of every table evaluate creates; nothing else is ever created, altered or dropped. */
-  static final String PREFIX = "BLOCKSCOPE_EVAL_";
+  /**
+   * evaluate's own Phoenix schema and HBase namespace: every table it creates lives there and
+   * nothing else is ever created, altered or dropped. Plain HBase tables go to the namespace
+   * {@code BLOCKSCOPE_EVAL}; Phoenix tables to the schema of that name, which Phoenix maps to the
+   * namespace when {@code phoenix.schema.isNamespaceMappingEnabled} is on, and otherwise names
+   * {@code BLOCKSCOPE_EVAL.T_...} in the default namespace.
+   */
+  static final String SCHEMA = "BLOCKSCOPE_EVAL";
+
+  /** Matches every HBase table evaluate may create, under either naming. */
+  static final java.util.regex.Pattern SCRATCH_TABLES =
+      java.util.regex.Pattern.compile(SCHEMA + "[.:].*");
 
   private final EvalCluster cluster;
   private final DataShape shape;
@@ -40,7 +50,10 @@ final class EvaluationRunner {
   private final int runs;
   private final Progress progress;
   private String labelSuffix = "";
+  /** Phoenix tables to drop (SQL names), and HBase tables to drop if still there. */
   private final Set<String> scratch = ConcurrentHashMap.newKeySet();
+  private final Set<String> scratchHBase = ConcurrentHashMap.newKeySet();
+  private volatile boolean createdNamespace;
 
   EvaluationRunner(EvalCluster cluster, DataShape shape, String sample,
       List<TableConfig> configs, List<Workload> workloads, int rows, int runs,
@@ -59,12 +72,18 @@ final class EvaluationRunner {
     Evaluation result = new Evaluation();
     result.cluster = cluster.describe();
     result.costsUnavailable = cluster.costs().unavailable();
-    String source = PREFIX + "SOURCE";
+    String source = SCHEMA + ".SOURCE";
     // Plain HBase shapes need no Phoenix (its first connection costs 15 s on a new cluster).
     try (Connection phoenix = shape.phoenix() ? cluster.phoenix() : null) {
       progress.start(configs.size() * (workloads.size() + 1));
       if (shape == DataShape.SEEDS) {
-        scratch.add(source);
+        if (phoenix.unwrap(org.apache.phoenix.jdbc.PhoenixConnection.class).getQueryServices()
+            .getProps().getBoolean("phoenix.schema.isNamespaceMappingEnabled", false)) {
+          try (java.sql.Statement s = phoenix.createStatement()) {
+            s.execute("CREATE SCHEMA IF NOT EXISTS " + SCHEMA);
+          }
+        }
+        expectScratch(source);
         SeedTable.drop(phoenix, source);
         SeedTable.create(phoenix, source, TableConfig.parse("NONE"));
         progress.note(String.format("writing %,d rows of the seeds' table", rows));
@@ -78,7 +97,7 @@ final class EvaluationRunner {
         Evaluation.ConfigResult cr = prepare(phoenix, source, config);
         result.configs.add(cr);
         measure(phoenix, cr);
-        drop(phoenix, cr.table);
+        drop(phoenix, cr);
       }
       if (result.costsUnavailable == null) {
         result.costsUnavailable = cluster.costs().unavailable();
@@ -96,48 +115,63 @@ final class EvaluationRunner {
 
   private Evaluation.ConfigResult prepare(Connection phoenix, String source, TableConfig config)
       throws Exception {
-    String table = PREFIX + config.tableSuffix();
-    TableName tn = TableName.valueOf(table);
-    progress.step(config.label() + ": load, flush, major compact");
-    scratch.add(table);
+    progress.step(config.label() + labelSuffix + ": load, flush, major compact");
     Admin admin = cluster.admin();
-    Evaluation.ConfigResult cr = new Evaluation.ConfigResult(config, table);
-    cr.label = config.label() + labelSuffix;
+    String table;
+    TableName tn;
     switch (shape) {
       case SEEDS -> {
+        table = SCHEMA + ".T_" + config.tableSuffix();
+        expectScratch(table);
         SeedTable.drop(phoenix, table);
         SeedTable.create(phoenix, table, config);
+        tn = TableName.valueOf(org.apache.phoenix.util.PhoenixRuntime.getTable(phoenix, table)
+            .getPhysicalName().getString());
         if (config.checksumAlgorithm() != null) {
           for (ColumnFamilyDescriptor f : admin.getDescriptor(tn).getColumnFamilies()) {
             admin.modifyColumnFamily(tn, RawTable.family(f, config));
           }
         }
         SeedTable.copy(phoenix, source, table);
-        cr.keys = Workload.seedKeys(rows);
       }
-      case PE -> {
-        RawTable.create(admin, tn,
-            List.of(ColumnFamilyDescriptorBuilder.of(RawTable.PE_FAMILY)), config);
-        RawTable.loadPe(cluster.hbase(), tn, rows, 20100401L);
-        cr.keys = r -> RawTable.peRow(r.nextInt(rows));
+      case PE, SAMPLE -> {
+        ensureNamespace(admin);
+        tn = TableName.valueOf(SCHEMA, "T_" + config.tableSuffix());
+        table = tn.getNameAsString();
+        scratchHBase.add(table);
+        if (shape == DataShape.PE) {
+          RawTable.create(admin, tn,
+              List.of(ColumnFamilyDescriptorBuilder.of(RawTable.PE_FAMILY)), config);
+          RawTable.loadPe(cluster.hbase(), tn, rows, 20100401L);
+        } else {
+          TableName src = TableName.valueOf(sample);
+          RawTable.create(admin, tn, List.of(admin.getDescriptor(src).getColumnFamilies()),
+              config);
+        }
       }
-      case SAMPLE -> {
-        TableName src = TableName.valueOf(sample);
-        RawTable.create(admin, tn, List.of(admin.getDescriptor(src).getColumnFamilies()), config);
-        List<byte[]> keys = RawTable.copySample(cluster.hbase(), src, tn, rows, 7);
+      default -> throw new IllegalStateException(shape.name());
+    }
+    Evaluation.ConfigResult cr =
+        new Evaluation.ConfigResult(config, table, tn.getNameAsString());
+    cr.label = config.label() + labelSuffix;
+    switch (shape) {
+      case SEEDS -> cr.keys = Workload.seedKeys(rows);
+      case PE -> cr.keys = r -> RawTable.peRow(r.nextInt(rows));
+      default -> {
+        List<byte[]> keys = RawTable.copySample(cluster.hbase(), TableName.valueOf(sample), tn,
+            rows, 7);
         if (keys.isEmpty()) {
           throw new IllegalArgumentException("--sample: table '" + sample + "' has no rows");
         }
         cr.keys = r -> keys.get(r.nextInt(keys.size()));
       }
-      default -> throw new IllegalStateException(shape.name());
     }
     admin.flush(tn);
     admin.majorCompact(tn);
     Workload.awaitCompaction(admin, tn);
     admin.modifyTable(TableDescriptorBuilder.newBuilder(admin.getDescriptor(tn))
         .setValue("blockscope.level", "TIME").build());
-    cr.storeFileBytes = cluster.storeFileBytes(table);
+    cr.storeFileBytes = cluster.storeFileBytes(cr.hbaseTable);
     return cr;
   }
 
@@ -147,15 +181,36 @@ final class EvaluationRunner {
     return this;
   }
 
-  private void drop(Connection phoenix, String table) throws Exception {
+  /** A Phoenix table about to be created: dropped at clean-up under either HBase naming. */
+  private void expectScratch(String sqlName) {
+    scratch.add(sqlName);
+    scratchHBase.add(sqlName);
+    scratchHBase.add(sqlName.replace('.', ':'));
+  }
+
+  private void ensureNamespace(Admin admin) throws Exception {
+    if (java.util.Arrays.stream(admin.listNamespaces()).noneMatch(SCHEMA::equals)) {
+      admin.createNamespace(org.apache.hadoop.hbase.NamespaceDescriptor.create(SCHEMA).build());
+      createdNamespace = true;
+    }
+  }
+
+  private void drop(Connection phoenix, Evaluation.ConfigResult cr) throws Exception {
     if (shape == DataShape.SEEDS) {
-      SeedTable.drop(phoenix, table);
+      SeedTable.drop(phoenix, cr.table);
+      scratch.remove(cr.table);
     } else {
-      TableName tn = TableName.valueOf(table);
+      TableName tn = TableName.valueOf(cr.hbaseTable);
       cluster.admin().disableTable(tn);
       cluster.admin().deleteTable(tn);
     }
-    scratch.remove(table);
+    scratchHBase.removeIf(t -> {
+      try {
+        return !cluster.admin().tableExists(TableName.valueOf(t));
+      } catch (Exception e) {
+        return false;
+      }
+    });
   }
 
   private void measure(Connection phoenix, Evaluation.ConfigResult cr) throws Exception {
@@ -164,13 +219,13 @@ final class EvaluationRunner {
         .thenComparing(w -> w == Workload.COMPACTION));
     String noVerify = cr.config.hbaseVerifies() ? null : cluster.whyNoVerifyToggle();
     if (!cr.config.hbaseVerifies() && noVerify == null) {
-      cluster.hbaseChecksumVerification(cr.table, false);
+      cluster.hbaseChecksumVerification(cr.hbaseTable, false);
     }
     try {
       measureAll(phoenix, cr, ordered, noVerify);
     } finally {
       if (!cr.config.hbaseVerifies() && noVerify == null) {
-        cluster.hbaseChecksumVerification(cr.table, true);
+        cluster.hbaseChecksumVerification(cr.hbaseTable, true);
       }
     }
     cr.rawBytes = rawBytes(cr);
@@ -180,7 +235,7 @@ final class EvaluationRunner {
       String skipAll) throws Exception {
     boolean deleted = false;
     Workload.Target target =
-        new Workload.Target(phoenix, cluster.hbase(), cr.table, rows, 42, cr.keys);
+        new Workload.Target(phoenix, cluster.hbase(), cr.table, cr.hbaseTable, rows, 42, cr.keys);
     OperatingSystemMXBean os = cluster.cpuTimeIncludesServer()
         ? (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean() : null;
     for (Workload w : ordered) {
@@ -206,7 +261,7 @@ final class EvaluationRunner {
       }
       if (w.afterDeletes() && !deleted) {
         Workload.deleteMost(phoenix, cr.table);
-        cluster.admin().flush(TableName.valueOf(cr.table));
+        cluster.admin().flush(TableName.valueOf(cr.hbaseTable));
         deleted = true;
       }
       if (w.cache() == Workload.Cache.WARM && !w.afterDeletes()) {
@@ -217,9 +272,9 @@ final class EvaluationRunner {
         checkInterrupt();
         if (w.cache() == Workload.Cache.COLD
             || (w.cache() == Workload.Cache.BYPASS && cluster.whyNoColdCache() == null)) {
-          cluster.dropCache(cr.table); // a bypassing read should find nothing cached, as in seed 000
+          cluster.dropCache(cr.hbaseTable); // a bypassing read should find nothing cached, as in seed 000
         }
-        CostSnapshot before = cluster.costs().table(cr.table);
+        CostSnapshot before = cluster.costs().table(cr.hbaseTable);
         long cpu = os == null ? 0 : os.getProcessCpuTime();
         long start = System.nanoTime();
         Workload.Run run = w.run(target);
@@ -227,7 +282,7 @@ final class EvaluationRunner {
         if (os != null) {
           m.cpuMillis.add((os.getProcessCpuTime() - cpu) / 1e6);
         }
-        CostSnapshot after = cluster.costs().table(cr.table);
+        CostSnapshot after = cluster.costs().table(cr.hbaseTable);
         costs.add(before == null || after == null ? null : after.minus(before));
         m.rows = run.rows();
         m.latenciesMicros.addAll(run.latenciesMicros());
@@ -264,16 +319,21 @@ final class EvaluationRunner {
     }
   }
 
-  /** Drops every scratch table this runner created and has not dropped yet. */
+  /**
+   * Drops every scratch table this runner created and has not dropped yet (through Phoenix, then
+   * through HBase for whatever Phoenix did not know), and the namespace if this run created it
+   * and left it empty.
+   */
   void cleanUp() {
-    if (scratch.isEmpty()) {
+    if (scratch.isEmpty() && scratchHBase.isEmpty() && !createdNamespace) {
       return;
     }
     boolean wasInterrupted = Thread.interrupted(); // let the drops' RPCs run
-    try (Connection c = shape.phoenix() ? cluster.phoenix() : null) {
+    try (Connection c = shape.phoenix() && !scratch.isEmpty() ? cluster.phoenix() : null) {
       for (String table : c == null ? List.<String>of() : List.copyOf(scratch)) {
         try {
           SeedTable.drop(c, table);
+          scratch.remove(table);
         } catch (Exception e) {
           // Phoenix may not know a table whose CREATE was interrupted: HBase drops it below
         }
@@ -283,7 +343,7 @@ final class EvaluationRunner {
     }
     try {
       Admin admin = cluster.admin();
-      for (String table : List.copyOf(scratch)) {
+      for (String table : List.copyOf(scratchHBase)) {
         TableName tn = TableName.valueOf(table);
         try {
           if (admin.tableExists(tn)) {
@@ -292,14 +352,19 @@ final class EvaluationRunner {
             }
             admin.deleteTable(tn);
           }
-          scratch.remove(table);
+          scratchHBase.remove(table);
         } catch (Exception e) {
           System.err.println("blockscope: could not drop scratch table " + table + ": "
               + e.getMessage());
         }
       }
+      scratch.clear();
+      if (createdNamespace && admin.listTableNamesByNamespace(SCHEMA).length == 0) {
+        admin.deleteNamespace(SCHEMA);
+        createdNamespace = false;
+      }
     } catch (Exception e) {
-      System.err.println("blockscope: could not drop scratch tables " + scratch + ": "
+      System.err.println("blockscope: could not drop scratch tables " + scratchHBase + ": "
           + e.getMessage());
     } finally {
       if (wasInterrupted) {

@@ -128,7 +128,8 @@ final class RemoteEvalCluster implements EvalCluster {
           long[] slots = new long[CostLayout.SIZE];
           int servers = 0;
           for (String base : infoServers()) {
-            String q = URLEncoder.encode("blockscope:type=Table,table=" + table + ",*",
+            String q = URLEncoder.encode("blockscope:type=Table,table="
+                + io.blockscope.metrics.MetricKeys.value(table) + ",*",
                 StandardCharsets.UTF_8);
             JsonObject doc = JsonParser.parseString(get(base + "/jmx?qry=" + q)).getAsJsonObject();
             JsonArray beans = doc.getAsJsonArray("beans");

@@ -13,7 +13,8 @@ import org.junit.Test;
 public class RecommendationTest {
   private static Evaluation.ConfigResult config(String label, long bytes, double scanMs,
       double getMs) {
-    Evaluation.ConfigResult c = new Evaluation.ConfigResult(TableConfig.parse(label), "T_" + label);
+    Evaluation.ConfigResult c = new Evaluation.ConfigResult(TableConfig.parse(label), "T_" + label,
+        "T_" + label);
     c.storeFileBytes = bytes;
     Evaluation.Measured scan = new Evaluation.Measured();
     scan.millis.addAll(List.of(scanMs, scanMs * 2, scanMs / 2));

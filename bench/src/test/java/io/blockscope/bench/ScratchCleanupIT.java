@@ -31,7 +31,7 @@ import org.junit.Test;
  */
 public class ScratchCleanupIT {
   private static EmbeddedCluster cluster;
-  private static final Pattern SCRATCH = Pattern.compile(EvaluationRunner.PREFIX + ".*");
+  private static final Pattern SCRATCH = EvaluationRunner.SCRATCH_TABLES;
 
   @BeforeClass
   public static void start() throws Exception {
@@ -60,7 +60,7 @@ public class ScratchCleanupIT {
         new PrintWriter(new StringWriter(), true), new PrintWriter(err, true))));
     run.start();
     cluster.util().waitFor(120_000, (Waiter.Predicate<Exception>) () ->
-        scratchTables().stream().anyMatch(t -> t.getNameAsString().endsWith("FAST_DIFF_NONE")));
+        scratchTables().stream().anyMatch(t -> t.getNameAsString().endsWith("T_FAST_DIFF_NONE")));
     run.interrupt();
     run.join(120_000);
     assertFalse("evaluate stopped", run.isAlive());
@@ -99,6 +99,8 @@ public class ScratchCleanupIT {
         new PrintWriter(new StringWriter(), true), new PrintWriter(err, true));
     assertEquals(err.toString(), 0, code);
     assertEquals(List.of(), scratchTables());
+    assertFalse("the namespace it made is gone again", List.of(admin.listNamespaces())
+        .contains(EvaluationRunner.SCHEMA));
     assertEquals(before, admin.getDescriptor(users).hashCode());
     assertEquals(3000, Tables.scanCells(cluster.connection(), users,
         new Scan()) / 2);

@@ -129,7 +129,7 @@ public enum Workload {
 
   /** Where a workload runs; {@code keys} draws an existing row key for point reads. */
   public record Target(Connection phoenix, org.apache.hadoop.hbase.client.Connection hbase,
-      String table, int rows, long seed, KeySource keys) {}
+      String table, String hbaseTable, int rows, long seed, KeySource keys) {}
 
   /** Draws an existing row key. */
   @FunctionalInterface
@@ -250,7 +250,7 @@ public enum Workload {
     Random r = new Random(t.seed());
     List<Double> lat = new ArrayList<>(n);
     long found = 0;
-    try (Table table = t.hbase().getTable(TableName.valueOf(t.table()))) {
+    try (Table table = t.hbase().getTable(TableName.valueOf(t.hbaseTable()))) {
       for (int i = 0; i < n; i++) {
         Get g = new Get(t.keys().draw(r));
         long start = System.nanoTime();
@@ -265,7 +265,7 @@ public enum Workload {
   }
 
   private static Run compact(Target t) throws Exception {
-    TableName tn = TableName.valueOf(t.table());
+    TableName tn = TableName.valueOf(t.hbaseTable());
     org.apache.hadoop.hbase.client.Admin admin = t.hbase().getAdmin();
     admin.majorCompact(tn);
     awaitCompaction(admin, tn);
@@ -287,7 +287,7 @@ public enum Workload {
 
   private static Run hbaseScan(Target t, Scan scan) throws Exception {
     long n = 0;
-    try (Table table = t.hbase().getTable(TableName.valueOf(t.table()));
+    try (Table table = t.hbase().getTable(TableName.valueOf(t.hbaseTable()));
         ResultScanner rs = table.getScanner(scan)) {
       while (rs.next() != null) {
         n++;
