@@ -118,7 +118,8 @@ public class ScratchCleanupIT {
     StringWriter err = new StringWriter();
     int code = BlockscopeCli.execute(new String[] {
         "evaluate", "--zk", zk(), "--rows", "2^10", "--runs", "1", "--configs", "ROW_INDEX_V1",
-        "--workloads", "scan.serial,raw.get,raw.get.cold", "--out", out.toString()},
+        "--workloads", "scan.serial,raw.get,raw.get.cold,index.filtered.count,deleted.reverse",
+        "--out", out.toString()},
         new PrintWriter(stdout, true), new PrintWriter(err, true));
     assertEquals(err.toString(), 0, code);
     assertEquals(List.of(), scratchTables());

@@ -194,7 +194,9 @@ public enum Workload {
   /** Builds the uncovered local index {@link #INDEX_FILTERED_COUNT} reads through. */
   public static void prepareIndex(Connection c, String table) throws SQLException {
     try (Statement s = c.createStatement()) {
-      s.execute("CREATE LOCAL INDEX IF NOT EXISTS " + table + "_V2 ON " + table + " (v2)");
+      // An index is named without a schema: it lives in its table's.
+      String simple = table.substring(table.lastIndexOf('.') + 1);
+      s.execute("CREATE LOCAL INDEX IF NOT EXISTS " + simple + "_V2 ON " + table + " (v2)");
     }
   }
 
