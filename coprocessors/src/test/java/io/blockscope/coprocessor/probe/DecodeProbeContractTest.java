@@ -1,0 +1,120 @@
+package io.blockscope.coprocessor.probe;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import io.blockscope.metrics.CostLayout;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.io.encoding.EncodedDataBlock;
+import org.apache.hadoop.hbase.io.hfile.HFileContext;
+import org.apache.hadoop.hbase.io.hfile.HFileContextBuilder;
+import org.apache.hadoop.hbase.nio.SingleByteBuff;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * One contract for every encoding's seeker, with the probes woven into this JVM: walking a block
+ * decodes each cell exactly once, a seek is one seek, and OFF counts nothing.
+ */
+public class DecodeProbeContractTest {
+  private static final int ROWS = 500;
+
+  @BeforeClass
+  public static void weave() {
+    List<String> problems = new ArrayList<>();
+    ProbeInstaller.installAll(true, problems);
+    assertTrue(problems.toString(), problems.isEmpty());
+  }
+
+  private static DataBlockEncoder.EncodedSeeker seeker(DataBlockEncoding enc, ByteBuffer[] block)
+      throws Exception {
+    HFileContext meta = new HFileContextBuilder().withIncludesMvcc(false)
+        .withIncludesTags(false).withDataBlockEncoding(enc).build();
+    ByteArrayOutputStream raw = new ByteArrayOutputStream();
+    for (int pk = 0; pk < ROWS; pk++) {
+      for (String q : List.of("v1", "v2")) {
+        KeyValue kv = new KeyValue(Bytes.toBytes(pk), Bytes.toBytes("0"), Bytes.toBytes(q), 1L,
+            Bytes.toBytes((float) pk));
+        raw.write(kv.getBuffer(), kv.getOffset(), kv.getLength());
+      }
+    }
+    Configuration conf = new Configuration(false);
+    DataBlockEncoder encoder = enc.getEncoder();
+    byte[] encoded = new EncodedDataBlock(conf, encoder, enc, raw.toByteArray(), meta).encodeData();
+    int skip = HConstants.HFILEBLOCK_HEADER_SIZE + Bytes.SIZEOF_SHORT;
+    block[0] = ByteBuffer.wrap(encoded, skip, encoded.length - skip).slice();
+    return encoder.createSeeker(encoder.newDataBlockDecodingContext(conf, meta));
+  }
+
+  private static long[] costsAt(int level) {
+    long[] c = ProbeBridge.costs();
+    java.util.Arrays.fill(c, 0);
+    c[CostLayout.LEVEL] = level;
+    return c;
+  }
+
+  @Test
+  public void everySeekerDecodesEachCellOnceAndCountsSeeks() throws Exception {
+    for (DataBlockEncoding enc : DataBlockEncoding.values()) {
+      if (enc.getEncoder() == null) {
+        continue;
+      }
+      ByteBuffer[] block = new ByteBuffer[1];
+      DataBlockEncoder.EncodedSeeker s = seeker(enc, block);
+      int index = CostLayout.encodingIndex(enc.name());
+      long[] c = costsAt(1);
+      s.setCurrentBuffer(new SingleByteBuff(block[0].duplicate()));
+      int walked = 1;
+      while (s.next()) {
+        walked++;
+      }
+      assertEquals(enc.name(), 2 * ROWS, walked);
+      assertEquals(enc.name() + " cells", 2L * ROWS,
+          c[CostLayout.decode(index, CostLayout.DECODE_CELLS)]);
+      assertEquals(enc.name() + " seeks", 0, c[CostLayout.decode(index, CostLayout.DECODE_SEEKS)]);
+      assertEquals(enc.name() + " nanos at COUNT", 0,
+          c[CostLayout.decode(index, CostLayout.DECODE_NANOS)]);
+      assertEquals(0, c[CostLayout.DECODE_DEPTH]);
+
+      s.rewind();
+      KeyValue target = new KeyValue(Bytes.toBytes(ROWS - 1), Bytes.toBytes("0"),
+          Bytes.toBytes("v1"), 1L, Bytes.toBytes((float) (ROWS - 1)));
+      long before = c[CostLayout.decode(index, CostLayout.DECODE_CELLS)];
+      assertEquals(enc.name(), 0, s.seekToKeyInBlock(target, false));
+      assertEquals(enc.name() + " seeks", 1, c[CostLayout.decode(index, CostLayout.DECODE_SEEKS)]);
+      assertTrue(enc.name() + " a seek decodes cells",
+          c[CostLayout.decode(index, CostLayout.DECODE_CELLS)] > before);
+    }
+  }
+
+  @Test
+  public void offCountsNothingAndTimeTimes() throws Exception {
+    ByteBuffer[] block = new ByteBuffer[1];
+    DataBlockEncoder.EncodedSeeker s = seeker(DataBlockEncoding.FAST_DIFF, block);
+    long[] off = costsAt(0);
+    s.setCurrentBuffer(new SingleByteBuff(block[0].duplicate()));
+    while (s.next()) {
+      // walk
+    }
+    for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
+      assertEquals(CostLayout.name(i), 0, off[i]);
+    }
+    long[] time = costsAt(2);
+    s.setCurrentBuffer(new SingleByteBuff(block[0].duplicate()));
+    while (s.next()) {
+      // walk
+    }
+    int fastDiff = CostLayout.encodingIndex("FAST_DIFF");
+    assertTrue(time[CostLayout.decode(fastDiff, CostLayout.DECODE_NANOS)] > 0);
+    costsAt(0);
+  }
+}
