@@ -214,29 +214,21 @@ public final class ProbeBridge {
   }
 
   /**
-   * An encoded seeker starts decoding one cell ({@code decodeFirst} or {@code decodeNext}). Only
-   * the outermost call counts, since some seekers' decodeFirst calls their decodeNext.
+   * An encoded seeker decodes one cell. Woven into {@code decodeNext} of every seeker and into
+   * {@code decodeFirst} only where it does not call {@code decodeNext} itself (DIFF, FAST_DIFF),
+   * so each cell counts once with one thread-local read; {@code DecodeProbeContractTest} holds
+   * every encoding to that.
    */
-  public static void cellEnter(int encoding) {
+  public static void cell(int encoding) {
     long[] c = COSTS.get();
     if (c[CostLayout.LEVEL] == OFF) {
       return;
     }
-    if (c[CostLayout.DECODE_DEPTH]++ == 0) {
-      try {
-        fault(DECODE);
-        c[CostLayout.DECODE + encoding * CostLayout.DECODE_WIDTH + CostLayout.DECODE_CELLS]++;
-      } catch (Throwable t) {
-        fail(DECODE);
-      }
-    }
-  }
-
-  /** The matching exit of {@link #cellEnter}, also on exceptions. */
-  public static void cellExit() {
-    long[] c = COSTS.get();
-    if (c[CostLayout.DECODE_DEPTH] > 0) {
-      c[CostLayout.DECODE_DEPTH]--;
+    try {
+      fault(DECODE);
+      c[CostLayout.DECODE + encoding * CostLayout.DECODE_WIDTH + CostLayout.DECODE_CELLS]++;
+    } catch (Throwable t) {
+      fail(DECODE);
     }
   }
 

@@ -79,6 +79,15 @@ public final class ProbeInstaller {
       ENCODING + "PrefixKeyDeltaEncoder$SeekerStateBufferedEncodedSeeker", "PREFIX",
       ENCODING + "RowIndexSeekerV1", "ROW_INDEX_V1");
 
+  /**
+   * Seekers whose decodeFirst() decodes the first cell itself instead of calling decodeNext()
+   * (HBase 2.6 DiffKeyDeltaEncoder and FastDiffDeltaEncoder); the others' first cell is counted in
+   * decodeNext.
+   */
+  static final Set<String> FIRST_DECODES_ITSELF = Set.of(
+      ENCODING + "DiffKeyDeltaEncoder$DiffSeekerStateBufferedEncodedSeeker",
+      ENCODING + "FastDiffDeltaEncoder$FastDiffSeekerStateBufferedEncodedSeeker");
+
   static final List<String> SEEKERS = List.copyOf(new java.util.TreeSet<>(SEEKER_ENCODING.keySet()));
 
   /** The encoding index of a seeker class, by its own name or its nearest known superclass. */
@@ -123,7 +132,9 @@ public final class ProbeInstaller {
     List<Target> t = new ArrayList<>();
     for (String seeker : SEEKERS) {
       t.add(new Target(seeker, "decodeNext", ReadPathAdvice.DecodeCell.class));
-      t.add(new Target(seeker, "decodeFirst", ReadPathAdvice.DecodeCell.class));
+      if (FIRST_DECODES_ITSELF.contains(seeker)) {
+        t.add(new Target(seeker, "decodeFirst", ReadPathAdvice.DecodeCell.class));
+      }
     }
     for (String seeker : List.of(BUFFERED_SEEKER, ENCODING + "RowIndexSeekerV1")) {
       t.add(new Target(seeker, "next", ReadPathAdvice.SeekerCall.class));

@@ -101,20 +101,16 @@ final class ReadPathAdvice {
   }
 
   /**
-   * {@code decodeFirst()} and {@code decodeNext()} of every {@code DataBlockEncoder.EncodedSeeker}
-   * (BufferedDataBlockEncoder's seekers, RowIndexSeekerV1): one cell decoded. The encoding is a
-   * constant bound per seeker class when the advice is woven ({@link EncodingIndex}): the
-   * reader's HFileContext says NONE whatever the file's encoding, so it cannot be asked.
+   * {@code decodeNext()} of every {@code DataBlockEncoder.EncodedSeeker} (BufferedDataBlockEncoder's
+   * seekers, RowIndexSeekerV1), and {@code decodeFirst()} of the seekers whose decodeFirst does not
+   * call decodeNext: one cell decoded. The encoding is a constant bound per seeker class when the
+   * advice is woven ({@link EncodingIndex}): the reader's HFileContext says NONE whatever the
+   * file's encoding, so it cannot be asked.
    */
   static final class DecodeCell {
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static void enter(@EncodingIndex int encoding) {
-      ProbeBridge.cellEnter(encoding);
-    }
-
-    @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
-    static void exit() {
-      ProbeBridge.cellExit();
+      ProbeBridge.cell(encoding);
     }
   }
 

@@ -83,7 +83,6 @@ public class DecodeProbeContractTest {
       assertEquals(enc.name() + " seeks", 0, c[CostLayout.decode(index, CostLayout.DECODE_SEEKS)]);
       assertEquals(enc.name() + " nanos at COUNT", 0,
           c[CostLayout.decode(index, CostLayout.DECODE_NANOS)]);
-      assertEquals(0, c[CostLayout.DECODE_DEPTH]);
 
       s.rewind();
       KeyValue target = new KeyValue(Bytes.toBytes(ROWS - 1), Bytes.toBytes("0"),

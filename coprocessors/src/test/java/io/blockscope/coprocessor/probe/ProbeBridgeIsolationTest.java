@@ -5,7 +5,6 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import java.io.InputStream;
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import net.bytebuddy.jar.asm.ClassReader;
@@ -117,12 +116,7 @@ public class ProbeBridgeIsolationTest {
     bridge.getMethod("maps", int[].class, int[].class, ToIntFunction.class)
         .invoke(null, new int[0], new int[0], fastDiff);
     costs[io.blockscope.metrics.CostLayout.LEVEL] = 1;
-    Method enter = bridge.getMethod("cellEnter", int.class);
-    Method exit = bridge.getMethod("cellExit");
-    enter.invoke(null, 3);
-    enter.invoke(null, 3); // nested: decodeFirst calling decodeNext counts once
-    exit.invoke(null);
-    exit.invoke(null);
+    bridge.getMethod("cell", int.class).invoke(null, 3);
     bridge.getMethod("seekerCall", Object.class, boolean.class, long.class)
         .invoke(null, "a seeker", true, 0L);
     bridge.getMethod("fsRead", Class.forName("org.apache.hadoop.hbase.io.hfile.HFileBlock"))

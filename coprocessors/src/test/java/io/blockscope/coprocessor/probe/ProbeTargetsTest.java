@@ -29,7 +29,7 @@ public class ProbeTargetsTest {
       }
     }
     assertEquals(ProbeBridge.N_PROBES, ProbeInstaller.PROBES.size());
-    assertEquals(2 + 1 + 1 + 1 + (5 * 2 + 2 * 4), targets);
+    assertEquals(2 + 1 + 1 + 1 + (5 + 2 + 2 * 4), targets);
   }
 
   @Test
