@@ -89,7 +89,6 @@ final class Evaluation {
   Map<String, Object> cluster = new LinkedHashMap<>();
   Map<String, Object> settings = new LinkedHashMap<>();
   String costsUnavailable;
-  boolean interrupted;
 
   Map<String, Object> toMap() {
     Map<String, Object> m = new LinkedHashMap<>();
@@ -97,7 +96,6 @@ final class Evaluation {
     m.put("cluster", cluster);
     m.put("settings", settings);
     m.put("costsUnavailable", costsUnavailable);
-    m.put("interrupted", interrupted);
     Map<String, Object> workloads = new LinkedHashMap<>();
     for (Workload w : Workload.values()) {
       Map<String, Object> d = new LinkedHashMap<>();

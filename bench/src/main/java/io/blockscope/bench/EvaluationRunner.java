@@ -102,10 +102,6 @@ final class EvaluationRunner {
       if (result.costsUnavailable == null) {
         result.costsUnavailable = cluster.costs().unavailable();
       }
-    } catch (InterruptedException e) {
-      result.interrupted = true;
-      Thread.currentThread().interrupt();
-      throw e;
     } finally {
       cleanUp();
       progress.done();
