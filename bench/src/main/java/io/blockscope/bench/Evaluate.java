@@ -80,6 +80,11 @@ final class Evaluate implements Callable<Integer> {
       description = "Run against the real cluster an hbase-site.xml describes.")
   String hbaseSite;
 
+  @Option(names = "--check",
+      description = "Also check the timing forms of the seeds' relationships"
+          + " (docs/relationships.md) and exit with 1 if one fails.")
+  boolean check;
+
   @Spec CommandSpec spec;
 
   /** The runner in progress, for the Ctrl-C hook. */
@@ -180,6 +185,10 @@ final class Evaluate implements Callable<Integer> {
     Recommendation rec = new Recommendation(result, w);
     Map<String, Object> json = new LinkedHashMap<>(result.toMap());
     json.put("recommendation", rec.toMap());
+    List<TimingChecks.Check> checks = check ? TimingChecks.run(result) : List.of();
+    if (check) {
+      json.put("checks", checks.stream().map(TimingChecks.Check::toMap).toList());
+    }
     Report.write(dir, json);
 
     console.println();
@@ -187,8 +196,13 @@ final class Evaluate implements Callable<Integer> {
     console.println();
     console.println("Report: " + dir.resolve("report.html").toAbsolutePath());
     console.println("Raw figures: " + dir.resolve("results.json").toAbsolutePath());
+    boolean passed = true;
+    if (check) {
+      console.println();
+      passed = TimingChecks.print(console, checks);
+    }
     console.printf(Locale.ROOT, "Done in %.0f s.%n", (System.nanoTime() - t0) / 1e9);
-    return 0;
+    return passed ? 0 : 1;
   }
 
   /**

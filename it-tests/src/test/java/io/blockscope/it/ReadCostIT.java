@@ -4,14 +4,12 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.metrics.CostSnapshot;
-import java.lang.reflect.Field;
 import java.util.List;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
-import org.apache.hadoop.hbase.fs.HFileSystem;
 import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
@@ -126,43 +124,5 @@ public class ReadCostIT extends ClusterTestBase {
       assertEquals(0, misses(warm));
       assertEquals(0, warm.sumKinds("fs.read.blocks"));
     }
-  }
-
-  @Test
-  public void checksumBytesEqualBytesReadAndVanishWhenHBaseDoesNotVerify() throws Exception {
-    TableName t = table(new Tables.Spec(newTable("crc")).blockSize(8192), ROWS);
-    CostSnapshot before = tableCosts(t);
-    Tables.scanCells(cluster.connection(), t, new Scan());
-    CostSnapshot on = tableCosts(t).minus(before);
-    long bytesRead = on.sumKinds("fs.read.bytes");
-    assertTrue(bytesRead > 0);
-    assertEquals(bytesRead, on.get("checksum.bytes"));
-    assertTrue(on.get("checksum.chunks") >= on.sumKinds("fs.read.blocks"));
-    assertEquals(0, on.get("checksum.failures"));
-
-    // hbase.regionserver.checksum.verify=false reaches readers as HFileSystem.useHBaseChecksum,
-    // fixed when the region server starts; flip that field and reopen the table's readers.
-    HFileSystem fs = (HFileSystem) cluster.regionServer().getFileSystem();
-    Field verify = HFileSystem.class.getDeclaredField("useHBaseChecksum");
-    verify.setAccessible(true);
-    verify.setBoolean(fs, false);
-    try {
-      reopen(t);
-      Tables.evict(cluster.blockCache(), cluster.regions(t));
-      CostSnapshot mid = tableCosts(t);
-      Tables.scanCells(cluster.connection(), t, new Scan());
-      CostSnapshot off = tableCosts(t).minus(mid);
-      assertTrue(off.sumKinds("fs.read.blocks") > 0);
-      assertEquals(0, off.get("checksum.bytes"));
-      assertEquals(0, off.get("checksum.chunks"));
-    } finally {
-      verify.setBoolean(fs, true);
-      reopen(t);
-    }
-  }
-
-  private static void reopen(TableName t) throws Exception {
-    cluster.admin().disableTable(t);
-    cluster.admin().enableTable(t);
   }
 }

@@ -1,0 +1,299 @@
+package io.blockscope.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import io.blockscope.metrics.CostSnapshot;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.MiniHBaseCluster;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.io.hfile.BlockCache;
+import org.apache.hadoop.hbase.io.hfile.CombinedBlockCache;
+import org.apache.hadoop.hbase.io.hfile.LruBlockCache;
+import org.apache.hadoop.hbase.io.hfile.bucket.BucketCache;
+import org.apache.hadoop.hbase.regionserver.HRegionServer;
+import org.apache.hadoop.hbase.util.JVMClusterUtil;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * Relationships 7 and 9 of docs/relationships.md, seeds 000, 003 and 004: what a block cache
+ * smaller than the data does for gets, and what a scan does to it.
+ *
+ * <p>The shared cluster's region server has a large on-heap cache; these relationships need a
+ * small one. The class adds a second region server to the shared cluster, configured as seed 004's
+ * L1+L2 deployment (an {@value #L2_MB} MB off-heap BucketCache for data blocks, the on-heap LRU
+ * cache for index and bloom blocks), moves its one table there, and stops the server afterwards.
+ * The balancer is off, so no other table moves onto it meanwhile.
+ */
+public class BlockCacheRelationsIT extends ClusterTestBase {
+  private static final int L2_MB = 8;
+  private static final String TABLE = "CACHEREL";
+  private static final int BASE_ROWS = 1000;
+  private static final int DOUBLINGS = 7;
+  private static final int ROWS = BASE_ROWS << DOUBLINGS; // 128,000 rows, about 32 MB
+  private static final byte[] FAMILY = org.apache.hadoop.hbase.util.Bytes.toBytes("0");
+
+  private static JVMClusterUtil.RegionServerThread server;
+  private static BlockCache l1;
+  private static BucketCache l2;
+  private static double bytesPerRow;
+
+  @BeforeClass
+  public static void startSmallCacheServerAndLoad() throws Exception {
+    Map<String, String> settings = new HashMap<>();
+    settings.put("hbase.bucketcache.ioengine", "offheap");
+    settings.put("hbase.bucketcache.size", Integer.toString(L2_MB));
+    // 16 KB blocks of small cells serialize to a little over 16 KB: one 17 KB slot each.
+    settings.put("hbase.bucketcache.bucket.sizes", "17408,33792");
+    // Cache every block a read offers instead of dropping it when the writer queue is busy.
+    settings.put("hbase.bucketcache.queue.addition.waittime", "10000");
+    settings.put("hfile.block.cache.size", "0.01");
+    server = startRegionServer(settings);
+    HRegionServer rs = server.getRegionServer();
+    BlockCache[] levels = rs.getBlockCache().orElseThrow().getBlockCaches();
+    l1 = levels[0];
+    l2 = (BucketCache) levels[1];
+    assertTrue(rs.getBlockCache().get() instanceof CombinedBlockCache);
+    assertTrue(l1 instanceof LruBlockCache);
+
+    cluster.admin().balancerSwitch(false, true);
+    try (Connection c = cluster.phoenix(); Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE " + TABLE + " (pk INTEGER PRIMARY KEY, payload VARCHAR)"
+          + " DATA_BLOCK_ENCODING='NONE', BLOCKSIZE=16384, UPDATE_CACHE_FREQUENCY=NEVER");
+      moveTo(TableName.valueOf(TABLE), rs);
+      c.setAutoCommit(false);
+      Random r = new Random(4);
+      try (PreparedStatement p = c.prepareStatement("UPSERT INTO " + TABLE + " VALUES (?, ?)")) {
+        for (int pk = 0; pk < BASE_ROWS; pk++) {
+          p.setInt(1, pk);
+          p.setString(2, payload(r));
+          p.executeUpdate();
+        }
+      }
+      c.commit();
+      c.setAutoCommit(true);
+      for (int d = 0, rows = BASE_ROWS; d < DOUBLINGS; d++, rows *= 2) {
+        s.executeUpdate("UPSERT INTO " + TABLE + " SELECT pk + " + rows + ", payload FROM "
+            + TABLE);
+      }
+    }
+    SeedTables.compact(cluster, TableName.valueOf(TABLE));
+    assertEquals(ROWS, SeedTables.queryLong(cluster, "SELECT COUNT(*) FROM " + TABLE));
+    assertEquals("the table lives on the small-cache server", 1,
+        rs.getRegions(TableName.valueOf(TABLE)).size());
+    bytesPerRow = (double) SeedTables.storeFileBytes(cluster.regions(TableName.valueOf(TABLE)))
+        / ROWS;
+  }
+
+  /** Moves the table's one region to {@code rs}, asking again until it is open there. */
+  private static void moveTo(TableName t, HRegionServer rs) throws Exception {
+    RegionInfo region = cluster.regions(t).get(0).getRegionInfo();
+    long deadline = System.currentTimeMillis() + 120_000;
+    while (rs.getRegions(t).isEmpty()) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new IllegalStateException(t + " did not move to " + rs.getServerName());
+      }
+      try {
+        cluster.admin().move(region.getEncodedNameAsBytes(), rs.getServerName());
+      } catch (java.io.IOException inTransition) {
+        // asked again below
+      }
+      for (int i = 0; i < 50 && rs.getRegions(t).isEmpty(); i++) {
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  /** Adds a region server to the shared cluster with {@code settings} on top of its own. */
+  private static JVMClusterUtil.RegionServerThread startRegionServer(Map<String, String> settings)
+      throws Exception {
+    MiniHBaseCluster mini = cluster.util().getMiniHBaseCluster();
+    Configuration conf = mini.getConf(); // the cluster's copy, which new servers copy in turn
+    Map<String, String> saved = new HashMap<>();
+    for (var e : settings.entrySet()) {
+      saved.put(e.getKey(), conf.get(e.getKey()));
+      conf.set(e.getKey(), e.getValue());
+    }
+    try {
+      return mini.startRegionServerAndWait(60_000);
+    } finally {
+      for (var e : saved.entrySet()) {
+        if (e.getValue() == null) {
+          conf.unset(e.getKey());
+        } else {
+          conf.set(e.getKey(), e.getValue());
+        }
+      }
+    }
+  }
+
+  @AfterClass
+  public static void stopSmallCacheServer() throws Exception {
+    if (server == null) {
+      return;
+    }
+    try (Connection c = cluster.phoenix(); Statement s = c.createStatement()) {
+      s.execute("DROP TABLE IF EXISTS " + TABLE);
+    }
+    MiniHBaseCluster mini = cluster.util().getMiniHBaseCluster();
+    int index = mini.getLiveRegionServerThreads().indexOf(server);
+    mini.stopRegionServer(index);
+    mini.waitOnRegionServer(index);
+    cluster.admin().balancerSwitch(true, true);
+  }
+
+  private static String payload(Random r) {
+    StringBuilder b = new StringBuilder(200);
+    for (int i = 0; i < 200; i++) {
+      b.append((char) ('a' + r.nextInt(26)));
+    }
+    return b.toString();
+  }
+
+  /** Costs of {@code n} gets of random rows in {@code [0, range)}, through the HBase client. */
+  private static CostSnapshot randomGets(Random r, int range, int n) throws Exception {
+    List<Integer> keys = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      keys.add(r.nextInt(range));
+    }
+    return gets(keys);
+  }
+
+  private static CostSnapshot gets(List<Integer> keys) throws Exception {
+    TableName t = TableName.valueOf(TABLE);
+    CostSnapshot before = tableCosts(t);
+    try (Table table = cluster.connection().getTable(t)) {
+      for (int pk : keys) {
+        assertTrue(!table.get(new Get(SeedTables.phoenixKey(pk)).addFamily(FAMILY)).isEmpty());
+      }
+    }
+    return tableCosts(t).minus(before);
+  }
+
+  private static double dataHitRatio(CostSnapshot d) {
+    long hits = d.get("blockCache.hit.data");
+    return (double) hits / (hits + d.get("blockCache.miss.data"));
+  }
+
+  private static void evictTable() {
+    Tables.evict(server.getRegionServer().getBlockCache().get(),
+        cluster.regions(TableName.valueOf(TABLE)));
+  }
+
+  /**
+   * Seed 004: "with the first configuration, the BlockCache shouldn't need to ever evict a block";
+   * seed 000, TL;DR 7: for gets "it is quite important to have your data set cached". Gets over
+   * a key range half the size of the cache, after one warming scan of it, all hit.
+   */
+  @Test
+  public void dataSmallerThanTheCacheServesEveryGetFromIt() throws Exception {
+    evictTable();
+    int range = (int) (l2.getMaxSize() / 2 / bytesPerRow);
+    SeedTables.queryLong(cluster, "SELECT COUNT(*) FROM " + TABLE + " WHERE pk < " + range);
+    CostSnapshot d = randomGets(new Random(1), range, 1000);
+    assertEquals(0, d.get("blockCache.miss.data"));
+    assertEquals(0, d.sumKinds("fs.read.blocks"));
+    // A get reads one data block, or two when its row ends a block (the scanner looks at the
+    // next cell to see that the row is complete).
+    assertTrue(d.toString(), d.get("blockCache.hit.data") >= 1000);
+  }
+
+  /**
+   * Seed 004's database-to-cache ratios: with about three times more data than cache, uniformly
+   * random gets hit about as often as the share of the data the cache holds.
+   */
+  @Test
+  public void dataThreeTimesTheCacheHitsAboutCacheOverData() throws Exception {
+    evictTable();
+    int range = (int) Math.min(ROWS, 3 * l2.getMaxSize() / bytesPerRow);
+    Random r = new Random(2);
+    randomGets(r, range, 3000); // fill the cache to its steady state
+    CostSnapshot d = randomGets(r, range, 3000);
+    double ratio = dataHitRatio(d);
+    double expected = l2.getMaxSize() / (range * bytesPerRow);
+    System.out.printf("data %.1f MB over a %d MB L2: data hit ratio %.3f, cache/data %.3f%n",
+        range * bytesPerRow / 1e6, L2_MB, ratio, expected);
+    assertTrue("hit ratio " + ratio + " near cache/data " + expected,
+        ratio >= 0.5 * expected && ratio <= 1.1 * expected);
+  }
+
+  /**
+   * Seed 004's L1+L2 deployment, in which "the non-data blocks fit comfortably in the
+   * LruBlockCache": data blocks are served from the off-heap BucketCache, index and bloom blocks
+   * from the on-heap LRU cache, and each level's own statistics agree with blockscope's hits by
+   * block kind.
+   */
+  @Test
+  public void offHeapBucketCacheServesDataBlocksAndTheLruCacheServesIndexAndBloom()
+      throws Exception {
+    evictTable();
+    List<Integer> keys = new ArrayList<>();
+    Random r = new Random(3);
+    for (int i = 0; i < 300; i++) {
+      keys.add(r.nextInt(ROWS / 10));
+    }
+    gets(keys); // cache what these gets read
+    long l1Hits = l1.getStats().getHitCount();
+    long l2Hits = l2.getStats().getHitCount();
+    long l1Misses = l1.getStats().getMissCount();
+    long l2Misses = l2.getStats().getMissCount();
+    CostSnapshot d = gets(keys);
+    long dataHits = d.get("blockCache.hit.data");
+    long otherHits = hits(d) - dataHits;
+    System.out.println("L1+L2 gets: " + d.nonZero() + "; L1 hits +"
+        + (l1.getStats().getHitCount() - l1Hits) + ", L2 hits +"
+        + (l2.getStats().getHitCount() - l2Hits));
+    assertEquals(0, misses(d));
+    assertTrue(d.toString(), dataHits >= keys.size());
+    assertTrue("index or bloom blocks were read too: " + d, otherHits > 0);
+    assertEquals("L2 served the data blocks", dataHits, l2.getStats().getHitCount() - l2Hits);
+    assertEquals("L1 served the rest", otherHits, l1.getStats().getHitCount() - l1Hits);
+    assertEquals(l1Misses, l1.getStats().getMissCount());
+    assertEquals(l2Misses, l2.getStats().getMissCount());
+  }
+
+  /**
+   * Seed 003: a scan with block caching on "will load the cache with a block, read the block, and
+   * then load the next one ... leading to 'cache churn'", which hurts gets "relying on recently
+   * loaded blocks"; seed 000 answers with Phoenix's NO_CACHE. A working set of gets in the first
+   * half of the table, cached once, survives a NO_CACHE scan of four times the cache, and is
+   * evicted by the same scan with caching (the blocks the scan loads after them push them out).
+   */
+  @Test
+  public void aCachingScanEvictsTheWorkingSetOfGetsAndNoCacheKeepsIt() throws Exception {
+    List<Integer> workingSet = new ArrayList<>();
+    Random r = new Random(5);
+    for (int i = 0; i < 50; i++) {
+      workingSet.add(r.nextInt(ROWS / 2));
+    }
+    String scan = "SELECT COUNT(*) FROM " + TABLE;
+
+    evictTable();
+    gets(workingSet); // cached, touched once
+    SeedTables.queryLong(cluster, "SELECT /*+ NO_CACHE */ COUNT(*) FROM " + TABLE);
+    CostSnapshot afterNoCache = gets(workingSet);
+    assertEquals("NO_CACHE left the working set cached", 0,
+        afterNoCache.get("blockCache.miss.data"));
+
+    evictTable();
+    gets(workingSet);
+    SeedTables.queryLong(cluster, scan);
+    CostSnapshot afterCaching = gets(workingSet);
+    System.out.println("working set after a caching scan: " + afterCaching.nonZero());
+    assertEquals("the caching scan evicted the working set: " + afterCaching, 0,
+        afterCaching.get("blockCache.hit.data"));
+  }
+}

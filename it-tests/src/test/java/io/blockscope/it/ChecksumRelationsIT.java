@@ -1,0 +1,163 @@
+package io.blockscope.it;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import io.blockscope.metrics.CostSnapshot;
+import java.io.ByteArrayOutputStream;
+import java.lang.reflect.Field;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.zip.CRC32;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.fs.HFileSystem;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.regionserver.HStore;
+import org.apache.hadoop.hbase.regionserver.HStoreFile;
+import org.junit.Test;
+
+/**
+ * Relationship 8 of docs/relationships.md, seed 001: "On read, by default HDFS checksum
+ * verification is turned off, and HBase itself verifies data integrity", and "we fall back to
+ * them [HDFS checksums] when HBase verification fails for any reason".
+ */
+public class ChecksumRelationsIT extends ClusterTestBase {
+  /** HFile block header: where the on-disk size and the end of the data are stored. */
+  private static final int ON_DISK_SIZE_WITHOUT_HEADER = 8;
+  private static final int ON_DISK_DATA_SIZE_WITH_HEADER = 29;
+  private static final int HEADER_SIZE = 33;
+
+  /** A scan of every cell: the cell count and a CRC of every row, qualifier and value. */
+  private static long[] scanDigest(TableName t) throws Exception {
+    CRC32 crc = new CRC32();
+    long cells = 0;
+    try (Table table = cluster.connection().getTable(t);
+        ResultScanner rs = table.getScanner(new Scan())) {
+      for (Result r : rs) {
+        for (Cell c : r.rawCells()) {
+          crc.update(CellUtil.cloneRow(c));
+          crc.update(CellUtil.cloneQualifier(c));
+          crc.update(CellUtil.cloneValue(c));
+          cells++;
+        }
+      }
+    }
+    return new long[] {cells, crc.getValue()};
+  }
+
+  private static CostSnapshot coldScan(TableName t, long[] expected) throws Exception {
+    Tables.evict(cluster.blockCache(), cluster.regions(t));
+    CostSnapshot before = tableCosts(t);
+    assertArrayEquals("the scan returned the table's cells", expected, scanDigest(t));
+    return tableCosts(t).minus(before);
+  }
+
+  @Test
+  public void hbaseVerifiesEveryByteItReadsAndNoneWhenVerificationIsOff() throws Exception {
+    TableName t = TableName.valueOf(SeedTables.freshCopy(cluster, "NONE", "CRCREL_ON"));
+    long[] digest = scanDigest(t);
+    assertEquals(SeedTables.CELLS, digest[0]);
+    CostSnapshot on = coldScan(t, digest);
+    long bytesRead = on.sumKinds("fs.read.bytes");
+    assertTrue(bytesRead > 0);
+    assertEquals(bytesRead, on.get("checksum.bytes"));
+    assertTrue(on.get("checksum.chunks") >= on.sumKinds("fs.read.blocks"));
+    assertEquals(0, on.get("checksum.failures"));
+
+    // hbase.regionserver.checksum.verify=false reaches readers as HFileSystem.useHBaseChecksum,
+    // fixed when the region server starts; flip that field and reopen the table's readers.
+    HFileSystem fs = (HFileSystem) cluster.regionServer().getFileSystem();
+    Field verify = HFileSystem.class.getDeclaredField("useHBaseChecksum");
+    verify.setAccessible(true);
+    verify.setBoolean(fs, false);
+    try {
+      reopen(t);
+      CostSnapshot off = coldScan(t, digest);
+      assertTrue(off.sumKinds("fs.read.blocks") > 0);
+      assertEquals(0, off.get("checksum.bytes"));
+      assertEquals(0, off.get("checksum.chunks"));
+    } finally {
+      verify.setBoolean(fs, true);
+      reopen(t);
+    }
+  }
+
+  /**
+   * A data block whose HBase checksum does not match (its stored checksum is altered, its data and
+   * the HDFS checksums are intact): the mismatch is detected and counted, HBase rereads the block
+   * with HDFS verification ({@code HFileBlock.FSReaderImpl.readBlockData}, which also leaves the
+   * next three reads of that stream to HDFS), and the scan returns exactly the table's cells.
+   */
+  @Test
+  public void aBlockFailingItsHBaseChecksumIsCountedAndServedCorrectlyThroughHdfs()
+      throws Exception {
+    TableName t = TableName.valueOf(SeedTables.freshCopy(cluster, "NONE", "CRCREL_BAD"));
+    long[] digest = scanDigest(t);
+    Tables.evict(cluster.blockCache(), cluster.regions(t));
+    Path file = onlyStoreFile(cluster.regions(t));
+    cluster.admin().disableTable(t);
+    corruptFirstBlockChecksum(file);
+    cluster.admin().enableTable(t);
+
+    CostSnapshot first = coldScan(t, digest);
+    System.out.println("cold scan with one bad block checksum: " + first.nonZero());
+    assertEquals("the bad block was detected once", 1, first.get("checksum.failures"));
+    assertTrue("after the failure the next reads were left to HDFS's checksums: " + first,
+        first.get("checksum.bytes") < first.sumKinds("fs.read.bytes"));
+    // The reader that fell back keeps HDFS verification for its next few reads, so whether a
+    // second cold read sees the mismatch again depends on that reader's state; its answer is
+    // right either way.
+    CostSnapshot again = coldScan(t, digest);
+    assertTrue(again.get("checksum.failures") <= 1);
+  }
+
+  private static Path onlyStoreFile(List<HRegion> regions) {
+    List<Path> files = new java.util.ArrayList<>();
+    for (HRegion r : regions) {
+      for (HStore s : r.getStores()) {
+        for (HStoreFile f : s.getStorefiles()) {
+          files.add(f.getPath());
+        }
+      }
+    }
+    assertEquals(files.toString(), 1, files.size());
+    return files.get(0);
+  }
+
+  /** Rewrites the file with one byte of its first block's stored checksum flipped. */
+  private static void corruptFirstBlockChecksum(Path file) throws Exception {
+    FileSystem fs = file.getFileSystem(cluster.conf());
+    byte[] bytes;
+    try (FSDataInputStream in = fs.open(file)) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      in.transferTo(out);
+      bytes = out.toByteArray();
+    }
+    ByteBuffer b = ByteBuffer.wrap(bytes);
+    assertEquals("DATABLK*", new String(bytes, 0, 8, java.nio.charset.StandardCharsets.US_ASCII));
+    int dataEnd = b.getInt(ON_DISK_DATA_SIZE_WITH_HEADER);
+    int blockEnd = HEADER_SIZE + b.getInt(ON_DISK_SIZE_WITHOUT_HEADER);
+    assertTrue("checksums follow the data", dataEnd > HEADER_SIZE && dataEnd < blockEnd);
+    bytes[dataEnd] ^= 0x5a;
+    fs.delete(file, false);
+    try (FSDataOutputStream out = fs.create(file, false)) {
+      out.write(bytes); // HDFS computes its own checksums over the altered bytes
+    }
+  }
+
+  private static void reopen(TableName t) throws Exception {
+    cluster.admin().disableTable(t);
+    cluster.admin().enableTable(t);
+  }
+}

@@ -1,0 +1,92 @@
+package io.blockscope.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import io.blockscope.metrics.CostSnapshot;
+import java.util.List;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.junit.Test;
+
+/**
+ * Relationship 2 of docs/relationships.md, seed 000: "the cost of decompression is proportional
+ * to the number of blocks that have to be decompressed, whereas the cost of decoding is
+ * proportional to the number of Cells visited."
+ */
+public class DecodeWorkRelationsIT extends ClusterTestBase {
+
+  private static CostSnapshot query(String table, String sql, long expected) throws Exception {
+    TableName t = TableName.valueOf(table);
+    CostSnapshot before = tableCosts(t);
+    assertEquals(sql, expected, SeedTables.queryLong(cluster, sql));
+    return tableCosts(t).minus(before);
+  }
+
+  /**
+   * A compressed, unencoded family: every block read from the file system is decompressed once,
+   * half the rows decompress half the blocks, no cell is decoded, and blocks cached decompressed
+   * are never decompressed again.
+   */
+  @Test
+  public void decompressionFollowsBlocksReadAndDecodingIsZeroWithoutEncoding() throws Exception {
+    String table = SeedTables.get(cluster, "NONE+GZ");
+    List<HRegion> regions = cluster.regions(TableName.valueOf(table));
+    long dataBlocks = SeedTables.dataBlocksAndCells(regions)[0];
+
+    Tables.evict(cluster.blockCache(), regions);
+    CostSnapshot half = query(table, "SELECT /*+ SERIAL */ COUNT(*) FROM " + table
+        + " WHERE pk < " + SeedTables.ROWS / 2, SeedTables.ROWS / 2);
+    long halfBlocks = half.get("decompress.GZ.blocks");
+    assertEquals(half.sumKinds("fs.read.blocks"), halfBlocks);
+    assertTrue("half the rows, about half the " + dataBlocks + " data blocks: " + half,
+        Math.abs(half.get("fs.read.blocks.data") - dataBlocks / 2.0) <= 2);
+
+    Tables.evict(cluster.blockCache(), regions);
+    CostSnapshot cold = query(table, "SELECT /*+ SERIAL */ COUNT(*) FROM " + table,
+        SeedTables.ROWS);
+    assertEquals(dataBlocks, cold.get("fs.read.blocks.data"));
+    assertEquals("every block read from the file system was decompressed once",
+        cold.sumKinds("fs.read.blocks"), cold.get("decompress.GZ.blocks"));
+    assertEquals(0, cold.sumOver("decode", "cells"));
+
+    CostSnapshot warm = query(table, "SELECT /*+ SERIAL */ COUNT(*) FROM " + table,
+        SeedTables.ROWS);
+    assertEquals(dataBlocks, warm.get("blockCache.hit.data"));
+    assertEquals(0, warm.sumOver("decompress", "blocks"));
+    assertEquals(0, warm.sumOver("decode", "cells"));
+  }
+
+  /**
+   * FAST_DIFF blocks are cached encoded: with every block a cache hit, each scan decodes every
+   * cell again, and half the rows decode half the cells.
+   */
+  @Test
+  public void decodingFollowsCellsVisitedEvenWhenEveryBlockIsACacheHit() throws Exception {
+    String table = SeedTables.get(cluster, "FAST_DIFF");
+    TableName t = TableName.valueOf(table);
+    long dataBlocks = SeedTables.dataBlocksAndCells(cluster.regions(t))[0];
+    Tables.scanCells(cluster.connection(), t, new Scan()); // warm the cache
+
+    for (int scan = 1; scan <= 2; scan++) {
+      CostSnapshot before = tableCosts(t);
+      assertEquals(SeedTables.CELLS, Tables.scanCells(cluster.connection(), t, new Scan()));
+      CostSnapshot d = tableCosts(t).minus(before);
+      assertEquals(dataBlocks, d.get("blockCache.hit.data"));
+      assertEquals(0, misses(d));
+      assertEquals("scan " + scan + " decoded every cell again", SeedTables.CELLS,
+          d.get("decode.FAST_DIFF.cells"));
+    }
+
+    CostSnapshot before = tableCosts(t);
+    Scan half = new Scan().withStopRow(SeedTables.phoenixKey(SeedTables.ROWS / 2));
+    assertEquals(SeedTables.CELLS / 2, Tables.scanCells(cluster.connection(), t, half));
+    CostSnapshot h = tableCosts(t).minus(before);
+    long cellsPerBlock = SeedTables.CELLS / dataBlocks;
+    long decoded = h.get("decode.FAST_DIFF.cells");
+    assertTrue("half the rows decode about half the cells: " + decoded,
+        decoded >= SeedTables.CELLS / 2 && decoded <= SeedTables.CELLS / 2 + 2 * cellsPerBlock);
+    assertEquals(0, h.sumOver("decompress", "blocks"));
+  }
+}

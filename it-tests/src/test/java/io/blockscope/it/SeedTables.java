@@ -1,0 +1,126 @@
+package io.blockscope.it;
+
+import io.blockscope.workloads.SeedTable;
+import io.blockscope.workloads.TableConfig;
+import io.blockscope.workloads.Workload;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.io.hfile.FixedFileTrailer;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.regionserver.HStore;
+import org.apache.hadoop.hbase.regionserver.HStoreFile;
+
+/**
+ * The seeds' Phoenix table {@code (pk INTEGER PRIMARY KEY, v1 FLOAT, v2 FLOAT)}, one per
+ * encoding and compression, loaded through Phoenix once per test JVM and shared by the
+ * relationship tests. Every copy holds the same {@value #ROWS} rows (one source table written
+ * with a fixed random seed, copied with {@code UPSERT SELECT}), flushed and major-compacted into
+ * one store file, so sizes and per-block counts compare like with like.
+ *
+ * <p>Tests that need a cold cache evict the table's blocks themselves; nobody writes to these
+ * tables after loading.
+ */
+final class SeedTables {
+  /** 2^15 rows, three cells each (v1, v2 and Phoenix's empty column). */
+  static final int ROWS = 1 << 15;
+  static final int CELLS = 3 * ROWS;
+
+  private static final String SOURCE = "SEEDREL_SOURCE";
+  private static final Map<TableConfig, String> LOADED = new HashMap<>();
+  private static boolean sourceLoaded;
+
+  private SeedTables() {}
+
+  /** The Phoenix (and HBase) name of the seed table in {@code config}, loaded on first use. */
+  static synchronized String get(EmbeddedCluster cluster, TableConfig config) throws Exception {
+    String name = LOADED.get(config);
+    if (name == null) {
+      name = load(cluster, config, "SEEDREL_" + config.tableSuffix());
+      LOADED.put(config, name);
+    }
+    return name;
+  }
+
+  /** A new copy of the seed rows that the caller may change: a table no other test reads. */
+  static synchronized String freshCopy(EmbeddedCluster cluster, String config, String name)
+      throws Exception {
+    return load(cluster, TableConfig.parse(config), name);
+  }
+
+  private static String load(EmbeddedCluster cluster, TableConfig config, String name)
+      throws Exception {
+    try (Connection c = cluster.phoenix()) {
+      if (!sourceLoaded) {
+        SeedTable.create(c, SOURCE, TableConfig.parse("NONE"));
+        SeedTable.fill(c, SOURCE, ROWS, 2016);
+        sourceLoaded = true;
+      }
+      SeedTable.create(c, name, config);
+      SeedTable.copy(c, SOURCE, name);
+    }
+    compact(cluster, TableName.valueOf(name));
+    return name;
+  }
+
+  static String get(EmbeddedCluster cluster, String config) throws Exception {
+    return get(cluster, TableConfig.parse(config));
+  }
+
+  /** Flushes the memstore and major-compacts the table into one store file per region. */
+  static void compact(EmbeddedCluster cluster, TableName t) throws Exception {
+    cluster.admin().flush(t);
+    cluster.admin().majorCompact(t);
+    Workload.awaitCompaction(cluster.admin(), t);
+  }
+
+  /** The row key Phoenix writes for an INTEGER primary key: big-endian, sign bit flipped. */
+  static byte[] phoenixKey(int pk) {
+    return org.apache.hadoop.hbase.util.Bytes.toBytes(pk ^ Integer.MIN_VALUE);
+  }
+
+  /** Runs a statement through Phoenix and returns the first column of its first row. */
+  static long queryLong(EmbeddedCluster cluster, String sql) throws Exception {
+    try (Connection c = cluster.phoenix(); Statement s = c.createStatement();
+        var rs = s.executeQuery(sql)) {
+      if (!rs.next()) {
+        throw new AssertionError("no row from " + sql);
+      }
+      return rs.getLong(1);
+    }
+  }
+
+  /** Bytes of all store files of a table's regions. */
+  static long storeFileBytes(List<HRegion> regions) {
+    long bytes = 0;
+    for (HRegion r : regions) {
+      for (HStore s : r.getStores()) {
+        bytes += s.getStorefilesSize();
+      }
+    }
+    return bytes;
+  }
+
+  /** The data blocks and cells of a table's store files, read from their trailers. */
+  static long[] dataBlocksAndCells(List<HRegion> regions) {
+    long blocks = 0;
+    long cells = 0;
+    for (HRegion r : regions) {
+      for (HStore s : r.getStores()) {
+        for (HStoreFile f : s.getStorefiles()) {
+          FixedFileTrailer trailer = f.getReader().getHFileReader().getTrailer();
+          if (trailer.getNumDataIndexLevels() != 1) {
+            throw new IllegalStateException(f.getPath() + " has a multi-level index: its root"
+                + " entries are not its data blocks");
+          }
+          blocks += trailer.getDataIndexCount();
+          cells += trailer.getEntryCount();
+        }
+      }
+    }
+    return new long[] {blocks, cells};
+  }
+}
