@@ -196,14 +196,19 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
   /**
    * Seed 004: "with the first configuration, the BlockCache shouldn't need to ever evict a block";
    * seed 000, TL;DR 7: for gets "it is quite important to have your data set cached". Gets over
-   * a key range half the size of the cache, after one warming scan of it, all hit.
+   * a key range half the size of the cache, once warmed up, all hit.
    */
   @Test
   public void dataSmallerThanTheCacheServesEveryGetFromIt() throws Exception {
     evictTable();
     int range = (int) (l2.getMaxSize() / 2 / bytesPerRow);
+    // Warm up as seed 004 did: a scan of the range, then a round of random gets.
     SeedTables.queryLong(cluster, "SELECT COUNT(*) FROM " + TABLE + " WHERE pk < " + range);
-    CostSnapshot d = randomGets(new Random(1), range, 1000);
+    Random r = new Random(1);
+    CostSnapshot warmUp = randomGets(r, range, 1000);
+    CostSnapshot d = randomGets(r, range, 1000);
+    System.out.println("data half the L2: warm-up gets " + warmUp.nonZero() + "; then "
+        + d.nonZero());
     assertEquals(0, d.get("blockCache.miss.data"));
     assertEquals(0, d.sumKinds("fs.read.blocks"));
     // A get reads one data block, or two when its row ends a block (the scanner looks at the
@@ -269,31 +274,36 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
    * Seed 003: a scan with block caching on "will load the cache with a block, read the block, and
    * then load the next one ... leading to 'cache churn'", which hurts gets "relying on recently
    * loaded blocks"; seed 000 answers with Phoenix's NO_CACHE. A working set of gets in the first
-   * half of the table, cached once, survives a NO_CACHE scan of four times the cache, and is
-   * evicted by the same scan with caching (the blocks the scan loads after them push them out).
+   * half of the table, cached once, survives a NO_CACHE scan of four times the cache whole; the
+   * same scan with caching evicts most of it.
+   *
+   * <p>Not all of it: the scan itself hits each working-set block on its way, which makes that
+   * block a multi-access one in HBase's priority scheme (BucketCache keeps single-access,
+   * multi-access and in-memory blocks in separate shares), so some survive the flood of
+   * single-access scan blocks. Measured here: 16 of 51 data blocks still hit.
    */
   @Test
-  public void aCachingScanEvictsTheWorkingSetOfGetsAndNoCacheKeepsIt() throws Exception {
+  public void aCachingScanEvictsMostOfTheWorkingSetOfGetsAndNoCacheKeepsAllOfIt()
+      throws Exception {
     List<Integer> workingSet = new ArrayList<>();
     Random r = new Random(5);
     for (int i = 0; i < 50; i++) {
       workingSet.add(r.nextInt(ROWS / 2));
     }
-    String scan = "SELECT COUNT(*) FROM " + TABLE;
 
     evictTable();
     gets(workingSet); // cached, touched once
     SeedTables.queryLong(cluster, "SELECT /*+ NO_CACHE */ COUNT(*) FROM " + TABLE);
     CostSnapshot afterNoCache = gets(workingSet);
-    assertEquals("NO_CACHE left the working set cached", 0,
+    assertEquals("NO_CACHE left the working set cached: " + afterNoCache, 0,
         afterNoCache.get("blockCache.miss.data"));
 
     evictTable();
     gets(workingSet);
-    SeedTables.queryLong(cluster, scan);
+    SeedTables.queryLong(cluster, "SELECT COUNT(*) FROM " + TABLE);
     CostSnapshot afterCaching = gets(workingSet);
     System.out.println("working set after a caching scan: " + afterCaching.nonZero());
-    assertEquals("the caching scan evicted the working set: " + afterCaching, 0,
-        afterCaching.get("blockCache.hit.data"));
+    assertTrue("the caching scan evicted most of the working set: " + afterCaching,
+        dataHitRatio(afterCaching) < 0.5);
   }
 }
