@@ -212,8 +212,9 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
     assertEquals(0, d.get("blockCache.miss.data"));
     assertEquals(0, d.sumKinds("fs.read.blocks"));
     // A get reads one data block, or two when its row ends a block (the scanner looks at the
-    // next cell to see that the row is complete).
-    assertTrue(d.toString(), d.get("blockCache.hit.data") >= 1000);
+    // next cell to see that the row is complete): with about 70 rows a block, rarely two.
+    long hits = d.get("blockCache.hit.data");
+    assertTrue(d.toString(), hits >= 1000 && hits <= 1100);
   }
 
   /**
