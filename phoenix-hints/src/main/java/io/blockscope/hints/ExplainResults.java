@@ -1,0 +1,90 @@
+package io.blockscope.hints;
+
+import java.lang.reflect.Proxy;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Phoenix's EXPLAIN output with a line per blockscope extension appended, in the {@code PLAN}
+ * column (Phoenix's first), the other columns null. Read with {@code next}, {@code getString},
+ * {@code getObject}, {@code getLong}, {@code getInt}, {@code wasNull}, {@code getMetaData}.
+ */
+final class ExplainResults {
+  private ExplainResults() {}
+
+  static ResultSet withExtensions(ResultSet phoenix, QueryExtensions e) throws SQLException {
+    ResultSetMetaData meta = phoenix.getMetaData();
+    int columns = meta.getColumnCount();
+    List<Object[]> rows = new ArrayList<>();
+    try (phoenix) {
+      while (phoenix.next()) {
+        Object[] row = new Object[columns];
+        for (int i = 0; i < columns; i++) {
+          row[i] = phoenix.getObject(i + 1);
+        }
+        rows.add(row);
+      }
+    }
+    for (String line : e.explainLines()) {
+      Object[] row = new Object[columns];
+      row[0] = line;
+      rows.add(row);
+    }
+    int[] position = {-1};
+    boolean[] wasNull = {false};
+    boolean[] closed = {false};
+    return (ResultSet) Proxy.newProxyInstance(ExplainResults.class.getClassLoader(),
+        new Class<?>[] {ResultSet.class}, (proxy, m, args) -> {
+          switch (m.getName()) {
+            case "next":
+              return ++position[0] < rows.size();
+            case "close":
+              closed[0] = true;
+              return null;
+            case "isClosed":
+              return closed[0];
+            case "wasNull":
+              return wasNull[0];
+            case "getMetaData":
+              return meta;
+            case "findColumn":
+              return column(meta, (String) args[0]);
+            case "getString", "getObject", "getLong", "getInt":
+              if (position[0] < 0 || position[0] >= rows.size()) {
+                throw new SQLException("blockscope EXPLAIN result: no current row");
+              }
+              int c = args[0] instanceof String name ? column(meta, name) : (Integer) args[0];
+              Object v = rows.get(position[0])[c - 1];
+              wasNull[0] = v == null;
+              return switch (m.getName()) {
+                case "getString" -> v == null ? null : v.toString();
+                case "getLong" -> v == null ? 0L : ((Number) v).longValue();
+                case "getInt" -> v == null ? 0 : ((Number) v).intValue();
+                default -> v;
+              };
+            case "hashCode":
+              return System.identityHashCode(proxy);
+            case "equals":
+              return proxy == args[0];
+            case "toString":
+              return "blockscope EXPLAIN result (" + rows.size() + " rows)";
+            default:
+              throw new SQLFeatureNotSupportedException(
+                  "blockscope EXPLAIN result does not support " + m.getName());
+          }
+        });
+  }
+
+  private static int column(ResultSetMetaData meta, String name) throws SQLException {
+    for (int i = 1; i <= meta.getColumnCount(); i++) {
+      if (meta.getColumnLabel(i).equalsIgnoreCase(name)) {
+        return i;
+      }
+    }
+    throw new SQLException("blockscope EXPLAIN result: no column " + name);
+  }
+}

@@ -1,0 +1,20 @@
+package io.blockscope.hints;
+
+import org.apache.phoenix.optimize.QueryOptimizer;
+import org.apache.phoenix.query.ConnectionQueryServices;
+import org.apache.phoenix.query.DelegateConnectionQueryServices;
+
+/** A Phoenix cluster's query services with blockscope's optimizer in front of Phoenix's. */
+final class ExtendingQueryServices extends DelegateConnectionQueryServices {
+  private final QueryOptimizer optimizer;
+
+  ExtendingQueryServices(ConnectionQueryServices delegate) {
+    super(delegate);
+    this.optimizer = new ExtendingOptimizer(this);
+  }
+
+  @Override
+  public QueryOptimizer getOptimizer() {
+    return optimizer;
+  }
+}

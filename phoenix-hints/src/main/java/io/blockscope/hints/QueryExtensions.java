@@ -1,0 +1,126 @@
+package io.blockscope.hints;
+
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The blockscope hints of one statement, read from its hint comment the way Phoenix reads hints:
+ * the comment must follow the statement's first keyword ({@code SELECT}, {@code UPSERT},
+ * {@code DELETE}, after an optional {@code EXPLAIN}), words are separated by white space and
+ * parentheses, case does not matter, and words blockscope does not know are left to Phoenix
+ * (which ignores the ones it does not know either).
+ *
+ * <ul>
+ *   <li>{@code NO_CACHE}: every scan of the query runs with block caching off (enforced).
+ *   <li>{@code SERIAL}: the query's region scans one at a time, in key order (recognised; this
+ *       version leaves it to Phoenix, which honours it for some plans only).
+ *   <li>{@code PROFILE} or {@code PROFILE(COUNT|TIME)}: the query's server-side costs (recognised;
+ *       not collected by this version).
+ * </ul>
+ *
+ * <p>These three take no other arguments: {@code SERIAL(2)} or {@code PROFILE(FAST)} is an error
+ * ({@link SQLException} with SQL state 42601), not a silently ignored hint.
+ */
+public record QueryExtensions(boolean noCache, boolean serial, Profile profile, boolean explain) {
+  /** What a profiled query collects. */
+  public enum Profile { NONE, COUNT, TIME }
+
+  public static final QueryExtensions NONE =
+      new QueryExtensions(false, false, Profile.NONE, false);
+
+  /** SQL state of a syntax error (ISO/ANSI SQL). */
+  static final String SYNTAX_ERROR = "42601";
+
+  private static final Pattern HEAD = Pattern.compile(
+      "^(?:\\s+|--[^\\n]*\\n|/\\*(?!\\+).*?\\*/)*(EXPLAIN\\s+)?(?:SELECT|UPSERT|DELETE)\\s*/\\*\\+(.*?)\\*/",
+      Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
+  private static final Pattern TOKEN = Pattern.compile("[()]|[^\\s()]+");
+
+  public boolean any() {
+    return noCache || serial || profile != Profile.NONE;
+  }
+
+  /** The extensions {@code sql} asks for; {@link #NONE} if it has no hint comment. */
+  public static QueryExtensions parse(String sql) throws SQLException {
+    if (sql == null) {
+      return NONE;
+    }
+    Matcher head = HEAD.matcher(sql);
+    if (!head.find()) {
+      return NONE;
+    }
+    boolean explain = head.group(1) != null;
+    String hint = head.group(2);
+    List<String> tokens = new ArrayList<>();
+    Matcher t = TOKEN.matcher(hint);
+    while (t.find()) {
+      tokens.add(t.group());
+    }
+    boolean noCache = false;
+    boolean serial = false;
+    Profile profile = Profile.NONE;
+    for (int i = 0; i < tokens.size(); i++) {
+      String word = tokens.get(i).toUpperCase(Locale.ROOT);
+      boolean argument = i + 1 < tokens.size() && tokens.get(i + 1).equals("(");
+      switch (word) {
+        case "NO_CACHE", "SERIAL" -> {
+          if (argument) {
+            throw malformed(hint, word + " takes no argument");
+          }
+          if (word.equals("SERIAL")) {
+            serial = true;
+          } else {
+            noCache = true;
+          }
+        }
+        case "PROFILE" -> {
+          profile = Profile.COUNT;
+          if (argument) {
+            if (i + 3 >= tokens.size() || !tokens.get(i + 3).equals(")")) {
+              throw malformed(hint, "PROFILE takes one argument, COUNT or TIME, in parentheses");
+            }
+            String level = tokens.get(i + 2).toUpperCase(Locale.ROOT);
+            if (!level.equals("COUNT") && !level.equals("TIME")) {
+              throw malformed(hint,
+                  "unknown PROFILE argument '" + tokens.get(i + 2) + "': use COUNT or TIME");
+            }
+            profile = Profile.valueOf(level);
+            i += 3;
+          }
+        }
+        default -> {
+          // Phoenix's own hints (INDEX(t i), SMALL, ...) and words nobody knows.
+        }
+      }
+    }
+    return new QueryExtensions(noCache, serial, profile, explain);
+  }
+
+  private static SQLException malformed(String hint, String why) {
+    return new SQLException("blockscope: malformed hint /*+" + hint + "*/: " + why,
+        SYNTAX_ERROR);
+  }
+
+  /**
+   * The lines EXPLAIN adds for these extensions. This version enforces NO_CACHE; SERIAL is left
+   * to Phoenix (which honours it for some plans only) and PROFILE is recognised but not yet
+   * collected, and EXPLAIN says so rather than promise either.
+   */
+  public List<String> explainLines() {
+    List<String> lines = new ArrayList<>();
+    if (noCache) {
+      lines.add("BLOCKSCOPE NO_CACHE: every scan of this query runs with block caching off");
+    }
+    if (serial) {
+      lines.add("BLOCKSCOPE SERIAL: not enforced by this version; Phoenix's own SERIAL applies");
+    }
+    if (profile != Profile.NONE) {
+      lines.add("BLOCKSCOPE PROFILE(" + profile + "): not collected by this version");
+    }
+    return lines;
+  }
+}
