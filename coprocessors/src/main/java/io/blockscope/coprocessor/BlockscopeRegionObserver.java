@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
 import org.apache.hadoop.hbase.Cell;
+import io.blockscope.metrics.QueryTracker;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Result;
@@ -93,6 +94,19 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
   public RegionScanner postScannerOpen(ObserverContext<RegionCoprocessorEnvironment> c, Scan scan,
       RegionScanner s) {
     exit();
+    Hooks h = hooks;
+    if (h != null) {
+      try {
+        byte[] query = scan.getAttribute(QueryTracker.ATTRIBUTE);
+        if (query != null && QueryTracker.parseId(query) != null) {
+          TaggedScanner tagged = new TaggedScanner(s, h);
+          h.scannerOpened(tagged, query);
+          return tagged;
+        }
+      } catch (Throwable t) {
+        LOG.debug("blockscope: cannot read the scan's query tag", t);
+      }
+    }
     return s;
   }
 

@@ -5,6 +5,7 @@ import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.coprocessor.probe.ProbeInstaller;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostRegistry;
+import io.blockscope.metrics.QueryTracker;
 import io.blockscope.metrics.CostRegistry.RegionCosts;
 import io.blockscope.metrics.MetricKeys;
 import io.blockscope.metrics.PerfLevel;
@@ -60,6 +61,7 @@ public final class Engine implements Hooks, ConfigurationObserver {
   private static Engine fallback;
 
   private final CostRegistry registry;
+  private final QueryTracker queries = QueryTracker.withDefaults();
   private final BridgeHandle bridge;
   private final List<String> problems;
   private final Set<String> tableOverrides = ConcurrentHashMap.newKeySet();
@@ -159,6 +161,12 @@ public final class Engine implements Hooks, ConfigurationObserver {
 
     @Override
     public void exit() {}
+
+    @Override
+    public void scannerOpened(Object scanner, byte[] queryId) {}
+
+    @Override
+    public void scannerClosed(Object scanner) {}
   };
 
   // ---- region lifecycle -----------------------------------------------------------------------
@@ -209,6 +217,34 @@ public final class Engine implements Hooks, ConfigurationObserver {
       problems.add(problem);
       return serverLevel;
     }
+  }
+
+  // ---- tagged queries -------------------------------------------------------------------------
+
+  @Override
+  public void scannerOpened(Object scanner, byte[] queryId) {
+    try {
+      String id = QueryTracker.parseId(queryId);
+      if (id != null) {
+        queries.opened(scanner, id);
+      }
+    } catch (Throwable t) {
+      hookFailures.incrementAndGet();
+    }
+  }
+
+  @Override
+  public void scannerClosed(Object scanner) {
+    try {
+      queries.closed(scanner);
+    } catch (Throwable t) {
+      hookFailures.incrementAndGet();
+    }
+  }
+
+  /** The scanners of tagged queries seen by this JVM's region servers. */
+  public QueryTracker queries() {
+    return queries;
   }
 
   // ---- attribution ----------------------------------------------------------------------------

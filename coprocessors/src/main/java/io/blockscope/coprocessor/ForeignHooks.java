@@ -21,6 +21,8 @@ final class ForeignHooks implements Hooks {
   private final MethodHandle closed;
   private final MethodHandle enter;
   private final MethodHandle exit;
+  private final MethodHandle scannerOpened;
+  private final MethodHandle scannerClosed;
 
   ForeignHooks(Object engine) throws ReflectiveOperationException {
     MethodHandles.Lookup lookup = MethodHandles.publicLookup();
@@ -29,6 +31,10 @@ final class ForeignHooks implements Hooks {
     closed = lookup.findVirtual(type, "regionClosed", ENV).bindTo(engine);
     enter = lookup.findVirtual(type, "enter", ENV).bindTo(engine);
     exit = lookup.findVirtual(type, "exit", MethodType.methodType(void.class)).bindTo(engine);
+    scannerOpened = lookup.findVirtual(type, "scannerOpened",
+        MethodType.methodType(void.class, Object.class, byte[].class)).bindTo(engine);
+    scannerClosed = lookup.findVirtual(type, "scannerClosed",
+        MethodType.methodType(void.class, Object.class)).bindTo(engine);
   }
 
   @Override
@@ -50,6 +56,24 @@ final class ForeignHooks implements Hooks {
   public void exit() {
     try {
       exit.invokeExact();
+    } catch (Throwable t) {
+      LOG.debug("blockscope: foreign engine call failed", t);
+    }
+  }
+
+  @Override
+  public void scannerOpened(Object scanner, byte[] queryId) {
+    try {
+      scannerOpened.invokeExact(scanner, queryId);
+    } catch (Throwable t) {
+      LOG.debug("blockscope: foreign engine call failed", t);
+    }
+  }
+
+  @Override
+  public void scannerClosed(Object scanner) {
+    try {
+      scannerClosed.invokeExact(scanner);
     } catch (Throwable t) {
       LOG.debug("blockscope: foreign engine call failed", t);
     }

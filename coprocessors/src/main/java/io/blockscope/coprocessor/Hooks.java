@@ -19,4 +19,10 @@ interface Hooks {
 
   /** Closes the innermost frame on this thread and hands its costs to its region. */
   void exit();
+
+  /** A region scanner of a tagged query was opened (the tag: the scan attribute's value). */
+  void scannerOpened(Object scanner, byte[] queryId);
+
+  /** A region scanner was closed (ignored if it belongs to no tagged query). */
+  void scannerClosed(Object scanner);
 }

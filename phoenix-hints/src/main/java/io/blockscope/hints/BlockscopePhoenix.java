@@ -9,6 +9,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.security.SecureRandom;
+import java.util.List;
 import org.apache.phoenix.jdbc.PhoenixConnection;
 
 /**
@@ -52,15 +54,72 @@ public final class BlockscopePhoenix {
     }
   }
 
-  /** Runs {@code m} with {@code e} as this thread's extensions. */
+  private static final SecureRandom IDS = new SecureRandom();
+
+  /** A new query id: 128 random bits as 32 hex digits. */
+  static String newQueryId() {
+    byte[] b = new byte[16];
+    IDS.nextBytes(b);
+    StringBuilder s = new StringBuilder(32);
+    for (byte x : b) {
+      s.append(Character.forDigit((x >> 4) & 0xf, 16)).append(Character.forDigit(x & 0xf, 16));
+    }
+    return s.toString();
+  }
+
+  /**
+   * Runs {@code m} with {@code e} as this thread's extensions (and, for SERIAL and PROFILE, a new
+   * query id); a result set it returns comes back as a {@link BlockscopeResultSet}.
+   */
   private static Object callWith(QueryExtensions e, Object target, Method m, Object[] args)
       throws Throwable {
-    QueryExtensions outer = ExtendingOptimizer.CURRENT.get();
+    QueryExtensions outerExtensions = ExtendingOptimizer.CURRENT.get();
+    String outerId = ExtendingOptimizer.QUERY_ID.get();
+    String id = e.serial() || e.profile() != QueryExtensions.Profile.NONE ? newQueryId() : null;
     ExtendingOptimizer.CURRENT.set(e);
+    ExtendingOptimizer.QUERY_ID.set(id);
+    ExtendingOptimizer.REFUSED.remove();
     try {
-      return call(target, m, args);
+      Object r = call(target, m, args);
+      List<String> refused = ExtendingOptimizer.REFUSED.get();
+      refused = refused == null ? List.of() : List.copyOf(refused);
+      if (r instanceof ResultSet rs) {
+        if (e.explain()) {
+          rs = ExplainResults.withExtensions(rs, e, refused);
+        }
+        return proxy(BlockscopeResultSet.class, rs, new ResultSetHandler(rs, id, refused));
+      }
+      return r;
     } finally {
-      ExtendingOptimizer.CURRENT.set(outer);
+      ExtendingOptimizer.CURRENT.set(outerExtensions);
+      ExtendingOptimizer.QUERY_ID.set(outerId);
+      ExtendingOptimizer.REFUSED.remove();
+    }
+  }
+
+  private record ResultSetHandler(ResultSet target, String queryId, List<String> refused)
+      implements InvocationHandler {
+    @Override
+    public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
+      switch (m.getName()) {
+        case "queryId":
+          return queryId;
+        case "serialNotApplied":
+          return refused;
+        case "unwrap":
+          if (((Class<?>) args[0]).isInstance(proxy)) {
+            return proxy;
+          }
+          break;
+        case "isWrapperFor":
+          if (((Class<?>) args[0]).isInstance(proxy)) {
+            return true;
+          }
+          break;
+        default:
+          break;
+      }
+      return call(target, m, args);
     }
   }
 
@@ -91,15 +150,7 @@ public final class BlockscopePhoenix {
     public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
       if (args != null && args.length > 0 && args[0] instanceof String sql
           && m.getName().startsWith("execute")) {
-        QueryExtensions e = QueryExtensions.parse(sql);
-        Object r = callWith(e, target, m, args);
-        if (r instanceof ResultSet rs && e.explain()) {
-          return ExplainResults.withExtensions(rs, e);
-        }
-        if (e.explain() && r instanceof Boolean && (Boolean) r) {
-          throw new SQLException("blockscope: use executeQuery for EXPLAIN with blockscope hints");
-        }
-        return r;
+        return callWith(QueryExtensions.parse(sql), target, m, args);
       }
       return call(target, m, args);
     }
@@ -113,11 +164,7 @@ public final class BlockscopePhoenix {
         if (args != null && args.length > 0 && args[0] instanceof String) {
           return new StatementHandler(target).invoke(proxy, m, args);
         }
-        Object r = callWith(extensions, target, m, args);
-        if (r instanceof ResultSet rs && extensions.explain()) {
-          return ExplainResults.withExtensions(rs, extensions);
-        }
-        return r;
+        return callWith(extensions, target, m, args);
       }
       return call(target, m, args);
     }

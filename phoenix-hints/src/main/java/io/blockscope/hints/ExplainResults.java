@@ -16,7 +16,8 @@ import java.util.List;
 final class ExplainResults {
   private ExplainResults() {}
 
-  static ResultSet withExtensions(ResultSet phoenix, QueryExtensions e) throws SQLException {
+  static ResultSet withExtensions(ResultSet phoenix, QueryExtensions e, List<String> serialRefused)
+      throws SQLException {
     ResultSetMetaData meta = phoenix.getMetaData();
     int columns = meta.getColumnCount();
     List<Object[]> rows = new ArrayList<>();
@@ -29,7 +30,7 @@ final class ExplainResults {
         rows.add(row);
       }
     }
-    for (String line : e.explainLines()) {
+    for (String line : e.explainLines(serialRefused)) {
       Object[] row = new Object[columns];
       row[0] = line;
       rows.add(row);

@@ -1,6 +1,8 @@
 package io.blockscope.hints;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.phoenix.compile.QueryPlan;
 import org.apache.phoenix.iterate.ParallelIteratorFactory;
@@ -18,6 +20,15 @@ import org.apache.phoenix.schema.PDatum;
 final class ExtendingOptimizer extends QueryOptimizer {
   /** The extensions of the statement this thread is executing through a blockscope connection. */
   static final ThreadLocal<QueryExtensions> CURRENT = new ThreadLocal<>();
+
+  /** The id the current execution tags its scans with (SERIAL and PROFILE queries). */
+  static final ThreadLocal<String> QUERY_ID = new ThreadLocal<>();
+
+  /** Why SERIAL could not be applied to parts of the last plan this thread optimized. */
+  static final ThreadLocal<List<String>> REFUSED = new ThreadLocal<>();
+
+  /** The scan attribute the blockscope coprocessor reads (its {@code QueryTracker.ATTRIBUTE}). */
+  static final String QUERY_ATTRIBUTE = "blockscope.query";
 
   ExtendingOptimizer(QueryServices services) {
     super(services);
@@ -37,8 +48,30 @@ final class ExtendingOptimizer extends QueryOptimizer {
 
   static QueryPlan extend(QueryPlan plan) {
     QueryExtensions e = CURRENT.get();
-    if (e != null && plan != null && e.noCache()) {
+    if (e == null || plan == null) {
+      return plan;
+    }
+    if (e.noCache()) {
       PlanScans.forEach(plan, scan -> scan.setCacheBlocks(false));
+    }
+    String id = QUERY_ID.get();
+    if (id != null) {
+      byte[] tag = id.getBytes(StandardCharsets.US_ASCII);
+      PlanScans.forEach(plan, scan -> scan.setAttribute(QUERY_ATTRIBUTE, tag));
+    }
+    if (e.serial()) {
+      // Phoenix may optimize more than once per statement (EXPLAIN optimizes the query, then
+      // its own one-row plan): keep every distinct reason.
+      List<String> refused = REFUSED.get();
+      if (refused == null) {
+        refused = new ArrayList<>();
+        REFUSED.set(refused);
+      }
+      for (String why : SerialPlans.force(plan)) {
+        if (!refused.contains(why)) {
+          refused.add(why);
+        }
+      }
     }
     return plan;
   }

@@ -16,8 +16,8 @@ import java.util.regex.Pattern;
  *
  * <ul>
  *   <li>{@code NO_CACHE}: every scan of the query runs with block caching off (enforced).
- *   <li>{@code SERIAL}: the query's region scans one at a time, in key order (recognised; this
- *       version leaves it to Phoenix, which honours it for some plans only).
+ *   <li>{@code SERIAL}: the query's region scans one at a time, in key order (enforced where
+ *       serial execution returns the same rows; see {@code SerialPlans}).
  *   <li>{@code PROFILE} or {@code PROFILE(COUNT|TIME)}: the query's server-side costs (recognised;
  *       not collected by this version).
  * </ul>
@@ -106,17 +106,20 @@ public record QueryExtensions(boolean noCache, boolean serial, Profile profile, 
   }
 
   /**
-   * The lines EXPLAIN adds for these extensions. This version enforces NO_CACHE; SERIAL is left
-   * to Phoenix (which honours it for some plans only) and PROFILE is recognised but not yet
-   * collected, and EXPLAIN says so rather than promise either.
+   * The lines EXPLAIN adds for these extensions, given why SERIAL could not be applied to parts
+   * of the plan (empty if it was applied everywhere). PROFILE is recognised but not collected by
+   * this version, and EXPLAIN says so.
    */
-  public List<String> explainLines() {
+  public List<String> explainLines(List<String> serialRefused) {
     List<String> lines = new ArrayList<>();
     if (noCache) {
       lines.add("BLOCKSCOPE NO_CACHE: every scan of this query runs with block caching off");
     }
     if (serial) {
-      lines.add("BLOCKSCOPE SERIAL: not enforced by this version; Phoenix's own SERIAL applies");
+      lines.add(serialRefused.isEmpty()
+          ? "BLOCKSCOPE SERIAL: region scans run one at a time, in key order"
+          : "BLOCKSCOPE SERIAL: not applied (" + String.join("; ", serialRefused)
+              + "); runs as Phoenix plans it");
     }
     if (profile != Profile.NONE) {
       lines.add("BLOCKSCOPE PROFILE(" + profile + "): not collected by this version");

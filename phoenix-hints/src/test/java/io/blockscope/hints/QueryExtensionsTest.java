@@ -28,7 +28,7 @@ public class QueryExtensionsTest {
     assertTrue(e.noCache());
     assertTrue(e.serial());
     assertEquals(Profile.TIME, e.profile());
-    assertEquals(3, e.explainLines().size());
+    assertEquals(3, e.explainLines(java.util.List.of()).size());
   }
 
   @Test

@@ -1,0 +1,142 @@
+package io.blockscope.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+
+import io.blockscope.hints.BlockscopeResultSet;
+import io.blockscope.metrics.QueryTracker;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.hbase.TableName;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * blockscope's SERIAL through its JDBC driver on a table split into four regions, checked from
+ * the servers' side: the coprocessor counts, per tagged query, the region scanners open at once.
+ */
+public class HintsSerialIT extends ClusterTestBase {
+  private static final String TABLE = "HINTS_SERIAL";
+  private static final int ROWS = 20_000;
+
+  @BeforeClass
+  public static void load() throws Exception {
+    try (Connection c = cluster.phoenix(); Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE " + TABLE + " (pk INTEGER PRIMARY KEY, v1 FLOAT, v2 FLOAT)"
+          + " SPLIT ON (5000, 10000, 15000)");
+      io.blockscope.workloads.SeedTable.fill(c, TABLE, ROWS, 12);
+    }
+    SeedTables.compact(cluster, TableName.valueOf(TABLE));
+    assertEquals(4, cluster.regions(TableName.valueOf(TABLE)).size());
+  }
+
+  private static Connection blockscope() throws SQLException {
+    return DriverManager.getConnection(
+        cluster.phoenixUrl().replace("jdbc:phoenix:", "jdbc:blockscope:phoenix:"));
+  }
+
+  /** A query's rows (first column, as text) and what the servers saw of its scanners. */
+  private record Run(List<String> rows, QueryTracker.Stats servers, List<String> notApplied) {}
+
+  private static Run run(String sql) throws Exception {
+    List<String> rows = new ArrayList<>();
+    String id;
+    List<String> notApplied;
+    try (Connection c = blockscope(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      BlockscopeResultSet b = rs.unwrap(BlockscopeResultSet.class);
+      id = b.queryId();
+      notApplied = b.serialNotApplied();
+      while (rs.next()) {
+        rows.add(rs.getString(1));
+      }
+    }
+    return new Run(rows, cluster.engine().queries().stats(id), notApplied);
+  }
+
+  private static void assertSerial(String sql, int expectedRows) throws Exception {
+    Run serial = run(sql);
+    assertTrue(sql + ": applied everywhere " + serial.notApplied(), serial.notApplied().isEmpty());
+    assertEquals(sql, expectedRows, serial.rows().size());
+    assertTrue(sql + ": every region scanned " + serial.servers(),
+        serial.servers().scanners() >= 4);
+    assertEquals(sql + ": one scanner open at a time " + serial.servers(), 1,
+        serial.servers().maxOpen());
+    assertEquals(sql + ": all closed " + serial.servers(), 0, serial.servers().open());
+
+    // The same query tagged but not serial: Phoenix's parallel scans.
+    Run parallel = run(sql.replace("/*+ SERIAL */", "/*+ PROFILE */"));
+    System.out.println(sql + ": servers saw " + serial.servers() + " with SERIAL, "
+        + parallel.servers() + " without");
+    assertEquals(serial.rows().size(), parallel.rows().size());
+    assertTrue(sql + " without SERIAL: scanners open at once " + parallel.servers(),
+        parallel.servers().maxOpen() > 1);
+  }
+
+  @Test
+  public void aFilteredScanWithoutLimitRunsOneRegionAtATime() throws Exception {
+    long expected = SeedTables.queryLong(cluster,
+        "SELECT COUNT(*) FROM " + TABLE + " WHERE v2 < 0.5");
+    assertSerial("SELECT /*+ SERIAL */ pk, v1 FROM " + TABLE + " WHERE v2 < 0.5",
+        (int) expected);
+  }
+
+  @Test
+  public void rowsComeInKeyOrder() throws Exception {
+    Run serial = run("SELECT /*+ SERIAL */ pk FROM " + TABLE + " WHERE v1 < 0.2");
+    int last = -1;
+    for (String pk : serial.rows()) {
+      assertTrue(pk + " after " + last, Integer.parseInt(pk) > last);
+      last = Integer.parseInt(pk);
+    }
+  }
+
+  @Test
+  public void aggregatesRunOneRegionAtATime() throws Exception {
+    // The seeds' own statement (seed 002), unchanged.
+    assertSerial("SELECT /*+ SERIAL */ COUNT(*) FROM " + TABLE, 1);
+    assertSerial("SELECT /*+ SERIAL */ SUM(v1), MAX(v2) FROM " + TABLE + " WHERE v1 < 0.5", 1);
+  }
+
+  @Test
+  public void orderByTheRowKeyRunsOneRegionAtATime() throws Exception {
+    assertSerial("SELECT /*+ SERIAL */ pk FROM " + TABLE + " WHERE v2 > 0.9 ORDER BY pk DESC",
+        (int) SeedTables.queryLong(cluster,
+            "SELECT COUNT(*) FROM " + TABLE + " WHERE v2 > 0.9"));
+  }
+
+  @Test
+  public void shapesThatMergeRegionsAreReportedNotSerialized() throws Exception {
+    Run ordered = run("SELECT /*+ SERIAL */ pk FROM " + TABLE + " ORDER BY v1 LIMIT 10");
+    assertEquals(10, ordered.rows().size());
+    assertFalse(ordered.notApplied().isEmpty());
+    assertTrue(ordered.notApplied().get(0), ordered.notApplied().get(0).startsWith("ORDER BY"));
+
+    List<String> plan = new ArrayList<>();
+    try (Connection c = blockscope(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(
+            "EXPLAIN SELECT /*+ SERIAL */ pk FROM " + TABLE + " ORDER BY v1 LIMIT 10")) {
+      while (rs.next()) {
+        plan.add(rs.getString(1));
+      }
+    }
+    System.out.println(String.join("\n", plan));
+    assertTrue(plan.toString(), plan.get(plan.size() - 1).startsWith(
+        "BLOCKSCOPE SERIAL: not applied (ORDER BY on columns outside the row key"));
+  }
+
+  @Test
+  public void queriesWithoutSerialOrProfileCarryNoId() throws Exception {
+    try (Connection c = blockscope(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT /*+ NO_CACHE */ COUNT(*) FROM " + TABLE)) {
+      assertNull(rs.unwrap(BlockscopeResultSet.class).queryId());
+    }
+  }
+}

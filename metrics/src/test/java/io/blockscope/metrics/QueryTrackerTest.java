@@ -1,0 +1,67 @@
+package io.blockscope.metrics;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNull;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.Test;
+
+public class QueryTrackerTest {
+  private static final String A = "0123456789abcdef0123456789abcdef";
+  private static final String B = "fedcba9876543210fedcba9876543210";
+
+  @Test
+  public void countsOpenMaximumAndTotalPerQuery() {
+    QueryTracker t = new QueryTracker(10, 10, 1000, () -> 0);
+    Object s1 = new Object();
+    Object s2 = new Object();
+    Object s3 = new Object();
+    t.opened(s1, A);
+    t.closed(s1);
+    t.opened(s2, A);
+    t.opened(s3, B);
+    assertEquals(new QueryTracker.Stats(1, 1, 2), t.stats(A));
+    t.opened(s1, A);
+    assertEquals(new QueryTracker.Stats(2, 2, 3), t.stats(A));
+    t.closed(s1);
+    t.closed(s2);
+    t.closed(new Object()); // not tracked: ignored
+    assertEquals(new QueryTracker.Stats(0, 2, 3), t.stats(A));
+    assertEquals(new QueryTracker.Stats(1, 1, 1), t.stats(B));
+    assertEquals(QueryTracker.Stats.NONE, t.stats("unknown"));
+    assertEquals(QueryTracker.Stats.NONE, t.stats(null));
+  }
+
+  @Test
+  public void memoryIsBoundedAndIdleQueriesExpire() {
+    AtomicLong now = new AtomicLong();
+    QueryTracker t = new QueryTracker(2, 3, 100, now::get);
+    Object[] s = {new Object(), new Object(), new Object(), new Object()};
+    t.opened(s[0], A);
+    t.opened(s[1], B);
+    t.opened(s[2], "00000000000000000000000000000000"); // third query: A, touched least, goes
+    assertEquals(QueryTracker.Stats.NONE, t.stats(A));
+    assertEquals(2, t.trackedQueries());
+    t.closed(s[0]); // A's scanner was forgotten with A
+    t.opened(s[3], B);
+    t.opened(new Object(), B); // a fourth open scanner: over the limit, not tracked
+    assertEquals(1, t.dropped());
+    assertEquals(2, t.stats(B).open());
+
+    t.closed(s[1]);
+    t.closed(s[3]);
+    now.set(1000);
+    t.opened(s[0], A); // B is idle and old: expired on the way
+    assertEquals(QueryTracker.Stats.NONE, t.stats(B));
+  }
+
+  @Test
+  public void onlyWellFormedIdsAreAccepted() {
+    assertEquals(A, QueryTracker.parseId(A.getBytes(StandardCharsets.US_ASCII)));
+    assertNull(QueryTracker.parseId(null));
+    assertNull(QueryTracker.parseId("short".getBytes(StandardCharsets.US_ASCII)));
+    assertNull(QueryTracker.parseId(A.toUpperCase().getBytes(StandardCharsets.US_ASCII)));
+    assertNull(QueryTracker.parseId(("x" + A.substring(1)).getBytes(StandardCharsets.US_ASCII)));
+  }
+}
