@@ -6,7 +6,6 @@ import static org.junit.Assert.assertTrue;
 
 import io.blockscope.hints.BlockscopePhoenix;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -31,18 +30,11 @@ public class HintsNoCacheIT extends ClusterTestBase {
 
   @BeforeClass
   public static void load() throws Exception {
-    try (Connection c = cluster.phoenix(); Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE " + TABLE + " (pk INTEGER PRIMARY KEY, v1 FLOAT, v2 FLOAT)"
-          + " BLOCKSIZE=8192 SPLIT ON (5000, 10000, 15000)");
-      io.blockscope.workloads.SeedTable.fill(c, TABLE, ROWS, 11);
-    }
-    SeedTables.compact(cluster, TableName.valueOf(TABLE));
-    assertEquals(4, cluster.regions(TableName.valueOf(TABLE)).size());
+    SeedTables.createSplit(cluster, TABLE, ROWS, 11, "BLOCKSIZE=8192");
   }
 
   private static Connection blockscope() throws SQLException {
-    return DriverManager.getConnection(
-        cluster.phoenixUrl().replace("jdbc:phoenix:", "jdbc:blockscope:phoenix:"));
+    return SeedTables.blockscope(cluster);
   }
 
   /** What one statement did to the cache, read cold: data blocks cached, CacheStats deltas. */

@@ -8,13 +8,11 @@ import static org.junit.Assert.assertTrue;
 import io.blockscope.hints.BlockscopeResultSet;
 import io.blockscope.metrics.QueryTracker;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.hadoop.hbase.TableName;
 import org.junit.BeforeClass;
 import org.junit.Test;
 
@@ -28,18 +26,11 @@ public class HintsSerialIT extends ClusterTestBase {
 
   @BeforeClass
   public static void load() throws Exception {
-    try (Connection c = cluster.phoenix(); Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE " + TABLE + " (pk INTEGER PRIMARY KEY, v1 FLOAT, v2 FLOAT)"
-          + " SPLIT ON (5000, 10000, 15000)");
-      io.blockscope.workloads.SeedTable.fill(c, TABLE, ROWS, 12);
-    }
-    SeedTables.compact(cluster, TableName.valueOf(TABLE));
-    assertEquals(4, cluster.regions(TableName.valueOf(TABLE)).size());
+    SeedTables.createSplit(cluster, TABLE, ROWS, 12, "");
   }
 
   private static Connection blockscope() throws SQLException {
-    return DriverManager.getConnection(
-        cluster.phoenixUrl().replace("jdbc:phoenix:", "jdbc:blockscope:phoenix:"));
+    return SeedTables.blockscope(cluster);
   }
 
   /** A query's rows (first column, as text) and what the servers saw of its scanners. */

@@ -70,6 +70,30 @@ final class SeedTables {
     return get(cluster, TableConfig.parse(config));
   }
 
+  /**
+   * A seed-shaped table of {@code rows} rows split into four regions at {@code rows / 4} steps,
+   * written through Phoenix and compacted; for the hint tests.
+   */
+  static void createSplit(EmbeddedCluster cluster, String table, int rows, long seed,
+      String options) throws Exception {
+    int q = rows / 4;
+    try (Connection c = cluster.phoenix(); Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE " + table + " (pk INTEGER PRIMARY KEY, v1 FLOAT, v2 FLOAT) "
+          + options + " SPLIT ON (" + q + ", " + 2 * q + ", " + 3 * q + ")");
+      SeedTable.fill(c, table, rows, seed);
+    }
+    compact(cluster, TableName.valueOf(table));
+    if (cluster.regions(TableName.valueOf(table)).size() != 4) {
+      throw new IllegalStateException(table + " is not in four regions");
+    }
+  }
+
+  /** A connection through blockscope's driver to the cluster's Phoenix. */
+  static Connection blockscope(EmbeddedCluster cluster) throws java.sql.SQLException {
+    return java.sql.DriverManager.getConnection(
+        cluster.phoenixUrl().replace("jdbc:phoenix:", "jdbc:blockscope:phoenix:"));
+  }
+
   /** Flushes the memstore and major-compacts the table into one store file per region. */
   static void compact(EmbeddedCluster cluster, TableName t) throws Exception {
     cluster.admin().flush(t);
