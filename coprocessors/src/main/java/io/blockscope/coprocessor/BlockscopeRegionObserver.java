@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
 import org.apache.hadoop.hbase.Cell;
+import com.google.protobuf.Service;
+import io.blockscope.metrics.PerfLevel;
 import io.blockscope.metrics.QueryTracker;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.client.Get;
@@ -36,6 +38,7 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
   private static final Logger LOG = LoggerFactory.getLogger(BlockscopeRegionObserver.class);
 
   private volatile Hooks hooks;
+  private volatile String region;
 
   /**
    * Never throws: with {@code hbase.coprocessor.abortonerror=true} (HBase's default) an exception
@@ -48,6 +51,7 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
         Hooks h = Engine.hooks(env.getConfiguration());
         h.regionOpened((RegionCoprocessorEnvironment) env);
         hooks = h;
+        region = ((RegionCoprocessorEnvironment) env).getRegionInfo().getEncodedName();
       }
     } catch (Throwable t) {
       hooks = null;
@@ -71,6 +75,12 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
     return Optional.of(this);
   }
 
+  /** The profile endpoint of this region (docs/hints.md, PROFILE). */
+  @Override
+  public Iterable<Service> getServices() {
+    return java.util.List.of(new ProfileService(() -> hooks, () -> region));
+  }
+
   private void enter(ObserverContext<RegionCoprocessorEnvironment> c) {
     Hooks h = hooks;
     if (h != null) {
@@ -90,24 +100,38 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
     enter(c);
   }
 
+  /** The level a profiled scan asks for (a PerfLevel ordinal); -1 if none or not understood. */
+  private static int profileLevel(byte[] attribute) {
+    if (attribute == null) {
+      return -1;
+    }
+    String v = new String(attribute, java.nio.charset.StandardCharsets.US_ASCII);
+    return v.equals("TIME") ? PerfLevel.TIME.ordinal()
+        : v.equals("COUNT") ? PerfLevel.COUNT.ordinal() : -1;
+  }
+
   @Override
   public RegionScanner postScannerOpen(ObserverContext<RegionCoprocessorEnvironment> c, Scan scan,
       RegionScanner s) {
-    exit();
     Hooks h = hooks;
+    RegionScanner result = s;
     if (h != null) {
       try {
         byte[] query = scan.getAttribute(QueryTracker.ATTRIBUTE);
         if (query != null && QueryTracker.parseId(query) != null) {
           TaggedScanner tagged = new TaggedScanner(s, h);
-          h.scannerOpened(tagged, query);
-          return tagged;
+          Object handle = h.scannerOpened(tagged, query, c.getEnvironment(),
+              profileLevel(scan.getAttribute(QueryTracker.PROFILE_ATTRIBUTE)));
+          tagged.query(handle);
+          h.queryActive(handle, 0); // what opening the scanner read is the query's too
+          result = tagged;
         }
       } catch (Throwable t) {
         LOG.debug("blockscope: cannot read the scan's query tag", t);
       }
     }
-    return s;
+    exit();
+    return result;
   }
 
   @Override

@@ -74,6 +74,8 @@ public final class Engine implements Hooks, ConfigurationObserver {
 
   private static final class Frames {
     final RegionCosts[] stack = new RegionCosts[MAX_DEPTH];
+    /** The tagged query each frame works for, if any (see {@link #queryActive}). */
+    final QueryTracker.RegionCosts[] query = new QueryTracker.RegionCosts[MAX_DEPTH];
     int depth;
   }
 
@@ -163,10 +165,21 @@ public final class Engine implements Hooks, ConfigurationObserver {
     public void exit() {}
 
     @Override
-    public void scannerOpened(Object scanner, byte[] queryId) {}
+    public Object scannerOpened(Object scanner, byte[] queryId, RegionCoprocessorEnvironment env,
+        int level) {
+      return null;
+    }
+
+    @Override
+    public void queryActive(Object handle, int rows) {}
 
     @Override
     public void scannerClosed(Object scanner) {}
+
+    @Override
+    public long[] queryCosts(String queryId, String region) {
+      return null;
+    }
   };
 
   // ---- region lifecycle -----------------------------------------------------------------------
@@ -219,17 +232,78 @@ public final class Engine implements Hooks, ConfigurationObserver {
     }
   }
 
+  /** Hands the costs gathered so far to frame {@code d}'s query (if tagged) and region. */
+  private static void settle(Frames f, int d, long[] costs) {
+    RegionCosts region = f.stack[d];
+    if (region == null) {
+      return; // the costs stay on the thread for the frame that settles next
+    }
+    QueryTracker.RegionCosts q = f.query[d];
+    if (q != null) {
+      q.costs.add(costs);
+    }
+    region.costs().drain(costs);
+  }
+
   // ---- tagged queries -------------------------------------------------------------------------
 
   @Override
-  public void scannerOpened(Object scanner, byte[] queryId) {
+  public Object scannerOpened(Object scanner, byte[] queryId, RegionCoprocessorEnvironment env,
+      int level) {
     try {
       String id = QueryTracker.parseId(queryId);
-      if (id != null) {
-        queries.opened(scanner, id);
+      QueryTracker.RegionCosts q = id == null ? null
+          : queries.opened(scanner, id, env.getRegionInfo().getEncodedName());
+      if (q != null && level > q.level) {
+        q.level = level;
+      }
+      return q;
+    } catch (Throwable t) {
+      hookFailures.incrementAndGet();
+      return null;
+    }
+  }
+
+  @Override
+  public void queryActive(Object handle, int rows) {
+    if (!(handle instanceof QueryTracker.RegionCosts q)) {
+      return;
+    }
+    try {
+      Frames f = frames.get();
+      if (f.depth > 0) {
+        f.query[f.depth - 1] = q;
+        if (q.level >= 0 && bridge != null) {
+          long[] costs = bridge.costs();
+          if (costs[CostLayout.LEVEL] < q.level) {
+            costs[CostLayout.LEVEL] = q.level;
+          }
+        }
+      }
+      if (rows > 0) {
+        q.rows.addAndGet(rows);
       }
     } catch (Throwable t) {
       hookFailures.incrementAndGet();
+    }
+  }
+
+  @Override
+  public long[] queryCosts(String queryId, String region) {
+    try {
+      QueryTracker.RegionCosts q = queries.costs(queryId, region);
+      if (q == null) {
+        return null;
+      }
+      long[] out = new long[CostLayout.SIZE + 1];
+      for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
+        out[i] = q.costs.get(i);
+      }
+      out[CostLayout.SIZE] = q.rows.get();
+      return out;
+    } catch (Throwable t) {
+      hookFailures.incrementAndGet();
+      return null;
     }
   }
 
@@ -260,12 +334,14 @@ public final class Engine implements Hooks, ConfigurationObserver {
       if (f.depth == MAX_DEPTH) {
         droppedFrames.addAndGet(f.depth); // frames whose post-hook never came
         java.util.Arrays.fill(f.stack, null);
+        java.util.Arrays.fill(f.query, null);
         f.depth = 0;
       }
-      if (f.depth > 0 && f.stack[f.depth - 1] != null) {
-        f.stack[f.depth - 1].costs().drain(costs);
+      if (f.depth > 0) {
+        settle(f, f.depth - 1, costs);
       }
       RegionCosts region = registry.region(env.getRegionInfo().getEncodedName());
+      f.query[f.depth] = null;
       f.stack[f.depth++] = region;
       costs[CostLayout.LEVEL] = region == null ? 0 : region.level().ordinal();
     } catch (Throwable t) {
@@ -284,11 +360,9 @@ public final class Engine implements Hooks, ConfigurationObserver {
       if (f.depth == 0) {
         return;
       }
-      RegionCosts region = f.stack[--f.depth];
+      settle(f, --f.depth, costs);
       f.stack[f.depth] = null;
-      if (region != null) {
-        region.costs().drain(costs);
-      }
+      f.query[f.depth] = null;
       RegionCosts outer = f.depth > 0 ? f.stack[f.depth - 1] : null;
       costs[CostLayout.LEVEL] = outer == null ? 0 : outer.level().ordinal();
       costs[CostLayout.PENDING_MISS] = 0;

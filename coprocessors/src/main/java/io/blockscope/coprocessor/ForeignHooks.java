@@ -22,7 +22,9 @@ final class ForeignHooks implements Hooks {
   private final MethodHandle enter;
   private final MethodHandle exit;
   private final MethodHandle scannerOpened;
+  private final MethodHandle queryActive;
   private final MethodHandle scannerClosed;
+  private final MethodHandle queryCosts;
 
   ForeignHooks(Object engine) throws ReflectiveOperationException {
     MethodHandles.Lookup lookup = MethodHandles.publicLookup();
@@ -31,10 +33,15 @@ final class ForeignHooks implements Hooks {
     closed = lookup.findVirtual(type, "regionClosed", ENV).bindTo(engine);
     enter = lookup.findVirtual(type, "enter", ENV).bindTo(engine);
     exit = lookup.findVirtual(type, "exit", MethodType.methodType(void.class)).bindTo(engine);
-    scannerOpened = lookup.findVirtual(type, "scannerOpened",
-        MethodType.methodType(void.class, Object.class, byte[].class)).bindTo(engine);
+    scannerOpened = lookup.findVirtual(type, "scannerOpened", MethodType.methodType(
+        Object.class, Object.class, byte[].class, RegionCoprocessorEnvironment.class, int.class))
+        .bindTo(engine);
+    queryActive = lookup.findVirtual(type, "queryActive",
+        MethodType.methodType(void.class, Object.class, int.class)).bindTo(engine);
     scannerClosed = lookup.findVirtual(type, "scannerClosed",
         MethodType.methodType(void.class, Object.class)).bindTo(engine);
+    queryCosts = lookup.findVirtual(type, "queryCosts",
+        MethodType.methodType(long[].class, String.class, String.class)).bindTo(engine);
   }
 
   @Override
@@ -62,11 +69,32 @@ final class ForeignHooks implements Hooks {
   }
 
   @Override
-  public void scannerOpened(Object scanner, byte[] queryId) {
+  public Object scannerOpened(Object scanner, byte[] queryId, RegionCoprocessorEnvironment env,
+      int level) {
     try {
-      scannerOpened.invokeExact(scanner, queryId);
+      return (Object) scannerOpened.invokeExact(scanner, queryId, env, level);
     } catch (Throwable t) {
       LOG.debug("blockscope: foreign engine call failed", t);
+      return null;
+    }
+  }
+
+  @Override
+  public void queryActive(Object handle, int rows) {
+    try {
+      queryActive.invokeExact(handle, rows);
+    } catch (Throwable t) {
+      LOG.debug("blockscope: foreign engine call failed", t);
+    }
+  }
+
+  @Override
+  public long[] queryCosts(String queryId, String region) {
+    try {
+      return (long[]) queryCosts.invokeExact(queryId, region);
+    } catch (Throwable t) {
+      LOG.debug("blockscope: foreign engine call failed", t);
+      return null;
     }
   }
 

@@ -20,9 +20,27 @@ interface Hooks {
   /** Closes the innermost frame on this thread and hands its costs to its region. */
   void exit();
 
-  /** A region scanner of a tagged query was opened (the tag: the scan attribute's value). */
-  void scannerOpened(Object scanner, byte[] queryId);
+  /**
+   * A region scanner of a tagged query was opened (the tag: the scan attribute's value; the
+   * profiling level it asks for, a {@code PerfLevel} ordinal, or -1); returns the handle
+   * {@link #queryActive} takes, or null if the query is not tracked.
+   */
+  Object scannerOpened(Object scanner, byte[] queryId, RegionCoprocessorEnvironment env,
+      int level);
+
+  /**
+   * The innermost frame on this thread works for the query of {@code handle}: when it closes, its
+   * costs go to that query as well as to the region, and from now on it counts at least at the
+   * level the query asked for. {@code rows} rows were returned.
+   */
+  void queryActive(Object handle, int rows);
 
   /** A region scanner was closed (ignored if it belongs to no tagged query). */
   void scannerClosed(Object scanner);
+
+  /**
+   * The costs region {@code region} recorded for query {@code queryId}, as {@code CostLayout}
+   * slots followed by one more: the rows returned; null if there are none.
+   */
+  long[] queryCosts(String queryId, String region);
 }

@@ -17,10 +17,34 @@ import org.apache.hadoop.hbase.regionserver.ScannerContext;
 final class TaggedScanner implements RegionScanner {
   private final RegionScanner delegate;
   private final Hooks hooks;
+  /** Where the query's costs in this region go; null if the query is not tracked. */
+  private volatile Object query;
 
   TaggedScanner(RegionScanner delegate, Hooks hooks) {
     this.delegate = delegate;
     this.hooks = hooks;
+  }
+
+  void query(Object handle) {
+    this.query = handle;
+  }
+
+  /** Marks the frame of the read about to happen as this query's (and its profiling level). */
+  private int before(List<Cell> result) {
+    Object q = query;
+    if (q != null) {
+      hooks.queryActive(q, 0);
+    }
+    return result.size();
+  }
+
+  /** Counts a row if one came back. */
+  private boolean seen(boolean more, List<Cell> result, int sizeBefore) {
+    Object q = query;
+    if (q != null && result.size() > sizeBefore) {
+      hooks.queryActive(q, 1);
+    }
+    return more;
   }
 
   @Override
@@ -69,21 +93,25 @@ final class TaggedScanner implements RegionScanner {
 
   @Override
   public boolean nextRaw(List<Cell> result) throws IOException {
-    return delegate.nextRaw(result);
+    int before = before(result);
+    return seen(delegate.nextRaw(result), result, before);
   }
 
   @Override
   public boolean nextRaw(List<Cell> result, ScannerContext scannerContext) throws IOException {
-    return delegate.nextRaw(result, scannerContext);
+    int before = before(result);
+    return seen(delegate.nextRaw(result, scannerContext), result, before);
   }
 
   @Override
   public boolean next(List<Cell> result) throws IOException {
-    return delegate.next(result);
+    int before = before(result);
+    return seen(delegate.next(result), result, before);
   }
 
   @Override
   public boolean next(List<Cell> result, ScannerContext scannerContext) throws IOException {
-    return delegate.next(result, scannerContext);
+    int before = before(result);
+    return seen(delegate.next(result, scannerContext), result, before);
   }
 }

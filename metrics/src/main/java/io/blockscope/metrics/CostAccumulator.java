@@ -15,6 +15,16 @@ public final class CostAccumulator implements CostLayout.LongSlotReader {
    * Moves the costs of a thread's array into this accumulator and zeroes them there. Control
    * slots are left alone.
    */
+  /** Adds the costs of a thread's array to this accumulator, leaving them there. */
+  public void add(long[] threadCosts) {
+    for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
+      long v = threadCosts[i];
+      if (v != 0) {
+        slots.addAndGet(i, v);
+      }
+    }
+  }
+
   public void drain(long[] threadCosts) {
     for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
       long v = threadCosts[i];

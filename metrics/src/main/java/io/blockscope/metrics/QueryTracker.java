@@ -22,6 +22,9 @@ public final class QueryTracker {
   /** The scan attribute that carries a query id. */
   public static final String ATTRIBUTE = "blockscope.query";
 
+  /** The scan attribute with the level a profiled query asks for: COUNT or TIME. */
+  public static final String PROFILE_ATTRIBUTE = "blockscope.profile";
+
   private static final Pattern ID = Pattern.compile("[0-9a-f]{32}");
 
   /** What the server saw of one query's scanners. */
@@ -34,6 +37,16 @@ public final class QueryTracker {
     int maxOpen;
     long scanners;
     long touchedMillis;
+    final Map<String, RegionCosts> regions = new LinkedHashMap<>();
+  }
+
+  /** What one region spent on one tagged query: its costs and the rows its scanners returned. */
+  public static final class RegionCosts {
+    /** The profiling level the query asked for (a {@link PerfLevel} ordinal), -1 for none. */
+    public volatile int level = -1;
+    public final CostAccumulator costs = new CostAccumulator();
+    public final java.util.concurrent.atomic.AtomicLong rows =
+        new java.util.concurrent.atomic.AtomicLong();
   }
 
   private final int maxQueries;
@@ -42,21 +55,36 @@ public final class QueryTracker {
   private final LongSupplier clock;
   private final LinkedHashMap<String, Entry> queries = new LinkedHashMap<>(16, 0.75f, true);
   private final Map<Object, String> scanners = new IdentityHashMap<>();
+  private final int maxRegionEntries;
+  private int regionEntries;
   private long dropped;
 
   public QueryTracker(int maxQueries, int maxScanners, long expiryMillis, LongSupplier clock) {
-    if (maxQueries < 1 || maxScanners < 1 || expiryMillis < 1) {
+    this(maxQueries, maxScanners, maxScanners, expiryMillis, clock);
+  }
+
+  /**
+   * {@code maxRegionEntries} bounds the (query, region) cost records kept for profiles, each
+   * {@value CostLayout#SIZE} longs.
+   */
+  public QueryTracker(int maxQueries, int maxScanners, int maxRegionEntries, long expiryMillis,
+      LongSupplier clock) {
+    if (maxQueries < 1 || maxScanners < 1 || maxRegionEntries < 1 || expiryMillis < 1) {
       throw new IllegalArgumentException("limits must be positive");
     }
+    this.maxRegionEntries = maxRegionEntries;
     this.maxQueries = maxQueries;
     this.maxScanners = maxScanners;
     this.expiryMillis = expiryMillis;
     this.clock = clock;
   }
 
-  /** 10,000 queries, 100,000 open scanners, ten minutes. */
+  /**
+   * 10,000 queries, 100,000 open scanners, 20,000 (query, region) cost records (at most about
+   * 15 MB), ten minutes.
+   */
   public static QueryTracker withDefaults() {
-    return new QueryTracker(10_000, 100_000, 600_000, System::currentTimeMillis);
+    return new QueryTracker(10_000, 100_000, 20_000, 600_000, System::currentTimeMillis);
   }
 
   /** The query id in a scan attribute's value, or null if it is not one (ignored, not an error). */
@@ -70,11 +98,20 @@ public final class QueryTracker {
 
   /** A scanner of query {@code id} was opened. */
   public synchronized void opened(Object scanner, String id) {
+    opened(scanner, id, null);
+  }
+
+  /**
+   * A scanner of query {@code id} was opened in {@code region}; returns where that region's costs
+   * for the query go (shared by the query's scanners in the region), or null when the scanner or
+   * the costs are over the limits (counted as dropped) or no region was given.
+   */
+  public synchronized RegionCosts opened(Object scanner, String id, String region) {
     long now = clock.getAsLong();
     expire(now);
     if (scanners.size() >= maxScanners || scanners.containsKey(scanner)) {
       dropped++;
-      return;
+      return null;
     }
     Entry e = queries.get(id);
     if (e == null) {
@@ -89,6 +126,26 @@ public final class QueryTracker {
     e.scanners++;
     e.maxOpen = Math.max(e.maxOpen, e.open);
     e.touchedMillis = now;
+    if (region == null) {
+      return null;
+    }
+    RegionCosts costs = e.regions.get(region);
+    if (costs == null) {
+      if (regionEntries >= maxRegionEntries) {
+        dropped++;
+        return null;
+      }
+      costs = new RegionCosts();
+      e.regions.put(region, costs);
+      regionEntries++;
+    }
+    return costs;
+  }
+
+  /** The costs region {@code region} recorded for query {@code id}; null if none. */
+  public synchronized RegionCosts costs(String id, String region) {
+    Entry e = id == null ? null : queries.get(id);
+    return e == null ? null : e.regions.get(region);
   }
 
   /** A scanner was closed; scanners of no tracked query are ignored. */
@@ -127,6 +184,7 @@ public final class QueryTracker {
         return;
       }
       if (e.open <= 0) {
+        regionEntries -= e.regions.size();
         it.remove();
       }
     }
@@ -134,7 +192,9 @@ public final class QueryTracker {
 
   private void evictOne() {
     Iterator<Map.Entry<String, Entry>> it = queries.entrySet().iterator();
-    String victim = it.next().getKey();
+    Map.Entry<String, Entry> victim0 = it.next();
+    String victim = victim0.getKey();
+    regionEntries -= victim0.getValue().regions.size();
     it.remove();
     scanners.values().removeIf(victim::equals);
   }

@@ -57,6 +57,19 @@ public class QueryTrackerTest {
   }
 
   @Test
+  public void regionCostsAreSharedPerQueryAndRegionAndBounded() {
+    QueryTracker t = new QueryTracker(10, 10, 2, 1000, () -> 0);
+    QueryTracker.RegionCosts r1 = t.opened(new Object(), A, "r1");
+    assertEquals(r1, t.opened(new Object(), A, "r1"));
+    QueryTracker.RegionCosts r2 = t.opened(new Object(), A, "r2");
+    assertNull("a third (query, region) record is over the limit", t.opened(new Object(), B, "r1"));
+    assertEquals(r2, t.costs(A, "r2"));
+    assertNull(t.costs(B, "r1"));
+    assertNull(t.costs("nope", "r1"));
+    assertEquals(1, t.dropped());
+  }
+
+  @Test
   public void onlyWellFormedIdsAreAccepted() {
     assertEquals(A, QueryTracker.parseId(A.getBytes(StandardCharsets.US_ASCII)));
     assertNull(QueryTracker.parseId(null));

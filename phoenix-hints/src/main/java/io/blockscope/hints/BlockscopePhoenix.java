@@ -10,7 +10,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.security.SecureRandom;
+import io.blockscope.metrics.profile.ProfileProtocol;
 import java.util.List;
+import java.util.Set;
 import org.apache.phoenix.jdbc.PhoenixConnection;
 
 /**
@@ -37,6 +39,44 @@ public final class BlockscopePhoenix {
     PhoenixConnection extended = new PhoenixConnection(
         new ExtendingQueryServices(pc.getQueryServices()), pc.getURL(), pc.getClientInfo());
     return proxy(Connection.class, extended, new ConnectionHandler(extended));
+  }
+
+  /**
+   * The costs the region servers recorded for query {@code queryId} in table {@code table}
+   * (a physical HBase table name), asked of every region of the table through blockscope's
+   * coprocessor endpoint. An id nobody knows gives an empty profile.
+   */
+  public static QueryProfile fetchProfile(Connection connection, String table, String queryId)
+      throws SQLException {
+    return fetchProfile(connection.unwrap(PhoenixConnection.class), List.of(table), queryId);
+  }
+
+  static QueryProfile fetchProfile(PhoenixConnection pc, Iterable<String> tables,
+      String queryId) throws SQLException {
+    List<QueryProfile.Region> regions = new java.util.ArrayList<>();
+    for (String table : tables) {
+      try (org.apache.hadoop.hbase.client.Table t =
+          pc.getQueryServices().getTable(org.apache.hadoop.hbase.util.Bytes.toBytes(table))) {
+        java.util.Map<byte[], com.google.protobuf.Message> answers =
+            t.batchCoprocessorService(ProfileProtocol.GET_PROFILE,
+                ProfileProtocol.request(queryId), null, null,
+                com.google.protobuf.DynamicMessage.getDefaultInstance(ProfileProtocol.RESPONSE));
+        for (com.google.protobuf.Message m : answers.values()) {
+          if (ProfileProtocol.found(m)) {
+            regions.add(new QueryProfile.Region(table, ProfileProtocol.region(m),
+                ProfileProtocol.rows(m), ProfileProtocol.costs(m)));
+          }
+        }
+      } catch (SQLException e) {
+        throw e;
+      } catch (Throwable e) {
+        throw new SQLException("blockscope: cannot read the profile of query " + queryId
+            + " from " + table + " (is the blockscope coprocessor deployed there?): " + e, e);
+      }
+    }
+    regions.sort(java.util.Comparator.comparing(QueryProfile.Region::table)
+        .thenComparing(QueryProfile.Region::region));
+    return new QueryProfile(queryId, regions);
   }
 
   @SuppressWarnings("unchecked")
@@ -71,14 +111,17 @@ public final class BlockscopePhoenix {
    * Runs {@code m} with {@code e} as this thread's extensions (and, for SERIAL and PROFILE, a new
    * query id); a result set it returns comes back as a {@link BlockscopeResultSet}.
    */
-  private static Object callWith(QueryExtensions e, Object target, Method m, Object[] args)
-      throws Throwable {
+  private static Object callWith(QueryExtensions e, Object target, Method m, Object[] args,
+      PhoenixConnection connection) throws Throwable {
     QueryExtensions outerExtensions = ExtendingOptimizer.CURRENT.get();
     String outerId = ExtendingOptimizer.QUERY_ID.get();
     String id = e.serial() || e.profile() != QueryExtensions.Profile.NONE ? newQueryId() : null;
     ExtendingOptimizer.CURRENT.set(e);
     ExtendingOptimizer.QUERY_ID.set(id);
     ExtendingOptimizer.REFUSED.remove();
+    java.util.Set<String> outerTables = ExtendingOptimizer.TABLES.get();
+    java.util.Set<String> tables = new java.util.LinkedHashSet<>();
+    ExtendingOptimizer.TABLES.set(tables);
     try {
       Object r = call(target, m, args);
       List<String> refused = ExtendingOptimizer.REFUSED.get();
@@ -87,18 +130,46 @@ public final class BlockscopePhoenix {
         if (e.explain()) {
           rs = ExplainResults.withExtensions(rs, e, refused);
         }
-        return proxy(BlockscopeResultSet.class, rs, new ResultSetHandler(rs, id, refused));
+        boolean profiled = e.profile() != QueryExtensions.Profile.NONE && !e.explain();
+        return proxy(BlockscopeResultSet.class, rs, new ResultSetHandler(rs, id, refused,
+            profiled ? new Profiler(connection, Set.copyOf(tables), id) : null));
       }
       return r;
     } finally {
       ExtendingOptimizer.CURRENT.set(outerExtensions);
       ExtendingOptimizer.QUERY_ID.set(outerId);
       ExtendingOptimizer.REFUSED.remove();
+      ExtendingOptimizer.TABLES.set(outerTables);
     }
   }
 
-  private record ResultSetHandler(ResultSet target, String queryId, List<String> refused)
-      implements InvocationHandler {
+  /** Reads a profiled query's profile; once the result set is closed, the answer is kept. */
+  private static final class Profiler {
+    private final PhoenixConnection connection;
+    private final Set<String> tables;
+    private final String queryId;
+    private QueryProfile kept;
+
+    Profiler(PhoenixConnection connection, Set<String> tables, String queryId) {
+      this.connection = connection;
+      this.tables = tables;
+      this.queryId = queryId;
+    }
+
+    synchronized QueryProfile read(boolean keep) throws SQLException {
+      if (kept != null) {
+        return kept;
+      }
+      QueryProfile p = fetchProfile(connection, tables, queryId);
+      if (keep) {
+        kept = p;
+      }
+      return p;
+    }
+  }
+
+  private record ResultSetHandler(ResultSet target, String queryId, List<String> refused,
+      Profiler profiler) implements InvocationHandler {
     @Override
     public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
       switch (m.getName()) {
@@ -106,6 +177,21 @@ public final class BlockscopePhoenix {
           return queryId;
         case "serialNotApplied":
           return refused;
+        case "profile":
+          if (profiler == null) {
+            throw new SQLException("blockscope: this query has no PROFILE hint");
+          }
+          return profiler.read(target.isClosed());
+        case "close":
+          Object r = call(target, m, args);
+          if (profiler != null) {
+            try {
+              profiler.read(true); // what the query cost, read once it is over
+            } catch (SQLException unreadable) {
+              // closing must not fail for it: profile() asks again and reports why
+            }
+          }
+          return r;
         case "unwrap":
           if (((Class<?>) args[0]).isInstance(proxy)) {
             return proxy;
@@ -128,6 +214,7 @@ public final class BlockscopePhoenix {
   }
 
   private record ConnectionHandler(PhoenixConnection target) implements InvocationHandler {
+    // statements and result sets below get the connection to read profiles with
     @Override
     public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
       if (unwrapping(m)) {
@@ -136,35 +223,36 @@ public final class BlockscopePhoenix {
       Object r = call(target, m, args);
       if (r instanceof PreparedStatement ps && args != null && args[0] instanceof String sql) {
         QueryExtensions e = QueryExtensions.parse(sql);
-        return proxy(PreparedStatement.class, ps, new PreparedHandler(ps, e));
+        return proxy(PreparedStatement.class, ps, new PreparedHandler(ps, e, target));
       }
       if (r instanceof Statement s && !(r instanceof PreparedStatement)) {
-        return proxy(Statement.class, s, new StatementHandler(s));
+        return proxy(Statement.class, s, new StatementHandler(s, target));
       }
       return r;
     }
   }
 
-  private record StatementHandler(Statement target) implements InvocationHandler {
+  private record StatementHandler(Statement target, PhoenixConnection connection)
+      implements InvocationHandler {
     @Override
     public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
       if (args != null && args.length > 0 && args[0] instanceof String sql
           && m.getName().startsWith("execute")) {
-        return callWith(QueryExtensions.parse(sql), target, m, args);
+        return callWith(QueryExtensions.parse(sql), target, m, args, connection);
       }
       return call(target, m, args);
     }
   }
 
-  private record PreparedHandler(PreparedStatement target, QueryExtensions extensions)
-      implements InvocationHandler {
+  private record PreparedHandler(PreparedStatement target, QueryExtensions extensions,
+      PhoenixConnection connection) implements InvocationHandler {
     @Override
     public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
       if (m.getName().startsWith("execute")) {
         if (args != null && args.length > 0 && args[0] instanceof String) {
-          return new StatementHandler(target).invoke(proxy, m, args);
+          return new StatementHandler(target, connection).invoke(proxy, m, args);
         }
-        return callWith(extensions, target, m, args);
+        return callWith(extensions, target, m, args, connection);
       }
       return call(target, m, args);
     }

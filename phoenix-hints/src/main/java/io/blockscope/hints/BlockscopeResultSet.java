@@ -17,4 +17,15 @@ public interface BlockscopeResultSet extends ResultSet {
 
   /** Why SERIAL was not applied to parts of this query's plan; empty if it was, or not asked. */
   List<String> serialNotApplied();
+
+  /**
+   * The query's server-side costs, per region and in total, for a query with the PROFILE hint.
+   * Read from the region servers when called (a query still running shows what it cost so far)
+   * and, for good, when the result set is closed: after {@code close()} this returns the final
+   * profile without asking the servers again.
+   *
+   * @throws java.sql.SQLException if the query has no PROFILE hint, or the servers cannot be
+   *     asked (the message says which table)
+   */
+  QueryProfile profile() throws java.sql.SQLException;
 }

@@ -30,6 +30,12 @@ final class ExtendingOptimizer extends QueryOptimizer {
   /** The scan attribute the blockscope coprocessor reads (its {@code QueryTracker.ATTRIBUTE}). */
   static final String QUERY_ATTRIBUTE = "blockscope.query";
 
+  /** The level a profiled query asks for ({@code QueryTracker.PROFILE_ATTRIBUTE}). */
+  static final String PROFILE_ATTRIBUTE = "blockscope.profile";
+
+  /** The physical tables the current execution's tagged plans scan. */
+  static final ThreadLocal<java.util.Set<String>> TABLES = new ThreadLocal<>();
+
   ExtendingOptimizer(QueryServices services) {
     super(services);
   }
@@ -57,7 +63,18 @@ final class ExtendingOptimizer extends QueryOptimizer {
     String id = QUERY_ID.get();
     if (id != null) {
       byte[] tag = id.getBytes(StandardCharsets.US_ASCII);
-      PlanScans.forEach(plan, scan -> scan.setAttribute(QUERY_ATTRIBUTE, tag));
+      byte[] level = e.profile() == QueryExtensions.Profile.NONE ? null
+          : e.profile().name().getBytes(StandardCharsets.US_ASCII);
+      PlanScans.forEach(plan, scan -> {
+        scan.setAttribute(QUERY_ATTRIBUTE, tag);
+        if (level != null) {
+          scan.setAttribute(PROFILE_ATTRIBUTE, level);
+        }
+      });
+      java.util.Set<String> tables = TABLES.get();
+      if (tables != null) {
+        tables.addAll(PlanScans.tables(plan));
+      }
     }
     if (e.serial()) {
       // Phoenix may optimize more than once per statement (EXPLAIN optimizes the query, then

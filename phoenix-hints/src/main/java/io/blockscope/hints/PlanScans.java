@@ -28,10 +28,32 @@ import org.apache.phoenix.execute.UnionPlan;
 final class PlanScans {
   private PlanScans() {}
 
+  /** The physical HBase tables the plans of the tree scan. */
+  static java.util.Set<String> tables(QueryPlan root) {
+    java.util.Set<String> names = new java.util.LinkedHashSet<>();
+    walk(root, p -> {
+      if (p.getTableRef() != null && p.getTableRef().getTable() != null
+          && p.getTableRef().getTable().getPhysicalName() != null) {
+        names.add(p.getTableRef().getTable().getPhysicalName().getString());
+      }
+    });
+    return names;
+  }
+
   /** Calls {@code action} once with the context scan of every plan in the tree. */
   static int forEach(QueryPlan root, Consumer<Scan> action) {
-    Set<Object> seen = Collections.newSetFromMap(new IdentityHashMap<>());
     Set<Scan> scans = Collections.newSetFromMap(new IdentityHashMap<>());
+    walk(root, p -> {
+      StatementContext context = p.getContext();
+      if (context != null && context.getScan() != null && scans.add(context.getScan())) {
+        action.accept(context.getScan());
+      }
+    });
+    return scans.size();
+  }
+
+  private static void walk(QueryPlan root, Consumer<QueryPlan> visit) {
+    Set<Object> seen = Collections.newSetFromMap(new IdentityHashMap<>());
     Deque<QueryPlan> todo = new ArrayDeque<>();
     todo.push(root);
     while (!todo.isEmpty()) {
@@ -39,10 +61,7 @@ final class PlanScans {
       if (p == null || !seen.add(p)) {
         continue;
       }
-      StatementContext context = p.getContext();
-      if (context != null && context.getScan() != null && scans.add(context.getScan())) {
-        action.accept(context.getScan());
-      }
+      visit.accept(p);
       if (p instanceof DelegateQueryPlan d) {
         todo.push(d.getDelegate());
       }
@@ -57,6 +76,5 @@ final class PlanScans {
         u.getSubPlans().forEach(todo::push);
       }
     }
-    return scans.size();
   }
 }

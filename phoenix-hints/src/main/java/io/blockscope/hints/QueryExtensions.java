@@ -18,8 +18,9 @@ import java.util.regex.Pattern;
  *   <li>{@code NO_CACHE}: every scan of the query runs with block caching off (enforced).
  *   <li>{@code SERIAL}: the query's region scans one at a time, in key order (enforced where
  *       serial execution returns the same rows; see {@code SerialPlans}).
- *   <li>{@code PROFILE} or {@code PROFILE(COUNT|TIME)}: the query's server-side costs (recognised;
- *       not collected by this version).
+ *   <li>{@code PROFILE} or {@code PROFILE(COUNT|TIME)}: the query's server-side costs, per region,
+ *       counted at least at the level given (COUNT if none), read with
+ *       {@link BlockscopeResultSet#profile()}.
  * </ul>
  *
  * <p>These three take no other arguments: {@code SERIAL(2)} or {@code PROFILE(FAST)} is an error
@@ -107,8 +108,7 @@ public record QueryExtensions(boolean noCache, boolean serial, Profile profile, 
 
   /**
    * The lines EXPLAIN adds for these extensions, given why SERIAL could not be applied to parts
-   * of the plan (empty if it was applied everywhere). PROFILE is recognised but not collected by
-   * this version, and EXPLAIN says so.
+   * of the plan (empty if it was applied everywhere).
    */
   public List<String> explainLines(List<String> serialRefused) {
     List<String> lines = new ArrayList<>();
@@ -122,7 +122,8 @@ public record QueryExtensions(boolean noCache, boolean serial, Profile profile, 
               + "); runs as Phoenix plans it");
     }
     if (profile != Profile.NONE) {
-      lines.add("BLOCKSCOPE PROFILE(" + profile + "): not collected by this version");
+      lines.add("BLOCKSCOPE PROFILE(" + profile + "): server-side costs per region, read with"
+          + " BlockscopeResultSet.profile()");
     }
     return lines;
   }

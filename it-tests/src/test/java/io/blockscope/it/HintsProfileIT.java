@@ -1,0 +1,190 @@
+package io.blockscope.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import io.blockscope.hints.BlockscopePhoenix;
+import io.blockscope.hints.BlockscopeResultSet;
+import io.blockscope.hints.QueryProfile;
+import io.blockscope.metrics.CostLayout;
+import io.blockscope.metrics.CostSnapshot;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * PROFILE through blockscope's JDBC driver on a table split into four regions: a query's profile
+ * holds, region by region, exactly what that region's blockscope metrics rose by while the query
+ * ran, and two queries running at once each get their own.
+ */
+public class HintsProfileIT extends ClusterTestBase {
+  private static final String TABLE = "HINTS_PROFILE";
+  private static final int ROWS = 20_000;
+
+  @BeforeClass
+  public static void load() throws Exception {
+    SeedTables.createSplit(cluster, TABLE, ROWS, 13, "BLOCKSIZE=8192");
+  }
+
+  private static List<HRegion> regions() {
+    return cluster.regions(TableName.valueOf(TABLE));
+  }
+
+  private static Map<String, CostSnapshot> snapshots() {
+    Map<String, CostSnapshot> m = new HashMap<>();
+    for (HRegion r : regions()) {
+      m.put(r.getRegionInfo().getEncodedName(), regionCosts(r));
+    }
+    return m;
+  }
+
+  /** Runs a query to its end through blockscope and returns its profile and row count. */
+  private static QueryProfile profiled(Connection c, String sql, long[] rowsOut) throws Exception {
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      long n = 0;
+      while (rs.next()) {
+        n++;
+      }
+      if (rowsOut != null) {
+        rowsOut[0] = n;
+      }
+      rs.close();
+      return rs.unwrap(BlockscopeResultSet.class).profile();
+    }
+  }
+
+  /** Every cost of every region: the sum of the profiles that touched it = what it rose by. */
+  private static void assertProfilesAddUp(Map<String, CostSnapshot> before,
+      Map<String, CostSnapshot> after, QueryProfile... profiles) {
+    for (Map.Entry<String, CostSnapshot> e : after.entrySet()) {
+      CostSnapshot rose = e.getValue().minus(before.get(e.getKey()));
+      for (int slot = CostLayout.FIRST_COST; slot < CostLayout.SIZE; slot++) {
+        String name = CostLayout.name(slot);
+        long profiled = 0;
+        for (QueryProfile p : profiles) {
+          for (QueryProfile.Region r : p.regions()) {
+            if (r.region().equals(e.getKey())) {
+              profiled += r.get(name);
+            }
+          }
+        }
+        assertEquals(e.getKey() + " " + name, rose.get(name), profiled);
+      }
+    }
+  }
+
+  @Test
+  public void aScansProfileIsWhatEachRegionSpentOnIt() throws Exception {
+    Tables.evict(cluster.blockCache(), regions());
+    long[] rows = new long[1];
+    Map<String, CostSnapshot> before = snapshots();
+    QueryProfile p;
+    try (Connection c = SeedTables.blockscope(cluster)) {
+      p = profiled(c, "SELECT /*+ PROFILE */ pk, v1 FROM " + TABLE + " WHERE v2 < 0.5", rows);
+    }
+    Map<String, CostSnapshot> after = snapshots();
+    System.out.println(p.toText());
+    assertEquals(4, p.regions().size());
+    assertEquals("rows the region scanners returned", rows[0], p.rows());
+    assertTrue(p.total("blockCache.miss.data") > 10);
+    assertTrue(p.total("decode.FAST_DIFF.cells") >= 3L * ROWS);
+    assertProfilesAddUp(before, after, p);
+  }
+
+  @Test
+  public void pointSelectsAreProfiledInTheOneRegionTheyRead() throws Exception {
+    try (Connection c = SeedTables.blockscope(cluster);
+        PreparedStatement ps = c.prepareStatement(
+            "SELECT /*+ PROFILE */ pk, v1 FROM " + TABLE + " WHERE pk = ?")) {
+      for (int pk : new int[] {7, 5_003, 12_345, 19_999}) {
+        ps.setInt(1, pk);
+        Map<String, CostSnapshot> before = snapshots();
+        QueryProfile p;
+        try (ResultSet rs = ps.executeQuery()) {
+          assertTrue(rs.next());
+          assertEquals(pk, rs.getInt(1));
+          rs.close();
+          p = rs.unwrap(BlockscopeResultSet.class).profile();
+        }
+        Map<String, CostSnapshot> after = snapshots();
+        assertEquals(p.toText(), 1, p.regions().size());
+        assertEquals(1, p.rows());
+        assertTrue(p.toText(), p.total("blockCache.hit.data") + p.total("blockCache.miss.data")
+            >= 1);
+        assertProfilesAddUp(before, after, p);
+      }
+    }
+  }
+
+  @Test
+  public void twoQueriesAtOnceGetTheirOwnCosts() throws Exception {
+    Tables.evict(cluster.blockCache(), regions());
+    String count = "SELECT /*+ PROFILE */ COUNT(*) FROM " + TABLE;
+    String filtered = "SELECT /*+ PROFILE */ pk FROM " + TABLE + " WHERE v1 < 0.3";
+    long matching = SeedTables.queryLong(cluster,
+        "SELECT COUNT(*) FROM " + TABLE + " WHERE v1 < 0.3");
+    Map<String, CostSnapshot> before = snapshots();
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    QueryProfile a;
+    QueryProfile b;
+    long[] rowsB = new long[1];
+    try (Connection c1 = SeedTables.blockscope(cluster);
+        Connection c2 = SeedTables.blockscope(cluster)) {
+      Future<QueryProfile> fa = pool.submit(() -> profiled(c1, count, null));
+      Future<QueryProfile> fb = pool.submit(() -> profiled(c2, filtered, rowsB));
+      a = fa.get();
+      b = fb.get();
+    } finally {
+      pool.shutdown();
+    }
+    Map<String, CostSnapshot> after = snapshots();
+    assertTrue(!a.queryId().equals(b.queryId()));
+    assertEquals("COUNT(*) read every row", ROWS, a.rows());
+    assertEquals("the filtered scan returned its own rows", matching, rowsB[0]);
+    assertEquals(matching, b.rows());
+    assertProfilesAddUp(before, after, a, b);
+  }
+
+  @Test
+  public void timeIsMeasuredForTheProfiledQueryOnly() throws Exception {
+    Tables.evict(cluster.blockCache(), regions());
+    QueryProfile timed;
+    QueryProfile counted;
+    try (Connection c = SeedTables.blockscope(cluster)) {
+      timed = profiled(c, "SELECT /*+ PROFILE(TIME) */ COUNT(*) FROM " + TABLE, null);
+      counted = profiled(c, "SELECT /*+ PROFILE */ COUNT(*) FROM " + TABLE, null);
+    }
+    assertTrue(timed.toText(), timed.total("decode.FAST_DIFF.nanos") > 0);
+    assertTrue(timed.toText(), timed.total("checksum.nanos") > 0);
+    assertEquals(0, counted.total("decode.FAST_DIFF.nanos"));
+    assertTrue(counted.total("decode.FAST_DIFF.cells") > 0);
+  }
+
+  @Test
+  public void anUnknownOrMalformedIdGivesAnEmptyProfile() throws Exception {
+    try (Connection c = SeedTables.blockscope(cluster)) {
+      assertTrue(BlockscopePhoenix.fetchProfile(c, TABLE, "0123456789abcdef0123456789abcdef")
+          .regions().isEmpty());
+      assertTrue(BlockscopePhoenix.fetchProfile(c, TABLE, "not an id").regions().isEmpty());
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + TABLE)) {
+        SQLException e = assertThrows(SQLException.class,
+            () -> rs.unwrap(BlockscopeResultSet.class).profile());
+        assertTrue(e.getMessage(), e.getMessage().contains("no PROFILE hint"));
+      }
+    }
+  }
+}

@@ -1,0 +1,125 @@
+package io.blockscope.metrics.profile;
+
+import com.google.protobuf.DescriptorProtos.DescriptorProto;
+import com.google.protobuf.DescriptorProtos.FieldDescriptorProto;
+import com.google.protobuf.DescriptorProtos.FileDescriptorProto;
+import com.google.protobuf.DescriptorProtos.MethodDescriptorProto;
+import com.google.protobuf.DescriptorProtos.ServiceDescriptorProto;
+import com.google.protobuf.Descriptors;
+import com.google.protobuf.DynamicMessage;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The coprocessor endpoint that returns a profiled query's costs, region by region: service
+ * {@code blockscope.BlockscopeProfile}, method {@code GetProfile}. The messages are described at
+ * run time (protobuf 2.5's {@code DynamicMessage}, the protobuf HBase 2.6 keeps for endpoints), so
+ * neither side needs generated code:
+ *
+ * <pre>
+ * message ProfileRequest  { optional string query_id = 1; }
+ * message ProfileResponse { optional string region = 1; optional bool found = 2;
+ *                           optional int64 rows = 3;
+ *                           repeated string name = 4; repeated int64 value = 5; }
+ * </pre>
+ *
+ * A region that has nothing for the id (never seen, expired, or not a well-formed id) answers
+ * {@code found = false}: an empty answer, not an error.
+ */
+public final class ProfileProtocol {
+  public static final Descriptors.ServiceDescriptor SERVICE;
+  public static final Descriptors.MethodDescriptor GET_PROFILE;
+  public static final Descriptors.Descriptor REQUEST;
+  public static final Descriptors.Descriptor RESPONSE;
+
+  static {
+    FileDescriptorProto file = FileDescriptorProto.newBuilder()
+        .setName("blockscope/profile.proto")
+        .setPackage("blockscope")
+        .addMessageType(DescriptorProto.newBuilder().setName("ProfileRequest")
+            .addField(field("query_id", 1, FieldDescriptorProto.Type.TYPE_STRING, false)))
+        .addMessageType(DescriptorProto.newBuilder().setName("ProfileResponse")
+            .addField(field("region", 1, FieldDescriptorProto.Type.TYPE_STRING, false))
+            .addField(field("found", 2, FieldDescriptorProto.Type.TYPE_BOOL, false))
+            .addField(field("rows", 3, FieldDescriptorProto.Type.TYPE_INT64, false))
+            .addField(field("name", 4, FieldDescriptorProto.Type.TYPE_STRING, true))
+            .addField(field("value", 5, FieldDescriptorProto.Type.TYPE_INT64, true)))
+        .addService(ServiceDescriptorProto.newBuilder().setName("BlockscopeProfile")
+            .addMethod(MethodDescriptorProto.newBuilder().setName("GetProfile")
+                .setInputType(".blockscope.ProfileRequest")
+                .setOutputType(".blockscope.ProfileResponse")))
+        .build();
+    try {
+      Descriptors.FileDescriptor d =
+          Descriptors.FileDescriptor.buildFrom(file, new Descriptors.FileDescriptor[0]);
+      SERVICE = d.findServiceByName("BlockscopeProfile");
+      GET_PROFILE = SERVICE.findMethodByName("GetProfile");
+      REQUEST = d.findMessageTypeByName("ProfileRequest");
+      RESPONSE = d.findMessageTypeByName("ProfileResponse");
+    } catch (Descriptors.DescriptorValidationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private ProfileProtocol() {}
+
+  private static FieldDescriptorProto.Builder field(String name, int number,
+      FieldDescriptorProto.Type type, boolean repeated) {
+    return FieldDescriptorProto.newBuilder().setName(name).setNumber(number).setType(type)
+        .setLabel(repeated ? FieldDescriptorProto.Label.LABEL_REPEATED
+            : FieldDescriptorProto.Label.LABEL_OPTIONAL);
+  }
+
+  public static DynamicMessage request(String queryId) {
+    return DynamicMessage.newBuilder(REQUEST)
+        .setField(REQUEST.findFieldByName("query_id"), queryId == null ? "" : queryId).build();
+  }
+
+  public static String queryId(com.google.protobuf.Message request) {
+    Object v = request.getField(REQUEST.findFieldByName("query_id"));
+    return v == null ? "" : v.toString();
+  }
+
+  /** A region's answer: its costs by name (non-zero only) and rows, or not found. */
+  public static DynamicMessage response(String region, Map<String, Long> costs, long rows) {
+    DynamicMessage.Builder b = DynamicMessage.newBuilder(RESPONSE)
+        .setField(RESPONSE.findFieldByName("region"), region)
+        .setField(RESPONSE.findFieldByName("found"), costs != null);
+    if (costs != null) {
+      b.setField(RESPONSE.findFieldByName("rows"), rows);
+      for (Map.Entry<String, Long> e : costs.entrySet()) {
+        b.addRepeatedField(RESPONSE.findFieldByName("name"), e.getKey());
+        b.addRepeatedField(RESPONSE.findFieldByName("value"), e.getValue());
+      }
+    }
+    return b.build();
+  }
+
+  public static boolean found(com.google.protobuf.Message response) {
+    return Boolean.TRUE.equals(response.getField(RESPONSE.findFieldByName("found")));
+  }
+
+  public static String region(com.google.protobuf.Message response) {
+    return (String) response.getField(RESPONSE.findFieldByName("region"));
+  }
+
+  public static long rows(com.google.protobuf.Message response) {
+    return (Long) response.getField(RESPONSE.findFieldByName("rows"));
+  }
+
+  /** The costs in a response, by name, in the order the region sent them. */
+  public static Map<String, Long> costs(com.google.protobuf.Message response) {
+    List<?> names = (List<?>) response.getField(RESPONSE.findFieldByName("name"));
+    List<?> values = (List<?>) response.getField(RESPONSE.findFieldByName("value"));
+    if (names.size() != values.size()) {
+      throw new IllegalArgumentException("blockscope profile: " + names.size() + " names, "
+          + values.size() + " values");
+    }
+    Map<String, Long> m = new LinkedHashMap<>();
+    for (int i = 0; i < names.size(); i++) {
+      m.put((String) names.get(i), (Long) values.get(i));
+    }
+    return m;
+  }
+}

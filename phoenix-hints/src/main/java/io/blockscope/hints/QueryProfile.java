@@ -1,0 +1,123 @@
+package io.blockscope.hints;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * A profiled query's server-side costs, per region and in total, as the blockscope coprocessor
+ * on each region server recorded them for the query's id. Cost names are blockscope's metric
+ * names (docs/metrics.md): {@code blockCache.hit.data}, {@code fs.read.bytes.data},
+ * {@code checksum.nanos}, {@code decompress.GZ.nanos}, {@code decode.FAST_DIFF.cells}, ...
+ */
+public final class QueryProfile {
+  /** One region's part. */
+  public record Region(String table, String region, long rows, Map<String, Long> costs) {
+    public long get(String metric) {
+      return costs.getOrDefault(metric, 0L);
+    }
+  }
+
+  private final String queryId;
+  private final List<Region> regions;
+
+  QueryProfile(String queryId, List<Region> regions) {
+    this.queryId = queryId;
+    this.regions = List.copyOf(regions);
+  }
+
+  public String queryId() {
+    return queryId;
+  }
+
+  /** The regions that recorded something for the query, in the order they answered. */
+  public List<Region> regions() {
+    return regions;
+  }
+
+  /** The costs summed over the regions. */
+  public Map<String, Long> totals() {
+    Map<String, Long> t = new LinkedHashMap<>();
+    for (Region r : regions) {
+      r.costs().forEach((k, v) -> t.merge(k, v, Long::sum));
+    }
+    return Collections.unmodifiableMap(t);
+  }
+
+  public long total(String metric) {
+    return totals().getOrDefault(metric, 0L);
+  }
+
+  /** Rows the regions' scanners returned (after HBase-side filters). */
+  public long rows() {
+    long n = 0;
+    for (Region r : regions) {
+      n += r.rows();
+    }
+    return n;
+  }
+
+  private static long sumPrefix(Map<String, Long> costs, String prefix, String suffix) {
+    long n = 0;
+    for (Map.Entry<String, Long> e : costs.entrySet()) {
+      if (e.getKey().startsWith(prefix) && e.getKey().endsWith(suffix)) {
+        n += e.getValue();
+      }
+    }
+    return n;
+  }
+
+  private static List<String> row(String name, long rows, Map<String, Long> c) {
+    List<String> r = new ArrayList<>();
+    r.add(name);
+    r.add(String.format(Locale.ROOT, "%,d", rows));
+    r.add(String.format(Locale.ROOT, "%,d", sumPrefix(c, "blockCache.hit.", "")));
+    r.add(String.format(Locale.ROOT, "%,d", sumPrefix(c, "blockCache.miss.", "")));
+    r.add(String.format(Locale.ROOT, "%,d", sumPrefix(c, "fs.read.blocks.", "")));
+    r.add(String.format(Locale.ROOT, "%,d", sumPrefix(c, "fs.read.bytes.", "")));
+    r.add(String.format(Locale.ROOT, "%.1f", c.getOrDefault("checksum.nanos", 0L) / 1e6));
+    r.add(String.format(Locale.ROOT, "%.1f", sumPrefix(c, "decompress.", ".nanos") / 1e6));
+    r.add(String.format(Locale.ROOT, "%.1f", sumPrefix(c, "decode.", ".nanos") / 1e6));
+    r.add(String.format(Locale.ROOT, "%,d", sumPrefix(c, "decode.", ".cells")));
+    return r;
+  }
+
+  /**
+   * The profile as a text block, one line per region and a total, like EXPLAIN ANALYZE. Times
+   * are zero unless the query ran at level TIME ({@code PROFILE(TIME)} or the table's level).
+   */
+  public String toText() {
+    List<List<String>> rows = new ArrayList<>();
+    rows.add(List.of("region", "rows", "cache hits", "cache misses", "fs blocks", "fs bytes",
+        "checksum ms", "decompress ms", "decode ms", "cells decoded"));
+    for (Region r : regions) {
+      rows.add(row(r.table() + "/" + r.region(), r.rows(), r.costs()));
+    }
+    rows.add(row("total", rows(), totals()));
+    int[] width = new int[rows.get(0).size()];
+    for (List<String> r : rows) {
+      for (int i = 0; i < r.size(); i++) {
+        width[i] = Math.max(width[i], r.get(i).length());
+      }
+    }
+    StringBuilder b = new StringBuilder("PROFILE " + queryId + " (" + regions.size()
+        + " regions)\n");
+    for (List<String> r : rows) {
+      for (int i = 0; i < r.size(); i++) {
+        String cell = r.get(i);
+        String pad = " ".repeat(width[i] - cell.length());
+        b.append(i == 0 ? cell + pad : "  " + pad + cell);
+      }
+      b.append('\n');
+    }
+    return b.toString();
+  }
+
+  @Override
+  public String toString() {
+    return toText();
+  }
+}
