@@ -99,6 +99,16 @@ public class HintsNoCacheIT extends ClusterTestBase {
     assertEquals(0, ours.cachedBlocks());
   }
 
+  /** Seed 000's statement as written, trailing semicolon included. */
+  @Test
+  public void theSeedsStatementRunsUnchanged() throws Exception {
+    try (Connection c = blockscope()) {
+      CacheEffect e = run(c, "select /*+ NO_CACHE */ count(*) from " + TABLE + ";");
+      assertEquals(1, e.rows());
+      assertEquals(0, e.cachedBlocks());
+    }
+  }
+
   @Test
   public void explainSaysWhichExtensionsApply() throws Exception {
     List<String> plan = new ArrayList<>();

@@ -209,6 +209,15 @@ public final class BlockscopePhoenix {
     }
   }
 
+  /**
+   * The statement without one trailing {@code ;} (and the white space around it), which Phoenix's
+   * JDBC parser rejects and SQL tools and scripts, the seeds included, write.
+   */
+  static String withoutTerminator(String sql) {
+    String t = sql.stripTrailing();
+    return t.endsWith(";") ? t.substring(0, t.length() - 1).stripTrailing() : sql;
+  }
+
   private static boolean unwrapping(Method m) {
     return m.getName().equals("unwrap") || m.getName().equals("isWrapperFor");
   }
@@ -219,6 +228,9 @@ public final class BlockscopePhoenix {
     public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
       if (unwrapping(m)) {
         return call(target, m, args);
+      }
+      if (m.getName().startsWith("prepare") && args != null && args[0] instanceof String sql) {
+        args[0] = withoutTerminator(sql);
       }
       Object r = call(target, m, args);
       if (r instanceof PreparedStatement ps && args != null && args[0] instanceof String sql) {
@@ -238,6 +250,7 @@ public final class BlockscopePhoenix {
     public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
       if (args != null && args.length > 0 && args[0] instanceof String sql
           && m.getName().startsWith("execute")) {
+        args[0] = withoutTerminator(sql);
         return callWith(QueryExtensions.parse(sql), target, m, args, connection);
       }
       return call(target, m, args);

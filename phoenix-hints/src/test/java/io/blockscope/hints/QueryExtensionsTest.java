@@ -53,6 +53,14 @@ public class QueryExtensionsTest {
   }
 
   @Test
+  public void oneTrailingSemicolonIsDropped() {
+    assertEquals("select 1", BlockscopePhoenix.withoutTerminator("select 1 ;  \n"));
+    assertEquals("select ';'", BlockscopePhoenix.withoutTerminator("select ';'"));
+    assertEquals("select 1;", BlockscopePhoenix.withoutTerminator("select 1;;"));
+    assertEquals("select 1", BlockscopePhoenix.withoutTerminator("select 1"));
+  }
+
+  @Test
   public void malformedArgumentsAreSyntaxErrors() {
     for (String hint : new String[] {"PROFILE(FAST)", "PROFILE()", "PROFILE(COUNT", "SERIAL(2)",
         "NO_CACHE(t)", "PROFILE(COUNT TIME)"}) {
