@@ -52,10 +52,13 @@ final class ExtendingOptimizer extends QueryOptimizer {
     return extend(super.optimize(dataPlan, statement, targetColumns, parallelIteratorFactory));
   }
 
-  static QueryPlan extend(QueryPlan plan) {
+  static QueryPlan extend(QueryPlan plan) throws SQLException {
     QueryExtensions e = CURRENT.get();
     if (e == null || plan == null) {
       return plan;
+    }
+    if (e.serial()) {
+      plan = SerialPlans.sortOnClient(plan);
     }
     if (e.noCache()) {
       PlanScans.forEach(plan, scan -> scan.setCacheBlocks(false));
