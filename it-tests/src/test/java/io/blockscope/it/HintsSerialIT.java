@@ -131,29 +131,41 @@ public class HintsSerialIT extends ClusterTestBase {
   }
 
   @Test
-  public void shapesThatMergeRegionsAreReportedNotSerialized() throws Exception {
+  public void groupByOtherColumnsRunsOneRegionAtATimeWithTheRightGroups() throws Exception {
     String grouped = "SELECT /*+ SERIAL */ ROUND(v1, 1), COUNT(*) FROM " + TABLE
         + " GROUP BY ROUND(v1, 1)";
-    Run run = run(grouped);
-    int groups = stock(grouped.replace("/*+ SERIAL */ ", "")).size();
-    assertEquals("blockscope runs it in parallel: every group once", groups, run.rows().size());
+    List<String> expected = stock(grouped.replace("/*+ SERIAL */ ", ""));
+    Run serial = run(grouped);
+    assertTrue(serial.notApplied().toString(), serial.notApplied().isEmpty());
+    assertEquals(expected, serial.rows());
+    assertEquals(serial.servers().toString(), 1, serial.servers().maxOpen());
+    assertTrue(serial.servers().toString(), serial.servers().scanners() >= 4);
     // Stock Phoenix 5.2.1 honours SERIAL here and returns each region's groups unmerged; if this
-    // fails, Phoenix changed, and blockscope's override may no longer be needed.
-    assertEquals("stock Phoenix with SERIAL: one set of groups per region", 4 * groups,
-        stock(grouped).size());
-    assertFalse(run.notApplied().isEmpty());
-    assertTrue(run.notApplied().get(0), run.notApplied().get(0).startsWith("GROUP BY"));
+    // fails, Phoenix changed.
+    assertEquals("stock Phoenix with SERIAL: one set of groups per region",
+        4 * expected.size(), stock(grouped).size());
+  }
+
+  @Test
+  public void shapesThatRunSidesAtOnceAreReportedNotSerialized() throws Exception {
+    String union = "SELECT /*+ SERIAL */ pk FROM " + TABLE + " WHERE pk < 100 UNION ALL"
+        + " SELECT pk FROM " + TABLE + " WHERE pk >= 19900";
+    Run run = run(union);
+    assertEquals(200, run.rows().size());
+    assertTrue(run.notApplied().toString(),
+        run.notApplied().contains("UNION ALL runs its branches at once"));
 
     List<String> plan = new ArrayList<>();
     try (Connection c = blockscope(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("EXPLAIN " + grouped)) {
+        ResultSet rs = s.executeQuery("EXPLAIN " + union)) {
       while (rs.next()) {
         plan.add(rs.getString(1));
       }
     }
     System.out.println(String.join("\n", plan));
-    assertTrue(plan.toString(), plan.get(plan.size() - 1).startsWith(
-        "BLOCKSCOPE SERIAL: not applied (GROUP BY not along the row key"));
+    String last = plan.get(plan.size() - 1);
+    assertTrue(last, last.startsWith("BLOCKSCOPE SERIAL: not applied (")
+        && last.contains("UNION ALL runs its branches at once"));
   }
 
   @Test

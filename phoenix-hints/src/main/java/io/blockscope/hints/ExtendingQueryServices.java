@@ -7,10 +7,17 @@ import org.apache.phoenix.query.DelegateConnectionQueryServices;
 /** A Phoenix cluster's query services with blockscope's optimizer in front of Phoenix's. */
 final class ExtendingQueryServices extends DelegateConnectionQueryServices {
   private final QueryOptimizer optimizer;
+  private final SerialExecutor executor;
 
   ExtendingQueryServices(ConnectionQueryServices delegate) {
     super(delegate);
     this.optimizer = new ExtendingOptimizer(this);
+    this.executor = new SerialExecutor(delegate.getExecutor());
+  }
+
+  @Override
+  public java.util.concurrent.ThreadPoolExecutor getExecutor() {
+    return executor;
   }
 
   @Override

@@ -14,6 +14,7 @@ import org.apache.phoenix.execute.HashJoinPlan;
 import org.apache.phoenix.execute.ScanPlan;
 import org.apache.phoenix.execute.SortMergeJoinPlan;
 import org.apache.phoenix.execute.UnionPlan;
+import org.apache.phoenix.parse.HintNode;
 import org.apache.phoenix.schema.PTable;
 import org.apache.phoenix.schema.PTable.IndexType;
 
@@ -27,10 +28,11 @@ import org.apache.phoenix.schema.PTable.IndexType;
  * ({@code ScanPlan.isSerial}) or for aggregates ({@code AggregatePlan}'s constructor), so the
  * flag is set here on every plan of the tree where serial execution returns the same rows:
  * plans whose results need no merge across regions. A scan sorted on other columns is first
- * rewritten to sort on the client ({@link #sortOnClient}). A plan that still needs a merge (GROUP
- * BY that is not along the row key, salted tables and local indexes that need row-key order,
- * ORDER BY below the top of the plan, joins, unions) is left as Phoenix planned it, and the
- * reason is reported.
+ * rewritten to sort on the client ({@link #sortOnClient}); a GROUP BY that is not along the row
+ * key keeps Phoenix's parallel plan and merge, with its region tasks run one by one
+ * ({@link SerialExecutor}). A plan that still needs a merge (salted tables and local indexes that
+ * need row-key order, ORDER BY below the top of the plan, joins, unions) is left as Phoenix
+ * planned it, and the reason is reported.
  */
 final class SerialPlans {
   private static final Field SCAN_SERIAL = field(ScanPlan.class);
@@ -100,6 +102,16 @@ final class SerialPlans {
       set(SCAN_SERIAL, s, why, refused);
     } else if (p instanceof AggregatePlan a) {
       String why = needsMerge(a, a.getGroupBy());
+      if (why != null && why.startsWith("GROUP BY not along")) {
+        // Phoenix's parallel plan and merge, its region tasks run one by one (SerialExecutor).
+        try {
+          AGGREGATE_SERIAL.setBoolean(a, false);
+        } catch (IllegalAccessException e) {
+          throw new IllegalStateException(e);
+        }
+        SerialExecutor.defer(a);
+        return;
+      }
       set(AGGREGATE_SERIAL, a, why, refused);
     }
   }
@@ -111,6 +123,11 @@ final class SerialPlans {
    * groups unmerged (HintsSerialIT shows 44 groups for 11 on four regions).
    */
   private static void set(Field f, QueryPlan p, String why, List<String> refused) {
+    if (why == null && !p.getStatement().getHint().hasHint(HintNode.Hint.SERIAL)) {
+      // Phoenix's SerialIterators insists on the hint in the plan's own statement: a union
+      // branch or a subquery compiled with a hint node of its own does not have it.
+      why = "a union branch or subquery without its own SERIAL hint";
+    }
     try {
       f.setBoolean(p, why == null);
     } catch (IllegalAccessException e) {
