@@ -98,23 +98,28 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
         / ROWS;
   }
 
-  /** Moves the table's one region to {@code rs}, asking again until it is open there. */
+  /**
+   * Moves the table's one region to {@code rs} and waits until it is open there, asking again
+   * every five seconds ({@code HBaseTestingUtility.moveRegionAndWait} once waited for minutes on a
+   * move the master had not started).
+   */
   private static void moveTo(TableName t, HRegionServer rs) throws Exception {
     RegionInfo region = cluster.regions(t).get(0).getRegionInfo();
-    long deadline = System.currentTimeMillis() + 120_000;
-    while (rs.getRegions(t).isEmpty()) {
-      if (System.currentTimeMillis() > deadline) {
-        throw new IllegalStateException(t + " did not move to " + rs.getServerName());
+    long[] lastAsked = {0};
+    cluster.util().waitFor(120_000, 100, () -> {
+      if (!rs.getRegions(t).isEmpty()) {
+        return true;
       }
-      try {
-        cluster.admin().move(region.getEncodedNameAsBytes(), rs.getServerName());
-      } catch (java.io.IOException inTransition) {
-        // asked again below
+      if (System.currentTimeMillis() - lastAsked[0] > 5_000) {
+        lastAsked[0] = System.currentTimeMillis();
+        try {
+          cluster.admin().move(region.getEncodedNameAsBytes(), rs.getServerName());
+        } catch (java.io.IOException inTransition) {
+          // asked again in five seconds
+        }
       }
-      for (int i = 0; i < 50 && rs.getRegions(t).isEmpty(); i++) {
-        Thread.sleep(100);
-      }
-    }
+      return false;
+    });
   }
 
   /** Adds a region server to the shared cluster with {@code settings} on top of its own. */

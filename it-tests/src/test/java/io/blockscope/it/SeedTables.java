@@ -2,7 +2,6 @@ package io.blockscope.it;
 
 import io.blockscope.workloads.SeedTable;
 import io.blockscope.workloads.TableConfig;
-import io.blockscope.workloads.Workload;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.HashMap;
@@ -94,11 +93,14 @@ final class SeedTables {
         cluster.phoenixUrl().replace("jdbc:phoenix:", "jdbc:blockscope:phoenix:"));
   }
 
-  /** Flushes the memstore and major-compacts the table into one store file per region. */
+  /**
+   * Flushes the memstore and major-compacts the table into one store file per region, both in
+   * the calling thread ({@code HRegion.compact(true)} through the mini cluster), so the files are
+   * final when this returns: nothing to poll for.
+   */
   static void compact(EmbeddedCluster cluster, TableName t) throws Exception {
-    cluster.admin().flush(t);
-    cluster.admin().majorCompact(t);
-    Workload.awaitCompaction(cluster.admin(), t);
+    cluster.util().flush(t);
+    cluster.util().compact(t, true);
   }
 
   /** The row key Phoenix writes for an INTEGER primary key: big-endian, sign bit flipped. */

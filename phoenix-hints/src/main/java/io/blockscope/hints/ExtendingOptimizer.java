@@ -40,9 +40,15 @@ final class ExtendingOptimizer extends QueryOptimizer {
     super(services);
   }
 
+  /**
+   * Phoenix's two-argument form hands a plan with a table to the four-argument form below (which
+   * extends it) and returns a plan without one (a union, EXPLAIN's one-row plan) as it is; only
+   * that second case is extended here, so no plan is extended twice.
+   */
   @Override
   public QueryPlan optimize(PhoenixStatement statement, QueryPlan dataPlan) throws SQLException {
-    return extend(super.optimize(statement, dataPlan));
+    QueryPlan plan = super.optimize(statement, dataPlan);
+    return dataPlan.getTableRef() == null ? extend(plan) : plan;
   }
 
   @Override
@@ -60,20 +66,22 @@ final class ExtendingOptimizer extends QueryOptimizer {
     if (e.serial()) {
       plan = SerialPlans.sortOnClient(plan);
     }
-    if (e.noCache()) {
-      PlanScans.forEach(plan, scan -> scan.setCacheBlocks(false));
-    }
     String id = QUERY_ID.get();
-    if (id != null) {
-      byte[] tag = id.getBytes(StandardCharsets.US_ASCII);
-      byte[] level = e.profile() == QueryExtensions.Profile.NONE ? null
-          : e.profile().name().getBytes(StandardCharsets.US_ASCII);
-      PlanScans.forEach(plan, scan -> {
+    byte[] tag = id == null ? null : id.getBytes(StandardCharsets.US_ASCII);
+    byte[] level = e.profile() == QueryExtensions.Profile.NONE ? null
+        : e.profile().name().getBytes(StandardCharsets.US_ASCII);
+    PlanScans.forEach(plan, scan -> {
+      if (e.noCache()) {
+        scan.setCacheBlocks(false);
+      }
+      if (tag != null) {
         scan.setAttribute(QUERY_ATTRIBUTE, tag);
-        if (level != null) {
-          scan.setAttribute(PROFILE_ATTRIBUTE, level);
-        }
-      });
+      }
+      if (level != null) {
+        scan.setAttribute(PROFILE_ATTRIBUTE, level);
+      }
+    });
+    if (id != null) {
       java.util.Set<String> tables = TABLES.get();
       if (tables != null) {
         tables.addAll(PlanScans.tables(plan));
