@@ -286,7 +286,7 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
    * <p>Not all of it, most likely because the scan itself hits each working-set block on its way,
    * which makes that block a multi-access one in HBase's priority scheme (BucketCache keeps
    * single-access, multi-access and in-memory blocks in separate shares), so some survive the
-   * flood of single-access scan blocks. Measured here: 12 to 16 of 51 or 52 data blocks still hit.
+   * flood of single-access scan blocks. Measured here: 1 to 16 of 51 or 52 data blocks still hit.
    */
   @Test
   public void aCachingScanEvictsMostOfTheWorkingSetOfGetsAndNoCacheKeepsAllOfIt()
