@@ -147,25 +147,108 @@ public class HintsSerialIT extends ClusterTestBase {
   }
 
   @Test
-  public void shapesThatRunSidesAtOnceAreReportedNotSerialized() throws Exception {
-    String union = "SELECT /*+ SERIAL */ pk FROM " + TABLE + " WHERE pk < 100 UNION ALL"
-        + " SELECT pk FROM " + TABLE + " WHERE pk >= 19900";
-    Run run = run(union);
-    assertEquals(200, run.rows().size());
-    assertTrue(run.notApplied().toString(),
-        run.notApplied().contains("UNION ALL runs its branches at once"));
+  public void hashJoinsBuildEachSideThenScanOneRegionAtATime() throws Exception {
+    // The right side (filtered) becomes a hash table first, then the left side scans with it:
+    // both read all four regions of the table, one scanner at a time.
+    String join = "SELECT /*+ SERIAL */ a.pk FROM " + TABLE + " a JOIN " + TABLE
+        + " b ON a.pk = b.pk WHERE b.v2 < 0.1";
+    assertSerialAsStock(join, 8);
+    String in = "SELECT /*+ SERIAL */ pk FROM " + TABLE + " WHERE pk IN (SELECT pk FROM "
+        + TABLE + " WHERE v1 < 0.05)";
+    assertSerialAsStock(in, 8);
+  }
 
+  @Test
+  public void sortMergeJoinsReadOneSideThenTheOther() throws Exception {
+    String merge = "SELECT /*+ USE_SORT_MERGE_JOIN SERIAL */ a.pk, b.v1 FROM " + TABLE
+        + " a JOIN " + TABLE + " b ON a.pk = b.pk WHERE b.v2 < 0.1";
+    assertSerialAsStock(merge, 8, " SERIAL */", " */");
+    String full = "SELECT /*+ SERIAL */ a.pk, b.pk FROM " + TABLE + " a FULL OUTER JOIN "
+        + TABLE + " b ON a.pk = b.pk + 1 WHERE a.v1 < 0.05 OR b.v1 < 0.05";
+    assertSerialAsStock(full, 8);
+  }
+
+  @Test
+  public void unionAllReadsItsBranchesOneAfterTheOther() throws Exception {
+    String union = "SELECT /*+ SERIAL */ pk FROM " + TABLE + " WHERE v1 < 0.1 UNION ALL"
+        + " SELECT pk FROM " + TABLE + " WHERE v2 < 0.1";
+    assertSerialAsStock(union, 8);
+    // LIMIT 50 in descending order: each branch's serial scan stops in the last region.
+    assertSerialAsStock(union + " ORDER BY pk DESC LIMIT 50", 2);
+    assertSerialAsStock("SELECT /*+ SERIAL */ pk, v1 FROM " + TABLE + " WHERE v1 < 0.1"
+        + " UNION ALL SELECT pk, v2 FROM " + TABLE + " WHERE v2 < 0.1 ORDER BY v1", 8);
+    // The union as a sorted derived table.
+    assertSerialAsStock("SELECT /*+ SERIAL */ pk FROM (SELECT pk FROM " + TABLE
+        + " WHERE pk < 8000 UNION ALL SELECT pk FROM " + TABLE + " WHERE pk >= 12000"
+        + " ORDER BY pk DESC)", 4);
+    assertSerialAsStock("SELECT /*+ SERIAL */ COUNT(*) FROM (SELECT v1 FROM " + TABLE
+        + " ORDER BY v2 LIMIT 100)", 4);
+  }
+
+  /**
+   * Runs {@code sql} with SERIAL and without any hint: the same rows (stock Phoenix returns
+   * them in no particular order, SERIAL in key order, so they are compared sorted); with the
+   * hint the servers saw at least {@code scanners} scanners of the query, never two at once.
+   */
+  private static void assertSerialAsStock(String sql, int scanners) throws Exception {
+    assertSerialAsStock(sql, scanners, "/*+ SERIAL */ ", "");
+  }
+
+  private static void assertSerialAsStock(String sql, int scanners, String hint, String stock)
+      throws Exception {
+    explain(sql);
+    List<String> expected = stock(sql.replace(hint, stock));
+    Run serial = run(sql);
+    System.out.println(sql + ": servers saw " + serial.servers() + ", " + expected.size()
+        + " rows");
+    assertTrue(sql + ": " + serial.notApplied(), serial.notApplied().isEmpty());
+    assertEquals(sql, expected.size(), serial.rows().size());
+    assertEquals(sql, sorted(expected), sorted(serial.rows()));
+    assertTrue(sql + " " + serial.servers(), serial.servers().scanners() >= scanners);
+    assertEquals(sql + " " + serial.servers(), 1, serial.servers().maxOpen());
+    assertEquals(sql + " " + serial.servers(), 0, serial.servers().open());
+    Run parallel = run(sql.replace(hint, stock.isEmpty() ? "/*+ PROFILE */ " : " PROFILE" + stock));
+    assertTrue(sql + " without SERIAL: " + parallel.servers(), parallel.servers().maxOpen() > 1);
+  }
+
+  /** blockscope's EXPLAIN of {@code sql}, also printed. */
+  private static List<String> explain(String sql) throws Exception {
     List<String> plan = new ArrayList<>();
     try (Connection c = blockscope(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("EXPLAIN " + union)) {
+        ResultSet rs = s.executeQuery("EXPLAIN " + sql)) {
       while (rs.next()) {
         plan.add(rs.getString(1));
       }
     }
-    System.out.println(String.join("\n", plan));
+    System.out.println("EXPLAIN " + sql + "\n" + String.join("\n", plan));
+    return plan;
+  }
+
+  private static List<String> sorted(List<String> rows) {
+    List<String> copy = new ArrayList<>(rows);
+    java.util.Collections.sort(copy);
+    return copy;
+  }
+
+  @Test
+  public void aSaltedTableInKeyOrderIsReportedNotSerialized() throws Exception {
+    // Rows in key order from a salted table need its buckets' scans merged side by side.
+    try (Connection c = cluster.phoenix(); Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE IF NOT EXISTS HINTS_SALTED (pk INTEGER PRIMARY KEY, v1 FLOAT)"
+          + " SALT_BUCKETS = 4");
+      for (int i = 0; i < 100; i++) {
+        s.execute("UPSERT INTO HINTS_SALTED VALUES (" + i + ", " + i / 100.0 + ")");
+      }
+      c.commit();
+    }
+    String sql = "SELECT /*+ SERIAL */ pk FROM HINTS_SALTED ORDER BY pk";
+    String why = "rows in row-key order from a salted table or local index merge its scans";
+    List<String> plan = explain(sql);
+    Run run = run(sql);
+    assertEquals(stock(sql.replace("/*+ SERIAL */ ", "")), run.rows());
+    assertTrue(run.notApplied().toString(), run.notApplied().contains(why));
     String last = plan.get(plan.size() - 1);
-    assertTrue(last, last.startsWith("BLOCKSCOPE SERIAL: not applied (")
-        && last.contains("UNION ALL runs its branches at once"));
+    assertTrue(last, last.startsWith("BLOCKSCOPE SERIAL: not applied (") && last.contains(why));
   }
 
   @Test

@@ -9,6 +9,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.concurrent.atomic.AtomicReference;
 import java.security.SecureRandom;
 import io.blockscope.metrics.profile.ProfileProtocol;
 import java.util.List;
@@ -111,8 +112,8 @@ public final class BlockscopePhoenix {
    * Runs {@code m} with {@code e} as this thread's extensions (and, for SERIAL and PROFILE, a new
    * query id); a result set it returns comes back as a {@link BlockscopeResultSet}.
    */
-  private static Object callWith(QueryExtensions e, Object target, Method m, Object[] args,
-      PhoenixConnection connection) throws Throwable {
+  private static Object callWith(QueryExtensions e, Statement target, Method m, Object[] args,
+      PhoenixConnection connection, AtomicReference<ResultSet> last) throws Throwable {
     QueryExtensions outerExtensions = ExtendingOptimizer.CURRENT.get();
     String outerId = ExtendingOptimizer.QUERY_ID.get();
     String id = e.serial() || e.profile() != QueryExtensions.Profile.NONE ? newQueryId() : null;
@@ -123,18 +124,25 @@ public final class BlockscopePhoenix {
     java.util.Set<String> tables = new java.util.LinkedHashSet<>();
     ExtendingOptimizer.TABLES.set(tables);
     try {
+      last.set(null);
       Object r = call(target, m, args);
       List<String> refused = ExtendingOptimizer.REFUSED.get();
       refused = refused == null ? List.of() : List.copyOf(refused);
-      if (r instanceof ResultSet rs) {
-        if (e.explain()) {
-          rs = ExplainResults.withExtensions(rs, e, refused);
-        }
-        boolean profiled = e.profile() != QueryExtensions.Profile.NONE && !e.explain();
-        return proxy(BlockscopeResultSet.class, rs, new ResultSetHandler(rs, id, refused,
-            profiled ? new Profiler(connection, Set.copyOf(tables), id) : null));
+      // execute(...) leaves a query's result set for getResultSet(), as SQL tools read it.
+      ResultSet rs = r instanceof ResultSet direct ? direct
+          : Boolean.TRUE.equals(r) && m.getName().equals("execute") ? target.getResultSet()
+          : null;
+      if (rs == null) {
+        return r;
       }
-      return r;
+      if (e.explain()) {
+        rs = ExplainResults.withExtensions(rs, e, refused);
+      }
+      boolean profiled = e.profile() != QueryExtensions.Profile.NONE && !e.explain();
+      ResultSet wrapped = proxy(BlockscopeResultSet.class, rs, new ResultSetHandler(rs, id,
+          refused, profiled ? new Profiler(connection, Set.copyOf(tables), id) : null));
+      last.set(wrapped);
+      return r instanceof ResultSet ? wrapped : r;
     } finally {
       ExtendingOptimizer.CURRENT.set(outerExtensions);
       ExtendingOptimizer.QUERY_ID.set(outerId);
@@ -244,28 +252,55 @@ public final class BlockscopePhoenix {
     }
   }
 
-  private record StatementHandler(Statement target, PhoenixConnection connection)
-      implements InvocationHandler {
+  /**
+   * The blockscope result set of the statement's last {@code execute}, for getResultSet() (every
+   * execute starts by forgetting the one before); Phoenix's when the last execute made none.
+   */
+  private static Object lastResultSet(Statement target, AtomicReference<ResultSet> last)
+      throws SQLException {
+    ResultSet kept = last.get();
+    return kept != null ? kept : target.getResultSet();
+  }
+
+  private record StatementHandler(Statement target, PhoenixConnection connection,
+      AtomicReference<ResultSet> last) implements InvocationHandler {
+    StatementHandler(Statement target, PhoenixConnection connection) {
+      this(target, connection, new AtomicReference<>());
+    }
+
     @Override
     public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
       if (args != null && args.length > 0 && args[0] instanceof String sql
           && m.getName().startsWith("execute")) {
         args[0] = withoutTerminator(sql);
-        return callWith(QueryExtensions.parse(sql), target, m, args, connection);
+        return callWith(QueryExtensions.parse(sql), target, m, args, connection, last);
+      }
+      if (m.getName().equals("getResultSet") && (args == null || args.length == 0)) {
+        return lastResultSet(target, last);
       }
       return call(target, m, args);
     }
   }
 
   private record PreparedHandler(PreparedStatement target, QueryExtensions extensions,
-      PhoenixConnection connection) implements InvocationHandler {
+      PhoenixConnection connection, AtomicReference<ResultSet> last)
+      implements InvocationHandler {
+    PreparedHandler(PreparedStatement target, QueryExtensions extensions,
+        PhoenixConnection connection) {
+      this(target, extensions, connection, new AtomicReference<>());
+    }
+
     @Override
     public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
       if (m.getName().startsWith("execute")) {
-        if (args != null && args.length > 0 && args[0] instanceof String) {
-          return new StatementHandler(target, connection).invoke(proxy, m, args);
+        if (args != null && args.length > 0 && args[0] instanceof String sql) {
+          args[0] = withoutTerminator(sql);
+          return callWith(QueryExtensions.parse(sql), target, m, args, connection, last);
         }
-        return callWith(extensions, target, m, args, connection);
+        return callWith(extensions, target, m, args, connection, last);
+      }
+      if (m.getName().equals("getResultSet") && (args == null || args.length == 0)) {
+        return lastResultSet(target, last);
       }
       return call(target, m, args);
     }

@@ -55,9 +55,19 @@ final class SerialExecutor extends ThreadPoolExecutor {
     DEFERRED.put(plan, Boolean.TRUE);
   }
 
+  /**
+   * A region-scan task names its {@code BaseResultIterators} as job id, whose plan says whether
+   * it is deferred; a hash join's sub-plan task names the {@code HashJoinPlan} itself.
+   */
   private static boolean deferred(Callable<?> task) {
-    if (!(task instanceof JobManager.JobCallable<?> job)
-        || !(job.getJobId() instanceof BaseResultIterators iterators)) {
+    if (!(task instanceof JobManager.JobCallable<?> job)) {
+      return false;
+    }
+    Object id = job.getJobId();
+    if (id instanceof QueryPlan plan) {
+      return DEFERRED.containsKey(plan);
+    }
+    if (!(id instanceof BaseResultIterators iterators)) {
       return false;
     }
     try {

@@ -15,8 +15,11 @@ import org.apache.phoenix.execute.ScanPlan;
 import org.apache.phoenix.execute.SortMergeJoinPlan;
 import org.apache.phoenix.execute.UnionPlan;
 import org.apache.phoenix.parse.HintNode;
+import org.apache.phoenix.parse.HintNode.Hint;
+import org.apache.phoenix.parse.SelectStatement;
 import org.apache.phoenix.schema.PTable;
 import org.apache.phoenix.schema.PTable.IndexType;
+import org.apache.phoenix.util.ScanUtil;
 
 /**
  * SERIAL for the plans Phoenix would run in parallel although the hint asks otherwise.
@@ -30,13 +33,19 @@ import org.apache.phoenix.schema.PTable.IndexType;
  * plans whose results need no merge across regions. A scan sorted on other columns is first
  * rewritten to sort on the client ({@link #sortOnClient}); a GROUP BY that is not along the row
  * key keeps Phoenix's parallel plan and merge, with its region tasks run one by one
- * ({@link SerialExecutor}). A plan that still needs a merge (salted tables and local indexes that
- * need row-key order, ORDER BY below the top of the plan, joins, unions) is left as Phoenix
- * planned it, and the reason is reported.
+ * ({@link SerialExecutor}). A hash join's sub-plans run one after the other before its left
+ * side ({@link SerialExecutor} again); a sort-merge join's sides are read whole one after the
+ * other ({@link OneSideAtATime}); a UNION ALL reads its branches in turn (with ORDER BY, sorted
+ * on the client). Only a salted table or local index read in row-key order still needs its
+ * scans merged side by side: it is left as Phoenix planned it, and the reason is reported.
  */
 final class SerialPlans {
   private static final Field SCAN_SERIAL = field(ScanPlan.class);
   private static final Field AGGREGATE_SERIAL = field(AggregatePlan.class);
+  private static final Field SELECT_HINT = hintField();
+  private static final Field MERGE_LHS = planField(SortMergeJoinPlan.class, "lhsPlan");
+  private static final Field MERGE_RHS = planField(SortMergeJoinPlan.class, "rhsPlan");
+  private static final Field DELEGATE = planField(DelegateQueryPlan.class, "delegate");
 
   private SerialPlans() {}
 
@@ -54,8 +63,44 @@ final class SerialPlans {
     }
   }
 
+  private static Field planField(Class<?> type, String name) {
+    try {
+      Field f = type.getDeclaredField(name);
+      if (f.getType() != QueryPlan.class) {
+        throw new IllegalStateException(type.getName() + "." + name + " is not a QueryPlan");
+      }
+      f.setAccessible(true);
+      return f;
+    } catch (NoSuchFieldException e) {
+      throw new IllegalStateException("blockscope SERIAL: this Phoenix has no "
+          + type.getName() + "." + name + " (built against Phoenix 5.2.1)", e);
+    }
+  }
+
+  private static void replace(Field f, Object owner, QueryPlan plan) {
+    try {
+      f.set(owner, plan);
+    } catch (IllegalAccessException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static Field hintField() {
+    try {
+      Field f = SelectStatement.class.getDeclaredField("hint");
+      if (f.getType() != HintNode.class) {
+        throw new IllegalStateException("SelectStatement.hint is not a HintNode");
+      }
+      f.setAccessible(true);
+      return f;
+    } catch (NoSuchFieldException e) {
+      throw new IllegalStateException("blockscope SERIAL: this Phoenix has no "
+          + "SelectStatement.hint (built against Phoenix 5.2.1)", e);
+    }
+  }
+
   /** Makes every plan of the tree serial where that is safe; returns why the others are not. */
-  static List<String> force(QueryPlan root) {
+  static List<String> force(QueryPlan root) throws java.sql.SQLException {
     List<String> refused = new ArrayList<>();
     visit(root, refused);
     return refused;
@@ -70,6 +115,19 @@ final class SerialPlans {
    * streams side by side. Any other plan comes back as it was.
    */
   static QueryPlan sortOnClient(QueryPlan root) throws java.sql.SQLException {
+    if (root instanceof UnionPlan u && !u.getOrderBy().getOrderByExpressions().isEmpty()) {
+      // Phoenix merges the branches' sorted streams side by side; here the branches are read
+      // one after the other and the client sorts them all, as for a single sorted scan.
+      List<QueryPlan> branches = new ArrayList<>();
+      for (QueryPlan branch : u.getSubPlans()) {
+        branches.add(sortOnClient(branch));
+      }
+      UnionPlan concatenated = new UnionPlan(u.getContext(), u.getStatement(), u.getTableRef(),
+          u.getProjector(), null, null, OrderBy.EMPTY_ORDER_BY, GroupBy.EMPTY_GROUP_BY,
+          branches, u.getParameterMetaData());
+      return new ClientScanPlan(u.getContext(), u.getStatement(), u.getTableRef(),
+          u.getProjector(), u.getLimit(), u.getOffset(), null, u.getOrderBy(), concatenated);
+    }
     if (!(root instanceof ScanPlan s) || s.getOrderBy().getOrderByExpressions().isEmpty()) {
       return root;
     }
@@ -84,17 +142,56 @@ final class SerialPlans {
         s.getProjector(), s.getLimit(), s.getOffset(), null, s.getOrderBy(), unsorted);
   }
 
-  private static void visit(QueryPlan p, List<String> refused) {
-    if (p instanceof HashJoinPlan || p instanceof SortMergeJoinPlan) {
-      refused.add("joins run their sides at once");
+  private static void visit(QueryPlan p, List<String> refused) throws java.sql.SQLException {
+    if (p instanceof HashJoinPlan h) {
+      // The sub-plans build the hash tables, then the left side scans with them. Phoenix starts
+      // every sub-plan at once on its pool and waits for them in order: deferred, each runs in
+      // the waiting thread, one after the other, before the left side starts.
+      for (HashJoinPlan.SubPlan s : h.getSubPlans()) {
+        visit(s.getInnerPlan(), refused);
+      }
+      SerialExecutor.defer(h);
+      visit(h.getDelegate(), refused);
       return;
     }
-    if (p instanceof UnionPlan) {
-      refused.add("UNION ALL runs its branches at once");
+    if (p instanceof SortMergeJoinPlan m) {
+      // Each side read whole, one after the other, then merged on the client.
+      Object lock = new Object();
+      QueryPlan lhs = m.getLhsPlan();
+      QueryPlan rhs = m.getRhsPlan();
+      if (!(lhs instanceof OneSideAtATime)) {
+        // A side sorted on the join key is sorted on the client too: it is read whole anyway.
+        lhs = new OneSideAtATime(sortOnClient(lhs), lock);
+        rhs = new OneSideAtATime(sortOnClient(rhs), lock);
+        replace(MERGE_LHS, m, lhs);
+        replace(MERGE_RHS, m, rhs);
+      }
+      visit(lhs, refused);
+      visit(rhs, refused);
+      return;
+    }
+    if (p instanceof UnionPlan u) {
+      if (!u.getOrderBy().getOrderByExpressions().isEmpty() || u.isSupportOrderByOptimize()) {
+        // At the top of the plan an ORDER BY was moved to the client (sortOnClient); below it,
+        // or as a sorted derived table, the branches are merged side by side.
+        refused.add("a UNION ALL inside the query merges its sorted branches side by side");
+        return;
+      }
+      // Without ORDER BY the branches are read one after the other; a branch does not open a
+      // scanner before it is read.
+      for (QueryPlan branch : u.getSubPlans()) {
+        visit(branch, refused);
+      }
       return;
     }
     if (p instanceof DelegateQueryPlan d) {
-      visit(d.getDelegate(), refused);
+      // A sorted scan under a client-side step (a derived table, a client aggregate) is sorted
+      // on the client as at the top of the plan.
+      QueryPlan inner = sortOnClient(d.getDelegate());
+      if (inner != d.getDelegate()) {
+        replace(DELEGATE, d, inner);
+      }
+      visit(inner, refused);
       return;
     }
     if (p instanceof ScanPlan s) {
@@ -123,10 +220,8 @@ final class SerialPlans {
    * groups unmerged (HintsSerialIT shows 44 groups for 11 on four regions).
    */
   private static void set(Field f, QueryPlan p, String why, List<String> refused) {
-    if (why == null && !p.getStatement().getHint().hasHint(HintNode.Hint.SERIAL)) {
-      // Phoenix's SerialIterators insists on the hint in the plan's own statement: a union
-      // branch or a subquery compiled with a hint node of its own does not have it.
-      why = "a union branch or subquery without its own SERIAL hint";
+    if (why == null) {
+      hint(p);
     }
     try {
       f.setBoolean(p, why == null);
@@ -138,6 +233,22 @@ final class SerialPlans {
     }
   }
 
+  /**
+   * Phoenix's {@code SerialIterators} insists on the SERIAL hint in the plan's own statement; a
+   * union branch or a join's sub-query is a statement of its own, parsed with its own hints, so
+   * the query's hint is added to it. Each plan has its own parsed statement, so nothing outside
+   * this query sees the change.
+   */
+  private static void hint(QueryPlan p) {
+    if (p.getStatement() instanceof SelectStatement s && !s.getHint().hasHint(Hint.SERIAL)) {
+      try {
+        SELECT_HINT.set(s, HintNode.create(s.getHint(), Hint.SERIAL));
+      } catch (IllegalAccessException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+
   /** Why the plan's results must be merged across regions, or null if they need not be. */
   private static String needsMerge(BaseQueryPlan p, GroupBy groupBy) {
     if (!p.getOrderBy().getOrderByExpressions().isEmpty()) {
@@ -146,6 +257,12 @@ final class SerialPlans {
     PTable table = p.getTableRef().getTable();
     boolean keyOrderAcrossScans = table.getBucketNum() != null
         || table.getIndexType() == IndexType.LOCAL;
+    if (keyOrderAcrossScans && groupBy == null
+        && ScanUtil.shouldRowsBeInRowKeyOrder(p.getOrderBy(), p.getContext())) {
+      // ScanPlan would merge the scans of the salt buckets (or local index regions) by row key;
+      // read one after the other they would come back bucket by bucket.
+      return "rows in row-key order from a salted table or local index merge its scans";
+    }
     if (groupBy != null && !groupBy.isEmpty() && !groupBy.isUngroupedAggregate()) {
       if (!groupBy.isOrderPreserving()) {
         return "GROUP BY not along the row key merges every region's groups";
