@@ -1,0 +1,348 @@
+package io.blockscope.encoding;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.PrivateCellUtil;
+import org.apache.hadoop.hbase.io.encoding.AbstractDataBlockEncoder;
+import org.apache.hadoop.hbase.io.encoding.EncodingState;
+import org.apache.hadoop.hbase.io.encoding.HFileBlockDecodingContext;
+import org.apache.hadoop.hbase.io.encoding.HFileBlockDefaultEncodingContext;
+import org.apache.hadoop.hbase.io.encoding.HFileBlockEncodingContext;
+import org.apache.hadoop.hbase.nio.ByteBuff;
+import org.apache.hadoop.hbase.nio.SingleByteBuff;
+import org.apache.hadoop.io.WritableUtils;
+
+/**
+ * BLOCKSCOPE_V1: cells diff-encoded field by field against the cell before, with a restart point
+ * every {@code interval} cells that a seek finds by binary search.
+ *
+ * <p>The block, after the two-byte encoding id HBase writes in front of every encoded block:
+ *
+ * <pre>
+ *  0                                                      E            E+4r          E+4r+4
+ *  +------------------------------------------------------+------------+-------------+
+ *  | entry 0 | entry 1 | ... | entry n-1                  | restart[r] | r (int32)   |
+ *  +------------------------------------------------------+------------+-------------+
+ *    restart[k]: int32, big-endian: offset of the k-th restart entry from 0;
+ *    restart[0] = 0, strictly increasing, all &lt; E; r &gt;= 1.
+ *
+ *  entry:
+ *  +-------+-----------------------------------+----------------------+
+ *  | flags | fields that differ (in this order) | value | tags | seqid |
+ *  +-------+-----------------------------------+----------------------+
+ *
+ *  flags (1 byte), a set bit means "same as the cell before, not written":
+ *    bit 0  ROW        else: vint shared-prefix length, vint suffix length, suffix bytes
+ *    bit 1  FAMILY     else: 1 byte length, family bytes
+ *    bit 2  QUALIFIER  else: vint shared-prefix length, vint suffix length, suffix bytes
+ *    bit 3  TIMESTAMP  else: vlong, zig-zag of (timestamp - timestamp before)
+ *    bit 4  TYPE       else: 1 byte key type
+ *    bit 5  VALUE_LEN  else: vint value length
+ *    bit 6  TAGS       (only if the file includes tags) else: vint tags length, tag bytes
+ *    bit 7  SEQID      (only if the file includes MVCC) else: vlong sequence id
+ *  then the value bytes (always written), then tags and sequence id as the flags say.
+ * </pre>
+ *
+ * <p>vint / vlong: unsigned LEB128, 7 bits per byte, low bits first, at most 5 / 10 bytes. At a
+ * restart entry "the cell before" is the empty cell: empty row, family and qualifier, timestamp
+ * 0, type 0, value length 0, no tags, sequence id 0; so a restart entry decodes on its own. The
+ * entries before restart k end exactly at restart[k]. A seek compares the keys of O(log r)
+ * restart entries, then decodes at most {@code interval} entries.
+ */
+public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
+  /** Restart interval used by the registered encoder. */
+  public static final int DEFAULT_INTERVAL = 16;
+
+  static final int ROW = 1;
+  static final int FAMILY = 1 << 1;
+  static final int QUALIFIER = 1 << 2;
+  static final int TIMESTAMP = 1 << 3;
+  static final int TYPE = 1 << 4;
+  static final int VALUE_LEN = 1 << 5;
+  static final int TAGS = 1 << 6;
+  static final int SEQID = 1 << 7;
+
+  private final int interval;
+
+  /** The encoder HBase uses once {@link BlockscopeEncoding#register()} ran. */
+  public BlockscopeV1Encoder() {
+    this(DEFAULT_INTERVAL);
+  }
+
+  /** An encoder with another restart interval (tests, benchmarks); the format is the same. */
+  public BlockscopeV1Encoder(int interval) {
+    if (interval < 1 || interval > 65_536) {
+      throw new IllegalArgumentException("restart interval " + interval + " not in [1, 65536]");
+    }
+    this.interval = interval;
+  }
+
+  public int interval() {
+    return interval;
+  }
+
+  /** What one block's encoding remembers between cells: the cell before, as copies. */
+  static final class BlockState extends EncodingState {
+    final boolean tags;
+    final boolean mvcc;
+    Fields before = new Fields();
+    Fields now = new Fields();
+    int[] restarts = new int[64];
+    int restartCount;
+    int written;
+    int sinceRestart;
+    byte[] head = new byte[64];
+
+    BlockState(boolean tags, boolean mvcc) {
+      this.tags = tags;
+      this.mvcc = mvcc;
+    }
+  }
+
+  /** One cell's fields, in arrays owned by the encoder. */
+  static final class Fields {
+    byte[] row = new byte[32];
+    int rowLen;
+    byte[] family = new byte[8];
+    int familyLen;
+    byte[] qualifier = new byte[32];
+    int qualifierLen;
+    long timestamp;
+    byte type;
+    int valueLen;
+    byte[] tags = new byte[0];
+    int tagsLen;
+    long seqId;
+
+    void clear() {
+      rowLen = 0;
+      familyLen = 0;
+      qualifierLen = 0;
+      timestamp = 0;
+      type = 0;
+      valueLen = 0;
+      tagsLen = 0;
+      seqId = 0;
+    }
+
+    void read(Cell c, boolean withTags) {
+      rowLen = c.getRowLength();
+      row = room(row, rowLen);
+      CellUtil.copyRowTo(c, row, 0);
+      familyLen = c.getFamilyLength();
+      family = room(family, familyLen);
+      CellUtil.copyFamilyTo(c, family, 0);
+      qualifierLen = c.getQualifierLength();
+      qualifier = room(qualifier, qualifierLen);
+      CellUtil.copyQualifierTo(c, qualifier, 0);
+      timestamp = c.getTimestamp();
+      type = c.getTypeByte();
+      valueLen = c.getValueLength();
+      tagsLen = withTags ? c.getTagsLength() : 0;
+      if (tagsLen > 0) {
+        tags = room(tags, tagsLen);
+        PrivateCellUtil.copyTagsTo(c, tags, 0);
+      }
+      seqId = c.getSequenceId();
+    }
+  }
+
+  static byte[] room(byte[] a, int n) {
+    return a.length >= n ? a : new byte[Math.max(n, a.length * 2)];
+  }
+
+  @Override
+  public void startBlockEncoding(HFileBlockEncodingContext ctx, DataOutputStream out)
+      throws IOException {
+    if (ctx.getClass() != HFileBlockDefaultEncodingContext.class) {
+      throw new IOException(getClass().getName() + " only accepts "
+          + HFileBlockDefaultEncodingContext.class.getName() + " as the encoding context.");
+    }
+    HFileBlockDefaultEncodingContext c = (HFileBlockDefaultEncodingContext) ctx;
+    c.prepareEncoding(out);
+    c.setEncodingState(new BlockState(c.getHFileContext().isIncludesTags(),
+        c.getHFileContext().isIncludesMvcc()));
+  }
+
+  @Override
+  public void encode(Cell cell, HFileBlockEncodingContext ctx, DataOutputStream out)
+      throws IOException {
+    BlockState s = (BlockState) ctx.getEncodingState();
+    Fields before = s.before;
+    if (s.sinceRestart == 0 || s.sinceRestart >= interval) {
+      if (s.restartCount == s.restarts.length) {
+        s.restarts = java.util.Arrays.copyOf(s.restarts, s.restartCount * 2);
+      }
+      s.restarts[s.restartCount++] = s.written;
+      s.sinceRestart = 0;
+      before.clear();
+    }
+    Fields now = s.now;
+    now.read(cell, s.tags);
+    boolean tagsSame = s.tags && equal(now.tags, now.tagsLen, before.tags, before.tagsLen);
+    boolean seqSame = s.mvcc && now.seqId == before.seqId;
+    // flags, lengths and key suffixes go out in one write, then the value, then tags and seqid
+    byte[] h = s.head = room(s.head, now.rowLen + now.familyLen + now.qualifierLen + 48);
+    int n = 1;
+    int flags = (tagsSame ? TAGS : 0) | (seqSame ? SEQID : 0);
+    if (equal(now.row, now.rowLen, before.row, before.rowLen)) {
+      flags |= ROW;
+    } else {
+      n = putSuffix(h, n, now.row, now.rowLen,
+          shared(now.row, now.rowLen, before.row, before.rowLen));
+    }
+    if (equal(now.family, now.familyLen, before.family, before.familyLen)) {
+      flags |= FAMILY;
+    } else {
+      h[n++] = (byte) now.familyLen;
+      System.arraycopy(now.family, 0, h, n, now.familyLen);
+      n += now.familyLen;
+    }
+    if (equal(now.qualifier, now.qualifierLen, before.qualifier, before.qualifierLen)) {
+      flags |= QUALIFIER;
+    } else {
+      n = putSuffix(h, n, now.qualifier, now.qualifierLen,
+          shared(now.qualifier, now.qualifierLen, before.qualifier, before.qualifierLen));
+    }
+    if (now.timestamp == before.timestamp) {
+      flags |= TIMESTAMP;
+    } else {
+      long d = now.timestamp - before.timestamp;
+      n = putVLong(h, n, (d << 1) ^ (d >> 63));
+    }
+    if (now.type == before.type) {
+      flags |= TYPE;
+    } else {
+      h[n++] = now.type;
+    }
+    if (now.valueLen == before.valueLen) {
+      flags |= VALUE_LEN;
+    } else {
+      n = putVInt(h, n, now.valueLen);
+    }
+    h[0] = (byte) flags;
+    out.write(h, 0, n);
+    int encoded = n + now.valueLen;
+    if (now.valueLen > 0) {
+      PrivateCellUtil.writeValue(out, cell, now.valueLen);
+    }
+    if (s.tags && !tagsSame) {
+      int t = putVInt(h, 0, now.tagsLen);
+      out.write(h, 0, t);
+      out.write(now.tags, 0, now.tagsLen);
+      encoded += t + now.tagsLen;
+    }
+    if (s.mvcc && !seqSame) {
+      int t = putVLong(h, 0, now.seqId);
+      out.write(h, 0, t);
+      encoded += t;
+    }
+    s.written += encoded;
+    s.sinceRestart++;
+    // the cell just written is the one the next is compared with
+    s.now = before;
+    s.before = now;
+    int keyLen = KeyValue.KEY_INFRASTRUCTURE_SIZE + now.rowLen + now.familyLen
+        + now.qualifierLen;
+    int unencoded = KeyValue.KEYVALUE_INFRASTRUCTURE_SIZE + keyLen + now.valueLen
+        + (s.tags ? KeyValue.TAGS_LENGTH_SIZE + now.tagsLen : 0)
+        + (s.mvcc ? WritableUtils.getVIntSize(now.seqId) : 0);
+    s.postCellEncode(unencoded, encoded);
+  }
+
+  /** Shared-prefix length and suffix length as vints, then the suffix. */
+  private static int putSuffix(byte[] h, int n, byte[] a, int len, int shared) {
+    n = putVInt(h, n, shared);
+    n = putVInt(h, n, len - shared);
+    System.arraycopy(a, shared, h, n, len - shared);
+    return n + len - shared;
+  }
+
+  private static boolean equal(byte[] a, int an, byte[] b, int bn) {
+    return an == bn && java.util.Arrays.equals(a, 0, an, b, 0, bn);
+  }
+
+  private static int shared(byte[] a, int an, byte[] b, int bn) {
+    int m = java.util.Arrays.mismatch(a, 0, an, b, 0, bn);
+    return m < 0 ? an : m;
+  }
+
+  static int putVInt(byte[] b, int at, int v) {
+    while ((v & ~0x7f) != 0) {
+      b[at++] = (byte) ((v & 0x7f) | 0x80);
+      v >>>= 7;
+    }
+    b[at++] = (byte) v;
+    return at;
+  }
+
+  static int putVLong(byte[] b, int at, long v) {
+    while ((v & ~0x7fL) != 0) {
+      b[at++] = (byte) ((v & 0x7f) | 0x80);
+      v >>>= 7;
+    }
+    b[at++] = (byte) v;
+    return at;
+  }
+
+  @Override
+  public void endBlockEncoding(HFileBlockEncodingContext ctx, DataOutputStream out,
+      byte[] uncompressedBytesWithHeader) throws IOException {
+    BlockState s = (BlockState) ctx.getEncodingState();
+    for (int i = 0; i < s.restartCount; i++) {
+      out.writeInt(s.restarts[i]);
+    }
+    out.writeInt(s.restartCount);
+    postEncoding(ctx);
+  }
+
+  @Override
+  public ByteBuffer decodeKeyValues(DataInputStream source, HFileBlockDecodingContext ctx)
+      throws IOException {
+    byte[] block = source.readAllBytes();
+    BlockscopeV1Seeker seeker = new BlockscopeV1Seeker(ctx);
+    seeker.setCurrentBuffer(new SingleByteBuff(ByteBuffer.wrap(block)));
+    ByteArrayOutputStream kvs = new ByteArrayOutputStream(block.length * 2);
+    DataOutputStream out = new DataOutputStream(kvs);
+    boolean tags = ctx.getHFileContext().isIncludesTags();
+    boolean mvcc = ctx.getHFileContext().isIncludesMvcc();
+    do {
+      Cell c = seeker.getCell();
+      KeyValue kv = new KeyValue(c);
+      out.writeInt(kv.getKeyLength());
+      out.writeInt(kv.getValueLength());
+      out.write(kv.getBuffer(), kv.getKeyOffset(), kv.getKeyLength());
+      out.write(kv.getValueArray(), kv.getValueOffset(), kv.getValueLength());
+      if (tags) {
+        out.writeShort(kv.getTagsLength());
+        out.write(kv.getTagsArray(), kv.getTagsOffset(), kv.getTagsLength());
+      }
+      if (mvcc) {
+        WritableUtils.writeVLong(out, c.getSequenceId());
+      }
+    } while (seeker.next());
+    out.flush();
+    return ByteBuffer.wrap(kvs.toByteArray());
+  }
+
+  @Override
+  public Cell getFirstKeyCellInBlock(ByteBuff block) {
+    return BlockscopeV1Seeker.firstKey(block);
+  }
+
+  @Override
+  public EncodedSeeker createSeeker(HFileBlockDecodingContext ctx) {
+    return new BlockscopeV1Seeker(ctx);
+  }
+
+  @Override
+  public String toString() {
+    return "BLOCKSCOPE_V1(interval=" + interval + ")";
+  }
+}

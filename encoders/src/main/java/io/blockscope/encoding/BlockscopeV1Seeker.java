@@ -1,0 +1,443 @@
+package io.blockscope.encoding;
+
+import static io.blockscope.encoding.BlockscopeV1Encoder.FAMILY;
+import static io.blockscope.encoding.BlockscopeV1Encoder.QUALIFIER;
+import static io.blockscope.encoding.BlockscopeV1Encoder.ROW;
+import static io.blockscope.encoding.BlockscopeV1Encoder.SEQID;
+import static io.blockscope.encoding.BlockscopeV1Encoder.TAGS;
+import static io.blockscope.encoding.BlockscopeV1Encoder.TIMESTAMP;
+import static io.blockscope.encoding.BlockscopeV1Encoder.TYPE;
+import static io.blockscope.encoding.BlockscopeV1Encoder.VALUE_LEN;
+
+import java.nio.ByteBuffer;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellComparator;
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.PrivateCellUtil;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
+import org.apache.hadoop.hbase.io.encoding.HFileBlockDecodingContext;
+import org.apache.hadoop.hbase.nio.ByteBuff;
+
+/**
+ * Reads BLOCKSCOPE_V1 blocks ({@link BlockscopeV1Encoder} draws the format). Every length read
+ * from the block is checked against the block's end before it is used, so a corrupt or
+ * truncated block ends in a {@link CorruptBlockException}, never a read outside the block or an
+ * allocation sized by an unchecked number; every step moves forward by at least one byte, so no
+ * loop can hang.
+ *
+ * <p>An on-heap block is read in place and the cells returned point into it (HBase keeps a block
+ * until the cells read from it are shipped). An off-heap block (a BucketCache in direct memory) is
+ * copied to the heap once when the seeker moves to it, and its cells point into that copy.
+ */
+final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
+  private final CellComparator comparator;
+  private final boolean tags;
+  private final boolean mvcc;
+
+  private byte[] buf;
+  /** Where the block's entries start and end in {@link #buf}. */
+  private int base;
+  private int end;
+  private int[] restarts = new int[64];
+  private int restartCount;
+
+  private Entry current = new Entry();
+  private Entry ahead = new Entry();
+
+  BlockscopeV1Seeker(HFileBlockDecodingContext ctx) {
+    this.comparator = ctx.getHFileContext().getCellComparator();
+    this.tags = ctx.getHFileContext().isIncludesTags();
+    this.mvcc = ctx.getHFileContext().isIncludesMvcc();
+  }
+
+  /** One decoded entry: the key fields in arrays of their own, value and tags in the block. */
+  static final class Entry {
+    byte[] row = new byte[32];
+    int rowLen;
+    byte[] family = new byte[8];
+    int familyLen;
+    byte[] qualifier = new byte[32];
+    int qualifierLen;
+    long timestamp;
+    byte type;
+    int valueOffset;
+    int valueLen;
+    int tagsOffset;
+    int tagsLen;
+    long seqId;
+    /** Block-relative offsets of this entry and of the one after it. */
+    int at;
+    int next;
+    /** Index of the restart this entry belongs to. */
+    int restart;
+    final KeyView key = new KeyView(this);
+
+    void clear() {
+      rowLen = 0;
+      familyLen = 0;
+      qualifierLen = 0;
+      timestamp = 0;
+      type = 0;
+      valueLen = 0;
+      tagsLen = 0;
+      seqId = 0;
+    }
+
+    void copy(Entry o) {
+      row = BlockscopeV1Encoder.room(row, o.rowLen);
+      System.arraycopy(o.row, 0, row, 0, o.rowLen);
+      rowLen = o.rowLen;
+      family = BlockscopeV1Encoder.room(family, o.familyLen);
+      System.arraycopy(o.family, 0, family, 0, o.familyLen);
+      familyLen = o.familyLen;
+      qualifier = BlockscopeV1Encoder.room(qualifier, o.qualifierLen);
+      System.arraycopy(o.qualifier, 0, qualifier, 0, o.qualifierLen);
+      qualifierLen = o.qualifierLen;
+      timestamp = o.timestamp;
+      type = o.type;
+      valueOffset = o.valueOffset;
+      valueLen = o.valueLen;
+      tagsOffset = o.tagsOffset;
+      tagsLen = o.tagsLen;
+      seqId = o.seqId;
+      at = o.at;
+      next = o.next;
+      restart = o.restart;
+    }
+  }
+
+  @Override
+  public void setCurrentBuffer(ByteBuff block) {
+    int n = block.remaining();
+    if (block.hasArray()) {
+      buf = block.array();
+      base = block.arrayOffset() + block.position();
+    } else {
+      buf = new byte[n];
+      block.get(block.position(), buf, 0, n);
+      base = 0;
+    }
+    readRestarts(n);
+    rewind();
+  }
+
+  /** Reads and checks the restart index of a block of {@code n} bytes at {@link #base}. */
+  private void readRestarts(int n) {
+    if (n < 8) {
+      throw new CorruptBlockException("block of " + n + " bytes is too short");
+    }
+    int count = readInt(buf, base + n - 4);
+    if (count < 1 || count > (n - 4) / 4 - 1) {
+      throw new CorruptBlockException("restart count " + count + " in a block of " + n
+          + " bytes");
+    }
+    int entries = n - 4 - 4 * count;
+    if (restarts.length < count) {
+      restarts = new int[count];
+    }
+    int previous = -1;
+    for (int i = 0; i < count; i++) {
+      int r = readInt(buf, base + entries + 4 * i);
+      if (r <= previous || r >= entries || (i == 0 && r != 0)) {
+        throw new CorruptBlockException("restart " + i + " at " + r + " (entries end at "
+            + entries + ", previous restart at " + previous + ")");
+      }
+      restarts[i] = r;
+      previous = r;
+    }
+    restartCount = count;
+    end = base + entries;
+  }
+
+  private static int readInt(byte[] b, int at) {
+    return ((b[at] & 0xff) << 24) | ((b[at + 1] & 0xff) << 16) | ((b[at + 2] & 0xff) << 8)
+        | (b[at + 3] & 0xff);
+  }
+
+  /** Where the entries of restart {@code k} end (the next restart, or the end of entries). */
+  private int restartEnd(int k) {
+    return k + 1 < restartCount ? restarts[k + 1] : end - base;
+  }
+
+  /** Decodes the restart entry {@code k} into {@code e}. */
+  private void decodeRestart(Entry e, int k) {
+    e.clear();
+    e.restart = k;
+    decode(e, restarts[k], true);
+  }
+
+  /**
+   * Decodes the entry after {@code e} into {@code e} (which holds the cell before it); a restart
+   * entry starts from the empty cell. False at the end of the block.
+   */
+  private boolean decodeNext(Entry e) {
+    int at = e.next;
+    if (base + at >= end) {
+      return false;
+    }
+    if (at == restartEnd(e.restart)) {
+      decodeRestart(e, e.restart + 1);
+    } else {
+      decode(e, at, true);
+    }
+    return true;
+  }
+
+  /**
+   * Decodes the entry at block offset {@code at} over {@code e}, which holds the cell before
+   * (cleared at a restart); with {@code whole} false, stops after the key.
+   */
+  private void decode(Entry e, int at, boolean whole) {
+    byte[] b = buf;
+    int limit = base + restartEnd(e.restart);
+    int p = base + at;
+    e.at = at;
+    int flags = b[p++] & 0xff;
+    if ((flags & ROW) == 0) {
+      int shared = vint(b, p, limit);
+      p = next;
+      int suffix = vint(b, p, limit);
+      p = next;
+      if (shared > e.rowLen || suffix > limit - p || shared + suffix > Short.MAX_VALUE) {
+        throw corrupt(at, "row of " + shared + " + " + suffix + " bytes");
+      }
+      e.row = BlockscopeV1Encoder.room(e.row, shared + suffix);
+      System.arraycopy(b, p, e.row, shared, suffix);
+      e.rowLen = shared + suffix;
+      p += suffix;
+    }
+    if ((flags & FAMILY) == 0) {
+      if (p >= limit) {
+        throw corrupt(at, "family length past the end");
+      }
+      int len = b[p++] & 0xff;
+      if (len > limit - p) {
+        throw corrupt(at, "family of " + len + " bytes");
+      }
+      e.family = BlockscopeV1Encoder.room(e.family, len);
+      System.arraycopy(b, p, e.family, 0, len);
+      e.familyLen = len;
+      p += len;
+    }
+    if ((flags & QUALIFIER) == 0) {
+      int shared = vint(b, p, limit);
+      p = next;
+      int suffix = vint(b, p, limit);
+      p = next;
+      if (shared > e.qualifierLen || suffix > limit - p) {
+        throw corrupt(at, "qualifier of " + shared + " + " + suffix + " bytes");
+      }
+      e.qualifier = BlockscopeV1Encoder.room(e.qualifier, shared + suffix);
+      System.arraycopy(b, p, e.qualifier, shared, suffix);
+      e.qualifierLen = shared + suffix;
+      p += suffix;
+    }
+    if ((flags & TIMESTAMP) == 0) {
+      long z = vlong(b, p, limit);
+      p = next;
+      e.timestamp += (z >>> 1) ^ -(z & 1);
+    }
+    if ((flags & TYPE) == 0) {
+      if (p >= limit) {
+        throw corrupt(at, "type past the end");
+      }
+      e.type = b[p++];
+    }
+    if (!whole) {
+      return;
+    }
+    if ((flags & VALUE_LEN) == 0) {
+      e.valueLen = vint(b, p, limit);
+      p = next;
+    }
+    if (e.valueLen > limit - p) {
+      throw corrupt(at, "value of " + e.valueLen + " bytes");
+    }
+    e.valueOffset = p;
+    p += e.valueLen;
+    if (tags && (flags & TAGS) == 0) {
+      int len = vint(b, p, limit);
+      p = next;
+      if (len > limit - p) {
+        throw corrupt(at, "tags of " + len + " bytes");
+      }
+      e.tagsOffset = p;
+      e.tagsLen = len;
+      p += len;
+    }
+    if (mvcc && (flags & SEQID) == 0) {
+      e.seqId = vlong(b, p, limit);
+      p = next;
+    }
+    e.next = p - base;
+  }
+
+  /** Position after the last vint/vlong read (a field, to spare an allocation per read). */
+  private int next;
+
+  private int vint(byte[] b, int p, int limit) {
+    long v = vlong(b, p, limit);
+    if (v > Integer.MAX_VALUE) {
+      throw corrupt(p - base, "length " + v);
+    }
+    return (int) v;
+  }
+
+  private long vlong(byte[] b, int p, int limit) {
+    long v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (p >= limit) {
+        throw corrupt(p - base, "number past the end of its entries");
+      }
+      byte x = b[p++];
+      v |= (long) (x & 0x7f) << shift;
+      if (x >= 0) {
+        next = p;
+        return v;
+      }
+    }
+    throw corrupt(p - base, "number longer than 10 bytes");
+  }
+
+  private CorruptBlockException corrupt(int at, String what) {
+    return new CorruptBlockException("BLOCKSCOPE_V1 entry at " + at + ": " + what);
+  }
+
+  @Override
+  public void rewind() {
+    decodeRestart(current, 0);
+  }
+
+  @Override
+  public boolean next() {
+    ahead.copy(current);
+    if (!decodeNext(ahead)) {
+      return false;
+    }
+    Entry t = current;
+    current = ahead;
+    ahead = t;
+    return true;
+  }
+
+  @Override
+  public int seekToKeyInBlock(Cell key, boolean seekBefore) {
+    // the last restart whose first key is below `key`
+    int lo = 0;
+    int hi = restartCount - 1;
+    int found = -1;
+    Entry probe = ahead;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      decodeRestart(probe, mid);
+      if (compare(key, probe) > 0) {
+        found = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    if (found < 0) {
+      rewind();
+      if (seekBefore) {
+        throw new IllegalStateException("Cannot seekBefore if positioned at the first key in "
+            + "the block: key=" + key);
+      }
+      return compare(key, current) == 0 ? 0 : HConstants.INDEX_KEY_MAGIC;
+    }
+    decodeRestart(current, found);
+    // current < key; walk on while the next cell is below the key (or equal, unless seekBefore)
+    while (true) {
+      ahead.copy(current);
+      if (!decodeNext(ahead)) {
+        return 1;
+      }
+      int c = compare(key, ahead);
+      if (c < 0 || (c == 0 && seekBefore)) {
+        return 1;
+      }
+      Entry t = current;
+      current = ahead;
+      ahead = t;
+      if (c == 0) {
+        return 0;
+      }
+    }
+  }
+
+  private int compare(Cell key, Entry e) {
+    return PrivateCellUtil.compareKeyIgnoresMvcc(comparator, key, e.key);
+  }
+
+  @Override
+  public int compareKey(CellComparator comparator, Cell key) {
+    return PrivateCellUtil.compareKeyIgnoresMvcc(comparator, key, current.key);
+  }
+
+  @Override
+  public Cell getKey() {
+    byte[] k = flatKey(current);
+    return new KeyValue.KeyOnlyKeyValue(k, 0, k.length);
+  }
+
+  @Override
+  public ByteBuffer getValueShallowCopy() {
+    return ByteBuffer.wrap(buf, current.valueOffset, current.valueLen).slice();
+  }
+
+  @Override
+  public Cell getCell() {
+    Entry e = current;
+    return new DecodedCell(e.row, e.rowLen, e.family, e.familyLen, e.qualifier, e.qualifierLen,
+        e.timestamp, e.type, buf, e.valueOffset, e.valueLen, buf, e.tagsOffset, e.tagsLen,
+        e.seqId);
+  }
+
+  /** The key in KeyValue's layout: row length, row, family length, family, qualifier, ts, type. */
+  static byte[] flatKey(Entry e) {
+    byte[] k = new byte[KeyValue.KEY_INFRASTRUCTURE_SIZE + e.rowLen + e.familyLen
+        + e.qualifierLen];
+    int p = 0;
+    k[p++] = (byte) (e.rowLen >> 8);
+    k[p++] = (byte) e.rowLen;
+    System.arraycopy(e.row, 0, k, p, e.rowLen);
+    p += e.rowLen;
+    k[p++] = (byte) e.familyLen;
+    System.arraycopy(e.family, 0, k, p, e.familyLen);
+    p += e.familyLen;
+    System.arraycopy(e.qualifier, 0, k, p, e.qualifierLen);
+    p += e.qualifierLen;
+    for (int i = 7; i >= 0; i--) {
+      k[p++] = (byte) (e.timestamp >>> (8 * i));
+    }
+    k[p] = e.type;
+    return k;
+  }
+
+  /** The first key of an encoded block, without moving the block's position. */
+  static Cell firstKey(ByteBuff block) {
+    BlockscopeV1Seeker s = new BlockscopeV1Seeker();
+    int n = block.remaining();
+    if (block.hasArray()) {
+      s.buf = block.array();
+      s.base = block.arrayOffset() + block.position();
+    } else {
+      s.buf = new byte[n];
+      block.get(block.position(), s.buf, 0, n);
+    }
+    s.readRestarts(n);
+    Entry e = new Entry();
+    e.restart = 0;
+    s.decode(e, 0, false);
+    byte[] k = flatKey(e);
+    return new KeyValue.KeyOnlyKeyValue(k, 0, k.length);
+  }
+
+  /** A seeker for reading keys only (no value, tags or seqid). */
+  private BlockscopeV1Seeker() {
+    this.comparator = null;
+    this.tags = false;
+    this.mvcc = false;
+  }
+}

@@ -1,0 +1,150 @@
+package io.blockscope.encoding;
+
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.TreeSet;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.ArrayBackedTag;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellComparatorImpl;
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.PrivateCellUtil;
+import org.apache.hadoop.hbase.Tag;
+import org.apache.hadoop.hbase.io.ByteArrayOutputStream;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.io.encoding.HFileBlockEncodingContext;
+import org.apache.hadoop.hbase.io.hfile.HFileContext;
+import org.apache.hadoop.hbase.io.hfile.HFileContextBuilder;
+import org.apache.hadoop.hbase.nio.ByteBuff;
+import org.apache.hadoop.hbase.nio.MultiByteBuff;
+import org.apache.hadoop.hbase.nio.SingleByteBuff;
+
+/**
+ * Test helpers: cells, and blocks encoded by HBase's own encoding context the way the HFile block
+ * writer does it ({@code HFileBlock.Writer}: a dummy header, then startBlockEncoding, encode per
+ * cell, endBlockEncoding), read back the way {@code HFileReaderImpl.EncodedScanner} hands a block
+ * to a seeker (the bytes after the header and the two-byte encoding id).
+ */
+final class Blocks {
+  private Blocks() {}
+
+  static HFileContext context(boolean tags, boolean mvcc) {
+    return new HFileContextBuilder().withIncludesTags(tags).withIncludesMvcc(mvcc)
+        .withCellComparator(CellComparatorImpl.COMPARATOR).build();
+  }
+
+  /** Encodes {@code cells} as one block; returns what a seeker is given. */
+  static byte[] encode(DataBlockEncoder encoder, DataBlockEncoding encoding, List<? extends Cell> cells,
+      boolean tags, boolean mvcc) throws IOException {
+    HFileBlockEncodingContext ctx = encoder.newDataBlockEncodingContext(new Configuration(false),
+        encoding, HConstants.HFILEBLOCK_DUMMY_HEADER, context(tags, mvcc));
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    bytes.write(HConstants.HFILEBLOCK_DUMMY_HEADER);
+    DataOutputStream out = new DataOutputStream(bytes);
+    encoder.startBlockEncoding(ctx, out);
+    for (Cell c : cells) {
+      encoder.encode(c, ctx, out);
+    }
+    encoder.endBlockEncoding(ctx, out, bytes.getBuffer());
+    out.flush();
+    int from = HConstants.HFILEBLOCK_HEADER_SIZE + DataBlockEncoding.ID_SIZE;
+    byte[] all = bytes.toByteArray();
+    byte[] payload = new byte[all.length - from];
+    System.arraycopy(all, from, payload, 0, payload.length);
+    return payload;
+  }
+
+  /** How a block reaches a seeker: on the heap, in one direct buffer, or split in two. */
+  enum Memory {
+    HEAP, DIRECT, SPLIT;
+
+    ByteBuff wrap(byte[] block) {
+      switch (this) {
+        case HEAP:
+          // inside a larger array, as HBase's blocks are (header before, checksums after)
+          byte[] room = new byte[block.length + 40];
+          System.arraycopy(block, 0, room, 17, block.length);
+          return new SingleByteBuff(ByteBuffer.wrap(room, 17, block.length).slice());
+        case DIRECT:
+          ByteBuffer d = ByteBuffer.allocateDirect(block.length);
+          d.put(block).flip();
+          return new SingleByteBuff(d);
+        default:
+          int half = block.length / 2;
+          ByteBuffer a = ByteBuffer.allocateDirect(half);
+          a.put(block, 0, half).flip();
+          ByteBuffer b = ByteBuffer.allocateDirect(block.length - half);
+          b.put(block, half, block.length - half).flip();
+          return new MultiByteBuff(a, b);
+      }
+    }
+  }
+
+  /** What the random cells look like. */
+  record Shape(String name, int rows, int maxCellsPerRow, int maxValue, double deletes,
+      boolean huge) {}
+
+  static final Shape MANY_PER_ROW = new Shape("many cells per row", 40, 60, 40, 0.1, false);
+  static final Shape FEW_PER_ROW = new Shape("one or two cells per row", 600, 2, 20, 0.05, false);
+  static final Shape DELETES = new Shape("mostly delete markers", 200, 6, 10, 0.9, false);
+  static final Shape HUGE = new Shape("empty and huge values", 30, 4, 0, 0.1, true);
+
+  /**
+   * Random cells of {@code shape} in one family, sorted and with distinct keys (ignoring the
+   * sequence id): rows and qualifiers that share prefixes, every key type, tags, sequence ids.
+   */
+  static List<KeyValue> cells(Shape shape, long seed, boolean tags, boolean mvcc) {
+    Random r = new Random(seed);
+    TreeSet<KeyValue> sorted = new TreeSet<>(CellComparatorImpl.COMPARATOR::compare);
+    // a block holds one family (one store); short or long at random
+    byte[] family = (r.nextBoolean() ? "f" : "family-" + r.nextInt(100)).getBytes();
+    KeyValue.Type[] types = {KeyValue.Type.Delete, KeyValue.Type.DeleteColumn,
+        KeyValue.Type.DeleteFamily, KeyValue.Type.DeleteFamilyVersion};
+    for (int i = 0; i < shape.rows(); i++) {
+      byte[] row = ("row-" + String.format("%06d", i * 7 + r.nextInt(7))
+          + (r.nextInt(4) == 0 ? "-" + r.nextInt(1000) : "")).getBytes();
+      int cells = 1 + r.nextInt(shape.maxCellsPerRow());
+      for (int j = 0; j < cells; j++) {
+        byte[] qualifier = r.nextInt(20) == 0 ? new byte[0]
+            : ("q" + r.nextInt(40) + (r.nextBoolean() ? "-suffix" + r.nextInt(100) : ""))
+                .getBytes();
+        long ts = 1_700_000_000_000L + r.nextInt(1000) * (r.nextBoolean() ? 1 : 1_000);
+        KeyValue.Type type = r.nextDouble() < shape.deletes() ? types[r.nextInt(types.length)]
+            : KeyValue.Type.Put;
+        int valueLen = shape.huge() ? (r.nextInt(3) == 0 ? 0 : r.nextInt(3) == 0
+            ? 100_000 + r.nextInt(100_000) : r.nextInt(2000)) : r.nextInt(shape.maxValue() + 1);
+        if (type != KeyValue.Type.Put) {
+          valueLen = 0;
+        }
+        byte[] value = new byte[valueLen];
+        r.nextBytes(value);
+        List<Tag> tagList = new ArrayList<>();
+        if (tags && r.nextInt(3) > 0) {
+          for (int t = r.nextInt(3); t >= 0; t--) {
+            byte[] tv = new byte[r.nextInt(12)];
+            r.nextBytes(tv);
+            tagList.add(new ArrayBackedTag((byte) (1 + r.nextInt(5)), tv));
+          }
+        }
+        KeyValue kv = new KeyValue(row, 0, row.length, family, 0, family.length, qualifier, 0,
+            qualifier.length, ts, type, value, 0, value.length, tagList);
+        if (mvcc) {
+          kv.setSequenceId(r.nextInt(4) == 0 ? 0 : r.nextInt(1 << 20));
+        }
+        sorted.add(kv);
+      }
+    }
+    return new ArrayList<>(sorted);
+  }
+
+  /** Key equality as the seekers compare keys: everything but the sequence id. */
+  static int compare(Cell a, Cell b) {
+    return PrivateCellUtil.compareKeyIgnoresMvcc(CellComparatorImpl.COMPARATOR, a, b);
+  }
+}
