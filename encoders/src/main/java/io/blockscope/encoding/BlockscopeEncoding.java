@@ -126,6 +126,11 @@ public final class BlockscopeEncoding {
           field(Class.class, "enumConstantDirectory", java.util.Map.class, false, wrong)};
       DataBlockEncoding[] all = DataBlockEncoding.values();
       String[] names = Arrays.stream(all).map(Enum::name).toArray(String[]::new);
+      if (all.length > BUILT_IN.length && names[BUILT_IN.length].equals(NAME)) {
+        // registered already (by another copy of this class): check the built-ins only
+        names = Arrays.copyOf(names, BUILT_IN.length);
+        all = Arrays.copyOf(all, BUILT_IN.length);
+      }
       if (!Arrays.equals(names, BUILT_IN)) {
         wrong.append(" the encodings are ").append(Arrays.toString(names)).append(", expected ")
             .append(Arrays.toString(BUILT_IN)).append(';');

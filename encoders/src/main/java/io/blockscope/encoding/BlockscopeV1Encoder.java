@@ -25,39 +25,49 @@ import org.apache.hadoop.io.WritableUtils;
  * <p>The block, after the two-byte encoding id HBase writes in front of every encoded block:
  *
  * <pre>
- *  0                                                      E            E+4r          E+4r+4
- *  +------------------------------------------------------+------------+-------------+
- *  | entry 0 | entry 1 | ... | entry n-1                  | restart[r] | r (int32)   |
- *  +------------------------------------------------------+------------+-------------+
- *    restart[k]: int32, big-endian: offset of the k-th restart entry from 0;
- *    restart[0] = 0, strictly increasing, all &lt; E; r &gt;= 1.
+ *  0                                E             E+2r (or E+4r)  +4
+ *  +--------------------------------+-------------+---------------+
+ *  | entry 0 | entry 1 | ... | n-1  | restart[r]  | r             |
+ *  +--------------------------------+-------------+---------------+
+ *    r:          int32 big-endian; restart count &gt;= 1 in bits 0-30; bit 31 set: the restart
+ *                offsets are int32, clear: uint16 (E &lt;= 65535, nearly every block).
+ *    restart[k]: big-endian offset of the k-th restart entry from 0; restart[0] = 0, strictly
+ *                increasing, all &lt; E.
  *
  *  entry:
- *  +-------+-----------------------------------+----------------------+
- *  | flags | fields that differ (in this order) | value | tags | seqid |
- *  +-------+-----------------------------------+----------------------+
+ *  +-------+------------------------------------+-------+------+-------+
+ *  | flags | fields that differ, in this order  | value | tags | seqid |
+ *  +-------+------------------------------------+-------+------+-------+
  *
- *  flags (1 byte), a set bit means "same as the cell before, not written":
- *    bit 0  ROW        else: vint shared-prefix length, vint suffix length, suffix bytes
- *    bit 1  FAMILY     else: 1 byte length, family bytes
- *    bit 2  QUALIFIER  else: vint shared-prefix length, vint suffix length, suffix bytes
+ *  flags (1 byte); a set bit means "same as the cell before, not written":
+ *    bit 0  ROW        else: lengths (below), then the row's bytes after the shared prefix
+ *    bit 1  FAMILY     else: uint8 length, family bytes
+ *    bit 2  QUALIFIER  else: lengths (below), then the qualifier's bytes after the prefix
  *    bit 3  TIMESTAMP  else: vlong, zig-zag of (timestamp - timestamp before)
- *    bit 4  TYPE       else: 1 byte key type
+ *    bit 4  TYPE       else: uint8 key type
  *    bit 5  VALUE_LEN  else: vint value length
- *    bit 6  TAGS       (only if the file includes tags) else: vint tags length, tag bytes
- *    bit 7  SEQID      (only if the file includes MVCC) else: vlong sequence id
- *  then the value bytes (always written), then tags and sequence id as the flags say.
+ *    bit 6  TAGS       (files with tags only) else: vint tags length, tag bytes
+ *    bit 7  SEQID      (files with MVCC only) else: vlong sequence id
+ *  then the value bytes (always), then tags and sequence id as the flags say.
+ *
+ *  lengths of a row or qualifier, x = bytes after the prefix shared with the one before:
+ *    same length as the one before and x &lt;= 127: one byte x (the prefix is the rest)
+ *    else: the byte 0x80, then vint (shared prefix length), then vint x
  * </pre>
  *
- * <p>vint / vlong: unsigned LEB128, 7 bits per byte, low bits first, at most 5 / 10 bytes. At a
- * restart entry "the cell before" is the empty cell: empty row, family and qualifier, timestamp
- * 0, type 0, value length 0, no tags, sequence id 0; so a restart entry decodes on its own. The
- * entries before restart k end exactly at restart[k]. A seek compares the keys of O(log r)
- * restart entries, then decodes at most {@code interval} entries.
+ * <p>vint / vlong: unsigned LEB128, 7 bits per byte, low bits first, at most 5 / 10 bytes.
+ *
+ * <p>"The cell before" entry 0 is the empty cell (empty row, family and qualifier, timestamp 0,
+ * type 0, value length 0, no tags, sequence id 0). "The cell before" every other restart entry
+ * is the block's base cell: entry 0's row, family, qualifier and timestamp, type Put, value length
+ * 0, no tags, sequence id 0. So a restart entry decodes with nothing but entry 0, which the
+ * reader decodes once per block, and costs little more than any other entry. The entries before
+ * restart k end exactly at restart[k]. A seek compares the keys of O(log r) restart entries,
+ * then decodes at most {@code interval} entries.
  */
 public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   /** Restart interval used by the registered encoder. */
-  public static final int DEFAULT_INTERVAL = 16;
+  public static final int DEFAULT_INTERVAL = 32;
 
   static final int ROW = 1;
   static final int FAMILY = 1 << 1;
@@ -67,6 +77,8 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   static final int VALUE_LEN = 1 << 5;
   static final int TAGS = 1 << 6;
   static final int SEQID = 1 << 7;
+
+  static final byte PUT = org.apache.hadoop.hbase.KeyValue.Type.Put.getCode();
 
   private final int interval;
 
@@ -95,6 +107,8 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     Fields now = new Fields();
     int[] restarts = new int[64];
     int restartCount;
+    /** The block's base cell: its first cell's row, family, qualifier, timestamp. */
+    final Fields base = new Fields();
     int written;
     int sinceRestart;
     byte[] head = new byte[64];
@@ -120,12 +134,31 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     int tagsLen;
     long seqId;
 
-    void clear() {
+    /** Becomes the empty cell: the state before entry 0. */
+    void empty() {
       rowLen = 0;
       familyLen = 0;
       qualifierLen = 0;
       timestamp = 0;
       type = 0;
+      valueLen = 0;
+      tagsLen = 0;
+      seqId = 0;
+    }
+
+    /** Becomes the block's base cell: the state before a restart entry other than 0. */
+    void reset(Fields base) {
+      row = room(row, base.rowLen);
+      System.arraycopy(base.row, 0, row, 0, base.rowLen);
+      rowLen = base.rowLen;
+      family = room(family, base.familyLen);
+      System.arraycopy(base.family, 0, family, 0, base.familyLen);
+      familyLen = base.familyLen;
+      qualifier = room(qualifier, base.qualifierLen);
+      System.arraycopy(base.qualifier, 0, qualifier, 0, base.qualifierLen);
+      qualifierLen = base.qualifierLen;
+      timestamp = base.timestamp;
+      type = PUT;
       valueLen = 0;
       tagsLen = 0;
       seqId = 0;
@@ -174,17 +207,22 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   public void encode(Cell cell, HFileBlockEncodingContext ctx, DataOutputStream out)
       throws IOException {
     BlockState s = (BlockState) ctx.getEncodingState();
+    Fields now = s.now;
+    now.read(cell, s.tags);
     Fields before = s.before;
     if (s.sinceRestart == 0 || s.sinceRestart >= interval) {
       if (s.restartCount == s.restarts.length) {
         s.restarts = java.util.Arrays.copyOf(s.restarts, s.restartCount * 2);
       }
+      if (s.restartCount == 0) {
+        before.empty();
+        s.base.reset(now);
+      } else {
+        before.reset(s.base);
+      }
       s.restarts[s.restartCount++] = s.written;
       s.sinceRestart = 0;
-      before.clear();
     }
-    Fields now = s.now;
-    now.read(cell, s.tags);
     boolean tagsSame = s.tags && equal(now.tags, now.tagsLen, before.tags, before.tagsLen);
     boolean seqSame = s.mvcc && now.seqId == before.seqId;
     // flags, lengths and key suffixes go out in one write, then the value, then tags and seqid
@@ -195,7 +233,7 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
       flags |= ROW;
     } else {
       n = putSuffix(h, n, now.row, now.rowLen,
-          shared(now.row, now.rowLen, before.row, before.rowLen));
+          shared(now.row, now.rowLen, before.row, before.rowLen), before.rowLen);
     }
     if (equal(now.family, now.familyLen, before.family, before.familyLen)) {
       flags |= FAMILY;
@@ -208,7 +246,8 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
       flags |= QUALIFIER;
     } else {
       n = putSuffix(h, n, now.qualifier, now.qualifierLen,
-          shared(now.qualifier, now.qualifierLen, before.qualifier, before.qualifierLen));
+          shared(now.qualifier, now.qualifierLen, before.qualifier, before.qualifierLen),
+          before.qualifierLen);
     }
     if (now.timestamp == before.timestamp) {
       flags |= TIMESTAMP;
@@ -256,12 +295,18 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     s.postCellEncode(unencoded, encoded);
   }
 
-  /** Shared-prefix length and suffix length as vints, then the suffix. */
-  private static int putSuffix(byte[] h, int n, byte[] a, int len, int shared) {
-    n = putVInt(h, n, shared);
-    n = putVInt(h, n, len - shared);
-    System.arraycopy(a, shared, h, n, len - shared);
-    return n + len - shared;
+  /** The lengths as drawn above, then the bytes after the shared prefix. */
+  private static int putSuffix(byte[] h, int n, byte[] a, int len, int shared, int lenBefore) {
+    int rest = len - shared;
+    if (len == lenBefore && rest <= 127) {
+      h[n++] = (byte) rest;
+    } else {
+      h[n++] = (byte) 0x80;
+      n = putVInt(h, n, shared);
+      n = putVInt(h, n, rest);
+    }
+    System.arraycopy(a, shared, h, n, rest);
+    return n + rest;
   }
 
   private static boolean equal(byte[] a, int an, byte[] b, int bn) {
@@ -295,10 +340,16 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   public void endBlockEncoding(HFileBlockEncodingContext ctx, DataOutputStream out,
       byte[] uncompressedBytesWithHeader) throws IOException {
     BlockState s = (BlockState) ctx.getEncodingState();
+    // offsets as uint16 while the entries fit in 64 KB (nearly always), else int32
+    boolean wide = s.written > 0xffff;
     for (int i = 0; i < s.restartCount; i++) {
-      out.writeInt(s.restarts[i]);
+      if (wide) {
+        out.writeInt(s.restarts[i]);
+      } else {
+        out.writeShort(s.restarts[i]);
+      }
     }
-    out.writeInt(s.restartCount);
+    out.writeInt(wide ? s.restartCount | 0x80000000 : s.restartCount);
     postEncoding(ctx);
   }
 

@@ -41,6 +41,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   private int end;
   private int[] restarts = new int[64];
   private int restartCount;
+  /** The block's base cell: entry 0's key, decoded once per block. */
+  private final Entry first = new Entry();
 
   private Entry current = new Entry();
   private Entry ahead = new Entry();
@@ -73,12 +75,31 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     int restart;
     final KeyView key = new KeyView(this);
 
-    void clear() {
+    /** Becomes the empty cell: the state before entry 0. */
+    void empty() {
       rowLen = 0;
       familyLen = 0;
       qualifierLen = 0;
       timestamp = 0;
       type = 0;
+      valueLen = 0;
+      tagsLen = 0;
+      seqId = 0;
+    }
+
+    /** Becomes the block's base cell: the state before a restart entry other than 0. */
+    void reset(Entry b) {
+      row = BlockscopeV1Encoder.room(row, b.rowLen);
+      System.arraycopy(b.row, 0, row, 0, b.rowLen);
+      rowLen = b.rowLen;
+      family = BlockscopeV1Encoder.room(family, b.familyLen);
+      System.arraycopy(b.family, 0, family, 0, b.familyLen);
+      familyLen = b.familyLen;
+      qualifier = BlockscopeV1Encoder.room(qualifier, b.qualifierLen);
+      System.arraycopy(b.qualifier, 0, qualifier, 0, b.qualifierLen);
+      qualifierLen = b.qualifierLen;
+      timestamp = b.timestamp;
+      type = BlockscopeV1Encoder.PUT;
       valueLen = 0;
       tagsLen = 0;
       seqId = 0;
@@ -122,23 +143,30 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     rewind();
   }
 
-  /** Reads and checks the restart index of a block of {@code n} bytes at {@link #base}. */
+  /**
+   * Reads and checks the restart index of a block of {@code n} bytes at {@link #base}, then
+   * decodes entry 0's key: the base of every other restart entry.
+   */
   private void readRestarts(int n) {
-    if (n < 8) {
+    if (n < 4 + 2 + 1) {
       throw new CorruptBlockException("block of " + n + " bytes is too short");
     }
-    int count = readInt(buf, base + n - 4);
-    if (count < 1 || count > (n - 4) / 4 - 1) {
+    int raw = readInt(buf, base + n - 4);
+    boolean wide = raw < 0;
+    int width = wide ? 4 : 2;
+    int count = raw & 0x7fffffff;
+    if (count < 1 || count > (n - 5) / width) {
       throw new CorruptBlockException("restart count " + count + " in a block of " + n
           + " bytes");
     }
-    int entries = n - 4 - 4 * count;
+    int entries = n - 4 - width * count;
     if (restarts.length < count) {
       restarts = new int[count];
     }
     int previous = -1;
     for (int i = 0; i < count; i++) {
-      int r = readInt(buf, base + entries + 4 * i);
+      int at = base + entries + width * i;
+      int r = wide ? readInt(buf, at) : ((buf[at] & 0xff) << 8) | (buf[at + 1] & 0xff);
       if (r <= previous || r >= entries || (i == 0 && r != 0)) {
         throw new CorruptBlockException("restart " + i + " at " + r + " (entries end at "
             + entries + ", previous restart at " + previous + ")");
@@ -148,6 +176,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     }
     restartCount = count;
     end = base + entries;
+    first.empty();
+    first.restart = 0;
+    decode(first, 0, false);
   }
 
   private static int readInt(byte[] b, int at) {
@@ -162,7 +193,11 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   /** Decodes the restart entry {@code k} into {@code e}. */
   private void decodeRestart(Entry e, int k) {
-    e.clear();
+    if (k == 0) {
+      e.empty();
+    } else {
+      e.reset(first);
+    }
     e.restart = k;
     decode(e, restarts[k], true);
   }
@@ -195,10 +230,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     e.at = at;
     int flags = b[p++] & 0xff;
     if ((flags & ROW) == 0) {
-      int shared = vint(b, p, limit);
-      p = next;
-      int suffix = vint(b, p, limit);
-      p = next;
+      p = lengths(b, p, limit, at, e.rowLen);
+      int shared = pairShared;
+      int suffix = pairRest;
       if (shared > e.rowLen || suffix > limit - p || shared + suffix > Short.MAX_VALUE) {
         throw corrupt(at, "row of " + shared + " + " + suffix + " bytes");
       }
@@ -221,10 +255,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       p += len;
     }
     if ((flags & QUALIFIER) == 0) {
-      int shared = vint(b, p, limit);
-      p = next;
-      int suffix = vint(b, p, limit);
-      p = next;
+      p = lengths(b, p, limit, at, e.qualifierLen);
+      int shared = pairShared;
+      int suffix = pairRest;
       if (shared > e.qualifierLen || suffix > limit - p) {
         throw corrupt(at, "qualifier of " + shared + " + " + suffix + " bytes");
       }
@@ -275,10 +308,38 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   /** Position after the last vint/vlong read (a field, to spare an allocation per read). */
   private int next;
+  /** The last lengths read by {@link #lengths}. */
+  private int pairShared;
+  private int pairRest;
+
+  /**
+   * Reads a row's or qualifier's lengths (shared prefix, rest) for one whose predecessor had
+   * {@code before} bytes; returns the position after them.
+   */
+  private int lengths(byte[] b, int p, int limit, int at, int before) {
+    if (p >= limit) {
+      throw corrupt(at, "lengths past the end");
+    }
+    int x = b[p++];
+    if (x >= 0) {
+      if (x > before) {
+        throw corrupt(at, x + " new bytes of " + before);
+      }
+      pairShared = before - x;
+      pairRest = x;
+      return p;
+    }
+    if (x != (byte) 0x80) {
+      throw corrupt(at, "lengths marker " + (x & 0xff));
+    }
+    pairShared = vint(b, p, limit);
+    pairRest = vint(b, next, limit);
+    return next;
+  }
 
   private int vint(byte[] b, int p, int limit) {
     long v = vlong(b, p, limit);
-    if (v > Integer.MAX_VALUE) {
+    if (v < 0 || v > Integer.MAX_VALUE) {
       throw corrupt(p - base, "length " + v);
     }
     return (int) v;
@@ -427,10 +488,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       block.get(block.position(), s.buf, 0, n);
     }
     s.readRestarts(n);
-    Entry e = new Entry();
-    e.restart = 0;
-    s.decode(e, 0, false);
-    byte[] k = flatKey(e);
+    byte[] k = flatKey(s.first);
     return new KeyValue.KeyOnlyKeyValue(k, 0, k.length);
   }
 

@@ -60,6 +60,28 @@ final class Blocks {
     return payload;
   }
 
+  /**
+   * Encodes {@code cells} into blocks cut as {@code HFileWriterImpl.checkBlockBoundary} cuts them:
+   * a block ends once the cells written to it take 64 KB unencoded.
+   */
+  static List<byte[]> encodeBlocks(DataBlockEncoder encoder, DataBlockEncoding encoding,
+      List<? extends Cell> cells, boolean tags, boolean mvcc) throws IOException {
+    List<byte[]> blocks = new ArrayList<>();
+    int from = 0;
+    while (from < cells.size()) {
+      int to = from;
+      long unencoded = 0;
+      while (to < cells.size() && unencoded < 64 * 1024) {
+        Cell c = cells.get(to++);
+        unencoded += ((org.apache.hadoop.hbase.ExtendedCell) c).getSerializedSize(tags)
+            + (mvcc ? org.apache.hadoop.io.WritableUtils.getVIntSize(c.getSequenceId()) : 0);
+      }
+      blocks.add(encode(encoder, encoding, cells.subList(from, to), tags, mvcc));
+      from = to;
+    }
+    return blocks;
+  }
+
   /** How a block reaches a seeker: on the heap, in one direct buffer, or split in two. */
   enum Memory {
     HEAP, DIRECT, SPLIT;

@@ -1,0 +1,86 @@
+package io.blockscope.encoding;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.PrivateCellUtil;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder.EncodedSeeker;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.nio.SingleByteBuff;
+import org.junit.Test;
+
+/**
+ * Encoded blocks checked in under {@code src/test/resources/golden/}: each must decode to the
+ * cells it was made from, and encoding those cells again must give the same bytes, so the format
+ * cannot change without this test failing. A deliberate format change is a new encoding (new
+ * name and id, e.g. BLOCKSCOPE_V2), since files written in the old one stay on disk; the files
+ * here are written only by running this test with {@code -Dgolden.write=<directory>}.
+ */
+public class GoldenBlocksTest {
+  private static final DataBlockEncoding ENCODING = BlockscopeEncoding.register();
+
+  private record Golden(String file, Blocks.Shape shape, long seed, int cells, int interval,
+      boolean tags, boolean mvcc) {}
+
+  private static final Golden[] GOLDEN = {
+      new Golden("many-per-row-tags-mvcc-16.bin", Blocks.MANY_PER_ROW, 11, 400, 16, true, true),
+      new Golden("few-per-row-mvcc-1.bin", Blocks.FEW_PER_ROW, 12, 300, 1, false, true),
+      new Golden("deletes-16.bin", Blocks.DELETES, 13, 300, 16, false, false),
+      new Golden("few-per-row-tags-1024.bin", Blocks.FEW_PER_ROW, 14, 200, 1024, true, false)};
+
+  private static List<KeyValue> cells(Golden g) {
+    List<KeyValue> all = Blocks.cells(g.shape(), g.seed(), g.tags(), g.mvcc());
+    return all.subList(0, Math.min(g.cells(), all.size()));
+  }
+
+  @Test
+  public void checkedInBlocksDecodeAndReencodeToTheSameBytes() throws Exception {
+    String write = System.getProperty("golden.write");
+    for (Golden g : GOLDEN) {
+      List<KeyValue> cells = cells(g);
+      BlockscopeV1Encoder encoder = new BlockscopeV1Encoder(g.interval());
+      byte[] encoded = Blocks.encode(encoder, ENCODING, cells, g.tags(), g.mvcc());
+      if (write != null) {
+        Files.write(Path.of(write, g.file()), encoded);
+        continue;
+      }
+      byte[] golden;
+      try (InputStream in = getClass().getResourceAsStream("/golden/" + g.file())) {
+        assertNotNull("missing golden file " + g.file(), in);
+        golden = in.readAllBytes();
+      }
+      EncodedSeeker seeker = encoder.createSeeker(encoder.newDataBlockDecodingContext(
+          new Configuration(false), Blocks.context(g.tags(), g.mvcc())));
+      seeker.setCurrentBuffer(new SingleByteBuff(ByteBuffer.wrap(golden)));
+      for (int i = 0; i < cells.size(); i++) {
+        Cell got = seeker.getCell();
+        KeyValue want = cells.get(i);
+        String where = g.file() + " cell " + i;
+        assertEquals(where, 0, Blocks.compare(want, got));
+        assertTrue(where, CellUtil.matchingValue(want, got));
+        if (g.tags()) {
+          assertArrayEquals(where, PrivateCellUtil.cloneTags(want), PrivateCellUtil.cloneTags(got));
+        }
+        if (g.mvcc()) {
+          assertEquals(where, want.getSequenceId(), got.getSequenceId());
+        }
+        assertEquals(where, i + 1 < cells.size(), seeker.next());
+      }
+      assertFalse(seeker.next());
+      assertArrayEquals(g.file() + ": the encoder no longer writes the checked-in bytes", golden,
+          encoded);
+    }
+  }
+}
