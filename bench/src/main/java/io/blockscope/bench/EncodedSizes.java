@@ -17,12 +17,16 @@ import org.apache.hadoop.io.WritableUtils;
  * ZSTD, on the datasets of {@code EncoderBenchmark} (same cells, same 64 KB blocks). Exact, not
  * timed: the sizes do not vary between runs.
  *
+ * <p>Each dataset is reported twice: in a file with sequence ids (all 0, as the first major
+ * compaction of flushed files writes it, and as {@code EncoderBenchmark} runs by default) and in
+ * one without (as later major compactions write it); see {@code DataBlocks}.
+ *
  * <p>Each block is encoded and then compressed on its own, by the writer's encoding context as
  * {@code HFileBlock.Writer.finishBlock} does it ({@code compressAndEncrypt}); a size is what the
  * block holds after its 33-byte header (the encoding id, the encoded cells, compressed if the
  * column is), summed over all blocks; headers and checksums (4 bytes per 16 KB) are left out:
  * they cost every encoding about the same per block. NONE is the plain KeyValue serialization
- * with sequence ids, as {@code NoOpDataBlockEncoder} writes it. ZSTD is
+ * (with sequence ids if the file has them), as {@code NoOpDataBlockEncoder} writes it. ZSTD is
  * hbase-compression-aircompressor's pure-Java codec, what {@code it-tests} and {@code evaluate}
  * configure (set here explicitly); its level is fixed, so native zstd sizes differ somewhat.
  *
@@ -55,19 +59,22 @@ public final class EncodedSizes {
     System.out.println("Data block sizes after the block header, checksums excluded; 64 KB "
         + "blocks; ratio = size / FAST_DIFF's size with the same compression.");
     System.out.println("GZ: " + gz + ", ZSTD: " + zstd);
-    report(Dataset.SEED, seedRows, encodings, conf);
-    report(Dataset.PE, peRows, encodings, conf);
+    for (Dataset d : Dataset.values()) {
+      List<KeyValue> cells = d.cells(d == Dataset.SEED ? seedRows : peRows);
+      for (boolean mvcc : new boolean[] {true, false}) {
+        report(d, cells, mvcc, encodings, conf);
+      }
+    }
   }
 
-  private static void report(Dataset dataset, int rows, DataBlockEncoding[] encodings,
-      Configuration conf) throws IOException {
-    List<KeyValue> cells = dataset.cells(rows);
+  private static void report(Dataset dataset, List<KeyValue> cells, boolean mvcc,
+      DataBlockEncoding[] encodings, Configuration conf) throws IOException {
     long plain = 0;
     for (KeyValue kv : cells) {
-      plain += kv.getLength() + WritableUtils.getVIntSize(kv.getSequenceId());
+      plain += kv.getLength() + (mvcc ? WritableUtils.getVIntSize(kv.getSequenceId()) : 0);
     }
-    System.out.printf(Locale.ROOT, "%n%s: %,d rows, %,d cells, %,d bytes as KeyValues with "
-        + "sequence ids%n", dataset.name().toLowerCase(Locale.ROOT), rows, cells.size(), plain);
+    System.out.printf(Locale.ROOT, "%n%s, %s sequence ids: %,d cells, %,d bytes as KeyValues%n",
+        dataset.name().toLowerCase(Locale.ROOT), mvcc ? "with" : "without", cells.size(), plain);
     StringBuilder head = new StringBuilder(String.format(Locale.ROOT, "%-14s %6s", "encoding",
         "blocks"));
     for (Compression.Algorithm c : COMPRESSIONS) {
@@ -80,7 +87,7 @@ public final class EncodedSizes {
     int[] blocks = new int[encodings.length];
     for (int e = 0; e < encodings.length; e++) {
       for (int c = 0; c < COMPRESSIONS.length; c++) {
-        DataBlocks.Writer w = new DataBlocks.Writer(encodings[e], COMPRESSIONS[c], conf);
+        DataBlocks.Writer w = new DataBlocks.Writer(encodings[e], COMPRESSIONS[c], mvcc, conf);
         long[] total = {0};
         int[] count = {0};
         w.write(cells, (block, length, first, n) -> {

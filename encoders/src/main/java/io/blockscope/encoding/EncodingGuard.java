@@ -2,19 +2,21 @@ package io.blockscope.encoding;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.hadoop.hbase.ClusterMetrics;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.ServerMetrics;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.TableDescriptor;
-import org.apache.hadoop.hbase.coprocessor.HasMasterServices;
 import org.apache.hadoop.hbase.coprocessor.MasterCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.MasterCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.MasterObserver;
@@ -30,9 +32,11 @@ import org.slf4j.LoggerFactory;
  * encoding itself: without this check, the regions of such a table would fail to open, over
  * and over, wherever the encoding is missing.
  *
- * <p>What it reads: {@code ServerManager.getOnlineServers()}, the region servers' last reports,
- * whose coprocessor names are those of the coprocessors of the regions each server holds. A
- * server that holds no region reports none and is refused too (its status cannot be known).
+ * <p>What it reads: the live servers' metrics ({@code Admin.getClusterMetrics(LIVE_SERVERS)},
+ * answered by this master from the region servers' last reports; the coprocessor environment of
+ * a non-core coprocessor does not hand out the master's ServerManager), whose coprocessor names
+ * are those of the coprocessors of the regions each server holds. A server that holds no region
+ * reports none and is refused too (its status cannot be known).
  */
 public final class EncodingGuard implements MasterCoprocessor, MasterObserver {
   private static final Logger LOG = LoggerFactory.getLogger(EncodingGuard.class);
@@ -90,12 +94,11 @@ public final class EncodingGuard implements MasterCoprocessor, MasterObserver {
           + ": families " + families + " use " + BlockscopeEncoding.NAME + ", which is not "
           + "registered in the master (see its log)");
     }
-    if (!(ctx.getEnvironment() instanceof HasMasterServices master)) {
-      throw new DoNotRetryIOException("blockscope: refusing to " + what + " " + table
-          + ": this master's coprocessor environment does not expose its servers");
+    Map<ServerName, ServerMetrics> servers;
+    try (Admin admin = ctx.getEnvironment().getConnection().getAdmin()) {
+      servers = admin.getClusterMetrics(EnumSet.of(ClusterMetrics.Option.LIVE_SERVERS))
+          .getLiveServerMetrics();
     }
-    Map<ServerName, ServerMetrics> servers =
-        master.getMasterServices().getServerManager().getOnlineServers();
     List<String> missing = new ArrayList<>();
     for (Map.Entry<ServerName, ServerMetrics> s : servers.entrySet()) {
       if (!s.getValue().getCoprocessorNames().contains(REGISTRAR)) {

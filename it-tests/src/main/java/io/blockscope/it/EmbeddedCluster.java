@@ -33,7 +33,12 @@ public final class EmbeddedCluster implements AutoCloseable {
   private EmbeddedCluster(Configuration overrides) throws Exception {
     util = new HBaseTestingUtility();
     Configuration conf = util.getConfiguration();
-    conf.set("hbase.coprocessor.region.classes", BlockscopeRegionObserver.class.getName());
+    // blockscope's read-cost observer, and the BLOCKSCOPE_V1 encoding on every server (its
+    // registrar in each region, its guard in the master): docs/deploy.md, docs/encoder.md.
+    conf.set("hbase.coprocessor.region.classes", BlockscopeRegionObserver.class.getName() + ","
+        + io.blockscope.encoding.EncodingRegistrar.class.getName());
+    conf.set("hbase.coprocessor.master.classes",
+        io.blockscope.encoding.EncodingGuard.class.getName());
     // Phoenix's server side, as its own test harness configures it.
     conf.set("hbase.regionserver.wal.codec",
         "org.apache.hadoop.hbase.regionserver.wal.IndexedWALEditCodec");

@@ -32,9 +32,11 @@ import org.apache.phoenix.schema.types.PInteger;
 
 /**
  * The cells of {@link EncoderBenchmark}'s and {@code EncodedSizes}' two datasets, and their data
- * blocks cut and encoded the way an HFile writer does it. The cells are what the first major
- * compaction of a flushed store writes: sequence ids 0, {@code includesMvcc} true (the input
- * files carried sequence ids), no tags.
+ * blocks cut and encoded the way an HFile writer does it. The cells are what a major compaction
+ * writes: sequence ids 0 (older than every reader), no tags. Whether the file includes them
+ * ({@code includesMvcc}) depends on its inputs: the first major compaction of flushed files
+ * writes them (as zeros: its inputs had sequence ids, {@code Compactor.getFileDetails}); a major
+ * compaction of files that all had none, such as the next one, does not.
  *
  * <p>A block as {@link Writer} hands it out, which is also how the block cache holds it
  * (checksums are not part of the cached buffer):
@@ -46,7 +48,7 @@ import org.apache.phoenix.schema.types.PInteger;
  *  | HFILEBLOCK_HEADER_SIZE   | 2 bytes     | (what a seeker is given)          |
  *  +--------------------------+-------------+-----------------------------------+
  *  NONE writes no encoding id: its cells start at 33, as KeyValues each followed by the
- *  sequence id as a vlong.
+ *  sequence id as a vlong (if the file includes sequence ids).
  * </pre>
  */
 public final class DataBlocks {
@@ -86,7 +88,7 @@ public final class DataBlocks {
      */
     PE(4_000, 2_000);
 
-    /** Rows the benchmark uses (a few MB of cells, some 50 to 70 blocks). */
+    /** Rows the benchmark uses: 3.1 MB (seed) or 4.2 MB (pe) of cells, 48 or 64 blocks. */
     public final int defaultRows;
 
     private final int rowsPerTimestamp;
@@ -152,10 +154,10 @@ public final class DataBlocks {
     }
   }
 
-  /** The file context of the datasets' store files: MVCC, no tags, HBase's block size. */
+  /** The file context of the datasets' store files: no tags, HBase's block size. */
   public static HFileContext fileContext(DataBlockEncoding encoding,
-      Compression.Algorithm compression) {
-    return new HFileContextBuilder().withIncludesMvcc(true).withIncludesTags(false)
+      Compression.Algorithm compression, boolean mvcc) {
+    return new HFileContextBuilder().withIncludesMvcc(mvcc).withIncludesTags(false)
         .withHBaseCheckSum(true).withBlockSize(BLOCK_SIZE).withCompression(compression)
         .withDataBlockEncoding(encoding).withCellComparator(CellComparatorImpl.COMPARATOR)
         .build();
@@ -186,13 +188,16 @@ public final class DataBlocks {
     private final HFileBlockEncodingContext context;
     private final ByteArrayOutputStream block = new ByteArrayOutputStream(2 * BLOCK_SIZE);
 
-    /** {@code conf} configures the compressor, as the store's configuration does. */
-    public Writer(DataBlockEncoding encoding, Compression.Algorithm compression,
+    /**
+     * @param mvcc whether the file includes sequence ids
+     * @param conf configures the compressor, as the store's configuration does
+     */
+    public Writer(DataBlockEncoding encoding, Compression.Algorithm compression, boolean mvcc,
         Configuration conf) {
       encoder = encoding == DataBlockEncoding.NONE ? NoOpDataBlockEncoder.INSTANCE
           : new HFileDataBlockEncoderImpl(encoding);
       context = encoder.newDataBlockEncodingContext(conf, HConstants.HFILEBLOCK_DUMMY_HEADER,
-          fileContext(encoding, compression));
+          fileContext(encoding, compression, mvcc));
     }
 
     /**

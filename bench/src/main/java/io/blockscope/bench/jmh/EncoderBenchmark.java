@@ -39,9 +39,11 @@ import org.openjdk.jmh.infra.Blackhole;
 /**
  * Issue 5's timing goals for every data block encoding with a seeker (PREFIX, DIFF, FAST_DIFF,
  * ROW_INDEX_V1, BLOCKSCOPE_V1), on the seeds' Phoenix table and on PerformanceEvaluation's rows
- * ({@link DataBlocks.Dataset}): 32,768 seed rows (98,304 cells, some 47 blocks) or 4,000 PE rows
- * (some 65 blocks), cut into 64 KB blocks as the HFile writer cuts them, with sequence ids
- * (all 0) and without tags, as the first major compaction of a flushed store writes them.
+ * ({@link DataBlocks.Dataset}): 32,768 seed rows (98,304 cells, 3.1 MB, 48 blocks; 50 with
+ * ROW_INDEX_V1, whose encoded size reaches 64 KB first) or 4,000 PE rows (4.2 MB, 64 blocks), cut
+ * into 64 KB blocks as the HFile writer cuts them, with sequence ids (all 0) and without tags, as
+ * the first major compaction of a flushed store writes them ({@code -p mvcc=false}: without
+ * sequence ids, as later major compactions write them).
  *
  * <ul>
  *   <li>{@code encode}: writing every block of the dataset (ops/s; one op is the whole
@@ -63,6 +65,7 @@ import org.openjdk.jmh.infra.Blackhole;
  * bin/blockscope jmh EncoderBenchmark
  * bin/blockscope jmh 'EncoderBenchmark.scan' -p dataset=seed -p encoding=FAST_DIFF,BLOCKSCOPE_V1
  * bin/blockscope jmh EncoderBenchmark -p memory=heap,direct     # blocks off-heap too
+ * bin/blockscope jmh EncoderBenchmark -p mvcc=true,false         # files without sequence ids too
  * </pre>
  */
 /*
@@ -114,6 +117,10 @@ public class EncoderBenchmark {
   @Param({"heap"})
   public String memory;
 
+  /** Whether the file includes sequence ids (all 0); see {@link DataBlocks}. */
+  @Param({"true"})
+  public boolean mvcc;
+
   /** Seek targets, cycled; a power of two. */
   private static final int TARGETS = 4096;
 
@@ -160,7 +167,7 @@ public class EncoderBenchmark {
     Configuration conf = new Configuration(false);
     DataBlocks.Dataset data = DataBlocks.Dataset.parse(dataset);
     cells = data.cells(data.defaultRows);
-    writer = new DataBlocks.Writer(enc, Compression.Algorithm.NONE, conf);
+    writer = new DataBlocks.Writer(enc, Compression.Algorithm.NONE, mvcc, conf);
 
     List<ByteBuff> blockList = new ArrayList<>();
     List<int[]> spans = new ArrayList<>(); // {length, first cell, cell count}
@@ -187,7 +194,7 @@ public class EncoderBenchmark {
     }
 
     HFileBlockDecodingContext decoding = encoder.newDataBlockDecodingContext(conf,
-        DataBlocks.fileContext(enc, Compression.Algorithm.NONE));
+        DataBlocks.fileContext(enc, Compression.Algorithm.NONE, mvcc));
     scanner = encoder.createSeeker(decoding);
     seekers = new EncodedSeeker[n];
     for (int b = 0; b < n; b++) {
