@@ -372,14 +372,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   @Override
   public boolean next() {
-    ahead.copy(current);
-    if (!decodeNext(ahead)) {
-      return false;
-    }
-    Entry t = current;
-    current = ahead;
-    ahead = t;
-    return true;
+    // in place: the entry after is decoded over the one before it (decodeNext changes nothing
+    // at the end of the block)
+    return decodeNext(current);
   }
 
   @Override
