@@ -50,9 +50,11 @@ import org.apache.hadoop.io.WritableUtils;
  *    bit 7  SEQID      (files with MVCC only) else: vlong sequence id
  *  then the value bytes (always), then tags and sequence id as the flags say.
  *
- *  lengths of a row or qualifier, x = bytes after the prefix shared with the one before:
- *    same length as the one before and x &lt;= 127: one byte x (the prefix is the rest)
- *    else: the byte 0x80, then vint (shared prefix length), then vint x
+ *  lengths of a row or qualifier: s = bytes of the prefix shared with the one before, x = the
+ *  bytes after it (written next):
+ *    0xxxxxxx   same length as the one before, x &lt;= 127 (s is the rest)
+ *    10sssxxx   s &lt;= 7 and x &lt;= 7
+ *    11000000   then vint s, vint x (any other 11xxxxxx is invalid)
  * </pre>
  *
  * <p>vint / vlong: unsigned LEB128, 7 bits per byte, low bits first, at most 5 / 10 bytes.
@@ -300,8 +302,10 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     int rest = len - shared;
     if (len == lenBefore && rest <= 127) {
       h[n++] = (byte) rest;
+    } else if (shared <= 7 && rest <= 7) {
+      h[n++] = (byte) (0x80 | (shared << 3) | rest);
     } else {
-      h[n++] = (byte) 0x80;
+      h[n++] = (byte) 0xc0;
       n = putVInt(h, n, shared);
       n = putVInt(h, n, rest);
     }

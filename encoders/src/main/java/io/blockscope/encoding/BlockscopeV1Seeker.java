@@ -329,7 +329,12 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       pairRest = x;
       return p;
     }
-    if (x != (byte) 0x80) {
+    if ((x & 0x40) == 0) {
+      pairShared = (x >>> 3) & 0x07;
+      pairRest = x & 0x07;
+      return p;
+    }
+    if (x != (byte) 0xc0) {
       throw corrupt(at, "lengths marker " + (x & 0xff));
     }
     pairShared = vint(b, p, limit);
@@ -471,19 +476,56 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     return k;
   }
 
-  /** The first key of an encoded block, without moving the block's position. */
+  /**
+   * The first key of an encoded block, without moving the block's position. HBase asks for it on
+   * every seekBefore ({@code HFileReaderImpl.HFileScannerImpl.seekBefore}), so only entry 0's
+   * key is read: in place on the heap; off the heap, from a copy of the block's first 4 KB (the
+   * whole block if the key is longer).
+   */
   static Cell firstKey(ByteBuff block) {
-    BlockscopeV1Seeker s = new BlockscopeV1Seeker();
     int n = block.remaining();
+    int at = block.position();
+    if (n < 4 + 2 + 1) {
+      throw new CorruptBlockException("block of " + n + " bytes is too short");
+    }
+    int raw = block.getInt(at + n - 4);
+    int count = raw & 0x7fffffff;
+    long entries = (long) n - 4 - (long) (raw < 0 ? 4 : 2) * count;
+    if (count < 1 || entries < 1) {
+      throw new CorruptBlockException("restart count " + count + " in a block of " + n
+          + " bytes");
+    }
+    BlockscopeV1Seeker s = new BlockscopeV1Seeker();
+    s.restartCount = 1;
+    s.restarts[0] = 0;
     if (block.hasArray()) {
       s.buf = block.array();
-      s.base = block.arrayOffset() + block.position();
-    } else {
-      s.buf = new byte[n];
-      block.get(block.position(), s.buf, 0, n);
+      s.base = block.arrayOffset() + at;
+      return s.firstKeyOf((int) entries);
     }
-    s.readRestarts(n);
-    byte[] k = flatKey(s.first);
+    int part = (int) Math.min(entries, 4096);
+    s.buf = new byte[part];
+    block.get(at, s.buf, 0, part);
+    try {
+      return s.firstKeyOf(part);
+    } catch (CorruptBlockException truncated) {
+      if (part == entries) {
+        throw truncated;
+      }
+      s.buf = new byte[(int) entries];
+      block.get(at, s.buf, 0, (int) entries);
+      return s.firstKeyOf((int) entries);
+    }
+  }
+
+  /** Entry 0's key, reading at most {@code entries} bytes from {@link #base}. */
+  private Cell firstKeyOf(int entries) {
+    end = base + entries;
+    Entry e = new Entry();
+    e.empty();
+    e.restart = 0;
+    decode(e, 0, false);
+    byte[] k = flatKey(e);
     return new KeyValue.KeyOnlyKeyValue(k, 0, k.length);
   }
 
