@@ -71,6 +71,13 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   /** Restart interval used by the registered encoder. */
   public static final int DEFAULT_INTERVAL = 32;
 
+  /**
+   * A restart also begins once the entries since the last one take this many bytes, so that
+   * blocks of large cells (a 1 KB value each) still get restarts every few cells: a seek then
+   * compares few keys however large the cells are.
+   */
+  static final int RESTART_BYTES = 4096;
+
   static final int ROW = 1;
   static final int FAMILY = 1 << 1;
   static final int QUALIFIER = 1 << 2;
@@ -212,7 +219,8 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     Fields now = s.now;
     now.read(cell, s.tags);
     Fields before = s.before;
-    if (s.sinceRestart == 0 || s.sinceRestart >= interval) {
+    if (s.sinceRestart == 0 || s.sinceRestart >= interval
+        || s.written - s.restarts[s.restartCount - 1] >= RESTART_BYTES) {
       if (s.restartCount == s.restarts.length) {
         s.restarts = java.util.Arrays.copyOf(s.restarts, s.restartCount * 2);
       }

@@ -73,6 +73,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     int next;
     /** Index of the restart this entry belongs to. */
     int restart;
+    /** The row is the row of the entry before (false for a restart entry). */
+    boolean sameRow;
     final KeyView key = new KeyView(this);
 
     /** Becomes the empty cell: the state before entry 0. */
@@ -125,6 +127,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       at = o.at;
       next = o.next;
       restart = o.restart;
+      sameRow = o.sameRow;
     }
   }
 
@@ -193,13 +196,19 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   /** Decodes the restart entry {@code k} into {@code e}. */
   private void decodeRestart(Entry e, int k) {
+    decodeRestart(e, k, true);
+  }
+
+  /** As above; with {@code whole} false only the key (binary search probes). */
+  private void decodeRestart(Entry e, int k, boolean whole) {
     if (k == 0) {
       e.empty();
     } else {
       e.reset(first);
     }
     e.restart = k;
-    decode(e, restarts[k], true);
+    decode(e, restarts[k], whole);
+    e.sameRow = false;
   }
 
   /**
@@ -229,6 +238,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     int p = base + at;
     e.at = at;
     int flags = b[p++] & 0xff;
+    e.sameRow = (flags & ROW) != 0;
     if ((flags & ROW) == 0) {
       p = lengths(b, p, limit, at, e.rowLen);
       int shared = pairShared;
@@ -391,7 +401,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     Entry probe = ahead;
     while (lo <= hi) {
       int mid = (lo + hi) >>> 1;
-      decodeRestart(probe, mid);
+      decodeRestart(probe, mid, false);
       if (compare(key, probe) > 0) {
         found = mid;
         lo = mid + 1;
@@ -408,13 +418,21 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       return compare(key, current) == 0 ? 0 : HConstants.INDEX_KEY_MAGIC;
     }
     decodeRestart(current, found);
-    // current < key; walk on while the next cell is below the key (or equal, unless seekBefore)
+    // current < key; walk on while the next cell is below the key (or equal, unless seekBefore).
+    // While the rows stay the same and the key's row is after them, no comparison is needed.
+    int rowOrder = comparator.compareRows(key, current.key);
     while (true) {
       ahead.copy(current);
       if (!decodeNext(ahead)) {
         return 1;
       }
-      int c = compare(key, ahead);
+      int c;
+      if (ahead.sameRow && rowOrder > 0) {
+        c = 1;
+      } else {
+        rowOrder = comparator.compareRows(key, ahead.key);
+        c = rowOrder != 0 ? rowOrder : compare(key, ahead);
+      }
       if (c < 0 || (c == 0 && seekBefore)) {
         return 1;
       }
