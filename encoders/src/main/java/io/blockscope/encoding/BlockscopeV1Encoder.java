@@ -128,8 +128,11 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     }
   }
 
-  /** One cell's fields, in arrays owned by the encoder. */
-  static final class Fields {
+  /**
+   * One cell's fields, in arrays of their own: the encoder's cell before and cell now, and the
+   * base of the seeker's decoded entries ({@code BlockscopeV1Seeker.Entry}).
+   */
+  static class Fields {
     byte[] row = new byte[32];
     int rowLen;
     byte[] family = new byte[8];
@@ -157,20 +160,25 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
 
     /** Becomes the block's base cell: the state before a restart entry other than 0. */
     void reset(Fields base) {
-      row = room(row, base.rowLen);
-      System.arraycopy(base.row, 0, row, 0, base.rowLen);
-      rowLen = base.rowLen;
-      family = room(family, base.familyLen);
-      System.arraycopy(base.family, 0, family, 0, base.familyLen);
-      familyLen = base.familyLen;
-      qualifier = room(qualifier, base.qualifierLen);
-      System.arraycopy(base.qualifier, 0, qualifier, 0, base.qualifierLen);
-      qualifierLen = base.qualifierLen;
-      timestamp = base.timestamp;
+      copyKey(base);
       type = PUT;
       valueLen = 0;
       tagsLen = 0;
       seqId = 0;
+    }
+
+    /** Takes row, family, qualifier and timestamp from {@code o}, in its own arrays. */
+    void copyKey(Fields o) {
+      row = room(row, o.rowLen);
+      System.arraycopy(o.row, 0, row, 0, o.rowLen);
+      rowLen = o.rowLen;
+      family = room(family, o.familyLen);
+      System.arraycopy(o.family, 0, family, 0, o.familyLen);
+      familyLen = o.familyLen;
+      qualifier = room(qualifier, o.qualifierLen);
+      System.arraycopy(o.qualifier, 0, qualifier, 0, o.qualifierLen);
+      qualifierLen = o.qualifierLen;
+      timestamp = o.timestamp;
     }
 
     void read(Cell c, boolean withTags) {

@@ -54,20 +54,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /** One decoded entry: the key fields in arrays of their own, value and tags in the block. */
-  static final class Entry {
-    byte[] row = new byte[32];
-    int rowLen;
-    byte[] family = new byte[8];
-    int familyLen;
-    byte[] qualifier = new byte[32];
-    int qualifierLen;
-    long timestamp;
-    byte type;
+  static final class Entry extends BlockscopeV1Encoder.Fields {
     int valueOffset;
-    int valueLen;
     int tagsOffset;
-    int tagsLen;
-    long seqId;
     /** Block-relative offsets of this entry and of the one after it. */
     int at;
     int next;
@@ -77,47 +66,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     boolean sameRow;
     final KeyView key = new KeyView(this);
 
-    /** Becomes the empty cell: the state before entry 0. */
-    void empty() {
-      rowLen = 0;
-      familyLen = 0;
-      qualifierLen = 0;
-      timestamp = 0;
-      type = 0;
-      valueLen = 0;
-      tagsLen = 0;
-      seqId = 0;
-    }
-
-    /** Becomes the block's base cell: the state before a restart entry other than 0. */
-    void reset(Entry b) {
-      row = BlockscopeV1Encoder.room(row, b.rowLen);
-      System.arraycopy(b.row, 0, row, 0, b.rowLen);
-      rowLen = b.rowLen;
-      family = BlockscopeV1Encoder.room(family, b.familyLen);
-      System.arraycopy(b.family, 0, family, 0, b.familyLen);
-      familyLen = b.familyLen;
-      qualifier = BlockscopeV1Encoder.room(qualifier, b.qualifierLen);
-      System.arraycopy(b.qualifier, 0, qualifier, 0, b.qualifierLen);
-      qualifierLen = b.qualifierLen;
-      timestamp = b.timestamp;
-      type = BlockscopeV1Encoder.PUT;
-      valueLen = 0;
-      tagsLen = 0;
-      seqId = 0;
-    }
-
     void copy(Entry o) {
-      row = BlockscopeV1Encoder.room(row, o.rowLen);
-      System.arraycopy(o.row, 0, row, 0, o.rowLen);
-      rowLen = o.rowLen;
-      family = BlockscopeV1Encoder.room(family, o.familyLen);
-      System.arraycopy(o.family, 0, family, 0, o.familyLen);
-      familyLen = o.familyLen;
-      qualifier = BlockscopeV1Encoder.room(qualifier, o.qualifierLen);
-      System.arraycopy(o.qualifier, 0, qualifier, 0, o.qualifierLen);
-      qualifierLen = o.qualifierLen;
-      timestamp = o.timestamp;
+      copyKey(o);
       type = o.type;
       valueOffset = o.valueOffset;
       valueLen = o.valueLen;
