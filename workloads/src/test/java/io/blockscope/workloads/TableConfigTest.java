@@ -27,6 +27,13 @@ public class TableConfigTest {
   }
 
   @Test
+  public void blockscopesEncodingWhenNamedButInNoMatrix() {
+    assertEquals(new TableConfig("BLOCKSCOPE_V1", "ZSTD"), TableConfig.parse("blockscope_v1+zstd"));
+    assertTrue(TableConfig.full().stream().noneMatch(c -> c.encoding().equals("BLOCKSCOPE_V1")));
+    assertTrue(TableConfig.seeds().stream().noneMatch(c -> c.encoding().equals("BLOCKSCOPE_V1")));
+  }
+
+  @Test
   public void matrices() {
     List<TableConfig> seeds = TableConfig.seeds();
     assertEquals(10, seeds.size());
