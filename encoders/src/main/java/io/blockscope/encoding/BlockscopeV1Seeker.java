@@ -39,18 +39,22 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   /** Where the block's entries start and end in {@link #buf}. */
   private int base;
   private int end;
-  private int[] restarts = new int[64];
+  private int[] restarts;
   private int restartCount;
   /** The block's base cell: entry 0's key, decoded once per block. */
   private final Entry first = new Entry();
 
-  private Entry current = new Entry();
-  private Entry ahead = new Entry();
+  /** The entry the seeker is on, and a spare for looking one entry ahead. */
+  private Entry current;
+  private Entry ahead;
 
   BlockscopeV1Seeker(HFileBlockDecodingContext ctx) {
     this.comparator = ctx.getHFileContext().getCellComparator();
     this.tags = ctx.getHFileContext().isIncludesTags();
     this.mvcc = ctx.getHFileContext().isIncludesMvcc();
+    this.restarts = new int[64];
+    this.current = new Entry();
+    this.ahead = new Entry();
   }
 
   /** One decoded entry: the key fields in arrays of their own, value and tags in the block. */
@@ -129,6 +133,11 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     }
     restartCount = count;
     end = base + entries;
+    decodeFirstKey();
+  }
+
+  /** Decodes entry 0's key into {@link #first}. */
+  private void decodeFirstKey() {
     first.empty();
     first.restart = 0;
     decode(first, 0, false);
@@ -190,16 +199,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     int flags = b[p++] & 0xff;
     e.sameRow = (flags & ROW) != 0;
     if ((flags & ROW) == 0) {
-      p = lengths(b, p, limit, at, e.rowLen);
-      int shared = pairShared;
-      int suffix = pairRest;
-      if (shared > e.rowLen || suffix > limit - p || shared + suffix > Short.MAX_VALUE) {
-        throw corrupt(at, "row of " + shared + " + " + suffix + " bytes");
-      }
-      e.row = BlockscopeV1Encoder.room(e.row, shared + suffix);
-      System.arraycopy(b, p, e.row, shared, suffix);
-      e.rowLen = shared + suffix;
-      p += suffix;
+      e.row = prefixed(b, p, limit, at, e.row, e.rowLen, Short.MAX_VALUE, "row");
+      e.rowLen = decodedLen;
+      p = next;
     }
     if ((flags & FAMILY) == 0) {
       if (p >= limit) {
@@ -215,16 +217,10 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       p += len;
     }
     if ((flags & QUALIFIER) == 0) {
-      p = lengths(b, p, limit, at, e.qualifierLen);
-      int shared = pairShared;
-      int suffix = pairRest;
-      if (shared > e.qualifierLen || suffix > limit - p) {
-        throw corrupt(at, "qualifier of " + shared + " + " + suffix + " bytes");
-      }
-      e.qualifier = BlockscopeV1Encoder.room(e.qualifier, shared + suffix);
-      System.arraycopy(b, p, e.qualifier, shared, suffix);
-      e.qualifierLen = shared + suffix;
-      p += suffix;
+      e.qualifier = prefixed(b, p, limit, at, e.qualifier, e.qualifierLen, Integer.MAX_VALUE,
+          "qualifier");
+      e.qualifierLen = decodedLen;
+      p = next;
     }
     if ((flags & TIMESTAMP) == 0) {
       long z = vlong(b, p, limit);
@@ -271,6 +267,32 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   /** The last lengths read by {@link #lengths}. */
   private int pairShared;
   private int pairRest;
+  /** The length of the last row or qualifier read by {@link #prefixed}. */
+  private int decodedLen;
+
+  /**
+   * Reads a row or qualifier at {@code p} over {@code old}, whose first {@code oldLen} bytes are
+   * the one before: its lengths, then its bytes after the shared prefix. Returns the array
+   * holding it ({@code old} or a larger copy), its length in {@link #decodedLen}, the position
+   * after it in {@link #next}.
+   */
+  private byte[] prefixed(byte[] b, int p, int limit, int at, byte[] old, int oldLen, int max,
+      String what) {
+    p = lengths(b, p, limit, at, oldLen);
+    int shared = pairShared;
+    int suffix = pairRest;
+    if (shared > oldLen || suffix > limit - p || (long) shared + suffix > max) {
+      throw corrupt(at, what + " of " + shared + " + " + suffix + " bytes");
+    }
+    byte[] into = BlockscopeV1Encoder.room(old, shared + suffix);
+    if (into != old) {
+      System.arraycopy(old, 0, into, 0, shared);
+    }
+    System.arraycopy(b, p, into, shared, suffix);
+    decodedLen = shared + suffix;
+    next = p + suffix;
+    return into;
+  }
 
   /**
    * Reads a row's or qualifier's lengths (shared prefix, rest) for one whose predecessor had
@@ -406,7 +428,12 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   @Override
   public Cell getKey() {
-    byte[] k = flatKey(current);
+    return keyOnly(current);
+  }
+
+  /** A copy of {@code e}'s key as a key-only cell. */
+  private static Cell keyOnly(Entry e) {
+    byte[] k = flatKey(e);
     return new KeyValue.KeyOnlyKeyValue(k, 0, k.length);
   }
 
@@ -489,18 +516,18 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   /** Entry 0's key, reading at most {@code entries} bytes from {@link #base}. */
   private Cell firstKeyOf(int entries) {
     end = base + entries;
-    Entry e = new Entry();
-    e.empty();
-    e.restart = 0;
-    decode(e, 0, false);
-    byte[] k = flatKey(e);
-    return new KeyValue.KeyOnlyKeyValue(k, 0, k.length);
+    decodeFirstKey();
+    return keyOnly(first);
   }
 
-  /** A seeker for reading keys only (no value, tags or seqid). */
+  /**
+   * A seeker that reads entry 0's key and nothing else: no value, tags or sequence id, one
+   * restart, no entries to move between.
+   */
   private BlockscopeV1Seeker() {
     this.comparator = null;
     this.tags = false;
     this.mvcc = false;
+    this.restarts = new int[1];
   }
 }

@@ -109,13 +109,17 @@ final class Blocks {
   }
 
   /** What the random cells look like. */
+  /** {@code longKeys}: up to that many more bytes on rows and qualifiers. */
   record Shape(String name, int rows, int maxCellsPerRow, int maxValue, double deletes,
-      boolean huge) {}
+      boolean huge, int longKeys) {}
 
-  static final Shape MANY_PER_ROW = new Shape("many cells per row", 40, 60, 40, 0.1, false);
-  static final Shape FEW_PER_ROW = new Shape("one or two cells per row", 600, 2, 20, 0.05, false);
-  static final Shape DELETES = new Shape("mostly delete markers", 200, 6, 10, 0.9, false);
-  static final Shape HUGE = new Shape("empty and huge values", 30, 4, 0, 0.1, true);
+  static final Shape MANY_PER_ROW = new Shape("many cells per row", 40, 60, 40, 0.1, false, 0);
+  static final Shape FEW_PER_ROW =
+      new Shape("one or two cells per row", 600, 2, 20, 0.05, false, 0);
+  static final Shape DELETES = new Shape("mostly delete markers", 200, 6, 10, 0.9, false, 0);
+  static final Shape HUGE = new Shape("empty and huge values", 30, 4, 0, 0.1, true, 0);
+  static final Shape LONG_KEYS = new Shape("rows and qualifiers of up to 300 bytes", 150, 8, 20,
+      0.1, false, 300);
 
   /**
    * Random cells of {@code shape} in one family, sorted and with distinct keys (ignoring the
@@ -130,12 +134,13 @@ final class Blocks {
         KeyValue.Type.DeleteFamily, KeyValue.Type.DeleteFamilyVersion};
     for (int i = 0; i < shape.rows(); i++) {
       byte[] row = ("row-" + String.format("%06d", i * 7 + r.nextInt(7))
-          + (r.nextInt(4) == 0 ? "-" + r.nextInt(1000) : "")).getBytes();
+          + (r.nextInt(4) == 0 ? "-" + r.nextInt(1000) : "")
+          + pad(r, shape.longKeys())).getBytes();
       int cells = 1 + r.nextInt(shape.maxCellsPerRow());
       for (int j = 0; j < cells; j++) {
         byte[] qualifier = r.nextInt(20) == 0 ? new byte[0]
-            : ("q" + r.nextInt(40) + (r.nextBoolean() ? "-suffix" + r.nextInt(100) : ""))
-                .getBytes();
+            : ("q" + r.nextInt(40) + (r.nextBoolean() ? "-suffix" + r.nextInt(100) : "")
+                + pad(r, shape.longKeys())).getBytes();
         long ts = 1_700_000_000_000L + r.nextInt(1000) * (r.nextBoolean() ? 1 : 1_000);
         KeyValue.Type type = r.nextDouble() < shape.deletes() ? types[r.nextInt(types.length)]
             : KeyValue.Type.Put;
@@ -163,6 +168,15 @@ final class Blocks {
       }
     }
     return new ArrayList<>(sorted);
+  }
+
+  /** Up to {@code max} letters, many rows sharing long prefixes ('a's), some not. */
+  private static String pad(Random r, int max) {
+    if (max == 0) {
+      return "";
+    }
+    int n = r.nextInt(max + 1);
+    return "a".repeat(n) + (char) ('a' + r.nextInt(26));
   }
 
   /** Key equality as the seekers compare keys: everything but the sequence id. */

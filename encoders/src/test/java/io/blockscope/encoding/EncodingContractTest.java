@@ -79,6 +79,11 @@ public class EncodingContractTest {
   }
 
   @Test
+  public void longRowsAndQualifiers() throws Exception {
+    check(Blocks.LONG_KEYS);
+  }
+
+  @Test
   public void oneCell() throws Exception {
     for (boolean tags : new boolean[] {false, true}) {
       List<KeyValue> one = Blocks.cells(Blocks.FEW_PER_ROW, 7, tags, true).subList(0, 1);
