@@ -21,8 +21,9 @@ import sun.misc.Unsafe;
  * constant to the enum of the running JVM: a new instance (ordinal 5, name {@value #NAME}, id
  * {@value #ID}) written into {@code $VALUES} and {@code idArray}, with its encoder set, and the
  * enum caches of {@code java.lang.Class} cleared so that {@code valueOf} sees it. Nothing in
- * HBase 2.6.1 or Phoenix 5.2.1 switches on this enum or keys a map by it outside tests (checked
- * in their bytecode), so the extra ordinal is never used as an index.
+ * HBase 2.6.1 switches on this enum or keys a map by it outside tests ({@code EnumUsesTest}
+ * checks HBase's bytecode; Phoenix 5.2.1's was checked once by hand), so the extra ordinal is
+ * never used as an index.
  *
  * <p>Before touching anything it checks the HBase version (2.6.x) and every field it writes
  * (names, types, modifiers, the five built-in constants and their ids); if any differs it
