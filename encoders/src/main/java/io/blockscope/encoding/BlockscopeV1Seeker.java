@@ -10,9 +10,12 @@ import static io.blockscope.encoding.BlockscopeV1Encoder.TYPE;
 import static io.blockscope.encoding.BlockscopeV1Encoder.VALUE_LEN;
 
 import java.nio.ByteBuffer;
+import org.apache.hadoop.hbase.ByteBufferExtendedCell;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellComparator;
+import org.apache.hadoop.hbase.CellComparatorImpl;
 import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.InnerStoreCellComparator;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.PrivateCellUtil;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
@@ -32,14 +35,22 @@ import org.apache.hadoop.hbase.nio.ByteBuff;
  */
 final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   private final CellComparator comparator;
+  /**
+   * The comparator orders rows bytewise, as {@code CellComparatorImpl.compareRows} does: true for
+   * {@code CellComparatorImpl} and {@code InnerStoreCellComparator} (every table's store files),
+   * false for {@code MetaCellComparator} (hbase:meta) and anything else.
+   */
+  private final boolean bytewiseRows;
   private final boolean tags;
   private final boolean mvcc;
 
   private byte[] buf;
-  /** Where the block's entries start and end in {@link #buf}. */
+  /** Where the block starts in {@link #buf}; every offset below is from there. */
   private int base;
-  private int end;
+  /** Where each group starts (its values), and where its key entries start and end. */
   private int[] restarts;
+  private int[] keysAt;
+  private int[] keysEnd;
   private int restartCount;
   /** The block's base cell: entry 0's key, decoded once per block. */
   private final Entry first = new Entry();
@@ -50,9 +61,13 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   BlockscopeV1Seeker(HFileBlockDecodingContext ctx) {
     this.comparator = ctx.getHFileContext().getCellComparator();
+    this.bytewiseRows = comparator != null && (comparator.getClass() == CellComparatorImpl.class
+        || comparator.getClass() == InnerStoreCellComparator.class);
     this.tags = ctx.getHFileContext().isIncludesTags();
     this.mvcc = ctx.getHFileContext().isIncludesMvcc();
     this.restarts = new int[64];
+    this.keysAt = new int[64];
+    this.keysEnd = new int[64];
     this.current = new Entry();
     this.ahead = new Entry();
   }
@@ -61,6 +76,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   static final class Entry extends BlockscopeV1Encoder.Fields {
     int valueOffset;
     int tagsOffset;
+    /** Where the value of the entry after this one starts in the block's array. */
+    int valueAt;
     /** Block-relative offsets of this entry and of the one after it. */
     int at;
     int next;
@@ -77,6 +94,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       valueLen = o.valueLen;
       tagsOffset = o.tagsOffset;
       tagsLen = o.tagsLen;
+      valueAt = o.valueAt;
       seqId = o.seqId;
       at = o.at;
       next = o.next;
@@ -101,56 +119,108 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * Reads and checks the restart index of a block of {@code n} bytes at {@link #base}, then
-   * decodes entry 0's key: the base of every other restart entry.
+   * Reads and checks the trailer of a block of {@code n} bytes at {@link #base}: the restart
+   * index and where each group's key entries lie; then decodes entry 0's key, the base of every
+   * other restart entry.
    */
   private void readRestarts(int n) {
-    if (n < 4 + 2 + 1) {
-      throw new CorruptBlockException("block of " + n + " bytes is too short");
-    }
-    int raw = readInt(buf, base + n - 4);
-    boolean wide = raw < 0;
-    int width = wide ? 4 : 2;
-    int count = raw & 0x7fffffff;
-    if (count < 1 || count > (n - 5) / width) {
-      throw new CorruptBlockException("restart count " + count + " in a block of " + n
-          + " bytes");
-    }
+    int raw = trailer(n, buf[base + n - 4], buf[base + n - 3], buf[base + n - 2],
+        buf[base + n - 1]);
+    int width = (raw & BlockscopeV1Encoder.WIDE) != 0 ? 4 : 2;
+    int count = raw & COUNT;
     int entries = n - 4 - width * count;
     if (restarts.length < count) {
       restarts = new int[count];
+      keysAt = new int[count];
+      keysEnd = new int[count];
     }
     int previous = -1;
     for (int i = 0; i < count; i++) {
       int at = base + entries + width * i;
-      int r = wide ? readInt(buf, at) : ((buf[at] & 0xff) << 8) | (buf[at + 1] & 0xff);
+      int r = width == 4 ? readInt(buf, at) : uint16(buf, at);
       if (r <= previous || r >= entries || (i == 0 && r != 0)) {
-        throw new CorruptBlockException("restart " + i + " at " + r + " (entries end at "
+        throw new CorruptBlockException("restart " + i + " at " + r + " (groups end at "
             + entries + ", previous restart at " + previous + ")");
       }
       restarts[i] = r;
       previous = r;
     }
+    for (int i = 0; i < count; i++) {
+      int to = i + 1 < count ? restarts[i + 1] : entries;
+      int from = restarts[i];
+      if (to - from < 3) {
+        throw new CorruptBlockException("group " + i + " of " + (to - from) + " bytes");
+      }
+      long keys = groupKeys(i, from, to, uint16(buf, base + to - 2),
+          to - from >= 4 ? uint16(buf, base + to - 4) : -1);
+      keysAt[i] = (int) (keys >>> 32);
+      keysEnd[i] = (int) keys;
+    }
     restartCount = count;
-    end = base + entries;
     decodeFirstKey();
+  }
+
+  private static final int COUNT = 0x3fffffff;
+
+  /** Checks a block's last four bytes and its size; returns them as an int. */
+  private static int trailer(int n, byte b0, byte b1, byte b2, byte b3) {
+    if (n < 4 + 2 + 3) {
+      throw new CorruptBlockException("block of " + n + " bytes is too short");
+    }
+    int raw = ((b0 & 0xff) << 24) | ((b1 & 0xff) << 16) | ((b2 & 0xff) << 8) | (b3 & 0xff);
+    if ((raw & BlockscopeV1Encoder.GROUPED) == 0) {
+      throw new CorruptBlockException("block without groups: not a BLOCKSCOPE_V1 block, or one "
+          + "written before the grouped layout (blockscope builds before 2026-11-22)");
+    }
+    int width = (raw & BlockscopeV1Encoder.WIDE) != 0 ? 4 : 2;
+    int count = raw & COUNT;
+    // each group takes at least its restart offset, one entry's flags and two length bytes
+    if (count < 1 || count > (n - 4) / (width + 3)) {
+      throw new CorruptBlockException("restart count " + count + " in a block of " + n
+          + " bytes");
+    }
+    return raw;
+  }
+
+  /**
+   * Where group {@code k}, from {@code from} to {@code to}, keeps its key entries, from the
+   * length at its end: {@code last} is the uint16 ending the group, {@code before} the one
+   * before it (or -1). Returns start and end offsets packed in a long.
+   */
+  private static long groupKeys(int k, int from, int to, int last, int before) {
+    int length;
+    int tail;
+    if ((last & 0x8000) == 0) {
+      length = last;
+      tail = 2;
+    } else if (before >= 0) {
+      length = ((last & 0x7fff) << 16) | before;
+      tail = 4;
+    } else {
+      throw new CorruptBlockException("group " + k + " of " + (to - from) + " bytes");
+    }
+    if (length < 1 || length > to - from - tail) {
+      throw new CorruptBlockException("group " + k + " of " + (to - from) + " bytes has "
+          + length + " bytes of key entries");
+    }
+    int end = to - tail;
+    return ((long) (end - length) << 32) | end;
+  }
+
+  private static int uint16(byte[] b, int at) {
+    return ((b[at] & 0xff) << 8) | (b[at + 1] & 0xff);
   }
 
   /** Decodes entry 0's key into {@link #first}. */
   private void decodeFirstKey() {
     first.empty();
     first.restart = 0;
-    decode(first, 0, false);
+    decode(first, keysAt[0], false);
   }
 
   private static int readInt(byte[] b, int at) {
     return ((b[at] & 0xff) << 24) | ((b[at + 1] & 0xff) << 16) | ((b[at + 2] & 0xff) << 8)
         | (b[at + 3] & 0xff);
-  }
-
-  /** Where the entries of restart {@code k} end (the next restart, or the end of entries). */
-  private int restartEnd(int k) {
-    return k + 1 < restartCount ? restarts[k + 1] : end - base;
   }
 
   /** Decodes the restart entry {@code k} into {@code e}. */
@@ -166,7 +236,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       e.reset(first);
     }
     e.restart = k;
-    decode(e, restarts[k], whole);
+    e.valueAt = base + restarts[k];
+    decode(e, keysAt[k], whole);
     e.sameRow = false;
   }
 
@@ -176,14 +247,19 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
    */
   private boolean decodeNext(Entry e) {
     int at = e.next;
-    if (base + at >= end) {
+    int k = e.restart;
+    if (at != keysEnd[k]) {
+      decode(e, at, true);
+      return true;
+    }
+    if (e.valueAt != base + keysAt[k]) {
+      throw corrupt(at, "the values of group " + k + " end " + (base + keysAt[k] - e.valueAt)
+          + " bytes before its key entries");
+    }
+    if (k + 1 == restartCount) {
       return false;
     }
-    if (at == restartEnd(e.restart)) {
-      decodeRestart(e, e.restart + 1);
-    } else {
-      decode(e, at, true);
-    }
+    decodeRestart(e, k + 1);
     return true;
   }
 
@@ -193,7 +269,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
    */
   private void decode(Entry e, int at, boolean whole) {
     byte[] b = buf;
-    int limit = base + restartEnd(e.restart);
+    int limit = base + keysEnd[e.restart];
     int p = base + at;
     e.at = at;
     int flags = b[p++] & 0xff;
@@ -240,11 +316,11 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       e.valueLen = vint(b, p, limit);
       p = next;
     }
-    if (e.valueLen > limit - p) {
+    if (e.valueLen > base + keysAt[e.restart] - e.valueAt) {
       throw corrupt(at, "value of " + e.valueLen + " bytes");
     }
-    e.valueOffset = p;
-    p += e.valueLen;
+    e.valueOffset = e.valueAt;
+    e.valueAt += e.valueLen;
     if (tags && (flags & TAGS) == 0) {
       int len = vint(b, p, limit);
       p = next;
@@ -288,7 +364,14 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     if (into != old) {
       System.arraycopy(old, 0, into, 0, shared);
     }
-    System.arraycopy(b, p, into, shared, suffix);
+    if (suffix <= 8) {
+      // a few bytes (the common case: a row's or qualifier's last bytes) copy faster by hand
+      for (int i = 0; i < suffix; i++) {
+        into[shared + i] = b[p + i];
+      }
+    } else {
+      System.arraycopy(b, p, into, shared, suffix);
+    }
     decodedLen = shared + suffix;
     next = p + suffix;
     return into;
@@ -325,6 +408,10 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   private int vint(byte[] b, int p, int limit) {
+    if (p < limit && b[p] >= 0) {
+      next = p + 1;
+      return b[p];
+    }
     long v = vlong(b, p, limit);
     if (v < 0 || v > Integer.MAX_VALUE) {
       throw corrupt(p - base, "length " + v);
@@ -366,28 +453,188 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   @Override
   public int seekToKeyInBlock(Cell key, boolean seekBefore) {
-    // the last restart whose first key is below `key`
+    if (bytewiseRows && !(key instanceof ByteBufferExtendedCell)) {
+      return seekByRows(key, seekBefore);
+    }
+    return seekByKeys(key, seekBefore);
+  }
+
+  /**
+   * The seek for comparators that order rows bytewise (every table but hbase:meta): rows of
+   * restart entries and of the entries walked are compared with the key's row where they lie,
+   * the shared prefix in the entry before and the rest in the block, so the walk decodes each
+   * entry once and copies no entry; only entries in the key's own row are compared in full.
+   */
+  private int seekByRows(Cell key, boolean seekBefore) {
+    byte[] kr = key.getRowArray();
+    int ko = key.getRowOffset();
+    int kl = key.getRowLength();
+    int found = lastRestartBelow(key, kr, ko, kl);
+    if (found < 0) {
+      return beforeFirst(key, seekBefore);
+    }
+    Entry e = current;
+    decodeRestart(e, found);
+    // the key's row against the current entry's, and the length of their common prefix
+    int rowOrder = compareSplit(kr, ko, kl, e.row, e.rowLen, buf, 0, 0);
+    int rowMatch = matched;
+    while (true) {
+      int at = e.next;
+      int c;
+      if (at == keysEnd[e.restart]) {
+        if (e.restart + 1 == restartCount) {
+          return 1;
+        }
+        c = compareRowAt(kr, ko, kl, keysAt[e.restart + 1], e.restart + 1, first.row,
+            first.rowLen);
+        rowMatch = matched;
+      } else if ((buf[base + at] & ROW) != 0) {
+        c = rowOrder;
+      } else {
+        // A new row, sharing s bytes with the current one. Rows ascend, so: if the current row
+        // is the key's, or shares fewer bytes with the key than with the new row, the new row
+        // is after the key; if it shares more, the new row is before the key as the current
+        // one is; only when equal are the new row's own bytes compared.
+        int limit = base + keysEnd[e.restart];
+        int p = lengths(buf, base + at + 1, limit, at, e.rowLen);
+        int shared = pairShared;
+        int rest = pairRest;
+        if (shared > e.rowLen || rest > limit - p) {
+          throw corrupt(at, "row of " + shared + " + " + rest + " bytes");
+        }
+        if (rowOrder == 0 || shared < rowMatch) {
+          c = -1;
+        } else if (shared > rowMatch) {
+          c = 1;
+        } else {
+          c = compareSplit(kr, ko + shared, kl - shared, NO_ROW, 0, buf, p, rest);
+          rowMatch = shared + matched;
+        }
+      }
+      if (c < 0) {
+        // the next entry's row is after the key's: the seeker stays on the last cell before it
+        return 1;
+      }
+      if (c > 0) {
+        decodeNext(e);
+        rowOrder = c;
+        continue;
+      }
+      // the next entry is in the key's row: compare whole keys
+      rowOrder = 0;
+      ahead.copy(e);
+      decodeNext(ahead);
+      c = compare(key, ahead);
+      if (c < 0 || (c == 0 && seekBefore)) {
+        return 1;
+      }
+      current = ahead;
+      ahead = e;
+      e = current;
+      if (c == 0) {
+        return 0;
+      }
+    }
+  }
+
+  private static final byte[] NO_ROW = new byte[0];
+
+  /**
+   * The last restart whose first key is below {@code key}, or -1, by binary search. With the
+   * key's row given ({@code kr} not null) rows are compared where they lie and keys decoded only
+   * when the rows are equal; without, every probed key is decoded and compared.
+   */
+  private int lastRestartBelow(Cell key, byte[] kr, int ko, int kl) {
     int lo = 0;
     int hi = restartCount - 1;
     int found = -1;
-    Entry probe = ahead;
     while (lo <= hi) {
       int mid = (lo + hi) >>> 1;
-      decodeRestart(probe, mid, false);
-      if (compare(key, probe) > 0) {
+      int c = 0;
+      if (kr != null) {
+        c = mid == 0 ? compareRowAt(kr, ko, kl, keysAt[0], 0, NO_ROW, 0)
+            : compareRowAt(kr, ko, kl, keysAt[mid], mid, first.row, first.rowLen);
+      }
+      if (c == 0) {
+        decodeRestart(ahead, mid, false);
+        c = compare(key, ahead);
+      }
+      if (c > 0) {
         found = mid;
         lo = mid + 1;
       } else {
         hi = mid - 1;
       }
     }
-    if (found < 0) {
-      rewind();
-      if (seekBefore) {
-        throw new IllegalStateException("Cannot seekBefore if positioned at the first key in "
-            + "the block: key=" + key);
+    return found;
+  }
+
+  /**
+   * Compares the key's row {@code kr[ko, ko + kl)} with the row of the entry at block offset
+   * {@code at} (of restart {@code restart}), whose row before is {@code before[0, beforeLen)}.
+   */
+  private int compareRowAt(byte[] kr, int ko, int kl, int at, int restart, byte[] before,
+      int beforeLen) {
+    int limit = base + keysEnd[restart];
+    int p = base + at;
+    if ((buf[p++] & ROW) != 0) {
+      return compareSplit(kr, ko, kl, before, beforeLen, buf, 0, 0);
+    }
+    p = lengths(buf, p, limit, at, beforeLen);
+    if (pairShared > beforeLen || pairRest > limit - p) {
+      throw corrupt(at, "row of " + pairShared + " + " + pairRest + " bytes");
+    }
+    return compareSplit(kr, ko, kl, before, pairShared, buf, p, pairRest);
+  }
+
+  /**
+   * Compares {@code a[ao, ao + al)} bytewise with {@code p[0, pl)} followed by
+   * {@code q[qo, qo + ql)}: negative, zero or positive as {@code Bytes.compareTo} would.
+   */
+  private int compareSplit(byte[] a, int ao, int al, byte[] p, int pl, byte[] q, int qo,
+      int ql) {
+    int n = Math.min(al, pl);
+    int i = mismatch(a, ao, p, 0, n);
+    if (i < n) {
+      matched = i;
+      return (a[ao + i] & 0xff) - (p[i] & 0xff);
+    }
+    if (al <= pl) {
+      matched = al;
+      return al == pl + ql ? 0 : -1;
+    }
+    int m = Math.min(al - pl, ql);
+    int j = mismatch(a, ao + pl, q, qo, m);
+    matched = pl + j;
+    if (j < m) {
+      return (a[ao + pl + j] & 0xff) - (q[qo + j] & 0xff);
+    }
+    return (al - pl) - ql;
+  }
+
+  /** The length of the common prefix set by the last {@link #compareSplit}. */
+  private int matched;
+
+  /** Where {@code a[ao..]} and {@code b[bo..]} first differ within {@code n} bytes, or n. */
+  private static int mismatch(byte[] a, int ao, byte[] b, int bo, int n) {
+    if (n <= 16) {
+      // a few bytes (a row's or its suffix) compare faster by hand than through the intrinsic
+      for (int i = 0; i < n; i++) {
+        if (a[ao + i] != b[bo + i]) {
+          return i;
+        }
       }
-      return compare(key, current) == 0 ? 0 : HConstants.INDEX_KEY_MAGIC;
+      return n;
+    }
+    int i = java.util.Arrays.mismatch(a, ao, ao + n, b, bo, bo + n);
+    return i < 0 ? n : i;
+  }
+
+  /** Any comparator: keys of restart entries and walked entries are decoded and compared. */
+  private int seekByKeys(Cell key, boolean seekBefore) {
+    int found = lastRestartBelow(key, null, 0, 0);
+    if (found < 0) {
+      return beforeFirst(key, seekBefore);
     }
     decodeRestart(current, found);
     // current < key; walk on while the next cell is below the key (or equal, unless seekBefore).
@@ -415,6 +662,16 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
         return 0;
       }
     }
+  }
+
+  /** The key is at or before the block's first cell. */
+  private int beforeFirst(Cell key, boolean seekBefore) {
+    rewind();
+    if (seekBefore) {
+      throw new IllegalStateException("Cannot seekBefore if positioned at the first key in "
+          + "the block: key=" + key);
+    }
+    return compare(key, current) == 0 ? 0 : HConstants.INDEX_KEY_MAGIC;
   }
 
   private int compare(Cell key, Entry e) {
@@ -480,44 +737,44 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   static Cell firstKey(ByteBuff block) {
     int n = block.remaining();
     int at = block.position();
-    if (n < 4 + 2 + 1) {
+    if (n < 4) {
       throw new CorruptBlockException("block of " + n + " bytes is too short");
     }
-    int raw = block.getInt(at + n - 4);
-    int count = raw & 0x7fffffff;
-    long entries = (long) n - 4 - (long) (raw < 0 ? 4 : 2) * count;
-    if (count < 1 || entries < 1) {
-      throw new CorruptBlockException("restart count " + count + " in a block of " + n
-          + " bytes");
+    int raw = trailer(n, block.get(at + n - 4), block.get(at + n - 3), block.get(at + n - 2),
+        block.get(at + n - 1));
+    int width = (raw & BlockscopeV1Encoder.WIDE) != 0 ? 4 : 2;
+    int count = raw & COUNT;
+    int entries = n - 4 - width * count;
+    int to = entries;
+    if (count > 1) {
+      to = width == 4 ? block.getInt(at + entries + 4)
+          : block.getShort(at + entries + 2) & 0xffff;
+      if (to < 1 || to > entries) {
+        throw new CorruptBlockException("restart 1 at " + to + " (groups end at " + entries
+            + ")");
+      }
     }
+    if (to < 3) {
+      throw new CorruptBlockException("group 0 of " + to + " bytes");
+    }
+    long keys = groupKeys(0, 0, to, block.getShort(at + to - 2) & 0xffff,
+        to >= 4 ? block.getShort(at + to - 4) & 0xffff : -1);
     BlockscopeV1Seeker s = new BlockscopeV1Seeker();
     s.restartCount = 1;
-    s.restarts[0] = 0;
+    s.keysAt[0] = (int) (keys >>> 32);
+    s.keysEnd[0] = (int) keys;
     if (block.hasArray()) {
       s.buf = block.array();
       s.base = block.arrayOffset() + at;
-      return s.firstKeyOf((int) entries);
+    } else {
+      // only the key entries of group 0 are read: copy those
+      int length = s.keysEnd[0] - s.keysAt[0];
+      s.buf = new byte[length];
+      block.get(at + s.keysAt[0], s.buf, 0, length);
+      s.base = -s.keysAt[0];
     }
-    int part = (int) Math.min(entries, 4096);
-    s.buf = new byte[part];
-    block.get(at, s.buf, 0, part);
-    try {
-      return s.firstKeyOf(part);
-    } catch (CorruptBlockException truncated) {
-      if (part == entries) {
-        throw truncated;
-      }
-      s.buf = new byte[(int) entries];
-      block.get(at, s.buf, 0, (int) entries);
-      return s.firstKeyOf((int) entries);
-    }
-  }
-
-  /** Entry 0's key, reading at most {@code entries} bytes from {@link #base}. */
-  private Cell firstKeyOf(int entries) {
-    end = base + entries;
-    decodeFirstKey();
-    return keyOnly(first);
+    s.decodeFirstKey();
+    return keyOnly(s.first);
   }
 
   /**
@@ -526,8 +783,11 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
    */
   private BlockscopeV1Seeker() {
     this.comparator = null;
+    this.bytewiseRows = false;
     this.tags = false;
     this.mvcc = false;
     this.restarts = new int[1];
+    this.keysAt = new int[1];
+    this.keysEnd = new int[1];
   }
 }

@@ -35,8 +35,13 @@ final class Blocks {
   private Blocks() {}
 
   static HFileContext context(boolean tags, boolean mvcc) {
+    return context(tags, mvcc, CellComparatorImpl.COMPARATOR);
+  }
+
+  static HFileContext context(boolean tags, boolean mvcc,
+      org.apache.hadoop.hbase.CellComparator comparator) {
     return new HFileContextBuilder().withIncludesTags(tags).withIncludesMvcc(mvcc)
-        .withCellComparator(CellComparatorImpl.COMPARATOR).build();
+        .withCellComparator(comparator).build();
   }
 
   /** Encodes {@code cells} as one block; returns what a seeker is given. */

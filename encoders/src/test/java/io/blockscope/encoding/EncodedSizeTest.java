@@ -10,21 +10,23 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.io.compress.CompressionCodec;
 import org.apache.hadoop.io.compress.Compressor;
+import org.apache.hadoop.util.ReflectionUtils;
 import org.junit.Test;
 
 /**
  * Issue 5's size goal, measured exactly: on the seeds' Phoenix rows and on PerformanceEvaluation
- * rows, cut into 64 KB blocks, BLOCKSCOPE_V1's blocks against FAST_DIFF's, alone and with GZ or
- * ZSTD on each block (as HBase compresses each block after encoding it). Unencoded-on-disk (and
- * in the block cache) BLOCKSCOPE_V1 is smaller; where it measured larger the margin is pinned
- * so it cannot grow unnoticed: seed rows under ZSTD (14-16%, the goal missed) and under GZ
- * without sequence ids (1%), PerformanceEvaluation rows under GZ (0.3%) and ZSTD (0.05%).
+ * rows, cut into 64 KB blocks, BLOCKSCOPE_V1's blocks may take no more bytes than FAST_DIFF's,
+ * alone and with GZ or either ZSTD on each block (as HBase compresses each block after encoding
+ * it), in files with and without sequence ids. The margins are thin in places (PE rows: 0.04%
+ * under the embedded cluster's ZSTD), so a format change that costs bytes fails here.
  */
 public class EncodedSizeTest {
   private static final DataBlockEncoding OURS = BlockscopeEncoding.register();
@@ -66,70 +68,88 @@ public class EncodedSizeTest {
     return cells;
   }
 
-  private static long size(List<byte[]> blocks, Compression.Algorithm a) throws IOException {
+  /**
+   * What goes on top of the encoding, block by block as HBase compresses each block: nothing, GZ,
+   * ZSTD as production clusters run it (hbase-compression-zstd: zstd-jni, native zstd, HBase's
+   * default level 3), and ZSTD as the embedded cluster runs it (hbase-compression-aircompressor,
+   * pure Java).
+   */
+  private static final String[] ON_TOP = {"NONE", "GZ", "ZSTD", "ZSTD-aircompressor"};
+
+  private static final CompressionCodec[] CODECS = {null, null,
+      ReflectionUtils.newInstance(org.apache.hadoop.hbase.io.compress.zstd.ZstdCodec.class,
+          new Configuration()),
+      ReflectionUtils.newInstance(
+          org.apache.hadoop.hbase.io.compress.aircompressor.ZstdCodec.class, new Configuration())};
+
+  private static long size(List<byte[]> blocks, int onTop) throws IOException {
     long total = 0;
     for (byte[] b : blocks) {
-      if (a == Compression.Algorithm.NONE) {
+      if (onTop == 0) {
         total += b.length;
         continue;
       }
-      Compressor c = a.getCompressor();
       ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-      try (OutputStream out = a.createCompressionStream(bytes, c, 0)) {
-        out.write(b);
-      } finally {
-        a.returnCompressor(c);
+      if (onTop == 1) {
+        Compression.Algorithm gz = Compression.Algorithm.GZ;
+        Compressor c = gz.getCompressor();
+        try (OutputStream out = gz.createCompressionStream(bytes, c, 0)) {
+          out.write(b);
+        } finally {
+          gz.returnCompressor(c);
+        }
+      } else {
+        CompressionCodec codec = CODECS[onTop];
+        try (OutputStream out = codec.createOutputStream(bytes, codec.createCompressor())) {
+          out.write(b);
+        }
       }
       total += bytes.size();
     }
     return total;
   }
 
-  /**
-   * {@code slack[i]}: how far over FAST_DIFF BLOCKSCOPE_V1 may be with NONE, GZ, ZSTD on top;
-   * zero except where it measured larger (pinned so that it cannot grow unnoticed).
-   */
-  private static void check(String name, List<KeyValue> cells, boolean mvcc, double... slack)
+  /** BLOCKSCOPE_V1 takes no more bytes than FAST_DIFF with anything on top. */
+  private static void check(String name, List<KeyValue> cells, boolean mvcc)
       throws IOException {
     Map<String, long[]> sizes = new LinkedHashMap<>();
-    Compression.Algorithm[] algorithms = {Compression.Algorithm.NONE, Compression.Algorithm.GZ,
-        Compression.Algorithm.ZSTD};
     for (DataBlockEncoding e : new DataBlockEncoding[] {DataBlockEncoding.PREFIX,
         DataBlockEncoding.DIFF, DataBlockEncoding.FAST_DIFF, DataBlockEncoding.ROW_INDEX_V1,
         OURS}) {
       DataBlockEncoder encoder = e.getEncoder();
       List<byte[]> blocks = Blocks.encodeBlocks(encoder, e, cells, false, mvcc);
-      long[] s = new long[algorithms.length];
-      for (int i = 0; i < algorithms.length; i++) {
-        s[i] = size(blocks, algorithms[i]);
+      long[] s = new long[ON_TOP.length];
+      for (int i = 0; i < ON_TOP.length; i++) {
+        s[i] = size(blocks, i);
       }
       sizes.put(e.name(), s);
     }
     long unencoded = cells.stream().mapToLong(KeyValue::getLength).sum();
     StringBuilder report = new StringBuilder(name + (mvcc ? ", with" : ", without")
         + " sequence ids, " + cells.size() + " cells, "
-        + unencoded + " bytes unencoded (NONE, GZ, ZSTD on top):");
+        + unencoded + " bytes unencoded (" + String.join(", ", ON_TOP) + " on top):");
     long[] fastDiff = sizes.get("FAST_DIFF");
-    sizes.forEach((e, s) -> report.append(String.format("%n  %-14s %,10d %,10d %,10d"
-        + "   vs FAST_DIFF %.3f %.3f %.3f", e, s[0], s[1], s[2], s[0] / (double) fastDiff[0],
-        s[1] / (double) fastDiff[1], s[2] / (double) fastDiff[2])));
+    sizes.forEach((e, s) -> report.append(String.format("%n  %-14s %,10d %,10d %,10d %,10d"
+        + "   vs FAST_DIFF %.3f %.3f %.3f %.3f", e, s[0], s[1], s[2], s[3],
+        s[0] / (double) fastDiff[0], s[1] / (double) fastDiff[1], s[2] / (double) fastDiff[2],
+        s[3] / (double) fastDiff[3])));
     System.out.println(report);
     long[] ours = sizes.get(OURS.name());
-    for (int i = 0; i < algorithms.length; i++) {
-      assertTrue(report + "\n" + algorithms[i] + " over FAST_DIFF by more than allowed",
-          ours[i] <= fastDiff[i] * (1 + slack[i]));
+    for (int i = 0; i < ON_TOP.length; i++) {
+      assertTrue(report + "\n" + ON_TOP[i] + " over FAST_DIFF by more than allowed",
+          ours[i] <= fastDiff[i]);
     }
   }
 
   @Test
   public void seedRowsTakeNoMoreThanFastDiff() throws IOException {
-    check("seed rows", seedRows(32_768), true, 0, 0, 0.15);
-    check("seed rows", seedRows(32_768), false, 0, 0.015, 0.17);
+    check("seed rows", seedRows(32_768), true);
+    check("seed rows", seedRows(32_768), false);
   }
 
   @Test
   public void performanceEvaluationRowsTakeNoMoreThanFastDiff() throws IOException {
-    check("PerformanceEvaluation rows", peRows(4_000), true, 0, 0.0035, 0.001);
-    check("PerformanceEvaluation rows", peRows(4_000), false, 0, 0.0035, 0.001);
+    check("PerformanceEvaluation rows", peRows(4_000), true);
+    check("PerformanceEvaluation rows", peRows(4_000), false);
   }
 }

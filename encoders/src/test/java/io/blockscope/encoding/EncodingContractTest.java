@@ -10,8 +10,11 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellComparator;
+import org.apache.hadoop.hbase.CellComparatorImpl;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.InnerStoreCellComparator;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.PrivateCellUtil;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
@@ -41,21 +44,31 @@ public class EncodingContractTest {
     List<Object[]> all = new ArrayList<>();
     for (DataBlockEncoding e : new DataBlockEncoding[] {DataBlockEncoding.PREFIX,
         DataBlockEncoding.DIFF, DataBlockEncoding.FAST_DIFF, DataBlockEncoding.ROW_INDEX_V1}) {
-      all.add(new Object[] {e.name(), e, e.getEncoder()});
+      all.add(new Object[] {e.name(), e, e.getEncoder(), CellComparatorImpl.COMPARATOR});
     }
     for (int interval : new int[] {1, 16, 1024}) {
       all.add(new Object[] {"BLOCKSCOPE_V1 interval " + interval, ours,
-          new BlockscopeV1Encoder(interval)});
+          new BlockscopeV1Encoder(interval), CellComparatorImpl.COMPARATOR});
     }
+    // InnerStoreCellComparator, which store files are read with, takes the same seek as
+    // CellComparatorImpl; any other comparator class (hbase:meta's) the seek that decodes keys:
+    // a subclass that orders as CellComparatorImpl does checks that one against the same cells
+    all.add(new Object[] {"BLOCKSCOPE_V1 interval 16, InnerStoreCellComparator", ours,
+        new BlockscopeV1Encoder(16), InnerStoreCellComparator.INNER_STORE_COMPARATOR});
+    all.add(new Object[] {"BLOCKSCOPE_V1 interval 16, keys decoded", ours,
+        new BlockscopeV1Encoder(16), new CellComparatorImpl() {}});
     return all;
   }
 
   private final DataBlockEncoding encoding;
   private final DataBlockEncoder encoder;
+  private final CellComparator comparator;
 
-  public EncodingContractTest(String name, DataBlockEncoding encoding, DataBlockEncoder encoder) {
+  public EncodingContractTest(String name, DataBlockEncoding encoding, DataBlockEncoder encoder,
+      CellComparator comparator) {
     this.encoding = encoding;
     this.encoder = encoder;
+    this.comparator = comparator;
   }
 
   @Test
@@ -112,7 +125,7 @@ public class EncodingContractTest {
     byte[] block = Blocks.encode(encoder, encoding, cells, tags, mvcc);
     EncodedSeeker seeker = encoder.createSeeker(
         encoder.newDataBlockDecodingContext(new org.apache.hadoop.conf.Configuration(false),
-            Blocks.context(tags, mvcc)));
+            Blocks.context(tags, mvcc, comparator)));
     ByteBuff buff = memory.wrap(block);
     seeker.setCurrentBuffer(buff);
 

@@ -24,9 +24,11 @@ import org.junit.Test;
 /**
  * Encoded blocks checked in under {@code src/test/resources/golden/}: each must decode to the
  * cells it was made from, and encoding those cells again must give the same bytes, so the format
- * cannot change without this test failing. A deliberate format change is a new encoding (new
- * name and id, e.g. BLOCKSCOPE_V2), since files written in the old one stay on disk; the files
- * here are written only by running this test with {@code -Dgolden.write=<directory>}.
+ * cannot change without this test failing. Once released, a deliberate format change is a new
+ * encoding (new name and id, e.g. BLOCKSCOPE_V2), since files written in the old one stay on
+ * disk; before the first release the files were rewritten with each deliberate change (the last:
+ * the grouped layout of 2026-11-22). They are written only by running this test with
+ * {@code -Dgolden.write=<directory>}.
  */
 public class GoldenBlocksTest {
   private static final DataBlockEncoding ENCODING = BlockscopeEncoding.register();
