@@ -74,11 +74,14 @@ import org.apache.hadoop.io.WritableUtils;
  *
  * <p>"The cell before" entry 0 is the empty cell (empty row, family and qualifier, timestamp 0,
  * type 0, value length 0, no tags, sequence id 0). "The cell before" the first entry of every
- * other group (its restart entry) is the block's base cell: entry 0's row, family, qualifier and
- * timestamp, type Put, value length 0, no tags, sequence id 0. So a restart entry decodes with
- * nothing but entry 0, which the reader decodes once per block. A group closes after
- * {@code interval} cells or once it holds {@link #RESTART_BYTES} bytes. A seek compares the rows
- * of O(log r) restart entries where they lie in the block, then walks at most one group.
+ * other group (its restart entry) is the block's base cell: entry 0, every field of it. So a
+ * restart entry decodes with nothing but entry 0, which the reader decodes once per block. For
+ * every other entry "the cell before" is the entry before it, with one exception: the qualifier
+ * of an entry that starts a new row diffs against the base cell's qualifier. A seek's walk can
+ * then step over the rows before the key's without decoding their qualifiers, and decode from
+ * the first cell of the row it lands in. A group closes after {@code interval} cells or once it
+ * holds {@link #RESTART_BYTES} bytes. A seek compares the rows of O(log r) restart entries where
+ * they lie in the block, then walks at most one group.
  */
 public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   /**
@@ -184,13 +187,29 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
       seqId = 0;
     }
 
-    /** Becomes the block's base cell: the state before a restart entry other than 0. */
-    void reset(Fields base) {
-      copyKey(base);
-      type = PUT;
-      valueLen = 0;
-      tagsLen = 0;
-      seqId = 0;
+    /** Becomes a copy of {@code o}: of the base cell, the state before a restart entry. */
+    void reset(Fields o) {
+      copyKey(o);
+      takeRest(o);
+    }
+
+    /** Takes the qualifier of {@code o}: the one a new row's first qualifier diffs against. */
+    void takeQualifier(Fields o) {
+      qualifier = room(qualifier, o.qualifierLen);
+      System.arraycopy(o.qualifier, 0, qualifier, 0, o.qualifierLen);
+      qualifierLen = o.qualifierLen;
+    }
+
+    /** Takes type, value length, tags and sequence id from {@code o}. */
+    void takeRest(Fields o) {
+      type = o.type;
+      valueLen = o.valueLen;
+      tagsLen = o.tagsLen;
+      if (tagsLen > 0) {
+        tags = room(tags, tagsLen);
+        System.arraycopy(o.tags, 0, tags, 0, tagsLen);
+      }
+      seqId = o.seqId;
     }
 
     /** Takes row, family, qualifier and timestamp from {@code o}, in its own arrays. */
@@ -270,6 +289,10 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
       s.restarts[s.restartCount++] = s.written;
       s.sinceRestart = 0;
     }
+    // a new row's qualifier diffs against the base cell's, not the cell before's: a seek's walk
+    // steps over the rows before the key's without decoding their qualifiers
+    boolean sameRow = equal(now.row, now.rowLen, before.row, before.rowLen);
+    Fields qualifierBefore = sameRow || s.sinceRestart == 0 ? before : s.base;
     boolean tagsSame = s.tags && equal(now.tags, now.tagsLen, before.tags, before.tagsLen);
     boolean seqSame = s.mvcc && now.seqId == before.seqId;
     // the key entry is put together in `head`: flags, the fields that differ, tags, seqid
@@ -277,7 +300,7 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
         now.rowLen + now.familyLen + now.qualifierLen + now.tagsLen + 64);
     int n = 1;
     int flags = (tagsSame ? TAGS : 0) | (seqSame ? SEQID : 0);
-    if (equal(now.row, now.rowLen, before.row, before.rowLen)) {
+    if (sameRow) {
       flags |= ROW;
     } else {
       n = putSuffix(h, n, now.row, now.rowLen,
@@ -290,12 +313,12 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
       System.arraycopy(now.family, 0, h, n, now.familyLen);
       n += now.familyLen;
     }
-    if (equal(now.qualifier, now.qualifierLen, before.qualifier, before.qualifierLen)) {
+    Fields q = qualifierBefore;
+    if (equal(now.qualifier, now.qualifierLen, q.qualifier, q.qualifierLen)) {
       flags |= QUALIFIER;
     } else {
       n = putSuffix(h, n, now.qualifier, now.qualifierLen,
-          shared(now.qualifier, now.qualifierLen, before.qualifier, before.qualifierLen),
-          before.qualifierLen);
+          shared(now.qualifier, now.qualifierLen, q.qualifier, q.qualifierLen), q.qualifierLen);
     }
     if (now.timestamp == before.timestamp) {
       flags |= TIMESTAMP;

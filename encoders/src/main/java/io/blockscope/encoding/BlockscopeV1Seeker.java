@@ -87,6 +87,17 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     boolean sameRow;
     final KeyView key = new KeyView(this);
 
+    /** Tags stay in the block: their offset is taken, not their bytes. */
+    @Override
+    void takeRest(BlockscopeV1Encoder.Fields o) {
+      Entry e = (Entry) o;
+      type = e.type;
+      valueLen = e.valueLen;
+      tagsOffset = e.tagsOffset;
+      tagsLen = e.tagsLen;
+      seqId = e.seqId;
+    }
+
     void copy(Entry o) {
       copyKey(o);
       type = o.type;
@@ -157,7 +168,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       keysEnd[i] = (int) keys;
     }
     restartCount = count;
-    decodeFirstKey();
+    decodeFirst(true);
   }
 
   private static final int COUNT = 0x3fffffff;
@@ -211,11 +222,15 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     return ((b[at] & 0xff) << 8) | (b[at + 1] & 0xff);
   }
 
-  /** Decodes entry 0's key into {@link #first}. */
-  private void decodeFirstKey() {
+  /**
+   * Decodes entry 0 into {@link #first}: the base cell of restart entries and new rows; with
+   * {@code whole} false only its key.
+   */
+  private void decodeFirst(boolean whole) {
     first.empty();
     first.restart = 0;
-    decode(first, keysAt[0], false);
+    first.valueAt = base + restarts[0];
+    decode(first, keysAt[0], whole);
   }
 
   private static int readInt(byte[] b, int at) {
@@ -278,6 +293,10 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       e.row = prefixed(b, p, limit, at, e.row, e.rowLen, Short.MAX_VALUE, "row");
       e.rowLen = decodedLen;
       p = next;
+      if (at != keysAt[e.restart]) {
+        // a new row: its qualifier diffs against the base cell's
+        e.takeQualifier(first);
+      }
     }
     if ((flags & FAMILY) == 0) {
       if (p >= limit) {
@@ -460,71 +479,302 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * The seek for comparators that order rows bytewise (every table but hbase:meta): rows of
-   * restart entries and of the entries walked are compared with the key's row where they lie,
-   * the shared prefix in the entry before and the rest in the block, so the walk decodes each
-   * entry once and copies no entry; only entries in the key's own row are compared in full.
+   * The seek for comparators that order rows bytewise (every table but hbase:meta). Rows of
+   * restart entries are compared with the key's row where they lie in the block. From the
+   * restart found, the walk steps over entries without decoding them while their rows are
+   * before the key's, comparing only where a new row starts, and keeping the length of the
+   * prefix the key's row shares with the current one (a new row sharing fewer bytes with the
+   * row before is after the key, one sharing more is before it; only one sharing exactly as
+   * many is compared byte by byte). A new row's qualifier diffs against the base cell's and the
+   * walk keeps the other fields as numbers, so the seeker decodes from the start of the row it
+   * lands in, and only that row.
    */
   private int seekByRows(Cell key, boolean seekBefore) {
     byte[] kr = key.getRowArray();
     int ko = key.getRowOffset();
     int kl = key.getRowLength();
-    int found = lastRestartBelow(key, kr, ko, kl);
-    if (found < 0) {
+    int k = lastRestartBelow(key, kr, ko, kl);
+    if (k < 0) {
       return beforeFirst(key, seekBefore);
     }
     Entry e = current;
-    decodeRestart(e, found);
-    // the key's row against the current entry's, and the length of their common prefix
-    int rowOrder = compareSplit(kr, ko, kl, e.row, e.rowLen, buf, 0, 0);
-    int rowMatch = matched;
+    decodeRestart(e, k);
     while (true) {
+      // e: the restart entry of group k, below the key
+      int rowOrder = compareSplit(kr, ko, kl, e.row, e.rowLen, buf, 0, 0);
+      if (rowOrder <= 0) {
+        return inRow(key, seekBefore);
+      }
+      int rowMatch = matched;
+      walkRow = BlockscopeV1Encoder.room(walkRow, e.rowLen);
+      System.arraycopy(e.row, 0, walkRow, 0, e.rowLen);
+      walkRowLen = e.rowLen;
+      walk.take(e);
+      int anchor = e.at;
       int at = e.next;
-      int c;
-      if (at == keysEnd[e.restart]) {
-        if (e.restart + 1 == restartCount) {
-          return 1;
+      int limit = base + keysEnd[k];
+      while (at != keysEnd[k]) {
+        int p = base + at;
+        int flags = buf[p++] & 0xff;
+        if ((flags & ROW) != 0) {
+          // another cell of a row before the key's
+          at = skip(at, p, flags, k, walk.qualifierLen);
+          continue;
         }
-        c = compareRowAt(kr, ko, kl, keysAt[e.restart + 1], e.restart + 1, first.row,
-            first.rowLen);
-        rowMatch = matched;
-      } else if ((buf[base + at] & ROW) != 0) {
-        c = rowOrder;
-      } else {
-        // A new row, sharing s bytes with the current one. Rows ascend, so: if the current row
-        // is the key's, or shares fewer bytes with the key than with the new row, the new row
-        // is after the key; if it shares more, the new row is before the key as the current
-        // one is; only when equal are the new row's own bytes compared.
-        int limit = base + keysEnd[e.restart];
-        int p = lengths(buf, base + at + 1, limit, at, e.rowLen);
+        p = lengths(buf, p, limit, at, walkRowLen);
         int shared = pairShared;
         int rest = pairRest;
-        if (shared > e.rowLen || rest > limit - p) {
+        if (shared > walkRowLen || rest > limit - p) {
           throw corrupt(at, "row of " + shared + " + " + rest + " bytes");
         }
-        if (rowOrder == 0 || shared < rowMatch) {
+        int c;
+        int match = rowMatch;
+        if (shared < rowMatch) {
           c = -1;
         } else if (shared > rowMatch) {
           c = 1;
         } else {
           c = compareSplit(kr, ko + shared, kl - shared, NO_ROW, 0, buf, p, rest);
-          rowMatch = shared + matched;
+          match = shared + matched;
         }
+        if (c < 0) {
+          // the new row is after the key's: land on the last cell of the current row
+          land(k, anchor, at);
+          return 1;
+        }
+        if (c == 0) {
+          // the key's row starts here: decode its first cell
+          Entry r = ahead;
+          start(r, walk, k);
+          decode(r, at, true);
+          int cmp = compare(key, r);
+          if (cmp < 0 || (cmp == 0 && seekBefore)) {
+            land(k, anchor, at);
+            return 1;
+          }
+          current = r;
+          ahead = e;
+          return cmp == 0 ? 0 : inRow(key, seekBefore);
+        }
+        // a row still before the key's: keep its bytes and the state before it, step over it
+        walkRow = grow(walkRow, shared + rest);
+        for (int i = 0; i < rest; i++) {
+          walkRow[shared + i] = buf[p + i];
+        }
+        walkRowLen = shared + rest;
+        rowMatch = match;
+        anchor = at;
+        atAnchor.take(walk);
+        at = skip(at, p + rest, flags, k, first.qualifierLen);
       }
-      if (c < 0) {
-        // the next entry's row is after the key's: the seeker stays on the last cell before it
+      // the end of group k
+      if (k + 1 == restartCount) {
+        land(k, anchor, at);
         return 1;
       }
-      if (c > 0) {
-        decodeNext(e);
-        rowOrder = c;
-        continue;
+      // the next restart entry is not below the key (the binary search found k), so the seeker
+      // stays on the last cell of group k, unless it is the key itself
+      Entry r = ahead;
+      decodeRestart(r, k + 1);
+      int cmp = compare(key, r);
+      if (cmp < 0 || (cmp == 0 && seekBefore)) {
+        land(k, anchor, at);
+        return 1;
       }
-      // the next entry is in the key's row: compare whole keys
-      rowOrder = 0;
+      current = r;
+      ahead = e;
+      if (cmp == 0) {
+        return 0;
+      }
+      // below the key after all (keys out of order in a damaged block): walk on from it
+      e = r;
+      k++;
+    }
+  }
+
+  /**
+   * What a walk keeps of the cell before the next entry, other than row and qualifier: enough to
+   * decode a new row's first cell (whose qualifier diffs against the base cell's).
+   */
+  private static final class Walk {
+    /** Where the family last written lies in the block, or -1: the restart entry's family. */
+    int familyAt;
+    int familyLen;
+    int qualifierLen;
+    long timestamp;
+    byte type;
+    int valueLen;
+    int tagsOffset;
+    int tagsLen;
+    long seqId;
+    /** Where the next value starts in the block's array. */
+    int valueAt;
+
+    void take(Entry e) {
+      familyAt = -1;
+      qualifierLen = e.qualifierLen;
+      timestamp = e.timestamp;
+      type = e.type;
+      valueLen = e.valueLen;
+      tagsOffset = e.tagsOffset;
+      tagsLen = e.tagsLen;
+      seqId = e.seqId;
+      valueAt = e.valueAt;
+    }
+
+    void take(Walk w) {
+      familyAt = w.familyAt;
+      familyLen = w.familyLen;
+      qualifierLen = w.qualifierLen;
+      timestamp = w.timestamp;
+      type = w.type;
+      valueLen = w.valueLen;
+      tagsOffset = w.tagsOffset;
+      tagsLen = w.tagsLen;
+      seqId = w.seqId;
+      valueAt = w.valueAt;
+    }
+  }
+
+  /** The walk's current row, the state before the next entry and before the row's first. */
+  private byte[] walkRow = new byte[32];
+  private int walkRowLen;
+  private final Walk walk = new Walk();
+  private final Walk atAnchor = new Walk();
+
+  private static byte[] grow(byte[] a, int n) {
+    return a.length >= n ? a : java.util.Arrays.copyOf(a, Math.max(n, a.length * 2));
+  }
+
+  /**
+   * Makes {@code x} the cell before a new row's first entry in group {@code k}: the walk's row
+   * and the fields in {@code w}; the family, unless one was written since, is the restart
+   * entry's, which {@link #current} holds.
+   */
+  private void start(Entry x, Walk w, int k) {
+    x.row = BlockscopeV1Encoder.room(x.row, walkRowLen);
+    System.arraycopy(walkRow, 0, x.row, 0, walkRowLen);
+    x.rowLen = walkRowLen;
+    if (w.familyAt >= 0) {
+      x.family = BlockscopeV1Encoder.room(x.family, w.familyLen);
+      System.arraycopy(buf, w.familyAt, x.family, 0, w.familyLen);
+      x.familyLen = w.familyLen;
+    } else if (x != current) {
+      x.family = BlockscopeV1Encoder.room(x.family, current.familyLen);
+      System.arraycopy(current.family, 0, x.family, 0, current.familyLen);
+      x.familyLen = current.familyLen;
+    }
+    x.timestamp = w.timestamp;
+    x.type = w.type;
+    x.valueLen = w.valueLen;
+    x.tagsOffset = w.tagsOffset;
+    x.tagsLen = w.tagsLen;
+    x.seqId = w.seqId;
+    x.valueAt = w.valueAt;
+    x.restart = k;
+  }
+
+  /**
+   * Steps over the entry at {@code at} of group {@code k}, whose flags are {@code flags}, whose
+   * fields after the row start at {@code p} and whose qualifier diffs against one of
+   * {@code qualifierBefore} bytes, checking every length as {@link #decode} does but copying
+   * nothing; keeps its fields in {@link #walk} and returns where the next entry starts.
+   */
+  private int skip(int at, int p, int flags, int k, int qualifierBefore) {
+    byte[] b = buf;
+    Walk w = walk;
+    int limit = base + keysEnd[k];
+    if ((flags & FAMILY) == 0) {
+      if (p >= limit) {
+        throw corrupt(at, "family length past the end");
+      }
+      int len = b[p++] & 0xff;
+      if (len > limit - p) {
+        throw corrupt(at, "family of " + len + " bytes");
+      }
+      w.familyAt = p;
+      w.familyLen = len;
+      p += len;
+    }
+    w.qualifierLen = qualifierBefore;
+    if ((flags & QUALIFIER) == 0) {
+      p = lengths(b, p, limit, at, qualifierBefore);
+      if (pairShared > qualifierBefore || pairRest > limit - p) {
+        throw corrupt(at, "qualifier of " + pairShared + " + " + pairRest + " bytes");
+      }
+      w.qualifierLen = pairShared + pairRest;
+      p += pairRest;
+    }
+    if ((flags & TIMESTAMP) == 0) {
+      long z = vlong(b, p, limit);
+      p = next;
+      w.timestamp += (z >>> 1) ^ -(z & 1);
+    }
+    if ((flags & TYPE) == 0) {
+      if (p >= limit) {
+        throw corrupt(at, "type past the end");
+      }
+      w.type = b[p++];
+    }
+    if ((flags & VALUE_LEN) == 0) {
+      w.valueLen = vint(b, p, limit);
+      p = next;
+    }
+    if (w.valueLen > base + keysAt[k] - w.valueAt) {
+      throw corrupt(at, "value of " + w.valueLen + " bytes");
+    }
+    w.valueAt += w.valueLen;
+    if (tags && (flags & TAGS) == 0) {
+      int len = vint(b, p, limit);
+      p = next;
+      if (len > limit - p) {
+        throw corrupt(at, "tags of " + len + " bytes");
+      }
+      w.tagsOffset = p;
+      w.tagsLen = len;
+      p += len;
+    }
+    if (mvcc && (flags & SEQID) == 0) {
+      w.seqId = vlong(b, p, limit);
+      p = next;
+    }
+    return p - base;
+  }
+
+  /**
+   * Decodes into {@link #current} the cells of group {@code k} from the one at {@code anchor}
+   * (the restart entry, or the first cell of the walk's current row, the state before it in
+   * {@link #atAnchor}) up to the one before the entry at {@code to}.
+   */
+  private void land(int k, int anchor, int to) {
+    Entry e = current;
+    if (anchor == keysAt[k]) {
+      decodeRestart(e, k);
+    } else {
+      // the row's prefix is the one it shares with the row before, which it shares with itself
+      start(e, atAnchor, k);
+      decode(e, anchor, true);
+    }
+    while (e.next < to) {
+      decode(e, e.next, true);
+    }
+    if (e.next != to) {
+      throw corrupt(e.at, "entry ends at " + e.next + ", past the next one at " + to);
+    }
+  }
+
+  /**
+   * The seeker is on a cell below the key, in the key's row: compare whole keys of the cells
+   * after it until one is not below (or not equal, with seekBefore).
+   */
+  private int inRow(Cell key, boolean seekBefore) {
+    Entry e = current;
+    while (true) {
       ahead.copy(e);
-      decodeNext(ahead);
-      c = compare(key, ahead);
+      if (!decodeNext(ahead)) {
+        return 1;
+      }
+      int c = compare(key, ahead);
       if (c < 0 || (c == 0 && seekBefore)) {
         return 1;
       }
@@ -773,7 +1023,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       block.get(at + s.keysAt[0], s.buf, 0, length);
       s.base = -s.keysAt[0];
     }
-    s.decodeFirstKey();
+    s.decodeFirst(false);
     return keyOnly(s.first);
   }
 
