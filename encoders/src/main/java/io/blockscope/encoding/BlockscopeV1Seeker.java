@@ -21,6 +21,7 @@ import org.apache.hadoop.hbase.PrivateCellUtil;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
 import org.apache.hadoop.hbase.io.encoding.HFileBlockDecodingContext;
 import org.apache.hadoop.hbase.nio.ByteBuff;
+import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * Reads BLOCKSCOPE_V1 blocks ({@link BlockscopeV1Encoder} draws the format). Every length read
@@ -41,6 +42,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
    * false for {@code MetaCellComparator} (hbase:meta) and anything else.
    */
   private final boolean bytewiseRows;
+  /** InnerStoreCellComparator: families compare by length alone (one family per store). */
+  private final boolean familyLengthOnly;
   private final boolean tags;
   private final boolean mvcc;
 
@@ -63,6 +66,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     this.comparator = ctx.getHFileContext().getCellComparator();
     this.bytewiseRows = comparator != null && (comparator.getClass() == CellComparatorImpl.class
         || comparator.getClass() == InnerStoreCellComparator.class);
+    this.familyLengthOnly = comparator != null
+        && comparator.getClass() == InnerStoreCellComparator.class;
     this.tags = ctx.getHFileContext().isIncludesTags();
     this.mvcc = ctx.getHFileContext().isIncludesMvcc();
     this.restarts = new int[64];
@@ -85,6 +90,12 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     int restart;
     /** The row is the row of the entry before (false for a restart entry). */
     boolean sameRow;
+    /**
+     * The qualifier of the last entry that started the group or a row: the one a new row's
+     * qualifier diffs against.
+     */
+    byte[] rowQualifier = new byte[32];
+    int rowQualifierLen;
     final KeyView key = new KeyView(this);
 
     /** Tags stay in the block: their offset is taken, not their bytes. */
@@ -100,6 +111,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
     void copy(Entry o) {
       copyKey(o);
+      rowQualifier = BlockscopeV1Encoder.room(rowQualifier, o.rowQualifierLen);
+      System.arraycopy(o.rowQualifier, 0, rowQualifier, 0, o.rowQualifierLen);
+      rowQualifierLen = o.rowQualifierLen;
       type = o.type;
       valueOffset = o.valueOffset;
       valueLen = o.valueLen;
@@ -293,10 +307,12 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       e.row = prefixed(b, p, limit, at, e.row, e.rowLen, Short.MAX_VALUE, "row");
       e.rowLen = decodedLen;
       p = next;
-      if (at != keysAt[e.restart]) {
-        // a new row: its qualifier diffs against the base cell's
-        e.takeQualifier(first);
-      }
+    }
+    // a new row's qualifier diffs against the one of the last row's first entry (or the group's)
+    boolean anchor = (flags & ROW) == 0 || at == keysAt[e.restart];
+    if (anchor && at != keysAt[e.restart]) {
+      e.qualifier = copy(e.rowQualifier, e.rowQualifierLen, e.qualifier);
+      e.qualifierLen = e.rowQualifierLen;
     }
     if ((flags & FAMILY) == 0) {
       if (p >= limit) {
@@ -316,6 +332,10 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
           "qualifier");
       e.qualifierLen = decodedLen;
       p = next;
+    }
+    if (anchor) {
+      e.rowQualifier = copy(e.qualifier, e.qualifierLen, e.rowQualifier);
+      e.rowQualifierLen = e.qualifierLen;
     }
     if ((flags & TIMESTAMP) == 0) {
       long z = vlong(b, p, limit);
@@ -355,6 +375,19 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       p = next;
     }
     e.next = p - base;
+  }
+
+  /** Copies {@code n} bytes of {@code from} into {@code to} (or a larger array); returns it. */
+  private static byte[] copy(byte[] from, int n, byte[] to) {
+    to = BlockscopeV1Encoder.room(to, n);
+    if (n <= 8) {
+      for (int i = 0; i < n; i++) {
+        to[i] = from[i];
+      }
+    } else {
+      System.arraycopy(from, 0, to, 0, n);
+    }
+    return to;
   }
 
   /** Position after the last vint/vlong read (a field, to spare an allocation per read). */
@@ -460,18 +493,34 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   @Override
   public void rewind() {
-    decodeRestart(current, 0);
+    // HBase rewinds before every seek in the current block, which then decodes what it needs:
+    // entry 0 is decoded only if the seeker is read before anything else moves it
+    rewound = true;
+  }
+
+  /** The seeker is on entry 0, not yet decoded into {@link #current}. */
+  private boolean rewound;
+
+  /** {@link #current}, decoding entry 0 into it first after a rewind. */
+  private Entry current() {
+    if (rewound) {
+      rewound = false;
+      decodeRestart(current, 0);
+    }
+    return current;
   }
 
   @Override
   public boolean next() {
     // in place: the entry after is decoded over the one before it (decodeNext changes nothing
     // at the end of the block)
-    return decodeNext(current);
+    return decodeNext(current());
   }
 
   @Override
   public int seekToKeyInBlock(Cell key, boolean seekBefore) {
+    // every seek decodes into `current` what it lands on
+    rewound = false;
     if (bytewiseRows && !(key instanceof ByteBufferExtendedCell)) {
       return seekByRows(key, seekBefore);
     }
@@ -510,6 +559,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       System.arraycopy(e.row, 0, walkRow, 0, e.rowLen);
       walkRowLen = e.rowLen;
       walk.take(e);
+      anchorQualifier = copy(e.rowQualifier, e.rowQualifierLen, anchorQualifier);
+      anchorQualifierLen = e.rowQualifierLen;
       int anchor = e.at;
       int at = e.next;
       int limit = base + keysEnd[k];
@@ -518,7 +569,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
         int flags = buf[p++] & 0xff;
         if ((flags & ROW) != 0) {
           // another cell of a row before the key's
-          at = skip(at, p, flags, k, walk.qualifierLen);
+          at = skip(at, p, flags, k, false);
           continue;
         }
         p = lengths(buf, p, limit, at, walkRowLen);
@@ -543,15 +594,19 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
           return 1;
         }
         if (c == 0) {
-          // the key's row starts here: decode its first cell
-          Entry r = ahead;
-          start(r, walk, k);
-          decode(r, at, true);
-          int cmp = compare(key, r);
+          // the key's row starts here: compare the key with its first cell where it lies
+          Walk w = walk;
+          boolean family = w.familyAt >= 0;
+          int cmp = peek(key, at, p + rest, k, family ? buf : e.family, family ? w.familyAt : 0,
+              family ? w.familyLen : e.familyLen, anchorQualifier, anchorQualifierLen,
+              w.timestamp, w.type);
           if (cmp < 0 || (cmp == 0 && seekBefore)) {
             land(k, anchor, at);
             return 1;
           }
+          Entry r = ahead;
+          start(r, walk, k);
+          decode(r, at, true);
           current = r;
           ahead = e;
           return cmp == 0 ? 0 : inRow(key, seekBefore);
@@ -565,7 +620,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
         rowMatch = match;
         anchor = at;
         atAnchor.take(walk);
-        at = skip(at, p + rest, flags, k, first.qualifierLen);
+        at = skip(at, p + rest, flags, k, true);
       }
       // the end of group k
       if (k + 1 == restartCount) {
@@ -639,6 +694,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   /** The walk's current row, the state before the next entry and before the row's first. */
   private byte[] walkRow = new byte[32];
   private int walkRowLen;
+  /** The qualifier of the walk's last anchor: the group's first entry or a row's first. */
+  private byte[] anchorQualifier = new byte[32];
+  private int anchorQualifierLen;
   private final Walk walk = new Walk();
   private final Walk atAnchor = new Walk();
 
@@ -655,6 +713,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     x.row = BlockscopeV1Encoder.room(x.row, walkRowLen);
     System.arraycopy(walkRow, 0, x.row, 0, walkRowLen);
     x.rowLen = walkRowLen;
+    x.rowQualifier = copy(anchorQualifier, anchorQualifierLen, x.rowQualifier);
+    x.rowQualifierLen = anchorQualifierLen;
     if (w.familyAt >= 0) {
       x.family = BlockscopeV1Encoder.room(x.family, w.familyLen);
       System.arraycopy(buf, w.familyAt, x.family, 0, w.familyLen);
@@ -680,7 +740,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
    * {@code qualifierBefore} bytes, checking every length as {@link #decode} does but copying
    * nothing; keeps its fields in {@link #walk} and returns where the next entry starts.
    */
-  private int skip(int at, int p, int flags, int k, int qualifierBefore) {
+  private int skip(int at, int p, int flags, int k, boolean newRow) {
     byte[] b = buf;
     Walk w = walk;
     int limit = base + keysEnd[k];
@@ -696,14 +756,25 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       w.familyLen = len;
       p += len;
     }
-    w.qualifierLen = qualifierBefore;
+    int before = newRow ? anchorQualifierLen : w.qualifierLen;
+    w.qualifierLen = before;
     if ((flags & QUALIFIER) == 0) {
-      p = lengths(b, p, limit, at, qualifierBefore);
-      if (pairShared > qualifierBefore || pairRest > limit - p) {
-        throw corrupt(at, "qualifier of " + pairShared + " + " + pairRest + " bytes");
+      p = lengths(b, p, limit, at, before);
+      int shared = pairShared;
+      int rest = pairRest;
+      if (shared > before || rest > limit - p) {
+        throw corrupt(at, "qualifier of " + shared + " + " + rest + " bytes");
       }
-      w.qualifierLen = pairShared + pairRest;
-      p += pairRest;
+      w.qualifierLen = shared + rest;
+      if (newRow) {
+        // the anchor's qualifier is kept: the next row's diffs against it
+        anchorQualifier = grow(anchorQualifier, shared + rest);
+        for (int i = 0; i < rest; i++) {
+          anchorQualifier[shared + i] = b[p + i];
+        }
+        anchorQualifierLen = shared + rest;
+      }
+      p += rest;
     }
     if ((flags & TIMESTAMP) == 0) {
       long z = vlong(b, p, limit);
@@ -764,28 +835,134 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * The seeker is on a cell below the key, in the key's row: compare whole keys of the cells
-   * after it until one is not below (or not equal, with seekBefore).
+   * The seeker is on a cell below the key, in the key's row: compare the key with the cells after
+   * it where they lie in the block, and decode each that is still below (or equal, without
+   * seekBefore) over the current one.
    */
   private int inRow(Cell key, boolean seekBefore) {
     Entry e = current;
     while (true) {
-      ahead.copy(e);
-      if (!decodeNext(ahead)) {
-        return 1;
+      int at = e.next;
+      int k = e.restart;
+      int c;
+      if (at == keysEnd[k]) {
+        if (k + 1 == restartCount) {
+          return 1;
+        }
+        // the next group's restart entry may go on with the row
+        decodeRestart(ahead, k + 1);
+        c = compare(key, ahead);
+        if (c < 0 || (c == 0 && seekBefore)) {
+          return 1;
+        }
+        current = ahead;
+        ahead = e;
+        e = current;
+      } else {
+        if ((buf[base + at] & ROW) == 0) {
+          // a new row, after the key's
+          return 1;
+        }
+        c = peek(key, at, base + at + 1, k, e.family, 0, e.familyLen, e.qualifier,
+            e.qualifierLen, e.timestamp, e.type);
+        if (c < 0 || (c == 0 && seekBefore)) {
+          return 1;
+        }
+        decode(e, at, true);
       }
-      int c = compare(key, ahead);
-      if (c < 0 || (c == 0 && seekBefore)) {
-        return 1;
-      }
-      current = ahead;
-      ahead = e;
-      e = current;
       if (c == 0) {
         return 0;
       }
     }
   }
+
+  /**
+   * Compares the key with the entry at {@code at} of group {@code k}, in the key's row, without
+   * decoding it: its family, qualifier (the prefix it shares with the one it diffs against, and
+   * the rest in the block), timestamp and type. Its fields after the row start at {@code p};
+   * what they diff against is given: family, qualifier, timestamp and type.
+   */
+  private int peek(Cell key, int at, int p, int k, byte[] family, int familyAt, int familyLen,
+      byte[] qualifier, int qualifierLen, long timestamp, byte type) {
+    byte[] b = buf;
+    int limit = base + keysEnd[k];
+    int flags = b[base + at] & 0xff;
+    if ((flags & FAMILY) == 0) {
+      if (p >= limit) {
+        throw corrupt(at, "family length past the end");
+      }
+      familyLen = b[p++] & 0xff;
+      if (familyLen > limit - p) {
+        throw corrupt(at, "family of " + familyLen + " bytes");
+      }
+      family = b;
+      familyAt = p;
+      p += familyLen;
+    }
+    int shared = qualifierLen;
+    int restAt = 0;
+    int rest = 0;
+    if ((flags & QUALIFIER) == 0) {
+      p = lengths(b, p, limit, at, qualifierLen);
+      shared = pairShared;
+      rest = pairRest;
+      if (shared > qualifierLen || rest > limit - p) {
+        throw corrupt(at, "qualifier of " + shared + " + " + rest + " bytes");
+      }
+      restAt = p;
+      p += rest;
+    }
+    if ((flags & TIMESTAMP) == 0) {
+      long z = vlong(b, p, limit);
+      p = next;
+      timestamp += (z >>> 1) ^ -(z & 1);
+    }
+    if ((flags & TYPE) == 0) {
+      if (p >= limit) {
+        throw corrupt(at, "type past the end");
+      }
+      type = b[p];
+    }
+    return compareWithoutRow(key, family, familyAt, familyLen, qualifier, shared, b, restAt,
+        rest, timestamp, type);
+  }
+
+  /**
+   * {@code CellComparatorImpl.compareWithoutRow(key, cell)} (or InnerStoreCellComparator's, which
+   * compares families by length only) for a cell of the key's row given by its fields: family,
+   * qualifier as a prefix and a rest, timestamp, type.
+   */
+  private int compareWithoutRow(Cell key, byte[] family, int familyAt, int familyLen,
+      byte[] prefix, int prefixLen, byte[] rest, int restAt, int restLen, long timestamp,
+      byte type) {
+    int kf = key.getFamilyLength();
+    int kq = key.getQualifierLength();
+    byte kt = key.getTypeByte();
+    if (kf + kq == 0 && kt == MINIMUM) {
+      return 1;
+    }
+    if (familyLen + prefixLen + restLen == 0 && type == MINIMUM) {
+      return -1;
+    }
+    int c = familyLengthOnly ? kf - familyLen
+        : Bytes.compareTo(key.getFamilyArray(), key.getFamilyOffset(), kf, family, familyAt,
+            familyLen);
+    if (c != 0) {
+      return c;
+    }
+    c = compareSplit(key.getQualifierArray(), key.getQualifierOffset(), kq, prefix, prefixLen,
+        rest, restAt, restLen);
+    if (c != 0) {
+      return c;
+    }
+    c = Long.compare(timestamp, key.getTimestamp());
+    if (c != 0) {
+      return c;
+    }
+    return (0xff & type) - (0xff & kt);
+  }
+
+  private static final byte MINIMUM = KeyValue.Type.Minimum.getCode();
 
   private static final byte[] NO_ROW = new byte[0];
 
@@ -921,7 +1098,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       throw new IllegalStateException("Cannot seekBefore if positioned at the first key in "
           + "the block: key=" + key);
     }
-    return compare(key, current) == 0 ? 0 : HConstants.INDEX_KEY_MAGIC;
+    return compare(key, current()) == 0 ? 0 : HConstants.INDEX_KEY_MAGIC;
   }
 
   private int compare(Cell key, Entry e) {
@@ -930,12 +1107,12 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   @Override
   public int compareKey(CellComparator comparator, Cell key) {
-    return PrivateCellUtil.compareKeyIgnoresMvcc(comparator, key, current.key);
+    return PrivateCellUtil.compareKeyIgnoresMvcc(comparator, key, current().key);
   }
 
   @Override
   public Cell getKey() {
-    return keyOnly(current);
+    return keyOnly(current());
   }
 
   /** A copy of {@code e}'s key as a key-only cell. */
@@ -946,12 +1123,13 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   @Override
   public ByteBuffer getValueShallowCopy() {
-    return ByteBuffer.wrap(buf, current.valueOffset, current.valueLen).slice();
+    Entry e = current();
+    return ByteBuffer.wrap(buf, e.valueOffset, e.valueLen).slice();
   }
 
   @Override
   public Cell getCell() {
-    Entry e = current;
+    Entry e = current();
     return new DecodedCell(e.row, e.rowLen, e.family, e.familyLen, e.qualifier, e.qualifierLen,
         e.timestamp, e.type, buf, e.valueOffset, e.valueLen, buf, e.tagsOffset, e.tagsLen,
         e.seqId);
@@ -1009,7 +1187,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     }
     long keys = groupKeys(0, 0, to, block.getShort(at + to - 2) & 0xffff,
         to >= 4 ? block.getShort(at + to - 4) & 0xffff : -1);
-    BlockscopeV1Seeker s = new BlockscopeV1Seeker();
+    BlockscopeV1Seeker s = FIRST_KEY_READERS.get();
     s.restartCount = 1;
     s.keysAt[0] = (int) (keys >>> 32);
     s.keysEnd[0] = (int) keys;
@@ -1023,9 +1201,25 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       block.get(at + s.keysAt[0], s.buf, 0, length);
       s.base = -s.keysAt[0];
     }
-    s.decodeFirst(false);
-    return keyOnly(s.first);
+    try {
+      s.decodeFirst(false);
+      return keyOnly(s.first);
+    } finally {
+      s.buf = null;
+      Entry f = s.first;
+      if (f.row.length + f.family.length + f.qualifier.length + f.rowQualifier.length > 4096) {
+        // a huge key grew the reader's arrays: let them go rather than keep them per thread
+        FIRST_KEY_READERS.remove();
+      }
+    }
   }
+
+  /**
+   * One first-key reader per thread (HBase asks for a block's first key on every seekBefore):
+   * a few small arrays, dropped after a key of more than 4 KB.
+   */
+  private static final ThreadLocal<BlockscopeV1Seeker> FIRST_KEY_READERS =
+      ThreadLocal.withInitial(BlockscopeV1Seeker::new);
 
   /**
    * A seeker that reads entry 0's key and nothing else: no value, tags or sequence id, one
@@ -1034,6 +1228,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   private BlockscopeV1Seeker() {
     this.comparator = null;
     this.bytewiseRows = false;
+    this.familyLengthOnly = false;
     this.tags = false;
     this.mvcc = false;
     this.restarts = new int[1];
