@@ -2,7 +2,6 @@ package io.blockscope.bench;
 
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.workloads.Stats;
-import io.blockscope.workloads.TableConfig;
 import io.blockscope.workloads.Workload;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -12,11 +11,6 @@ import java.util.Locale;
 /** The terminal summary of an evaluation: one row per configuration. */
 final class Summary {
   private Summary() {}
-
-  /** Whether the decode probe counts the cells decoded under this configuration's encoding. */
-  static boolean decodeCounted(TableConfig config) {
-    return !TableConfig.EXTRA_ENCODINGS.contains(config.encoding());
-  }
 
   static void print(PrintWriter out, Evaluation e, Recommendation rec) {
     List<String> header = new ArrayList<>(List.of("config", "MiB"));
@@ -42,7 +36,6 @@ final class Summary {
     }
     List<List<String>> rows = new ArrayList<>();
     rows.add(header);
-    boolean notCounted = false;
     for (Evaluation.ConfigResult c : e.configs) {
       List<String> r = new ArrayList<>();
       r.add(c.label);
@@ -74,13 +67,7 @@ final class Summary {
       }
       CostSnapshot costs = nc == null ? null : nc.medianRunCosts;
       r.add(costs == null ? "n/a" : String.format(Locale.ROOT, "%,d", costs.sumKinds("fs.read.blocks")));
-      if (!decodeCounted(c.config)) {
-        notCounted = true;
-        r.add("n/c");
-      } else {
-        r.add(costs == null ? "n/a"
-            : String.format(Locale.ROOT, "%,d", costs.sumOver("decode", "cells")));
-      }
+      r.add(costs == null ? "n/a" : String.format(Locale.ROOT, "%,d", costs.sumOver("decode", "cells")));
       if (cpu) {
         r.add(costs == null || nc.cpuMillis.isEmpty() ? "n/a" : String.format(Locale.ROOT,
             "%.1f", 100 * costs.get("checksum.nanos") / 1e6 / Stats.median(nc.cpuMillis)));
@@ -101,10 +88,6 @@ final class Summary {
         sb.append(i == 0 ? cell + pad : "  " + pad + cell);
       }
       out.println(sb.toString().stripTrailing());
-    }
-    if (notCounted) {
-      out.println("n/c: not counted: blockscope's decode probe weaves HBase's own seekers, not "
-          + String.join(", ", TableConfig.EXTRA_ENCODINGS) + "'s (docs/encoder.md)");
     }
     if (e.costsUnavailable != null) {
       out.println("Cost columns empty: " + e.costsUnavailable);

@@ -140,7 +140,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       base = 0;
     }
     readRestarts(n);
-    rewind();
+    // not rewind(): blockscope's decode probe times each public seeker call, and one inside
+    // another would be counted twice
+    rewound = true;
   }
 
   /**
@@ -504,8 +506,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   /** {@link #current}, decoding entry 0 into it first after a rewind. */
   private Entry current() {
     if (rewound) {
+      // entry 0 was decoded into `first` with the block: copy it rather than decode it again
       rewound = false;
-      decodeRestart(current, 0);
+      current.copy(first);
     }
     return current;
   }
@@ -1093,7 +1096,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   /** The key is at or before the block's first cell. */
   private int beforeFirst(Cell key, boolean seekBefore) {
-    rewind();
+    rewound = true;
     if (seekBefore) {
       throw new IllegalStateException("Cannot seekBefore if positioned at the first key in "
           + "the block: key=" + key);

@@ -71,6 +71,10 @@ public class SeekRelationsIT extends ClusterTestBase {
     assertTrue("ROW_INDEX_V1: O(log n) per select, " + perSelect[0],
         perSelect[0] <= Math.min(CELLS_PER_ROW, log2(perSelect[2])));
     assertTrue("FAST_DIFF: O(n) per select, " + perSelect[1], perSelect[1] >= perSelect[2] / 8);
+    // Relationship 10: BLOCKSCOPE_V1 binary-searches its groups, steps over the rows before the
+    // key's without decoding them, and decodes the group's first entry and the row's cells
+    assertTrue("BLOCKSCOPE_V1: O(log n) per select, " + perSelect[3],
+        perSelect[3] <= 2 * CELLS_PER_ROW + log2(perSelect[2]));
   }
 
   /**
@@ -82,18 +86,27 @@ public class SeekRelationsIT extends ClusterTestBase {
       throws Exception {
     String ri = SeedTables.get(cluster, "ROW_INDEX_V1");
     String fd = SeedTables.get(cluster, "FAST_DIFF");
+    String bs = SeedTables.get(cluster, "BLOCKSCOPE_V1");
     CostSnapshot riCosts = warmCosts(ri, c -> work.run(c, ri));
     CostSnapshot fdCosts = warmCosts(fd, c -> work.run(c, fd));
+    CostSnapshot bsCosts = warmCosts(bs, c -> work.run(c, bs));
     double riPer = riCosts.get("decode.ROW_INDEX_V1.cells") / (double) units;
     double fdPer = fdCosts.get("decode.FAST_DIFF.cells") / (double) units;
+    // the decode probe counts BLOCKSCOPE_V1 (blockscope's own encoder) under OTHER
+    double bsPer = bsCosts.get("decode.OTHER.cells") / (double) units;
     long n = cellsPerBlock(fd);
     assertEquals("same rows, same blocks", n, cellsPerBlock(ri), n / 10.0);
-    System.out.printf("%s: cells decoded per unit ROW_INDEX_V1 %.1f, FAST_DIFF %.1f (%d cells per"
-        + " block); seeks %d / %d%n", what, riPer, fdPer, n,
-        riCosts.get("decode.ROW_INDEX_V1.seeks"), fdCosts.get("decode.FAST_DIFF.seeks"));
+    System.out.printf("%s: cells decoded per unit ROW_INDEX_V1 %.1f, FAST_DIFF %.1f,"
+        + " BLOCKSCOPE_V1 %.1f (%d FAST_DIFF cells per block, %d BLOCKSCOPE_V1); seeks %d / %d /"
+        + " %d%n", what, riPer, fdPer, bsPer, n, cellsPerBlock(bs),
+        riCosts.get("decode.ROW_INDEX_V1.seeks"), fdCosts.get("decode.FAST_DIFF.seeks"),
+        bsCosts.get("decode.OTHER.seeks"));
     assertTrue(riCosts.get("decode.ROW_INDEX_V1.seeks") >= units);
     assertTrue(fdCosts.get("decode.FAST_DIFF.seeks") >= units);
-    return new double[] {riPer, fdPer, n};
+    assertTrue(bsCosts.get("decode.OTHER.seeks") >= units);
+    assertEquals("nothing but BLOCKSCOPE_V1 decodes under OTHER here", 0,
+        fdCosts.get("decode.OTHER.cells") + riCosts.get("decode.OTHER.cells"));
+    return new double[] {riPer, fdPer, n, bsPer};
   }
 
   private interface TableWork {
@@ -123,6 +136,8 @@ public class SeekRelationsIT extends ClusterTestBase {
     double[] perRow = decodedPerUnit("reverse scan", REVERSE_ROWS, SeekRelationsIT::reverseScan);
     assertTrue("ROW_INDEX_V1: O(log n) per row, " + perRow[0], perRow[0] <= log2(perRow[2]));
     assertTrue("FAST_DIFF: O(n) per row, " + perRow[1], perRow[1] >= perRow[2] / 8);
+    assertTrue("BLOCKSCOPE_V1: O(log n) per row, " + perRow[3],
+        perRow[3] <= 2 * CELLS_PER_ROW + log2(perRow[2]));
   }
 
   /**

@@ -90,6 +90,16 @@ public final class ProbeInstaller {
 
   static final List<String> SEEKERS = List.copyOf(new java.util.TreeSet<>(SEEKER_ENCODING.keySet()));
 
+  /**
+   * blockscope's own BLOCKSCOPE_V1 seeker (the encoders jar, docs/encoder.md), counted under
+   * OTHER: cells it decodes ({@code decode(Entry, int, boolean)}, one entry's key or whole cell;
+   * entries a seek steps over undecoded are not counted), its seeks and its time. Optional: a
+   * region server without the encoders jar keeps the decode probe for HBase's seekers.
+   */
+  static final String BLOCKSCOPE_SEEKER = "io.blockscope.encoding.BlockscopeV1Seeker";
+
+  static final Set<String> OPTIONAL_TYPES = Set.of(BLOCKSCOPE_SEEKER);
+
   /** The encoding index of a seeker class, by its own name or its nearest known superclass. */
   private static final ClassValue<Integer> SEEKER_ENCODINGS = new ClassValue<>() {
     @Override
@@ -136,7 +146,10 @@ public final class ProbeInstaller {
         t.add(new Target(seeker, "decodeFirst", ReadPathAdvice.DecodeCell.class));
       }
     }
-    for (String seeker : List.of(BUFFERED_SEEKER, ENCODING + "RowIndexSeekerV1")) {
+    t.add(new Target(BLOCKSCOPE_SEEKER, "decode", ReadPathAdvice.DecodeCell.class,
+        BLOCKSCOPE_SEEKER + "$Entry", "int", "boolean"));
+    for (String seeker : List.of(BUFFERED_SEEKER, ENCODING + "RowIndexSeekerV1",
+        BLOCKSCOPE_SEEKER)) {
       t.add(new Target(seeker, "next", ReadPathAdvice.SeekerCall.class));
       t.add(new Target(seeker, "rewind", ReadPathAdvice.SeekerCall.class));
       t.add(new Target(seeker, "setCurrentBuffer", ReadPathAdvice.SeekerCall.class, BYTE_BUFF));
@@ -250,7 +263,7 @@ public final class ProbeInstaller {
   /** Installs one probe; returns null on success or the reason it is unavailable. */
   private static String install(int probe, Instrumentation inst, ClassLoader hbaseLoader,
       BridgeHandle bridge) {
-    List<Target> targets = PROBES.get(probe);
+    List<Target> targets = present(PROBES.get(probe), hbaseLoader);
     try {
       for (Target t : targets) {
         verify(t, hbaseLoader);
@@ -283,7 +296,7 @@ public final class ProbeInstaller {
           .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
           .with(AgentBuilder.TypeStrategy.Default.REDEFINE)
           .with(listener)
-          .ignore(not(nameStartsWith("org.apache.hadoop.hbase.io.")))
+          .ignore(not(nameStartsWith("org.apache.hadoop.hbase.io.").or(named(BLOCKSCOPE_SEEKER))))
           .type(t -> types.contains(t.getName()))
           .transform((builder, type, loader, module, domain) -> {
             for (Target t : targets) {
@@ -313,6 +326,22 @@ public final class ProbeInstaller {
     }
     bridge.installed().set(probe, 1);
     return null;
+  }
+
+  /** The targets but those of optional types that {@code loader} does not have. */
+  static List<Target> present(List<Target> targets, ClassLoader loader) {
+    List<Target> present = new ArrayList<>();
+    for (Target t : targets) {
+      if (OPTIONAL_TYPES.contains(t.type())) {
+        try {
+          Class.forName(t.type(), false, loader);
+        } catch (ClassNotFoundException | LinkageError absent) {
+          continue;
+        }
+      }
+      present.add(t);
+    }
+    return present;
   }
 
   /** Checks that a target method (and any field its advice reads) exists. */

@@ -1,6 +1,7 @@
 package io.blockscope.coprocessor.probe;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 
 import io.blockscope.metrics.CostLayout;
 import java.lang.reflect.Field;
@@ -29,7 +30,35 @@ public class ProbeTargetsTest {
       }
     }
     assertEquals(ProbeBridge.N_PROBES, ProbeInstaller.PROBES.size());
-    assertEquals(2 + 1 + 1 + 1 + (5 + 2 + 2 * 4), targets);
+    // the decode probe: decodeNext of five HBase seekers, decodeFirst of two, decode of
+    // BLOCKSCOPE_V1's, and next, rewind, setCurrentBuffer, seekToKeyInBlock of three
+    assertEquals(2 + 1 + 1 + 1 + (5 + 2 + 1 + 3 * 4), targets);
+  }
+
+  /**
+   * BLOCKSCOPE_V1's seeker (the encoders jar, a test dependency here) is woven where the region
+   * server has it and left out, without failing the decode probe, where it does not.
+   */
+  @Test
+  public void blockscopeSeekerTargetsAreDroppedWhereTheEncodersJarIsMissing() throws Exception {
+    List<ProbeInstaller.Target> decode = ProbeInstaller.PROBES.get(ProbeBridge.N_PROBES - 1);
+    ClassLoader hbase = DataBlockEncoding.class.getClassLoader();
+    assertEquals(decode, ProbeInstaller.present(decode, hbase));
+    ClassLoader withoutEncoders = new ClassLoader(hbase) {
+      @Override
+      protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+        if (name.startsWith("io.blockscope.encoding.")) {
+          throw new ClassNotFoundException(name);
+        }
+        return super.loadClass(name, resolve);
+      }
+    };
+    List<ProbeInstaller.Target> present = ProbeInstaller.present(decode, withoutEncoders);
+    assertEquals(decode.size() - 5, present.size());
+    for (ProbeInstaller.Target t : present) {
+      ProbeInstaller.verify(t, withoutEncoders);
+      assertFalse(t.toString(), t.type().equals(ProbeInstaller.BLOCKSCOPE_SEEKER));
+    }
   }
 
   @Test
