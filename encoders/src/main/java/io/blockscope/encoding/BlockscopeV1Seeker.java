@@ -151,6 +151,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
    * other restart entry.
    */
   private void readRestarts(int n) {
+    if (n < 4) {
+      throw new CorruptBlockException("block of " + n + " bytes is too short");
+    }
     int raw = trailer(n, buf[base + n - 4], buf[base + n - 3], buf[base + n - 2],
         buf[base + n - 1]);
     int width = (raw & BlockscopeV1Encoder.WIDE) != 0 ? 4 : 2;

@@ -9,7 +9,9 @@ import java.util.List;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.PrivateCellUtil;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder.EncodedSeeker;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.nio.ByteBuff;
@@ -116,8 +118,13 @@ public class CorruptBlocksTest {
     return b;
   }
 
-  /** Reads {@code block} in every way a reader does; true if it decoded, false if reported. */
+  /**
+   * Reads {@code block} in every way a reader does: the first key, a full walk, and seeks (to
+   * cells, and seekBefore to rows) each on a fresh position, so that seeks meet damage the walk
+   * would have stopped at; true if everything decoded, false if anything was reported.
+   */
   private static boolean read(byte[] block, Sample s, Random r, String what) {
+    boolean decoded = true;
     for (boolean direct : new boolean[] {false, true}) {
       ByteBuff buff;
       if (direct) {
@@ -129,8 +136,9 @@ public class CorruptBlocksTest {
       }
       EncodedSeeker seeker = ENCODER.createSeeker(ENCODER.newDataBlockDecodingContext(
           new Configuration(false), Blocks.context(s.tags(), s.mvcc())));
-      try {
-        ENCODER.getFirstKeyCellInBlock(buff);
+      String where = what + (direct ? " (direct)" : " (heap)");
+      decoded &= reported(where, () -> ENCODER.getFirstKeyCellInBlock(buff));
+      decoded &= reported(where, () -> {
         seeker.setCurrentBuffer(buff);
         int cells = 0;
         do {
@@ -140,18 +148,37 @@ public class CorruptBlocksTest {
             fail(what + ": more cells than bytes, the seeker does not advance");
           }
         } while (seeker.next());
-        for (int k = 0; k < 5; k++) {
+      });
+      for (int k = 0; k < 6; k++) {
+        Cell target = s.cells().get(r.nextInt(s.cells().size()));
+        boolean before = k % 2 == 1;
+        Cell key = before ? PrivateCellUtil.createFirstOnRow(CellUtil.cloneRow(target)) : target;
+        decoded &= reported(where, () -> {
+          seeker.setCurrentBuffer(buff);
           seeker.rewind();
-          seeker.seekToKeyInBlock(s.cells().get(r.nextInt(s.cells().size())), false);
+          try {
+            seeker.seekToKeyInBlock(key, before);
+          } catch (IllegalStateException firstKeyOfTheBlock) {
+            // HBase's contract: seekBefore the block's first key; the reader never asks it
+            return;
+          }
           seeker.getCell();
           seeker.next();
-        }
-      } catch (CorruptBlockException reported) {
-        return false;
-      } catch (RuntimeException | Error e) {
-        throw new AssertionError(what + (direct ? " (direct)" : " (heap)") + ": " + e, e);
+        });
       }
     }
-    return true;
+    return decoded;
+  }
+
+  /** Runs {@code read}: true if it ran through, false if it reported the block corrupt. */
+  private static boolean reported(String what, Runnable read) {
+    try {
+      read.run();
+      return true;
+    } catch (CorruptBlockException reported) {
+      return false;
+    } catch (RuntimeException | Error e) {
+      throw new AssertionError(what + ": " + e, e);
+    }
   }
 }
