@@ -86,9 +86,10 @@ import org.apache.hadoop.io.WritableUtils;
 public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   /**
    * Cells per group (restart interval) of the registered encoder: the smallest tried that keeps
-   * the seeds' rows under ZSTD no larger than FAST_DIFF's (EncodedSizeTest, aircompressor's ZSTD,
-   * files without sequence ids: 32 measured 1.6% larger, 48 0.5%, 56 2.6%, 64 0.5% smaller). A
-   * smaller interval shortens a seek's walk: 48 measured seeks 10-30% faster than 64.
+   * the seeds' rows under ZSTD no larger than FAST_DIFF's (aircompressor's ZSTD, files without
+   * sequence ids: 32 measured 4.1% larger, 48 0.5%, 56 4.8%, 64 0.5% smaller; {@code ./mvnw -pl
+   * encoders test -Dtest=EncodedSizeTest -Dsizes.intervals=32,48,56,64} prints them). A smaller
+   * interval shortens a seek's walk (docs/encoder.md, "Speed").
    */
   public static final int DEFAULT_INTERVAL = 64;
 
@@ -254,8 +255,14 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     }
   }
 
+  /** {@code a}, or a new larger array (contents not kept), with room for {@code n} bytes. */
   static byte[] room(byte[] a, int n) {
     return a.length >= n ? a : new byte[Math.max(n, a.length * 2)];
+  }
+
+  /** {@code a}, or a larger copy of it, with room for {@code n} bytes (contents kept). */
+  static byte[] grow(byte[] a, int n) {
+    return a.length >= n ? a : java.util.Arrays.copyOf(a, Math.max(n, a.length * 2));
   }
 
   @Override
@@ -356,9 +363,7 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     if (now.valueLen > 0) {
       PrivateCellUtil.writeValue(out, cell, now.valueLen);
     }
-    if (s.keys.length < s.keysLen + n) {
-      s.keys = java.util.Arrays.copyOf(s.keys, Math.max(s.keysLen + n, s.keys.length * 2));
-    }
+    s.keys = grow(s.keys, s.keysLen + n);
     System.arraycopy(h, 0, s.keys, s.keysLen, n);
     s.keysLen += n;
     int encoded = n + now.valueLen;

@@ -78,7 +78,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /** One decoded entry: the key fields in arrays of their own, value and tags in the block. */
-  static final class Entry extends BlockscopeV1Encoder.Fields {
+  static class Entry extends BlockscopeV1Encoder.Fields {
     int valueOffset;
     int tagsOffset;
     /** Where the value of the entry after this one starts in the block's array. */
@@ -320,13 +320,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       e.qualifierLen = e.rowQualifierLen;
     }
     if ((flags & FAMILY) == 0) {
-      if (p >= limit) {
-        throw corrupt(at, "family length past the end");
-      }
-      int len = b[p++] & 0xff;
-      if (len > limit - p) {
-        throw corrupt(at, "family of " + len + " bytes");
-      }
+      int len = familyLength(b, p++, limit, at);
       e.family = BlockscopeV1Encoder.room(e.family, len);
       System.arraycopy(b, p, e.family, 0, len);
       e.familyLen = len;
@@ -342,6 +336,31 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       e.rowQualifier = copy(e.qualifier, e.qualifierLen, e.rowQualifier);
       e.rowQualifierLen = e.qualifierLen;
     }
+    p = timestampAndType(e, b, p, limit, at, flags);
+    if (!whole) {
+      return;
+    }
+    p = valueTagsAndSeqId(e, e.restart, b, p, limit, at, flags);
+    e.next = p - base;
+  }
+
+  /** The length of a family written at {@code p}, checked against {@code limit}. */
+  private int familyLength(byte[] b, int p, int limit, int at) {
+    if (p >= limit) {
+      throw corrupt(at, "family length past the end");
+    }
+    int len = b[p] & 0xff;
+    if (len > limit - p - 1) {
+      throw corrupt(at, "family of " + len + " bytes");
+    }
+    return len;
+  }
+
+  /**
+   * Reads the timestamp and type of the entry at {@code at} (flags {@code flags}) from
+   * {@code p} over those of {@code e}, the cell before; returns the position after them.
+   */
+  private int timestampAndType(Entry e, byte[] b, int p, int limit, int at, int flags) {
     if ((flags & TIMESTAMP) == 0) {
       long z = vlong(b, p, limit);
       p = next;
@@ -353,14 +372,20 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       }
       e.type = b[p++];
     }
-    if (!whole) {
-      return;
-    }
+    return p;
+  }
+
+  /**
+   * Reads the value length, tags and sequence id of the entry at {@code at} of group {@code k}
+   * from {@code p} over those of {@code e}, the cell before, and moves {@code e}'s value cursor
+   * past its value (which starts at {@code e.valueOffset}); returns the position after them.
+   */
+  private int valueTagsAndSeqId(Entry e, int k, byte[] b, int p, int limit, int at, int flags) {
     if ((flags & VALUE_LEN) == 0) {
       e.valueLen = vint(b, p, limit);
       p = next;
     }
-    if (e.valueLen > base + keysAt[e.restart] - e.valueAt) {
+    if (e.valueLen > base + keysAt[k] - e.valueAt) {
       throw corrupt(at, "value of " + e.valueLen + " bytes");
     }
     e.valueOffset = e.valueAt;
@@ -379,7 +404,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       e.seqId = vlong(b, p, limit);
       p = next;
     }
-    e.next = p - base;
+    return p;
   }
 
   /** Copies {@code n} bytes of {@code from} into {@code to} (or a larger array); returns it. */
@@ -618,7 +643,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
           return cmp == 0 ? 0 : inRow(key, seekBefore);
         }
         // a row still before the key's: keep its bytes and the state before it, step over it
-        walkRow = grow(walkRow, shared + rest);
+        walkRow = BlockscopeV1Encoder.grow(walkRow, shared + rest);
         for (int i = 0; i < rest; i++) {
           walkRow[shared + i] = buf[p + i];
         }
@@ -654,22 +679,13 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * What a walk keeps of the cell before the next entry, other than row and qualifier: enough to
-   * decode a new row's first cell (whose qualifier diffs against the base cell's).
+   * What a walk keeps of the cell before the next entry: its fields as numbers (no row, family
+   * or qualifier bytes; the qualifier's length only), enough to decode a new row's first cell,
+   * whose qualifier diffs against the walk's anchor qualifier.
    */
-  private static final class Walk {
+  private static final class Walk extends Entry {
     /** Where the family last written lies in the block, or -1: the restart entry's family. */
     int familyAt;
-    int familyLen;
-    int qualifierLen;
-    long timestamp;
-    byte type;
-    int valueLen;
-    int tagsOffset;
-    int tagsLen;
-    long seqId;
-    /** Where the next value starts in the block's array. */
-    int valueAt;
 
     void take(Entry e) {
       familyAt = -1;
@@ -705,10 +721,6 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   private int anchorQualifierLen;
   private final Walk walk = new Walk();
   private final Walk atAnchor = new Walk();
-
-  private static byte[] grow(byte[] a, int n) {
-    return a.length >= n ? a : java.util.Arrays.copyOf(a, Math.max(n, a.length * 2));
-  }
 
   /**
    * Makes {@code x} the cell before a new row's first entry in group {@code k}: the walk's row
@@ -751,13 +763,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     Walk w = walk;
     int limit = base + keysEnd[k];
     if ((flags & FAMILY) == 0) {
-      if (p >= limit) {
-        throw corrupt(at, "family length past the end");
-      }
-      int len = b[p++] & 0xff;
-      if (len > limit - p) {
-        throw corrupt(at, "family of " + len + " bytes");
-      }
+      int len = familyLength(b, p++, limit, at);
       w.familyAt = p;
       w.familyLen = len;
       p += len;
@@ -774,7 +780,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       w.qualifierLen = shared + rest;
       if (newRow) {
         // the anchor's qualifier is kept: the next row's diffs against it
-        anchorQualifier = grow(anchorQualifier, shared + rest);
+        anchorQualifier = BlockscopeV1Encoder.grow(anchorQualifier, shared + rest);
         for (int i = 0; i < rest; i++) {
           anchorQualifier[shared + i] = b[p + i];
         }
@@ -782,40 +788,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       }
       p += rest;
     }
-    if ((flags & TIMESTAMP) == 0) {
-      long z = vlong(b, p, limit);
-      p = next;
-      w.timestamp += (z >>> 1) ^ -(z & 1);
-    }
-    if ((flags & TYPE) == 0) {
-      if (p >= limit) {
-        throw corrupt(at, "type past the end");
-      }
-      w.type = b[p++];
-    }
-    if ((flags & VALUE_LEN) == 0) {
-      w.valueLen = vint(b, p, limit);
-      p = next;
-    }
-    if (w.valueLen > base + keysAt[k] - w.valueAt) {
-      throw corrupt(at, "value of " + w.valueLen + " bytes");
-    }
-    w.valueAt += w.valueLen;
-    if (tags && (flags & TAGS) == 0) {
-      int len = vint(b, p, limit);
-      p = next;
-      if (len > limit - p) {
-        throw corrupt(at, "tags of " + len + " bytes");
-      }
-      w.tagsOffset = p;
-      w.tagsLen = len;
-      p += len;
-    }
-    if (mvcc && (flags & SEQID) == 0) {
-      w.seqId = vlong(b, p, limit);
-      p = next;
-    }
-    return p - base;
+    p = timestampAndType(w, b, p, limit, at, flags);
+    return valueTagsAndSeqId(w, k, b, p, limit, at, flags) - base;
   }
 
   /**
@@ -894,13 +868,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     int limit = base + keysEnd[k];
     int flags = b[base + at] & 0xff;
     if ((flags & FAMILY) == 0) {
-      if (p >= limit) {
-        throw corrupt(at, "family length past the end");
-      }
-      familyLen = b[p++] & 0xff;
-      if (familyLen > limit - p) {
-        throw corrupt(at, "family of " + familyLen + " bytes");
-      }
+      familyLen = familyLength(b, p++, limit, at);
       family = b;
       familyAt = p;
       p += familyLen;

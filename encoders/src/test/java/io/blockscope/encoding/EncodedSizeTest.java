@@ -109,6 +109,17 @@ public class EncodedSizeTest {
     return total;
   }
 
+  /** The bytes of {@code cells} in 64 KB blocks of {@code encoder}, with each of ON_TOP on top. */
+  private static long[] sizes(DataBlockEncoding e, DataBlockEncoder encoder, List<KeyValue> cells,
+      boolean mvcc) throws IOException {
+    List<byte[]> blocks = Blocks.encodeBlocks(encoder, e, cells, false, mvcc);
+    long[] s = new long[ON_TOP.length];
+    for (int i = 0; i < ON_TOP.length; i++) {
+      s[i] = size(blocks, i);
+    }
+    return s;
+  }
+
   /** BLOCKSCOPE_V1 takes no more bytes than FAST_DIFF with anything on top. */
   private static void check(String name, List<KeyValue> cells, boolean mvcc)
       throws IOException {
@@ -116,13 +127,15 @@ public class EncodedSizeTest {
     for (DataBlockEncoding e : new DataBlockEncoding[] {DataBlockEncoding.PREFIX,
         DataBlockEncoding.DIFF, DataBlockEncoding.FAST_DIFF, DataBlockEncoding.ROW_INDEX_V1,
         OURS}) {
-      DataBlockEncoder encoder = e.getEncoder();
-      List<byte[]> blocks = Blocks.encodeBlocks(encoder, e, cells, false, mvcc);
-      long[] s = new long[ON_TOP.length];
-      for (int i = 0; i < ON_TOP.length; i++) {
-        s[i] = size(blocks, i);
+      sizes.put(e.name(), sizes(e, e.getEncoder(), cells, mvcc));
+    }
+    // -Dsizes.intervals=32,48,56,64: BLOCKSCOPE_V1 with other group sizes too, printed only
+    // (how DEFAULT_INTERVAL was chosen)
+    for (String interval : System.getProperty("sizes.intervals", "").split(",")) {
+      if (!interval.isBlank()) {
+        sizes.put("  groups of " + interval.trim(), sizes(OURS,
+            new BlockscopeV1Encoder(Integer.parseInt(interval.trim())), cells, mvcc));
       }
-      sizes.put(e.name(), s);
     }
     long unencoded = cells.stream().mapToLong(KeyValue::getLength).sum();
     StringBuilder report = new StringBuilder(name + (mvcc ? ", with" : ", without")
