@@ -27,15 +27,20 @@ import org.apache.hadoop.io.WritableUtils;
  * <p>The block, after the two-byte encoding id HBase writes in front of every encoded block:
  *
  * <pre>
- *  0                                          E            E+2r (or E+4r)  +4
- *  +------------------------------------------+------------+---------------+
- *  | group 0 | group 1 | ... | group r-1      | restart[r] | trailer       |
- *  +------------------------------------------+------------+---------------+
- *    trailer:    int32 big-endian: bits 0-29 the group count r &gt;= 1; bit 30 always set (the
- *                grouped layout; blocks written before it are refused as corrupt); bit 31 set:
- *                the restart offsets are int32, clear: uint16 (E &lt;= 65535, nearly every block).
- *    restart[k]: big-endian offset of group k from 0; restart[0] = 0, strictly increasing, all
- *                &lt; E. Group k ends where group k+1 starts (the last one at E).
+ *  0              B                           E            E+2r (or E+4r)  +4
+ *  +--------------+---------------------------+------------+---------------+
+ *  | base key     | group 0 | ... | group r-1 | restart[r] | trailer       |
+ *  +--------------+---------------------------+------------+---------------+
+ *    base key:   vint L, then L bytes: entry 0's key in KeyValue's layout (uint16 row length,
+ *                row, uint8 family length, family, qualifier, int64 timestamp, uint8 type);
+ *                L &gt;= 12 and the row and family fit in it. A block's first key is a copy of it.
+ *    trailer:    int32 big-endian: bits 0-28 the group count r &gt;= 1; bits 29 and 30 always
+ *                set (the base key and the grouped layout; blocks written before either are
+ *                refused as corrupt); bit 31 set: the restart offsets are int32, clear: uint16
+ *                (E &lt;= 65535, nearly every block).
+ *    restart[k]: big-endian offset of group k from 0; restart[0] = B (the base key's end),
+ *                strictly increasing, all &lt; E. Group k ends where group k+1 starts (the last
+ *                one at E).
  *
  *  group (at least 3 bytes):
  *  +---------------------------------+------------------------------+------------------+
@@ -72,14 +77,16 @@ import org.apache.hadoop.io.WritableUtils;
  *
  * <p>vint / vlong: unsigned LEB128, 7 bits per byte, low bits first, at most 5 / 10 bytes.
  *
- * <p>"The cell before" entry 0 is the empty cell (empty row, family and qualifier, timestamp 0,
- * type 0, value length 0, no tags, sequence id 0). "The cell before" the first entry of every
- * other group (its restart entry) is the block's base cell: entry 0, every field of it. So a
- * restart entry decodes with nothing but entry 0, which the reader decodes once per block. For
- * every other entry "the cell before" is the entry before it, with one exception: the qualifier
- * of an entry that starts a new row diffs against the base cell's qualifier. A seek's walk can
- * then step over the rows before the key's without decoding their qualifiers, and decode from
- * the first cell of the row it lands in. A group closes after {@code interval} cells or once it
+ * <p>"The cell before" entry 0 is the base key with value length 0, no tags and sequence id 0;
+ * entry 0 must take its whole key from it (flags ROW, FAMILY, QUALIFIER, TIMESTAMP and TYPE
+ * set), else the block is corrupt. "The cell before" the first entry of every other group (its
+ * restart entry) is the block's base cell: entry 0, every field of it. So a restart entry
+ * decodes with nothing but entry 0, which the reader decodes once per block. For every other
+ * entry "the cell before" is the entry before it, with one exception: the qualifier of an entry
+ * that starts a new row diffs against the qualifier of the group's last anchor (its first entry,
+ * or the last entry that started a row). A seek's walk can then step over the rows before the
+ * key's without decoding their other qualifiers, and decode from the first cell of the row it
+ * lands in. A group closes after {@code interval} cells or once it
  * holds {@link #RESTART_BYTES} bytes. A seek compares the rows of O(log r) restart entries where
  * they lie in the block, then walks at most one group.
  */
@@ -87,7 +94,7 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   /**
    * Cells per group (restart interval) of the registered encoder: the smallest tried that keeps
    * the seeds' rows under ZSTD no larger than FAST_DIFF's (aircompressor's ZSTD, files without
-   * sequence ids: 32 measured 4.1% larger, 48 0.5%, 56 4.8%, 64 0.5% smaller; {@code ./mvnw -pl
+   * sequence ids: 32 measured 4.1% larger, 48 0.5%, 56 4.8%, 64 0.4% smaller; {@code ./mvnw -pl
    * encoders test -Dtest=EncodedSizeTest -Dsizes.intervals=32,48,56,64} prints them). A smaller
    * interval shortens a seek's walk (docs/encoder.md, "Speed").
    */
@@ -110,9 +117,13 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   static final int TAGS = 1 << 6;
   static final int SEQID = 1 << 7;
 
-  /** Trailer bits next to the restart count: offsets are int32; the block has groups. */
+  /**
+   * Trailer bits next to the restart count: offsets are int32; the block has groups; it starts
+   * with its base key.
+   */
   static final int WIDE = 0x80000000;
   static final int GROUPED = 0x40000000;
+  static final int BASE_KEY = 0x20000000;
 
   static final byte PUT = org.apache.hadoop.hbase.KeyValue.Type.Put.getCode();
 
@@ -294,7 +305,12 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
         s.restarts = java.util.Arrays.copyOf(s.restarts, s.restartCount * 2);
       }
       if (s.restartCount == 0) {
-        before.empty();
+        writeBaseKey(s, now, out);
+        // entry 0 diffs against the base key with no value, tags or sequence id
+        before.reset(now);
+        before.valueLen = 0;
+        before.tagsLen = 0;
+        before.seqId = 0;
         s.base.reset(now);
       } else {
         before.reset(s.base);
@@ -383,6 +399,32 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     s.postCellEncode(unencoded, encoded);
   }
 
+  /**
+   * Writes the block's base key: entry 0's key in KeyValue's layout, after its length. HBase asks
+   * for a block's first key on every seekBefore; this way it is one copy, not a decode.
+   */
+  private static void writeBaseKey(BlockState s, Fields c, DataOutputStream out)
+      throws IOException {
+    int len = KeyValue.KEY_INFRASTRUCTURE_SIZE + c.rowLen + c.familyLen + c.qualifierLen;
+    byte[] h = s.head = room(s.head, len + 5);
+    int n = putVInt(h, 0, len);
+    h[n++] = (byte) (c.rowLen >>> 8);
+    h[n++] = (byte) c.rowLen;
+    System.arraycopy(c.row, 0, h, n, c.rowLen);
+    n += c.rowLen;
+    h[n++] = (byte) c.familyLen;
+    System.arraycopy(c.family, 0, h, n, c.familyLen);
+    n += c.familyLen;
+    System.arraycopy(c.qualifier, 0, h, n, c.qualifierLen);
+    n += c.qualifierLen;
+    for (int i = 56; i >= 0; i -= 8) {
+      h[n++] = (byte) (c.timestamp >>> i);
+    }
+    h[n++] = c.type;
+    out.write(h, 0, n);
+    s.written += n;
+  }
+
   /** Writes the open group's key entries and their length, after the group's values. */
   private static void closeGroup(BlockState s, DataOutputStream out) throws IOException {
     out.write(s.keys, 0, s.keysLen);
@@ -457,7 +499,7 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
         out.writeShort(s.restarts[i]);
       }
     }
-    out.writeInt(s.restartCount | GROUPED | (wide ? WIDE : 0));
+    out.writeInt(s.restartCount | GROUPED | BASE_KEY | (wide ? WIDE : 0));
     postEncoding(ctx);
   }
 

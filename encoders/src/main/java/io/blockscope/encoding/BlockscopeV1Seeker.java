@@ -164,11 +164,18 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       keysAt = new int[count];
       keysEnd = new int[count];
     }
+    baseKeyLen = vint(buf, base, base + entries);
+    baseKeyAt = next - base;
+    if (baseKeyLen > entries - baseKeyAt) {
+      throw new CorruptBlockException("base key of " + baseKeyLen + " bytes in a block of "
+          + n + " bytes");
+    }
+    checkBaseKey(buf, next, baseKeyLen);
     int previous = -1;
     for (int i = 0; i < count; i++) {
       int at = base + entries + width * i;
       int r = width == 4 ? readInt(buf, at) : uint16(buf, at);
-      if (r <= previous || r >= entries || (i == 0 && r != 0)) {
+      if (r <= previous || r >= entries || (i == 0 && r != baseKeyAt + baseKeyLen)) {
         throw new CorruptBlockException("restart " + i + " at " + r + " (groups end at "
             + entries + ", previous restart at " + previous + ")");
       }
@@ -187,10 +194,28 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       keysEnd[i] = (int) keys;
     }
     restartCount = count;
-    decodeFirst(true);
+    decodeFirst();
   }
 
-  private static final int COUNT = 0x3fffffff;
+  /** Where the base key lies in the block (after its length), and its length. */
+  private int baseKeyAt;
+  private int baseKeyLen;
+
+  private static final int COUNT = 0x1fffffff;
+
+  /**
+   * Checks that {@code len} bytes at {@code at} hold a key in KeyValue's layout, whose row and
+   * family lengths fit in it.
+   */
+  static void checkBaseKey(byte[] b, int at, int len) {
+    int rowLen = len < KeyValue.KEY_INFRASTRUCTURE_SIZE ? -1 : uint16(b, at);
+    if (rowLen < 0 || rowLen > Short.MAX_VALUE
+        || rowLen > len - KeyValue.KEY_INFRASTRUCTURE_SIZE
+        || (b[at + 2 + rowLen] & 0xff) > len - KeyValue.KEY_INFRASTRUCTURE_SIZE - rowLen) {
+      throw new CorruptBlockException("base key of " + len + " bytes with a row of " + rowLen
+          + " bytes and a family that do not fit in it");
+    }
+  }
 
   /** Checks a block's last four bytes and its size; returns them as an int. */
   private static int trailer(int n, byte b0, byte b1, byte b2, byte b3) {
@@ -201,6 +226,10 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     if ((raw & BlockscopeV1Encoder.GROUPED) == 0) {
       throw new CorruptBlockException("block without groups: not a BLOCKSCOPE_V1 block, or one "
           + "written before the grouped layout (blockscope builds before 2026-11-22)");
+    }
+    if ((raw & BlockscopeV1Encoder.BASE_KEY) == 0) {
+      throw new CorruptBlockException("block without a base key: not a BLOCKSCOPE_V1 block, or "
+          + "one written before the base-key layout (blockscope builds before 2026-11-22)");
     }
     int width = (raw & BlockscopeV1Encoder.WIDE) != 0 ? 4 : 2;
     int count = raw & COUNT;
@@ -242,15 +271,40 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * Decodes entry 0 into {@link #first}: the base cell of restart entries and new rows; with
-   * {@code whole} false only its key.
+   * Decodes entry 0 into {@link #first}, the base cell of restart entries: its key is the
+   * block's base key, which its key entry must not change.
    */
-  private void decodeFirst(boolean whole) {
-    first.empty();
-    first.restart = 0;
-    first.valueAt = base + restarts[0];
-    decode(first, keysAt[0], whole);
+  private void decodeFirst() {
+    Entry f = first;
+    int p = base + baseKeyAt;
+    f.rowLen = uint16(buf, p);
+    f.row = BlockscopeV1Encoder.room(f.row, f.rowLen);
+    System.arraycopy(buf, p + 2, f.row, 0, f.rowLen);
+    p += 2 + f.rowLen;
+    f.familyLen = buf[p++] & 0xff;
+    f.family = BlockscopeV1Encoder.room(f.family, f.familyLen);
+    System.arraycopy(buf, p, f.family, 0, f.familyLen);
+    p += f.familyLen;
+    f.qualifierLen = baseKeyLen - KeyValue.KEY_INFRASTRUCTURE_SIZE - f.rowLen - f.familyLen;
+    f.qualifier = BlockscopeV1Encoder.room(f.qualifier, f.qualifierLen);
+    System.arraycopy(buf, p, f.qualifier, 0, f.qualifierLen);
+    p += f.qualifierLen;
+    f.timestamp = ((long) readInt(buf, p) << 32) | (readInt(buf, p + 4) & 0xffffffffL);
+    f.type = buf[p + 8];
+    f.valueLen = 0;
+    f.tagsLen = 0;
+    f.seqId = 0;
+    f.restart = 0;
+    f.valueAt = base + restarts[0];
+    if ((buf[base + keysAt[0]] & BASE_FIELDS) != BASE_FIELDS) {
+      throw corrupt(keysAt[0], "entry 0's key differs from the block's base key");
+    }
+    decode(f, keysAt[0], true);
+    f.sameRow = false;
   }
+
+  /** The flags of the key fields entry 0 takes from the base key: all of them. */
+  private static final int BASE_FIELDS = ROW | FAMILY | QUALIFIER | TIMESTAMP | TYPE;
 
   private static int readInt(byte[] b, int at) {
     return ((b[at] & 0xff) << 24) | ((b[at + 1] & 0xff) << 16) | ((b[at + 2] & 0xff) << 8)
@@ -265,10 +319,11 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   /** As above; with {@code whole} false only the key (binary search probes). */
   private void decodeRestart(Entry e, int k, boolean whole) {
     if (k == 0) {
-      e.empty();
-    } else {
-      e.reset(first);
+      // entry 0 was decoded with the block
+      e.copy(first);
+      return;
     }
+    e.reset(first);
     e.restart = k;
     e.valueAt = base + restarts[k];
     decode(e, keysAt[k], whole);
@@ -573,109 +628,93 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     byte[] kr = key.getRowArray();
     int ko = key.getRowOffset();
     int kl = key.getRowLength();
-    int k = lastRestartBelow(key, kr, ko, kl);
+    int k = lastRestartBelow(key, kr, ko, kl, !seekBefore);
     if (k < 0) {
       return beforeFirst(key, seekBefore);
     }
     Entry e = current;
     decodeRestart(e, k);
-    while (true) {
-      // e: the restart entry of group k, below the key
-      int rowOrder = compareSplit(kr, ko, kl, e.row, e.rowLen, buf, 0, 0);
-      if (rowOrder <= 0) {
-        return inRow(key, seekBefore);
+    if (equalRestart) {
+      // the key is a restart entry's: no walk
+      return 0;
+    }
+    // e: the restart entry of group k, below the key
+    int rowOrder = compareSplit(kr, ko, kl, e.row, e.rowLen, buf, 0, 0);
+    if (rowOrder <= 0) {
+      return inRow(key, seekBefore);
+    }
+    int rowMatch = matched;
+    walkRow = BlockscopeV1Encoder.room(walkRow, e.rowLen);
+    System.arraycopy(e.row, 0, walkRow, 0, e.rowLen);
+    walkRowLen = e.rowLen;
+    walk.take(e);
+    anchorQualifier = copy(e.rowQualifier, e.rowQualifierLen, anchorQualifier);
+    anchorQualifierLen = e.rowQualifierLen;
+    int anchor = e.at;
+    int at = e.next;
+    int limit = base + keysEnd[k];
+    while (at != keysEnd[k]) {
+      int p = base + at;
+      int flags = buf[p++] & 0xff;
+      if ((flags & ROW) != 0) {
+        // another cell of a row before the key's
+        at = skip(at, p, flags, k, false);
+        continue;
       }
-      int rowMatch = matched;
-      walkRow = BlockscopeV1Encoder.room(walkRow, e.rowLen);
-      System.arraycopy(e.row, 0, walkRow, 0, e.rowLen);
-      walkRowLen = e.rowLen;
-      walk.take(e);
-      anchorQualifier = copy(e.rowQualifier, e.rowQualifierLen, anchorQualifier);
-      anchorQualifierLen = e.rowQualifierLen;
-      int anchor = e.at;
-      int at = e.next;
-      int limit = base + keysEnd[k];
-      while (at != keysEnd[k]) {
-        int p = base + at;
-        int flags = buf[p++] & 0xff;
-        if ((flags & ROW) != 0) {
-          // another cell of a row before the key's
-          at = skip(at, p, flags, k, false);
-          continue;
-        }
-        p = lengths(buf, p, limit, at, walkRowLen);
-        int shared = pairShared;
-        int rest = pairRest;
-        if (shared > walkRowLen || rest > limit - p) {
-          throw corrupt(at, "row of " + shared + " + " + rest + " bytes");
-        }
-        int c;
-        int match = rowMatch;
-        if (shared < rowMatch) {
-          c = -1;
-        } else if (shared > rowMatch) {
-          c = 1;
-        } else {
-          c = compareSplit(kr, ko + shared, kl - shared, NO_ROW, 0, buf, p, rest);
-          match = shared + matched;
-        }
-        if (c < 0) {
-          // the new row is after the key's: land on the last cell of the current row
+      p = lengths(buf, p, limit, at, walkRowLen);
+      int shared = pairShared;
+      int rest = pairRest;
+      if (shared > walkRowLen || rest > limit - p) {
+        throw corrupt(at, "row of " + shared + " + " + rest + " bytes");
+      }
+      int c;
+      int match = rowMatch;
+      if (shared < rowMatch) {
+        c = -1;
+      } else if (shared > rowMatch) {
+        c = 1;
+      } else {
+        c = compareSplit(kr, ko + shared, kl - shared, NO_ROW, 0, buf, p, rest);
+        match = shared + matched;
+      }
+      if (c < 0) {
+        // the new row is after the key's: land on the last cell of the current row
+        land(k, anchor, at);
+        return 1;
+      }
+      if (c == 0) {
+        // the key's row starts here: compare the key with its first cell where it lies
+        Walk w = walk;
+        boolean family = w.familyAt >= 0;
+        int cmp = peek(key, at, p + rest, k, family ? buf : e.family, family ? w.familyAt : 0,
+            family ? w.familyLen : e.familyLen, anchorQualifier, anchorQualifierLen,
+            w.timestamp, w.type);
+        if (cmp < 0 || (cmp == 0 && seekBefore)) {
           land(k, anchor, at);
           return 1;
         }
-        if (c == 0) {
-          // the key's row starts here: compare the key with its first cell where it lies
-          Walk w = walk;
-          boolean family = w.familyAt >= 0;
-          int cmp = peek(key, at, p + rest, k, family ? buf : e.family, family ? w.familyAt : 0,
-              family ? w.familyLen : e.familyLen, anchorQualifier, anchorQualifierLen,
-              w.timestamp, w.type);
-          if (cmp < 0 || (cmp == 0 && seekBefore)) {
-            land(k, anchor, at);
-            return 1;
-          }
-          Entry r = ahead;
-          start(r, walk, k);
-          decode(r, at, true);
-          current = r;
-          ahead = e;
-          return cmp == 0 ? 0 : inRow(key, seekBefore);
-        }
-        // a row still before the key's: keep its bytes and the state before it, step over it
-        walkRow = BlockscopeV1Encoder.grow(walkRow, shared + rest);
-        for (int i = 0; i < rest; i++) {
-          walkRow[shared + i] = buf[p + i];
-        }
-        walkRowLen = shared + rest;
-        rowMatch = match;
-        anchor = at;
-        atAnchor.take(walk);
-        at = skip(at, p + rest, flags, k, true);
+        Entry r = ahead;
+        start(r, walk, k);
+        decode(r, at, true);
+        current = r;
+        ahead = e;
+        return cmp == 0 ? 0 : inRow(key, seekBefore);
       }
-      // the end of group k
-      if (k + 1 == restartCount) {
-        land(k, anchor, at);
-        return 1;
+      // a row still before the key's: keep its bytes and the state before it, step over it
+      walkRow = BlockscopeV1Encoder.grow(walkRow, shared + rest);
+      for (int i = 0; i < rest; i++) {
+        walkRow[shared + i] = buf[p + i];
       }
-      // the next restart entry is not below the key (the binary search found k), so the seeker
-      // stays on the last cell of group k, unless it is the key itself
-      Entry r = ahead;
-      decodeRestart(r, k + 1);
-      int cmp = compare(key, r);
-      if (cmp < 0 || (cmp == 0 && seekBefore)) {
-        land(k, anchor, at);
-        return 1;
-      }
-      current = r;
-      ahead = e;
-      if (cmp == 0) {
-        return 0;
-      }
-      // below the key after all (keys out of order in a damaged block): walk on from it
-      e = r;
-      k++;
+      walkRowLen = shared + rest;
+      rowMatch = match;
+      anchor = at;
+      atAnchor.take(walk);
+      at = skip(at, p + rest, flags, k, true);
     }
+    // the end of group k: the binary search found the next restart entry after the key (or
+    // equal to it, with seekBefore: equal without it returned above)
+    land(k, anchor, at);
+    return 1;
   }
 
   /**
@@ -824,32 +863,17 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     while (true) {
       int at = e.next;
       int k = e.restart;
-      int c;
-      if (at == keysEnd[k]) {
-        if (k + 1 == restartCount) {
-          return 1;
-        }
-        // the next group's restart entry may go on with the row
-        decodeRestart(ahead, k + 1);
-        c = compare(key, ahead);
-        if (c < 0 || (c == 0 && seekBefore)) {
-          return 1;
-        }
-        current = ahead;
-        ahead = e;
-        e = current;
-      } else {
-        if ((buf[base + at] & ROW) == 0) {
-          // a new row, after the key's
-          return 1;
-        }
-        c = peek(key, at, base + at + 1, k, e.family, 0, e.familyLen, e.qualifier,
-            e.qualifierLen, e.timestamp, e.type);
-        if (c < 0 || (c == 0 && seekBefore)) {
-          return 1;
-        }
-        decode(e, at, true);
+      if (at == keysEnd[k] || (buf[base + at] & ROW) == 0) {
+        // the end of the group the binary search found (the next restart entry is not below
+        // the key, nor equal to it without seekBefore), or a new row, after the key's
+        return 1;
       }
+      int c = peek(key, at, base + at + 1, k, e.family, 0, e.familyLen, e.qualifier,
+          e.qualifierLen, e.timestamp, e.type);
+      if (c < 0 || (c == 0 && seekBefore)) {
+        return 1;
+      }
+      decode(e, at, true);
       if (c == 0) {
         return 0;
       }
@@ -943,17 +967,21 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   /**
    * The last restart whose first key is below {@code key}, or -1, by binary search. With the
    * key's row given ({@code kr} not null) rows are compared where they lie and keys decoded only
-   * when the rows are equal; without, every probed key is decoded and compared.
+   * when the rows are equal; without, every probed key is decoded and compared. With
+   * {@code stopAtEqual}, a restart whose key equals {@code key} ends the search: it is returned
+   * and {@link #equalRestart} set. Every restart after the one returned has a key above
+   * {@code key}, or equal to it without {@code stopAtEqual}: a walk from it ends in its group.
    */
-  private int lastRestartBelow(Cell key, byte[] kr, int ko, int kl) {
+  private int lastRestartBelow(Cell key, byte[] kr, int ko, int kl, boolean stopAtEqual) {
     int lo = 0;
     int hi = restartCount - 1;
     int found = -1;
+    equalRestart = false;
     while (lo <= hi) {
       int mid = (lo + hi) >>> 1;
       int c = 0;
       if (kr != null) {
-        c = mid == 0 ? compareRowAt(kr, ko, kl, keysAt[0], 0, NO_ROW, 0)
+        c = mid == 0 ? compareSplit(kr, ko, kl, first.row, first.rowLen, buf, 0, 0)
             : compareRowAt(kr, ko, kl, keysAt[mid], mid, first.row, first.rowLen);
       }
       if (c == 0) {
@@ -963,6 +991,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       if (c > 0) {
         found = mid;
         lo = mid + 1;
+      } else if (c == 0 && stopAtEqual) {
+        equalRestart = true;
+        return mid;
       } else {
         hi = mid - 1;
       }
@@ -1013,6 +1044,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     return (al - pl) - ql;
   }
 
+  /** The last {@link #lastRestartBelow} stopped at a restart entry equal to the key. */
+  private boolean equalRestart;
+
   /** The length of the common prefix set by the last {@link #compareSplit}. */
   private int matched;
 
@@ -1033,7 +1067,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   /** Any comparator: keys of restart entries and walked entries are decoded and compared. */
   private int seekByKeys(Cell key, boolean seekBefore) {
-    int found = lastRestartBelow(key, null, 0, 0);
+    int found = lastRestartBelow(key, null, 0, 0, false);
     if (found < 0) {
       return beforeFirst(key, seekBefore);
     }
@@ -1131,10 +1165,10 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * The first key of an encoded block, without moving the block's position. HBase asks for it on
-   * every seekBefore ({@code HFileReaderImpl.HFileScannerImpl.seekBefore}), so only entry 0's
-   * key is read: in place on the heap; off the heap, from a copy of the block's first 4 KB (the
-   * whole block if the key is longer).
+   * The first key of an encoded block, without moving the block's position: a copy of its base
+   * key. HBase asks for it on every seekBefore ({@code HFileReaderImpl.HFileScannerImpl
+   * .seekBefore}) and keeps it as the scanner's next indexed key, possibly past the release of
+   * the block's buffer, so it is copied rather than viewed.
    */
   static Cell firstKey(ByteBuff block) {
     int n = block.remaining();
@@ -1145,68 +1179,26 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     int raw = trailer(n, block.get(at + n - 4), block.get(at + n - 3), block.get(at + n - 2),
         block.get(at + n - 1));
     int width = (raw & BlockscopeV1Encoder.WIDE) != 0 ? 4 : 2;
-    int count = raw & COUNT;
-    int entries = n - 4 - width * count;
-    int to = entries;
-    if (count > 1) {
-      to = width == 4 ? block.getInt(at + entries + 4)
-          : block.getShort(at + entries + 2) & 0xffff;
-      if (to < 1 || to > entries) {
-        throw new CorruptBlockException("restart 1 at " + to + " (groups end at " + entries
-            + ")");
+    int entries = n - 4 - width * (raw & COUNT);
+    int len = 0;
+    int p = 0;
+    for (int shift = 0; ; shift += 7) {
+      if (p >= entries || shift > 28) {
+        throw new CorruptBlockException("base key length past the groups' start");
+      }
+      byte x = block.get(at + p++);
+      len |= (x & 0x7f) << shift;
+      if (x >= 0) {
+        break;
       }
     }
-    if (to < 3) {
-      throw new CorruptBlockException("group 0 of " + to + " bytes");
+    if (len < 0 || len > entries - p) {
+      throw new CorruptBlockException("base key of " + len + " bytes in a block of " + n
+          + " bytes");
     }
-    long keys = groupKeys(0, 0, to, block.getShort(at + to - 2) & 0xffff,
-        to >= 4 ? block.getShort(at + to - 4) & 0xffff : -1);
-    BlockscopeV1Seeker s = FIRST_KEY_READERS.get();
-    s.restartCount = 1;
-    s.keysAt[0] = (int) (keys >>> 32);
-    s.keysEnd[0] = (int) keys;
-    if (block.hasArray()) {
-      s.buf = block.array();
-      s.base = block.arrayOffset() + at;
-    } else {
-      // only the key entries of group 0 are read: copy those
-      int length = s.keysEnd[0] - s.keysAt[0];
-      s.buf = new byte[length];
-      block.get(at + s.keysAt[0], s.buf, 0, length);
-      s.base = -s.keysAt[0];
-    }
-    try {
-      s.decodeFirst(false);
-      return keyOnly(s.first);
-    } finally {
-      s.buf = null;
-      Entry f = s.first;
-      if (f.row.length + f.family.length + f.qualifier.length + f.rowQualifier.length > 4096) {
-        // a huge key grew the reader's arrays: let them go rather than keep them per thread
-        FIRST_KEY_READERS.remove();
-      }
-    }
-  }
-
-  /**
-   * One first-key reader per thread (HBase asks for a block's first key on every seekBefore):
-   * a few small arrays, dropped after a key of more than 4 KB.
-   */
-  private static final ThreadLocal<BlockscopeV1Seeker> FIRST_KEY_READERS =
-      ThreadLocal.withInitial(BlockscopeV1Seeker::new);
-
-  /**
-   * A seeker that reads entry 0's key and nothing else: no value, tags or sequence id, one
-   * restart, no entries to move between.
-   */
-  private BlockscopeV1Seeker() {
-    this.comparator = null;
-    this.bytewiseRows = false;
-    this.familyLengthOnly = false;
-    this.tags = false;
-    this.mvcc = false;
-    this.restarts = new int[1];
-    this.keysAt = new int[1];
-    this.keysEnd = new int[1];
+    byte[] k = new byte[len];
+    block.get(at + p, k, 0, len);
+    checkBaseKey(k, 0, len);
+    return new KeyValue.KeyOnlyKeyValue(k, 0, len);
   }
 }
