@@ -633,35 +633,88 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       return beforeFirst(key, seekBefore);
     }
     Entry e = current;
-    decodeRestart(e, k);
     if (equalRestart) {
       // the key is a restart entry's: no walk
+      decodeRestart(e, k);
       return 0;
     }
-    // e: the restart entry of group k, below the key
-    int rowOrder = compareSplit(kr, ko, kl, e.row, e.rowLen, buf, 0, 0);
+    // group k's rows are not before the base cell's, its restart entry is below the key
+    Entry f = first;
+    int rowOrder = compareSplit(kr, ko, kl, f.row, f.rowLen, buf, 0, 0);
     if (rowOrder <= 0) {
+      // the key's row is the base cell's, and so the restart entry's: on from that entry
+      decodeRestart(e, k);
       return inRow(key, seekBefore);
     }
+    // the walk starts at the restart entry, from the cell before it: the base cell
     int rowMatch = matched;
-    walkRow = BlockscopeV1Encoder.room(walkRow, e.rowLen);
-    System.arraycopy(e.row, 0, walkRow, 0, e.rowLen);
-    walkRowLen = e.rowLen;
-    walk.take(e);
-    anchorQualifier = copy(e.rowQualifier, e.rowQualifierLen, anchorQualifier);
-    anchorQualifierLen = e.rowQualifierLen;
-    int anchor = e.at;
-    int at = e.next;
-    int limit = base + keysEnd[k];
-    while (at != keysEnd[k]) {
+    walkRow = BlockscopeV1Encoder.room(walkRow, f.rowLen);
+    System.arraycopy(f.row, 0, walkRow, 0, f.rowLen);
+    walkRowLen = f.rowLen;
+    walk.beforeRestart(f, k, base + restarts[k]);
+    anchorQualifier = copy(f.qualifier, f.qualifierLen, anchorQualifier);
+    anchorQualifierLen = f.qualifierLen;
+    int at = walkRows(kr, ko, kl, k, keysAt[k], keysAt[k], rowMatch);
+    int anchor = walkAnchor;
+    if (walkStop == ROW_START) {
+      // the key's row starts at `at`: compare the key with its first cell where it lies
+      Walk w = walk;
+      boolean family = w.familyAt >= 0;
+      int cmp = peek(key, at, walkFieldsAt, k, family ? buf : f.family, family ? w.familyAt : 0,
+          family ? w.familyLen : f.familyLen, anchorQualifier, anchorQualifierLen,
+          w.timestamp, w.type);
+      if (cmp >= 0 && !(cmp == 0 && seekBefore)) {
+        Entry r = ahead;
+        if (at == keysAt[k]) {
+          decodeRestart(r, k);
+        } else {
+          start(r, walk, k);
+          decode(r, at, true);
+        }
+        current = r;
+        ahead = e;
+        return cmp == 0 ? 0 : inRow(key, seekBefore);
+      }
+    }
+    // the entry at `at` starts a row after the key's, or is the key's first (with seekBefore,
+    // or after the key), or ends group k (the binary search found the next restart entry after
+    // the key, or equal to it with seekBefore: equal without it returned above): the seeker
+    // lands on the cell before it
+    land(k, anchor, at);
+    return 1;
+  }
+
+  /** Where {@link #walkRows} stopped: a row after the key's, the key's row, group end. */
+  private static final int AFTER_ROW = 0;
+  private static final int ROW_START = 1;
+  private static final int GROUP_END = 2;
+  private int walkStop;
+  /** With {@link #ROW_START}: where the fields after the row of the entry stopped at start. */
+  private int walkFieldsAt;
+  /** Where the walk's current row starts (its anchor). */
+  private int walkAnchor;
+
+  /**
+   * Steps over the entries of group {@code k} from {@code at} while their rows are before the
+   * key's row {@code kr[ko, ko + kl)}, which shares {@code rowMatch} bytes with the row of the
+   * entry at {@code anchor} (the walk's row, in {@link #walkRow}); returns the entry it stopped
+   * at and sets {@link #walkStop}, {@link #walkAnchor} and {@link #walkFieldsAt}. A method of
+   * its own so that the JIT compiles the loop with {@link #skip} and {@link #lengths} inlined.
+   */
+  private int walkRows(byte[] kr, int ko, int kl, int k, int anchor, int at, int rowMatch) {
+    byte[] b = buf;
+    int end = keysEnd[k];
+    int limit = base + end;
+    while (at != end) {
       int p = base + at;
-      int flags = buf[p++] & 0xff;
+      int flags = b[p++] & 0xff;
       if ((flags & ROW) != 0) {
-        // another cell of a row before the key's
-        at = skip(at, p, flags, k, false);
+        // another cell of a row before the key's (the restart entry, in the base cell's row, is
+        // an anchor all the same)
+        at = skip(at, p, flags, k, at == keysAt[k]);
         continue;
       }
-      p = lengths(buf, p, limit, at, walkRowLen);
+      p = lengths(b, p, limit, at, walkRowLen);
       int shared = pairShared;
       int rest = pairRest;
       if (shared > walkRowLen || rest > limit - p) {
@@ -674,36 +727,19 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       } else if (shared > rowMatch) {
         c = 1;
       } else {
-        c = compareSplit(kr, ko + shared, kl - shared, NO_ROW, 0, buf, p, rest);
+        c = compareSplit(kr, ko + shared, kl - shared, NO_ROW, 0, b, p, rest);
         match = shared + matched;
       }
-      if (c < 0) {
-        // the new row is after the key's: land on the last cell of the current row
-        land(k, anchor, at);
-        return 1;
-      }
-      if (c == 0) {
-        // the key's row starts here: compare the key with its first cell where it lies
-        Walk w = walk;
-        boolean family = w.familyAt >= 0;
-        int cmp = peek(key, at, p + rest, k, family ? buf : e.family, family ? w.familyAt : 0,
-            family ? w.familyLen : e.familyLen, anchorQualifier, anchorQualifierLen,
-            w.timestamp, w.type);
-        if (cmp < 0 || (cmp == 0 && seekBefore)) {
-          land(k, anchor, at);
-          return 1;
-        }
-        Entry r = ahead;
-        start(r, walk, k);
-        decode(r, at, true);
-        current = r;
-        ahead = e;
-        return cmp == 0 ? 0 : inRow(key, seekBefore);
+      if (c <= 0) {
+        walkStop = c < 0 ? AFTER_ROW : ROW_START;
+        walkFieldsAt = p + rest;
+        walkAnchor = anchor;
+        return at;
       }
       // a row still before the key's: keep its bytes and the state before it, step over it
       walkRow = BlockscopeV1Encoder.grow(walkRow, shared + rest);
       for (int i = 0; i < rest; i++) {
-        walkRow[shared + i] = buf[p + i];
+        walkRow[shared + i] = b[p + i];
       }
       walkRowLen = shared + rest;
       rowMatch = match;
@@ -711,10 +747,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       atAnchor.take(walk);
       at = skip(at, p + rest, flags, k, true);
     }
-    // the end of group k: the binary search found the next restart entry after the key (or
-    // equal to it, with seekBefore: equal without it returned above)
-    land(k, anchor, at);
-    return 1;
+    walkStop = GROUP_END;
+    walkAnchor = anchor;
+    return at;
   }
 
   /**
@@ -723,7 +758,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
    * whose qualifier diffs against the walk's anchor qualifier.
    */
   private static final class Walk extends Entry {
-    /** Where the family last written lies in the block, or -1: the restart entry's family. */
+    /** Where the family last written lies in the block, or -1: the base cell's family. */
     int familyAt;
 
     void take(Entry e) {
@@ -736,6 +771,20 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       tagsLen = e.tagsLen;
       seqId = e.seqId;
       valueAt = e.valueAt;
+    }
+
+    /**
+     * Becomes the cell before restart entry {@code k} of a block whose entry 0 is {@code first}:
+     * the base key with no value, tags or sequence id before entry 0, entry 0 before the others.
+     */
+    void beforeRestart(Entry first, int k, int valueAt) {
+      take(first);
+      if (k == 0) {
+        valueLen = 0;
+        tagsLen = 0;
+        seqId = 0;
+      }
+      this.valueAt = valueAt;
     }
 
     void take(Walk w) {
@@ -763,8 +812,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   /**
    * Makes {@code x} the cell before a new row's first entry in group {@code k}: the walk's row
-   * and the fields in {@code w}; the family, unless one was written since, is the restart
-   * entry's, which {@link #current} holds.
+   * and the fields in {@code w}; the family, unless one was written since the walk started (at
+   * the restart entry), is the base cell's.
    */
   private void start(Entry x, Walk w, int k) {
     x.row = BlockscopeV1Encoder.room(x.row, walkRowLen);
@@ -776,10 +825,10 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       x.family = BlockscopeV1Encoder.room(x.family, w.familyLen);
       System.arraycopy(buf, w.familyAt, x.family, 0, w.familyLen);
       x.familyLen = w.familyLen;
-    } else if (x != current) {
-      x.family = BlockscopeV1Encoder.room(x.family, current.familyLen);
-      System.arraycopy(current.family, 0, x.family, 0, current.familyLen);
-      x.familyLen = current.familyLen;
+    } else {
+      x.family = BlockscopeV1Encoder.room(x.family, first.familyLen);
+      System.arraycopy(first.family, 0, x.family, 0, first.familyLen);
+      x.familyLen = first.familyLen;
     }
     x.timestamp = w.timestamp;
     x.type = w.type;

@@ -131,10 +131,23 @@ final class Blocks {
    * sequence id): rows and qualifiers that share prefixes, every key type, tags, sequence ids.
    */
   static List<KeyValue> cells(Shape shape, long seed, boolean tags, boolean mvcc) {
+    return cells(shape, seed, tags, mvcc, 1);
+  }
+
+  /**
+   * As above, each cell in one of {@code families} families (a store file holds one; the format
+   * allows more, and CellComparatorImpl orders them).
+   */
+  static List<KeyValue> cells(Shape shape, long seed, boolean tags, boolean mvcc, int families) {
     Random r = new Random(seed);
     TreeSet<KeyValue> sorted = new TreeSet<>(CellComparatorImpl.COMPARATOR::compare);
     // a block holds one family (one store); short or long at random
-    byte[] family = (r.nextBoolean() ? "f" : "family-" + r.nextInt(100)).getBytes();
+    byte[][] familyList = new byte[families][];
+    for (int f = 0; f < families; f++) {
+      String suffix = f == 0 ? "" : "-" + f;
+      familyList[f] = (r.nextBoolean() ? "f" + suffix : "family-" + r.nextInt(100) + suffix)
+          .getBytes();
+    }
     KeyValue.Type[] types = {KeyValue.Type.Delete, KeyValue.Type.DeleteColumn,
         KeyValue.Type.DeleteFamily, KeyValue.Type.DeleteFamilyVersion};
     for (int i = 0; i < shape.rows(); i++) {
@@ -164,6 +177,7 @@ final class Blocks {
             tagList.add(new ArrayBackedTag((byte) (1 + r.nextInt(5)), tv));
           }
         }
+        byte[] family = families == 1 ? familyList[0] : familyList[r.nextInt(families)];
         KeyValue kv = new KeyValue(row, 0, row.length, family, 0, family.length, qualifier, 0,
             qualifier.length, ts, type, value, 0, value.length, tagList);
         if (mvcc) {
