@@ -244,6 +244,32 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
       timestamp = o.timestamp;
     }
 
+    /** The length of this cell's key in KeyValue's key layout. */
+    int flatKeyLength() {
+      return KeyValue.KEY_INFRASTRUCTURE_SIZE + rowLen + familyLen + qualifierLen;
+    }
+
+    /**
+     * Writes this cell's key at {@code to[at]} in KeyValue's key layout (row length, row, family
+     * length, family, qualifier, timestamp, type); returns the position after it.
+     */
+    int putFlatKey(byte[] to, int at) {
+      to[at++] = (byte) (rowLen >>> 8);
+      to[at++] = (byte) rowLen;
+      System.arraycopy(row, 0, to, at, rowLen);
+      at += rowLen;
+      to[at++] = (byte) familyLen;
+      System.arraycopy(family, 0, to, at, familyLen);
+      at += familyLen;
+      System.arraycopy(qualifier, 0, to, at, qualifierLen);
+      at += qualifierLen;
+      for (int shift = 56; shift >= 0; shift -= 8) {
+        to[at++] = (byte) (timestamp >>> shift);
+      }
+      to[at++] = type;
+      return at;
+    }
+
     void read(Cell c, boolean withTags) {
       rowLen = c.getRowLength();
       row = room(row, rowLen);
@@ -405,22 +431,9 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
    */
   private static void writeBaseKey(BlockState s, Fields c, DataOutputStream out)
       throws IOException {
-    int len = KeyValue.KEY_INFRASTRUCTURE_SIZE + c.rowLen + c.familyLen + c.qualifierLen;
+    int len = c.flatKeyLength();
     byte[] h = s.head = room(s.head, len + 5);
-    int n = putVInt(h, 0, len);
-    h[n++] = (byte) (c.rowLen >>> 8);
-    h[n++] = (byte) c.rowLen;
-    System.arraycopy(c.row, 0, h, n, c.rowLen);
-    n += c.rowLen;
-    h[n++] = (byte) c.familyLen;
-    System.arraycopy(c.family, 0, h, n, c.familyLen);
-    n += c.familyLen;
-    System.arraycopy(c.qualifier, 0, h, n, c.qualifierLen);
-    n += c.qualifierLen;
-    for (int i = 56; i >= 0; i -= 8) {
-      h[n++] = (byte) (c.timestamp >>> i);
-    }
-    h[n++] = c.type;
+    int n = c.putFlatKey(h, putVInt(h, 0, len));
     out.write(h, 0, n);
     s.written += n;
   }

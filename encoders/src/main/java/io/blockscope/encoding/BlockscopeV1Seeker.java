@@ -615,14 +615,15 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   /**
    * The seek for comparators that order rows bytewise (every table but hbase:meta). Rows of
-   * restart entries are compared with the key's row where they lie in the block. From the
-   * restart found, the walk steps over entries without decoding them while their rows are
-   * before the key's, comparing only where a new row starts, and keeping the length of the
-   * prefix the key's row shares with the current one (a new row sharing fewer bytes with the
-   * row before is after the key, one sharing more is before it; only one sharing exactly as
-   * many is compared byte by byte). A new row's qualifier diffs against the base cell's and the
-   * walk keeps the other fields as numbers, so the seeker decodes from the start of the row it
-   * lands in, and only that row.
+   * restart entries are compared with the key's row where they lie in the block; a restart entry
+   * equal to the key ends the seek. From the restart entry found, the walk steps over entries
+   * without decoding them while their rows are before the key's, comparing only where a new row
+   * starts, and keeping the length of the prefix the key's row shares with the current one (a
+   * new row sharing fewer bytes with the row before is after the key, one sharing more is before
+   * it; only one sharing exactly as many is compared byte by byte). A new row's qualifier diffs
+   * against the last anchor's, which the walk keeps, and it keeps the other fields as numbers,
+   * so the seeker decodes from the start of the row it lands in, and only that row. The walk
+   * ends in its group: the next group's first key is not below the key.
    */
   private int seekByRows(Cell key, boolean seekBefore) {
     byte[] kr = key.getRowArray();
@@ -1194,22 +1195,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   /** The key in KeyValue's layout: row length, row, family length, family, qualifier, ts, type. */
   static byte[] flatKey(Entry e) {
-    byte[] k = new byte[KeyValue.KEY_INFRASTRUCTURE_SIZE + e.rowLen + e.familyLen
-        + e.qualifierLen];
-    int p = 0;
-    k[p++] = (byte) (e.rowLen >> 8);
-    k[p++] = (byte) e.rowLen;
-    System.arraycopy(e.row, 0, k, p, e.rowLen);
-    p += e.rowLen;
-    k[p++] = (byte) e.familyLen;
-    System.arraycopy(e.family, 0, k, p, e.familyLen);
-    p += e.familyLen;
-    System.arraycopy(e.qualifier, 0, k, p, e.qualifierLen);
-    p += e.qualifierLen;
-    for (int i = 7; i >= 0; i--) {
-      k[p++] = (byte) (e.timestamp >>> (8 * i));
-    }
-    k[p] = e.type;
+    byte[] k = new byte[e.flatKeyLength()];
+    e.putFlatKey(k, 0);
     return k;
   }
 
