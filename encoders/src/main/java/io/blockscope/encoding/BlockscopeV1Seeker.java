@@ -73,6 +73,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     this.restarts = new int[64];
     this.keysAt = new int[64];
     this.keysEnd = new int[64];
+    this.opened = new int[64];
     this.current = new Entry();
     this.ahead = new Entry();
   }
@@ -147,8 +148,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   /**
    * Reads and checks the trailer of a block of {@code n} bytes at {@link #base}: the restart
-   * index and where each group's key entries lie; then decodes entry 0's key, the base of every
-   * other restart entry.
+   * index and the base key; then opens group 0 and decodes entry 0, the base of every other
+   * restart entry. The other groups are opened when first used ({@link #openGroup}).
    */
   private void readRestarts(int n) {
     if (n < 4) {
@@ -163,6 +164,12 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       restarts = new int[count];
       keysAt = new int[count];
       keysEnd = new int[count];
+      opened = new int[count];
+    }
+    if (++generation == Integer.MAX_VALUE) {
+      // no group may pass for open with a stamp of an earlier block
+      java.util.Arrays.fill(opened, 0);
+      generation = 1;
     }
     baseKeyLen = vint(buf, base, base + entries);
     baseKeyAt = next - base;
@@ -182,19 +189,42 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       restarts[i] = r;
       previous = r;
     }
-    for (int i = 0; i < count; i++) {
-      int to = i + 1 < count ? restarts[i + 1] : entries;
-      int from = restarts[i];
-      if (to - from < 3) {
-        throw new CorruptBlockException("group " + i + " of " + (to - from) + " bytes");
-      }
-      long keys = groupKeys(i, from, to, uint16(buf, base + to - 2),
-          to - from >= 4 ? uint16(buf, base + to - 4) : -1);
-      keysAt[i] = (int) (keys >>> 32);
-      keysEnd[i] = (int) keys;
-    }
     restartCount = count;
+    groupsEnd = entries;
+    openGroup(0);
     decodeFirst();
+  }
+
+  /** Where the last group ends (the restart offsets start) in the current block. */
+  private int groupsEnd;
+  /**
+   * Per group, the {@link #generation} of the block whose group tail was last read into
+   * {@link #keysAt} and {@link #keysEnd}: a group is read when a seek or a walk first comes to
+   * it, so that moving to a block (every point get does) reads no group but the first.
+   */
+  private int[] opened;
+  private int generation;
+
+  /**
+   * Reads and checks the end of group {@code k} of the current block, unless done already:
+   * where its key entries lie ({@link #keysAt}, {@link #keysEnd}). Every read of a group goes
+   * through a restart entry ({@link #decodeRestart}, the binary search's probes, entry 0), which
+   * opens it.
+   */
+  private void openGroup(int k) {
+    if (opened[k] == generation) {
+      return;
+    }
+    int to = k + 1 < restartCount ? restarts[k + 1] : groupsEnd;
+    int from = restarts[k];
+    if (to - from < 3) {
+      throw new CorruptBlockException("group " + k + " of " + (to - from) + " bytes");
+    }
+    long keys = groupKeys(k, from, to, uint16(buf, base + to - 2),
+        to - from >= 4 ? uint16(buf, base + to - 4) : -1);
+    keysAt[k] = (int) (keys >>> 32);
+    keysEnd[k] = (int) keys;
+    opened[k] = generation;
   }
 
   /** Where the base key lies in the block (after its length), and its length. */
@@ -323,6 +353,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       e.copy(first);
       return;
     }
+    openGroup(k);
     e.reset(first);
     e.restart = k;
     e.valueAt = base + restarts[k];
@@ -1032,7 +1063,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       int c = 0;
       if (kr != null) {
         c = mid == 0 ? compareSplit(kr, ko, kl, first.row, first.rowLen, buf, 0, 0)
-            : compareRowAt(kr, ko, kl, keysAt[mid], mid, first.row, first.rowLen);
+            : compareRowAt(kr, ko, kl, mid, first.row, first.rowLen);
       }
       if (c == 0) {
         decodeRestart(ahead, mid, false);
@@ -1052,11 +1083,13 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * Compares the key's row {@code kr[ko, ko + kl)} with the row of the entry at block offset
-   * {@code at} (of restart {@code restart}), whose row before is {@code before[0, beforeLen)}.
+   * Compares the key's row {@code kr[ko, ko + kl)} with the row of restart entry {@code restart},
+   * whose row before is {@code before[0, beforeLen)}; opens its group.
    */
-  private int compareRowAt(byte[] kr, int ko, int kl, int at, int restart, byte[] before,
+  private int compareRowAt(byte[] kr, int ko, int kl, int restart, byte[] before,
       int beforeLen) {
+    openGroup(restart);
+    int at = keysAt[restart];
     int limit = base + keysEnd[restart];
     int p = base + at;
     if ((buf[p++] & ROW) != 0) {

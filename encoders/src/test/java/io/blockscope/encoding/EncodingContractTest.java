@@ -118,6 +118,40 @@ public class EncodingContractTest {
     }
   }
 
+  /**
+   * One seeker moved between blocks of different shapes and back, as a scanner's seeker moves
+   * (HFileReaderImpl.EncodedScanner keeps one for its life): after each move, exact seeks and
+   * seekBefore to row starts read the block it is on, nothing kept from the one before.
+   */
+  @Test
+  public void oneSeekerMovesBetweenBlocks() throws Exception {
+    Blocks.Shape[] shapes = {Blocks.MANY_PER_ROW, Blocks.FEW_PER_ROW, Blocks.LONG_KEYS};
+    List<List<KeyValue>> cells = new ArrayList<>();
+    List<byte[]> blocks = new ArrayList<>();
+    for (int i = 0; i < shapes.length; i++) {
+      cells.add(Blocks.cells(shapes[i], 100 + i, true, true));
+      blocks.add(Blocks.encode(encoder, encoding, cells.get(i), true, true));
+    }
+    EncodedSeeker seeker = encoder.createSeeker(
+        encoder.newDataBlockDecodingContext(new org.apache.hadoop.conf.Configuration(false),
+            Blocks.context(true, true, comparator)));
+    for (int b : new int[] {0, 1, 2, 1, 0, 2, 0}) {
+      List<KeyValue> in = cells.get(b);
+      String where = encoder + " block " + b + " (" + shapes[b].name() + ")";
+      seeker.setCurrentBuffer(Blocks.Memory.HEAP.wrap(blocks.get(b)));
+      for (int i = in.size() - 1; i >= 0; i -= 1 + i % 7) {
+        seeker.rewind();
+        assertEquals(where + " seek to " + i, 0, seeker.seekToKeyInBlock(in.get(i), false));
+        assertCell(where + " seek to " + i, in.get(i), seeker, true, true);
+        if (i > 0 && !CellUtil.matchingRows(in.get(i), in.get(i - 1))) {
+          seeker.rewind();
+          seeker.seekToKeyInBlock(PrivateCellUtil.createFirstOnRow(in.get(i)), true);
+          assertCell(where + " seekBefore row of " + i, in.get(i - 1), seeker, true, true);
+        }
+      }
+    }
+  }
+
   @Test
   public void oneCell() throws Exception {
     for (boolean tags : new boolean[] {false, true}) {

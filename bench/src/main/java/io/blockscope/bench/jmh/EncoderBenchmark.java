@@ -52,13 +52,17 @@ import org.openjdk.jmh.infra.Blackhole;
  *       Goal: cells/s at least FAST_DIFF's, aiming for NONE's.</li>
  *   <li>{@code seek}: a seek to an existing key in a block already current (ns/op).</li>
  *   <li>{@code seekBefore}: a reverse scan's step to the row before (ns/op).</li>
+ *   <li>{@code get}: a point get's read of one block (ns/op): a new seeker (every get opens new
+ *       store file scanners, and {@code HFileReaderImpl.EncodedScanner}'s constructor creates
+ *       its seeker), moved to the block, seeking to an existing key. Not one of the goals; what
+ *       {@code seek} leaves out.</li>
  * </ul>
  *
  * <p>Sizes, the fifth goal, are exact and printed by {@code io.blockscope.bench.EncodedSizes}.
  * NONE is not here: it has no seeker (its blocks are read by {@code HFileScannerImpl} itself),
  * so its scan and seeks are not comparable calls.
  *
- * <p>Run (about 40 minutes: 40 parameter sets x 3 forks x 8 two-second iterations; compare
+ * <p>Run (about 50 minutes: 50 parameter sets x 3 forks x 8 two-second iterations; compare
  * medians across forks, as ratios to FAST_DIFF):
  *
  * <pre>
@@ -136,6 +140,8 @@ public class EncoderBenchmark {
 
   /** The scan's one seeker, and one seeker per block for the seeks. */
   private EncodedSeeker scanner;
+  /** What every seeker decodes with: {@code get} creates one per call. */
+  private HFileBlockDecodingContext decoding;
   private EncodedSeeker[] seekers;
 
   private int[] seekBlock;
@@ -193,7 +199,7 @@ public class EncoderBenchmark {
       cellCount[b] = spans.get(b)[2];
     }
 
-    HFileBlockDecodingContext decoding = encoder.newDataBlockDecodingContext(conf,
+    decoding = encoder.newDataBlockDecodingContext(conf,
         DataBlocks.fileContext(enc, Compression.Algorithm.NONE, mvcc));
     scanner = encoder.createSeeker(decoding);
     seekers = new EncodedSeeker[n];
@@ -327,6 +333,17 @@ public class EncoderBenchmark {
     int t = next++ & (TARGETS - 1);
     EncodedSeeker s = seekers[seekBlock[t]];
     s.rewind();
+    return s.seekToKeyInBlock(seekKey[t], false);
+  }
+
+  /** A point get's part in one block: new seeker, setCurrentBuffer, seek to an existing key. */
+  @Benchmark
+  @BenchmarkMode(Mode.AverageTime)
+  @OutputTimeUnit(TimeUnit.NANOSECONDS)
+  public int get() {
+    int t = next++ & (TARGETS - 1);
+    EncodedSeeker s = encoder.createSeeker(decoding);
+    s.setCurrentBuffer(encodedBuffer(seekBlock[t]));
     return s.seekToKeyInBlock(seekKey[t], false);
   }
 
