@@ -180,16 +180,16 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
    * base of the seeker's decoded entries ({@code BlockscopeV1Seeker.Entry}).
    */
   static class Fields {
-    byte[] row = new byte[32];
+    byte[] row = EMPTY;
     int rowLen;
-    byte[] family = new byte[8];
+    byte[] family = EMPTY;
     int familyLen;
-    byte[] qualifier = new byte[32];
+    byte[] qualifier = EMPTY;
     int qualifierLen;
     long timestamp;
     byte type;
     int valueLen;
-    byte[] tags = new byte[0];
+    byte[] tags = EMPTY;
     int tagsLen;
     long seqId;
 
@@ -291,6 +291,12 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
       seqId = c.getSequenceId();
     }
   }
+
+  /**
+   * What every field array starts as: grown by {@link #room} or {@link #grow} before any write,
+   * so that a new seeker (every point get creates one) allocates only what it decodes.
+   */
+  static final byte[] EMPTY = new byte[0];
 
   /** {@code a}, or a new larger array (contents not kept), with room for {@code n} bytes. */
   static byte[] room(byte[] a, int n) {

@@ -70,10 +70,11 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
         && comparator.getClass() == InnerStoreCellComparator.class;
     this.tags = ctx.getHFileContext().isIncludesTags();
     this.mvcc = ctx.getHFileContext().isIncludesMvcc();
-    this.restarts = new int[64];
-    this.keysAt = new int[64];
-    this.keysEnd = new int[64];
-    this.opened = new int[64];
+    // sized by the first block
+    this.restarts = new int[0];
+    this.keysAt = new int[0];
+    this.keysEnd = new int[0];
+    this.opened = new int[0];
     this.current = new Entry();
     this.ahead = new Entry();
   }
@@ -95,7 +96,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
      * The qualifier of the last entry that started the group or a row: the one a new row's
      * qualifier diffs against.
      */
-    byte[] rowQualifier = new byte[32];
+    byte[] rowQualifier = BlockscopeV1Encoder.EMPTY;
     int rowQualifierLen;
     final KeyView key = new KeyView(this);
 
@@ -730,56 +731,175 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
    * Steps over the entries of group {@code k} from {@code at} while their rows are before the
    * key's row {@code kr[ko, ko + kl)}, which shares {@code rowMatch} bytes with the row of the
    * entry at {@code anchor} (the walk's row, in {@link #walkRow}); returns the entry it stopped
-   * at and sets {@link #walkStop}, {@link #walkAnchor} and {@link #walkFieldsAt}. A method of
-   * its own so that the JIT compiles the loop with {@link #skip} and {@link #lengths} inlined.
+   * at and sets {@link #walkStop}, {@link #walkAnchor} and {@link #walkFieldsAt}, and
+   * {@link #walk} to the cell before that entry. It checks every length as {@link #decode} does
+   * but copies nothing except the rows' and the anchors' qualifiers' new bytes. The fields of
+   * the cell before are kept in local variables, and the common forms of the lengths read in
+   * line: this loop is where a seek spends most of its time.
    */
   private int walkRows(byte[] kr, int ko, int kl, int k, int anchor, int at, int rowMatch) {
-    byte[] b = buf;
-    int end = keysEnd[k];
-    int limit = base + end;
+    final byte[] b = buf;
+    final int base = this.base;
+    final int end = keysEnd[k];
+    final int limit = base + end;
+    final int valuesEnd = base + keysAt[k];
+    final int restartAt = keysAt[k];
+    Walk w = walk;
+    int familyAt = w.familyAt;
+    int familyLen = w.familyLen;
+    int qualifierLen = w.qualifierLen;
+    long timestamp = w.timestamp;
+    byte type = w.type;
+    int valueLen = w.valueLen;
+    int tagsOffset = w.tagsOffset;
+    int tagsLen = w.tagsLen;
+    long seqId = w.seqId;
+    int valueAt = w.valueAt;
+    int stop = GROUP_END;
     while (at != end) {
       int p = base + at;
       int flags = b[p++] & 0xff;
-      if ((flags & ROW) != 0) {
-        // another cell of a row before the key's (the restart entry, in the base cell's row, is
-        // an anchor all the same)
-        at = skip(at, p, flags, k, at == keysAt[k]);
-        continue;
+      // the restart entry, in the base cell's row if its row is not written, is an anchor too
+      boolean anchorEntry = at == restartAt;
+      if ((flags & ROW) == 0) {
+        p = lengths(b, p, limit, at, walkRowLen);
+        int shared = pairShared;
+        int rest = pairRest;
+        if (shared > walkRowLen || rest > limit - p) {
+          throw corrupt(at, "row of " + shared + " + " + rest + " bytes");
+        }
+        int c;
+        int match = rowMatch;
+        if (shared < rowMatch) {
+          c = -1;
+        } else if (shared > rowMatch) {
+          c = 1;
+        } else {
+          c = compareSplit(kr, ko + shared, kl - shared, NO_ROW, 0, b, p, rest);
+          match = shared + matched;
+        }
+        if (c <= 0) {
+          stop = c < 0 ? AFTER_ROW : ROW_START;
+          walkFieldsAt = p + rest;
+          break;
+        }
+        // a row still before the key's: keep its bytes and the state before it, step over it
+        walkRow = BlockscopeV1Encoder.grow(walkRow, shared + rest);
+        for (int i = 0; i < rest; i++) {
+          walkRow[shared + i] = b[p + i];
+        }
+        walkRowLen = shared + rest;
+        rowMatch = match;
+        anchor = at;
+        Walk a = atAnchor;
+        a.familyAt = familyAt;
+        a.familyLen = familyLen;
+        a.qualifierLen = qualifierLen;
+        a.timestamp = timestamp;
+        a.type = type;
+        a.valueLen = valueLen;
+        a.tagsOffset = tagsOffset;
+        a.tagsLen = tagsLen;
+        a.seqId = seqId;
+        a.valueAt = valueAt;
+        p += rest;
+        anchorEntry = true;
       }
-      p = lengths(b, p, limit, at, walkRowLen);
-      int shared = pairShared;
-      int rest = pairRest;
-      if (shared > walkRowLen || rest > limit - p) {
-        throw corrupt(at, "row of " + shared + " + " + rest + " bytes");
+      if ((flags & FAMILY) == 0) {
+        familyLen = familyLength(b, p++, limit, at);
+        familyAt = p;
+        p += familyLen;
       }
-      int c;
-      int match = rowMatch;
-      if (shared < rowMatch) {
-        c = -1;
-      } else if (shared > rowMatch) {
-        c = 1;
-      } else {
-        c = compareSplit(kr, ko + shared, kl - shared, NO_ROW, 0, b, p, rest);
-        match = shared + matched;
+      if (anchorEntry) {
+        // a new row's qualifier diffs against the anchor's
+        qualifierLen = anchorQualifierLen;
       }
-      if (c <= 0) {
-        walkStop = c < 0 ? AFTER_ROW : ROW_START;
-        walkFieldsAt = p + rest;
-        walkAnchor = anchor;
-        return at;
+      if ((flags & QUALIFIER) == 0) {
+        int x = p < limit ? b[p] : -1;
+        int shared;
+        int rest;
+        if (x >= 0 && x <= qualifierLen) {
+          shared = qualifierLen - x;
+          rest = x;
+          p++;
+        } else if (x < 0 && (x & 0x40) == 0) {
+          shared = (x >>> 3) & 0x07;
+          rest = x & 0x07;
+          p++;
+        } else {
+          // the long form, or a bad one (or none: past the end): read and checked there
+          p = lengths(b, p, limit, at, qualifierLen);
+          shared = pairShared;
+          rest = pairRest;
+        }
+        if (shared > qualifierLen || rest > limit - p) {
+          throw corrupt(at, "qualifier of " + shared + " + " + rest + " bytes");
+        }
+        qualifierLen = shared + rest;
+        if (anchorEntry) {
+          // the anchor's qualifier is kept: the next row's diffs against it
+          anchorQualifier = BlockscopeV1Encoder.grow(anchorQualifier, qualifierLen);
+          for (int i = 0; i < rest; i++) {
+            anchorQualifier[shared + i] = b[p + i];
+          }
+          anchorQualifierLen = qualifierLen;
+        }
+        p += rest;
       }
-      // a row still before the key's: keep its bytes and the state before it, step over it
-      walkRow = BlockscopeV1Encoder.grow(walkRow, shared + rest);
-      for (int i = 0; i < rest; i++) {
-        walkRow[shared + i] = b[p + i];
+      if ((flags & TIMESTAMP) == 0) {
+        long z;
+        if (p < limit && b[p] >= 0) {
+          z = b[p++];
+        } else {
+          z = vlong(b, p, limit);
+          p = next;
+        }
+        timestamp += (z >>> 1) ^ -(z & 1);
       }
-      walkRowLen = shared + rest;
-      rowMatch = match;
-      anchor = at;
-      atAnchor.take(walk);
-      at = skip(at, p + rest, flags, k, true);
+      if ((flags & TYPE) == 0) {
+        if (p >= limit) {
+          throw corrupt(at, "type past the end");
+        }
+        type = b[p++];
+      }
+      if ((flags & VALUE_LEN) == 0) {
+        if (p < limit && b[p] >= 0) {
+          valueLen = b[p++];
+        } else {
+          valueLen = vint(b, p, limit);
+          p = next;
+        }
+      }
+      if (valueLen > valuesEnd - valueAt) {
+        throw corrupt(at, "value of " + valueLen + " bytes");
+      }
+      valueAt += valueLen;
+      if (tags && (flags & TAGS) == 0) {
+        tagsLen = vint(b, p, limit);
+        p = next;
+        if (tagsLen > limit - p) {
+          throw corrupt(at, "tags of " + tagsLen + " bytes");
+        }
+        tagsOffset = p;
+        p += tagsLen;
+      }
+      if (mvcc && (flags & SEQID) == 0) {
+        seqId = vlong(b, p, limit);
+        p = next;
+      }
+      at = p - base;
     }
-    walkStop = GROUP_END;
+    w.familyAt = familyAt;
+    w.familyLen = familyLen;
+    w.qualifierLen = qualifierLen;
+    w.timestamp = timestamp;
+    w.type = type;
+    w.valueLen = valueLen;
+    w.tagsOffset = tagsOffset;
+    w.tagsLen = tagsLen;
+    w.seqId = seqId;
+    w.valueAt = valueAt;
+    walkStop = stop;
     walkAnchor = anchor;
     return at;
   }
@@ -818,26 +938,13 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       }
       this.valueAt = valueAt;
     }
-
-    void take(Walk w) {
-      familyAt = w.familyAt;
-      familyLen = w.familyLen;
-      qualifierLen = w.qualifierLen;
-      timestamp = w.timestamp;
-      type = w.type;
-      valueLen = w.valueLen;
-      tagsOffset = w.tagsOffset;
-      tagsLen = w.tagsLen;
-      seqId = w.seqId;
-      valueAt = w.valueAt;
-    }
   }
 
   /** The walk's current row, the state before the next entry and before the row's first. */
-  private byte[] walkRow = new byte[32];
+  private byte[] walkRow = BlockscopeV1Encoder.EMPTY;
   private int walkRowLen;
   /** The qualifier of the walk's last anchor: the group's first entry or a row's first. */
-  private byte[] anchorQualifier = new byte[32];
+  private byte[] anchorQualifier = BlockscopeV1Encoder.EMPTY;
   private int anchorQualifierLen;
   private final Walk walk = new Walk();
   private final Walk atAnchor = new Walk();
@@ -870,46 +977,6 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     x.seqId = w.seqId;
     x.valueAt = w.valueAt;
     x.restart = k;
-  }
-
-  /**
-   * Steps over the entry at {@code at} of group {@code k}, whose flags are {@code flags}, whose
-   * fields after the row start at {@code p} and whose qualifier diffs against one of
-   * {@code qualifierBefore} bytes, checking every length as {@link #decode} does but copying
-   * nothing; keeps its fields in {@link #walk} and returns where the next entry starts.
-   */
-  private int skip(int at, int p, int flags, int k, boolean newRow) {
-    byte[] b = buf;
-    Walk w = walk;
-    int limit = base + keysEnd[k];
-    if ((flags & FAMILY) == 0) {
-      int len = familyLength(b, p++, limit, at);
-      w.familyAt = p;
-      w.familyLen = len;
-      p += len;
-    }
-    int before = newRow ? anchorQualifierLen : w.qualifierLen;
-    w.qualifierLen = before;
-    if ((flags & QUALIFIER) == 0) {
-      p = lengths(b, p, limit, at, before);
-      int shared = pairShared;
-      int rest = pairRest;
-      if (shared > before || rest > limit - p) {
-        throw corrupt(at, "qualifier of " + shared + " + " + rest + " bytes");
-      }
-      w.qualifierLen = shared + rest;
-      if (newRow) {
-        // the anchor's qualifier is kept: the next row's diffs against it
-        anchorQualifier = BlockscopeV1Encoder.grow(anchorQualifier, shared + rest);
-        for (int i = 0; i < rest; i++) {
-          anchorQualifier[shared + i] = b[p + i];
-        }
-        anchorQualifierLen = shared + rest;
-      }
-      p += rest;
-    }
-    p = timestampAndType(w, b, p, limit, at, flags);
-    return valueTagsAndSeqId(w, k, b, p, limit, at, flags) - base;
   }
 
   /**
