@@ -179,48 +179,47 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
           + n + " bytes");
     }
     checkBaseKey(buf, next, baseKeyLen);
-    int previous = -1;
-    for (int i = 0; i < count; i++) {
-      int at = base + entries + width * i;
-      int r = width == 4 ? readInt(buf, at) : uint16(buf, at);
-      if (r <= previous || r >= entries || (i == 0 && r != baseKeyAt + baseKeyLen)) {
-        throw new CorruptBlockException("restart " + i + " at " + r + " (groups end at "
-            + entries + ", previous restart at " + previous + ")");
-      }
-      restarts[i] = r;
-      previous = r;
-    }
     restartCount = count;
     groupsEnd = entries;
+    restartWidth = width;
     openGroup(0);
     decodeFirst();
   }
 
   /** Where the last group ends (the restart offsets start) in the current block. */
   private int groupsEnd;
+  /** Bytes per restart offset in the current block: 2 or 4. */
+  private int restartWidth;
   /**
-   * Per group, the {@link #generation} of the block whose group tail was last read into
-   * {@link #keysAt} and {@link #keysEnd}: a group is read when a seek or a walk first comes to
-   * it, so that moving to a block (every point get does) reads no group but the first.
+   * Per group, the {@link #generation} of the block whose restart offset and group tail were
+   * last read into {@link #restarts}, {@link #keysAt} and {@link #keysEnd}: a group is read
+   * when a seek or a walk first comes to it, so that moving to a block (every point get does)
+   * reads no group but the first.
    */
   private int[] opened;
   private int generation;
 
   /**
-   * Reads and checks the end of group {@code k} of the current block, unless done already:
-   * where its key entries lie ({@link #keysAt}, {@link #keysEnd}). Every read of a group goes
-   * through a restart entry ({@link #decodeRestart}, the binary search's probes, entry 0), which
-   * opens it.
+   * Reads and checks where group {@code k} of the current block lies, unless done already: its
+   * restart offset and the next ({@link #restarts}), and from its end where its key entries lie
+   * ({@link #keysAt}, {@link #keysEnd}). Every read of a group goes through a restart entry
+   * ({@link #decodeRestart}, the binary search's probes, entry 0), which opens it.
    */
   private void openGroup(int k) {
     if (opened[k] == generation) {
       return;
     }
-    int to = k + 1 < restartCount ? restarts[k + 1] : groupsEnd;
-    int from = restarts[k];
+    int from = restartOffset(k);
+    int to = k + 1 < restartCount ? restartOffset(k + 1) : groupsEnd;
+    int groupsStart = baseKeyAt + baseKeyLen;
+    if ((k == 0 ? from != groupsStart : from <= groupsStart) || to > groupsEnd) {
+      throw new CorruptBlockException("restart " + k + " at " + from + " (groups from "
+          + groupsStart + " to " + groupsEnd + ")");
+    }
     if (to - from < 3) {
       throw new CorruptBlockException("group " + k + " of " + (to - from) + " bytes");
     }
+    restarts[k] = from;
     long keys = groupKeys(k, from, to, uint16(buf, base + to - 2),
         to - from >= 4 ? uint16(buf, base + to - 4) : -1);
     keysAt[k] = (int) (keys >>> 32);
@@ -295,6 +294,12 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     }
     int end = to - tail;
     return ((long) (end - length) << 32) | end;
+  }
+
+  /** Restart offset {@code i} as the trailer holds it. */
+  private int restartOffset(int i) {
+    int at = base + groupsEnd + restartWidth * i;
+    return restartWidth == 4 ? readInt(buf, at) : uint16(buf, at);
   }
 
   private static int uint16(byte[] b, int at) {
