@@ -125,8 +125,6 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   static final int GROUPED = 0x40000000;
   static final int BASE_KEY = 0x20000000;
 
-  static final byte PUT = org.apache.hadoop.hbase.KeyValue.Type.Put.getCode();
-
   private final int interval;
 
   /** The encoder HBase uses once {@link BlockscopeEncoding#register()} ran. */
@@ -154,7 +152,7 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     Fields now = new Fields();
     int[] restarts = new int[64];
     int restartCount;
-    /** The block's base cell: its first cell's row, family, qualifier, timestamp. */
+    /** The block's base cell, what restart entries diff against: entry 0, every field. */
     final Fields base = new Fields();
     /** Bytes written to the block's stream: values, and the key entries of closed groups. */
     int written;
@@ -193,13 +191,10 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     int tagsLen;
     long seqId;
 
-    /** Becomes the empty cell: the state before entry 0. */
-    void empty() {
-      rowLen = 0;
-      familyLen = 0;
-      qualifierLen = 0;
-      timestamp = 0;
-      type = 0;
+    /**
+     * Drops value length, tags and sequence id: with the base key, the cell before entry 0.
+     */
+    void clearRest() {
       valueLen = 0;
       tagsLen = 0;
       seqId = 0;
@@ -270,6 +265,31 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
       return at;
     }
 
+    /**
+     * Takes row, family, qualifier, timestamp and type from the {@code len} bytes at
+     * {@code b[at]}, a key in KeyValue's key layout whose lengths were checked to fit.
+     */
+    void readFlatKey(byte[] b, int at, int len) {
+      rowLen = ((b[at] & 0xff) << 8) | (b[at + 1] & 0xff);
+      at += 2;
+      row = room(row, rowLen);
+      System.arraycopy(b, at, row, 0, rowLen);
+      at += rowLen;
+      familyLen = b[at++] & 0xff;
+      family = room(family, familyLen);
+      System.arraycopy(b, at, family, 0, familyLen);
+      at += familyLen;
+      qualifierLen = len - KeyValue.KEY_INFRASTRUCTURE_SIZE - rowLen - familyLen;
+      qualifier = room(qualifier, qualifierLen);
+      System.arraycopy(b, at, qualifier, 0, qualifierLen);
+      at += qualifierLen;
+      timestamp = 0;
+      for (int i = 0; i < 8; i++) {
+        timestamp = (timestamp << 8) | (b[at++] & 0xff);
+      }
+      type = b[at];
+    }
+
     void read(Cell c, boolean withTags) {
       rowLen = c.getRowLength();
       row = room(row, rowLen);
@@ -338,11 +358,8 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
       }
       if (s.restartCount == 0) {
         writeBaseKey(s, now, out);
-        // entry 0 diffs against the base key with no value, tags or sequence id
         before.reset(now);
-        before.valueLen = 0;
-        before.tagsLen = 0;
-        before.seqId = 0;
+        before.clearRest();
         s.base.reset(now);
       } else {
         before.reset(s.base);
@@ -354,7 +371,7 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     // cell before's: a seek's walk steps over rows without decoding their other cells
     boolean sameRow = equal(now.row, now.rowLen, before.row, before.rowLen);
     boolean anchor = !sameRow || s.sinceRestart == 0;
-    Fields qualifierBefore = sameRow || s.sinceRestart == 0 ? before : s.anchor;
+    Fields q = sameRow || s.sinceRestart == 0 ? before : s.anchor;
     boolean tagsSame = s.tags && equal(now.tags, now.tagsLen, before.tags, before.tagsLen);
     boolean seqSame = s.mvcc && now.seqId == before.seqId;
     // the key entry is put together in `head`: flags, the fields that differ, tags, seqid
@@ -375,7 +392,6 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
       System.arraycopy(now.family, 0, h, n, now.familyLen);
       n += now.familyLen;
     }
-    Fields q = qualifierBefore;
     if (equal(now.qualifier, now.qualifierLen, q.qualifier, q.qualifierLen)) {
       flags |= QUALIFIER;
     } else {

@@ -112,17 +112,12 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     }
 
     void copy(Entry o) {
-      copyKey(o);
+      reset(o);
       rowQualifier = BlockscopeV1Encoder.room(rowQualifier, o.rowQualifierLen);
       System.arraycopy(o.rowQualifier, 0, rowQualifier, 0, o.rowQualifierLen);
       rowQualifierLen = o.rowQualifierLen;
-      type = o.type;
       valueOffset = o.valueOffset;
-      valueLen = o.valueLen;
-      tagsOffset = o.tagsOffset;
-      tagsLen = o.tagsLen;
       valueAt = o.valueAt;
-      seqId = o.seqId;
       at = o.at;
       next = o.next;
       restart = o.restart;
@@ -158,9 +153,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     }
     int raw = trailer(n, buf[base + n - 4], buf[base + n - 3], buf[base + n - 2],
         buf[base + n - 1]);
-    int width = (raw & BlockscopeV1Encoder.WIDE) != 0 ? 4 : 2;
     int count = raw & COUNT;
-    int entries = n - 4 - width * count;
+    int entries = groupsEnd(n, raw);
     if (restarts.length < count) {
       restarts = new int[count];
       keysAt = new int[count];
@@ -181,7 +175,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     checkBaseKey(buf, next, baseKeyLen);
     restartCount = count;
     groupsEnd = entries;
-    restartWidth = width;
+    restartWidth = width(raw);
     openGroup(0);
     decodeFirst();
   }
@@ -261,7 +255,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       throw new CorruptBlockException("block without a base key: not a BLOCKSCOPE_V1 block, or "
           + "one written before the base-key layout (blockscope builds before 2026-11-22)");
     }
-    int width = (raw & BlockscopeV1Encoder.WIDE) != 0 ? 4 : 2;
+    int width = width(raw);
     int count = raw & COUNT;
     // each group takes at least its restart offset, one entry's flags and two length bytes
     if (count < 1 || count > (n - 4) / (width + 3)) {
@@ -269,6 +263,16 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
           + " bytes");
     }
     return raw;
+  }
+
+  /** Bytes per restart offset in a block whose trailer is {@code raw}. */
+  private static int width(int raw) {
+    return (raw & BlockscopeV1Encoder.WIDE) != 0 ? 4 : 2;
+  }
+
+  /** Where the groups of a block of {@code n} bytes end: its restart offsets start. */
+  private static int groupsEnd(int n, int raw) {
+    return n - 4 - width(raw) * (raw & COUNT);
   }
 
   /**
@@ -312,24 +316,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
    */
   private void decodeFirst() {
     Entry f = first;
-    int p = base + baseKeyAt;
-    f.rowLen = uint16(buf, p);
-    f.row = BlockscopeV1Encoder.room(f.row, f.rowLen);
-    System.arraycopy(buf, p + 2, f.row, 0, f.rowLen);
-    p += 2 + f.rowLen;
-    f.familyLen = buf[p++] & 0xff;
-    f.family = BlockscopeV1Encoder.room(f.family, f.familyLen);
-    System.arraycopy(buf, p, f.family, 0, f.familyLen);
-    p += f.familyLen;
-    f.qualifierLen = baseKeyLen - KeyValue.KEY_INFRASTRUCTURE_SIZE - f.rowLen - f.familyLen;
-    f.qualifier = BlockscopeV1Encoder.room(f.qualifier, f.qualifierLen);
-    System.arraycopy(buf, p, f.qualifier, 0, f.qualifierLen);
-    p += f.qualifierLen;
-    f.timestamp = ((long) readInt(buf, p) << 32) | (readInt(buf, p + 4) & 0xffffffffL);
-    f.type = buf[p + 8];
-    f.valueLen = 0;
-    f.tagsLen = 0;
-    f.seqId = 0;
+    f.readFlatKey(buf, base + baseKeyAt, baseKeyLen);
+    f.clearRest();
     f.restart = 0;
     f.valueAt = base + restarts[0];
     if ((buf[base + keysAt[0]] & BASE_FIELDS) != BASE_FIELDS) {
@@ -369,7 +357,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   /**
    * Decodes the entry after {@code e} into {@code e} (which holds the cell before it); a restart
-   * entry starts from the empty cell. False at the end of the block.
+   * entry starts from the base cell. False at the end of the block.
    */
   private boolean decodeNext(Entry e) {
     int at = e.next;
@@ -391,7 +379,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   /**
    * Decodes the entry at block offset {@code at} over {@code e}, which holds the cell before
-   * (cleared at a restart); with {@code whole} false, stops after the key.
+   * (the base cell at a restart); with {@code whole} false, stops after the key.
    */
   private void decode(Entry e, int at, boolean whole) {
     byte[] b = buf;
@@ -528,10 +516,10 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
    */
   private byte[] prefixed(byte[] b, int p, int limit, int at, byte[] old, int oldLen, int max,
       String what) {
-    p = lengths(b, p, limit, at, oldLen);
+    p = lengths(b, p, limit, at, oldLen, what);
     int shared = pairShared;
     int suffix = pairRest;
-    if (shared > oldLen || suffix > limit - p || (long) shared + suffix > max) {
+    if ((long) shared + suffix > max) {
       throw corrupt(at, what + " of " + shared + " + " + suffix + " bytes");
     }
     byte[] into = BlockscopeV1Encoder.room(old, shared + suffix);
@@ -552,33 +540,33 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * Reads a row's or qualifier's lengths (shared prefix, rest) for one whose predecessor had
-   * {@code before} bytes; returns the position after them.
+   * Reads the lengths (shared prefix, rest) of {@code what}, a row or qualifier whose
+   * predecessor had {@code before} bytes, into {@link #pairShared} and {@link #pairRest}, and
+   * checks that the prefix is the predecessor's and the rest lies before {@code limit}; returns
+   * the position after the lengths (where the rest starts).
    */
-  private int lengths(byte[] b, int p, int limit, int at, int before) {
+  private int lengths(byte[] b, int p, int limit, int at, int before, String what) {
     if (p >= limit) {
-      throw corrupt(at, "lengths past the end");
+      throw corrupt(at, what + " lengths past the end");
     }
     int x = b[p++];
     if (x >= 0) {
-      if (x > before) {
-        throw corrupt(at, x + " new bytes of " + before);
-      }
       pairShared = before - x;
       pairRest = x;
-      return p;
-    }
-    if ((x & 0x40) == 0) {
+    } else if ((x & 0x40) == 0) {
       pairShared = (x >>> 3) & 0x07;
       pairRest = x & 0x07;
-      return p;
+    } else if (x == (byte) 0xc0) {
+      pairShared = vint(b, p, limit);
+      pairRest = vint(b, next, limit);
+      p = next;
+    } else {
+      throw corrupt(at, what + " lengths marker " + (x & 0xff));
     }
-    if (x != (byte) 0xc0) {
-      throw corrupt(at, "lengths marker " + (x & 0xff));
+    if (pairShared < 0 || pairShared > before || pairRest > limit - p) {
+      throw corrupt(at, what + " of " + pairShared + " + " + pairRest + " bytes");
     }
-    pairShared = vint(b, p, limit);
-    pairRest = vint(b, next, limit);
-    return next;
+    return p;
   }
 
   private int vint(byte[] b, int p, int limit) {
@@ -684,17 +672,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       decodeRestart(e, k);
       return inRow(key, seekBefore);
     }
-    // the walk starts at the restart entry, from the cell before it: the base cell
-    int rowMatch = matched;
-    walkRow = BlockscopeV1Encoder.room(walkRow, f.rowLen);
-    System.arraycopy(f.row, 0, walkRow, 0, f.rowLen);
-    walkRowLen = f.rowLen;
-    walk.beforeRestart(f, k, base + restarts[k]);
-    anchorQualifier = copy(f.qualifier, f.qualifierLen, anchorQualifier);
-    anchorQualifierLen = f.qualifierLen;
-    int at = walkRows(kr, ko, kl, k, keysAt[k], keysAt[k], rowMatch);
-    int anchor = walkAnchor;
-    if (walkStop == ROW_START) {
+    int at = walkRows(kr, ko, kl, k, matched);
+    if (walkAtKeyRow) {
       // the key's row starts at `at`: compare the key with its first cell where it lies
       Walk w = walk;
       boolean family = w.familyAt >= 0;
@@ -703,12 +682,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
           w.timestamp, w.type);
       if (cmp >= 0 && !(cmp == 0 && seekBefore)) {
         Entry r = ahead;
-        if (at == keysAt[k]) {
-          decodeRestart(r, k);
-        } else {
-          start(r, walk, k);
-          decode(r, at, true);
-        }
+        decodeRowStart(r, k, at, walk);
         current = r;
         ahead = e;
         return cmp == 0 ? 0 : inRow(key, seekBefore);
@@ -718,38 +692,43 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     // or after the key), or ends group k (the binary search found the next restart entry after
     // the key, or equal to it with seekBefore: equal without it returned above): the seeker
     // lands on the cell before it
-    land(k, anchor, at);
+    land(k, walkAnchor, at);
     return 1;
   }
 
-  /** Where {@link #walkRows} stopped: a row after the key's, the key's row, group end. */
-  private static final int AFTER_ROW = 0;
-  private static final int ROW_START = 1;
-  private static final int GROUP_END = 2;
-  private int walkStop;
-  /** With {@link #ROW_START}: where the fields after the row of the entry stopped at start. */
+  /** {@link #walkRows} stopped at the first entry of the key's row (else after the key's row). */
+  private boolean walkAtKeyRow;
+  /** With {@link #walkAtKeyRow}: where the fields after the row of that entry start. */
   private int walkFieldsAt;
   /** Where the walk's current row starts (its anchor). */
   private int walkAnchor;
 
   /**
-   * Steps over the entries of group {@code k} from {@code at} while their rows are before the
-   * key's row {@code kr[ko, ko + kl)}, which shares {@code rowMatch} bytes with the row of the
-   * entry at {@code anchor} (the walk's row, in {@link #walkRow}); returns the entry it stopped
-   * at and sets {@link #walkStop}, {@link #walkAnchor} and {@link #walkFieldsAt}, and
-   * {@link #walk} to the cell before that entry. It checks every length as {@link #decode} does
-   * but copies nothing except the rows' and the anchors' qualifiers' new bytes. The fields of
-   * the cell before are kept in local variables, and the common forms of the lengths read in
-   * line: this loop is where a seek spends most of its time.
+   * Steps over the entries of group {@code k}, from its restart entry and the base cell before
+   * it, while their rows are before the key's row {@code kr[ko, ko + kl)}, which shares
+   * {@code rowMatch} bytes with the base cell's; returns the entry it stopped at and sets
+   * {@link #walkAtKeyRow}, {@link #walkAnchor} and {@link #walkFieldsAt}, and {@link #walk} to
+   * the cell before that entry. It checks every length as {@link #decode} does but copies
+   * nothing except the rows' and the anchors' qualifiers' new bytes. The fields of the cell
+   * before are kept in local variables: this loop is where a seek spends most of its time.
    */
-  private int walkRows(byte[] kr, int ko, int kl, int k, int anchor, int at, int rowMatch) {
+  private int walkRows(byte[] kr, int ko, int kl, int k, int rowMatch) {
     final byte[] b = buf;
     final int base = this.base;
     final int end = keysEnd[k];
     final int limit = base + end;
     final int valuesEnd = base + keysAt[k];
     final int restartAt = keysAt[k];
+    Entry f = first;
+    walkRow = BlockscopeV1Encoder.room(walkRow, f.rowLen);
+    System.arraycopy(f.row, 0, walkRow, 0, f.rowLen);
+    walkRowLen = f.rowLen;
+    anchorQualifier = copy(f.qualifier, f.qualifierLen, anchorQualifier);
+    anchorQualifierLen = f.qualifierLen;
     Walk w = walk;
+    w.beforeRestart(f, k, base + restarts[k]);
+    int at = restartAt;
+    int anchor = restartAt;
     int familyAt = w.familyAt;
     int familyLen = w.familyLen;
     int qualifierLen = w.qualifierLen;
@@ -760,19 +739,16 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     int tagsLen = w.tagsLen;
     long seqId = w.seqId;
     int valueAt = w.valueAt;
-    int stop = GROUP_END;
+    walkAtKeyRow = false;
     while (at != end) {
       int p = base + at;
       int flags = b[p++] & 0xff;
       // the restart entry, in the base cell's row if its row is not written, is an anchor too
       boolean anchorEntry = at == restartAt;
       if ((flags & ROW) == 0) {
-        p = lengths(b, p, limit, at, walkRowLen);
+        p = lengths(b, p, limit, at, walkRowLen, "row");
         int shared = pairShared;
         int rest = pairRest;
-        if (shared > walkRowLen || rest > limit - p) {
-          throw corrupt(at, "row of " + shared + " + " + rest + " bytes");
-        }
         int c;
         int match = rowMatch;
         if (shared < rowMatch) {
@@ -780,11 +756,11 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
         } else if (shared > rowMatch) {
           c = 1;
         } else {
-          c = compareSplit(kr, ko + shared, kl - shared, NO_ROW, 0, b, p, rest);
+          c = compareSplit(kr, ko + shared, kl - shared, BlockscopeV1Encoder.EMPTY, 0, b, p, rest);
           match = shared + matched;
         }
         if (c <= 0) {
-          stop = c < 0 ? AFTER_ROW : ROW_START;
+          walkAtKeyRow = c == 0;
           walkFieldsAt = p + rest;
           break;
         }
@@ -820,26 +796,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
         qualifierLen = anchorQualifierLen;
       }
       if ((flags & QUALIFIER) == 0) {
-        int x = p < limit ? b[p] : -1;
-        int shared;
-        int rest;
-        if (x >= 0 && x <= qualifierLen) {
-          shared = qualifierLen - x;
-          rest = x;
-          p++;
-        } else if (x < 0 && (x & 0x40) == 0) {
-          shared = (x >>> 3) & 0x07;
-          rest = x & 0x07;
-          p++;
-        } else {
-          // the long form, or a bad one (or none: past the end): read and checked there
-          p = lengths(b, p, limit, at, qualifierLen);
-          shared = pairShared;
-          rest = pairRest;
-        }
-        if (shared > qualifierLen || rest > limit - p) {
-          throw corrupt(at, "qualifier of " + shared + " + " + rest + " bytes");
-        }
+        p = lengths(b, p, limit, at, qualifierLen, "qualifier");
+        int shared = pairShared;
+        int rest = pairRest;
         qualifierLen = shared + rest;
         if (anchorEntry) {
           // the anchor's qualifier is kept: the next row's diffs against it
@@ -904,7 +863,6 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     w.tagsLen = tagsLen;
     w.seqId = seqId;
     w.valueAt = valueAt;
-    walkStop = stop;
     walkAnchor = anchor;
     return at;
   }
@@ -918,28 +876,18 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     /** Where the family last written lies in the block, or -1: the base cell's family. */
     int familyAt;
 
-    void take(Entry e) {
-      familyAt = -1;
-      qualifierLen = e.qualifierLen;
-      timestamp = e.timestamp;
-      type = e.type;
-      valueLen = e.valueLen;
-      tagsOffset = e.tagsOffset;
-      tagsLen = e.tagsLen;
-      seqId = e.seqId;
-      valueAt = e.valueAt;
-    }
-
     /**
-     * Becomes the cell before restart entry {@code k} of a block whose entry 0 is {@code first}:
-     * the base key with no value, tags or sequence id before entry 0, entry 0 before the others.
+     * Becomes the cell before restart entry {@code k} of a block whose entry 0 is {@code first}
+     * (the base cell), as numbers; {@code valueAt} is where the group's values start.
      */
     void beforeRestart(Entry first, int k, int valueAt) {
-      take(first);
+      familyAt = -1;
+      qualifierLen = first.qualifierLen;
+      timestamp = first.timestamp;
+      type = first.type;
+      takeRest(first);
       if (k == 0) {
-        valueLen = 0;
-        tagsLen = 0;
-        seqId = 0;
+        clearRest();
       }
       this.valueAt = valueAt;
     }
@@ -985,19 +933,27 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
+   * Decodes into {@code x} the entry at {@code at} of group {@code k}, which starts a row the
+   * walk came to: the restart entry, or another whose cell before is {@code before} (the walk's
+   * row, which the new row's prefix is shared with, and the fields in {@code before}).
+   */
+  private void decodeRowStart(Entry x, int k, int at, Walk before) {
+    if (at == keysAt[k]) {
+      decodeRestart(x, k);
+    } else {
+      start(x, before, k);
+      decode(x, at, true);
+    }
+  }
+
+  /**
    * Decodes into {@link #current} the cells of group {@code k} from the one at {@code anchor}
    * (the restart entry, or the first cell of the walk's current row, the state before it in
    * {@link #atAnchor}) up to the one before the entry at {@code to}.
    */
   private void land(int k, int anchor, int to) {
     Entry e = current;
-    if (anchor == keysAt[k]) {
-      decodeRestart(e, k);
-    } else {
-      // the row's prefix is the one it shares with the row before, which it shares with itself
-      start(e, atAnchor, k);
-      decode(e, anchor, true);
-    }
+    decodeRowStart(e, k, anchor, atAnchor);
     while (e.next < to) {
       decode(e, e.next, true);
     }
@@ -1054,12 +1010,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     int restAt = 0;
     int rest = 0;
     if ((flags & QUALIFIER) == 0) {
-      p = lengths(b, p, limit, at, qualifierLen);
+      p = lengths(b, p, limit, at, qualifierLen, "qualifier");
       shared = pairShared;
       rest = pairRest;
-      if (shared > qualifierLen || rest > limit - p) {
-        throw corrupt(at, "qualifier of " + shared + " + " + rest + " bytes");
-      }
       restAt = p;
       p += rest;
     }
@@ -1115,8 +1068,6 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   private static final byte MINIMUM = KeyValue.Type.Minimum.getCode();
 
-  private static final byte[] NO_ROW = new byte[0];
-
   /**
    * The last restart whose first key is below {@code key}, or -1, by binary search. With the
    * key's row given ({@code kr} not null) rows are compared where they lie and keys decoded only
@@ -1135,7 +1086,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       int c = 0;
       if (kr != null) {
         c = mid == 0 ? compareSplit(kr, ko, kl, first.row, first.rowLen, buf, 0, 0)
-            : compareRowAt(kr, ko, kl, mid, first.row, first.rowLen);
+            : compareRowAt(kr, ko, kl, mid);
       }
       if (c == 0) {
         decodeRestart(ahead, mid, false);
@@ -1155,11 +1106,12 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * Compares the key's row {@code kr[ko, ko + kl)} with the row of restart entry {@code restart},
-   * whose row before is {@code before[0, beforeLen)}; opens its group.
+   * Compares the key's row {@code kr[ko, ko + kl)} with the row of restart entry {@code restart}
+   * (which diffs against the base cell's row) where it lies in the block; opens its group.
    */
-  private int compareRowAt(byte[] kr, int ko, int kl, int restart, byte[] before,
-      int beforeLen) {
+  private int compareRowAt(byte[] kr, int ko, int kl, int restart) {
+    byte[] before = first.row;
+    int beforeLen = first.rowLen;
     openGroup(restart);
     int at = keysAt[restart];
     int limit = base + keysEnd[restart];
@@ -1167,10 +1119,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     if ((buf[p++] & ROW) != 0) {
       return compareSplit(kr, ko, kl, before, beforeLen, buf, 0, 0);
     }
-    p = lengths(buf, p, limit, at, beforeLen);
-    if (pairShared > beforeLen || pairRest > limit - p) {
-      throw corrupt(at, "row of " + pairShared + " + " + pairRest + " bytes");
-    }
+    p = lengths(buf, p, limit, at, beforeLen, "row");
     return compareSplit(kr, ko, kl, before, pairShared, buf, p, pairRest);
   }
 
@@ -1319,8 +1268,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     }
     int raw = trailer(n, block.get(at + n - 4), block.get(at + n - 3), block.get(at + n - 2),
         block.get(at + n - 1));
-    int width = (raw & BlockscopeV1Encoder.WIDE) != 0 ? 4 : 2;
-    int entries = n - 4 - width * (raw & COUNT);
+    int entries = groupsEnd(n, raw);
     int len = 0;
     int p = 0;
     for (int shift = 0; ; shift += 7) {
