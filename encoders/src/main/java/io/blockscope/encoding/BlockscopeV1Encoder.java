@@ -21,8 +21,9 @@ import org.apache.hadoop.io.WritableUtils;
 /**
  * BLOCKSCOPE_V1: cells diff-encoded field by field against the cell before, in groups of up to
  * {@code interval} cells whose first entries a seek finds by binary search. Within a group the
- * values come first and the key entries after them, so a general-purpose compressor on top (GZ,
- * ZSTD) sees the keys' repeating structure in one run instead of broken up by every value.
+ * values (but the shortest) come first and the key entries after them, so a general-purpose
+ * compressor on top (GZ, ZSTD) sees the keys' repeating structure in one run instead of broken up
+ * by every value.
  *
  * <p>The block, after the two-byte encoding id HBase writes in front of every encoded block:
  *
@@ -34,27 +35,28 @@ import org.apache.hadoop.io.WritableUtils;
  *    base key:   vint L, then L bytes: entry 0's key in KeyValue's layout (uint16 row length,
  *                row, uint8 family length, family, qualifier, int64 timestamp, uint8 type);
  *                L &gt;= 12 and the row and family fit in it. A block's first key is a copy of it.
- *    trailer:    int32 big-endian: bits 0-28 the group count r &gt;= 1; bits 29 and 30 always
- *                set (the base key and the grouped layout; blocks written before either are
- *                refused as corrupt); bit 31 set: the restart offsets are int32, clear: uint16
- *                (E &lt;= 65535, nearly every block).
+ *    trailer:    int32 big-endian: bits 0-27 the group count r &gt;= 1; bits 28, 29 and 30
+ *                always set (small values in key entries, the base key, the grouped layout;
+ *                blocks written before any of them are refused as corrupt); bit 31 set: the
+ *                restart offsets are int32, clear: uint16 (E &lt;= 65535, nearly every block).
  *    restart[k]: big-endian offset of group k from 0; restart[0] = B (the base key's end),
  *                strictly increasing, all &lt; E. Group k ends where group k+1 starts (the last
  *                one at E).
  *
  *  group (at least 3 bytes):
  *  +---------------------------------+------------------------------+------------------+
- *  | the values of its cells, in     | its key entries, in order    | K: bytes of key  |
- *  | order, back to back             | (the first is the restart    | entries (below)  |
- *  |                                 | entry)                       |                  |
+ *  | the values of its cells longer  | its key entries, in order    | K: bytes of key  |
+ *  | than 2 bytes, in order, back to | (the first is the restart    | entries (below)  |
+ *  | back                            | entry)                       |                  |
  *  +---------------------------------+------------------------------+------------------+
  *    K: uint16 big-endian when K &lt; 0x8000 (bit 15 clear); else four bytes, the low 16 bits
  *       then 0x8000 | the high 15 bits, so the group's last two bytes tell the form. K &gt;= 1.
  *
  *  key entry:
- *  +-------+------------------------------------+------+-------+
- *  | flags | fields that differ, in this order  | tags | seqid |
- *  +-------+------------------------------------+------+-------+
+ *  +-------+------------------------------------+--------------+------+-------+
+ *  | flags | fields that differ, in this order  | value, if of | tags | seqid |
+ *  |       | (row ... value length)             | 0-2 bytes    |      |       |
+ *  +-------+------------------------------------+--------------+------+-------+
  *
  *  flags (1 byte); a set bit means "same as the cell before, not written":
  *    bit 0  ROW        else: lengths (below), then the row's bytes after the shared prefix
@@ -65,8 +67,9 @@ import org.apache.hadoop.io.WritableUtils;
  *    bit 5  VALUE_LEN  else: vint value length
  *    bit 6  TAGS       (files with tags only) else: vint tags length, tag bytes
  *    bit 7  SEQID      (files with MVCC only) else: vlong sequence id
- *  The entry's value is the next unread one of its group's values; the values of a group end
- *  exactly where its key entries start.
+ *  A value of at most 2 bytes ({@link #INLINE_MAX}) is in its key entry, right after the value
+ *  length (written or not). A longer one is the next unread one of its group's values; the
+ *  values of a group end exactly where its key entries start.
  *
  *  lengths of a row or qualifier: s = bytes of the prefix shared with the one before, x = the
  *  bytes after it (written next):
@@ -92,13 +95,14 @@ import org.apache.hadoop.io.WritableUtils;
  */
 public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   /**
-   * Cells per group (restart interval) of the registered encoder: the smallest tried that keeps
-   * the seeds' rows under ZSTD no larger than FAST_DIFF's (aircompressor's ZSTD, files without
-   * sequence ids: 32 measured 4.1% larger, 48 0.5%, 56 4.8%, 64 0.4% smaller; {@code ./mvnw -pl
-   * encoders test -Dtest=EncodedSizeTest -Dsizes.intervals=32,48,56,64} prints them). A smaller
-   * interval shortens a seek's walk (docs/encoder.md, "Speed").
+   * Cells per group (restart interval) of the registered encoder. The seeds' seeks measured 1.27
+   * times ROW_INDEX_V1's time with groups of 64 cells and 0.97 with 32 (about the same with 16
+   * and 8: the binary search and the landing then cost more than the walk). Each group costs
+   * about 10 bytes under ZSTD, where the margins are thinnest: with 32 the seeds' rows measured
+   * 0.89 to 0.97 of FAST_DIFF's size under ZSTD, with 16 up to 1.05 ({@code ./mvnw -pl encoders
+   * test -Dtest=EncodedSizeTest -Dsizes.intervals=16,32,64} prints them).
    */
-  public static final int DEFAULT_INTERVAL = 64;
+  public static final int DEFAULT_INTERVAL = 32;
 
   /**
    * A group also closes once it holds this many bytes, so that blocks of large cells (a 1 KB value
@@ -124,6 +128,16 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   static final int WIDE = 0x80000000;
   static final int GROUPED = 0x40000000;
   static final int BASE_KEY = 0x20000000;
+  static final int INLINE_VALUES = 0x10000000;
+
+  /**
+   * Values of at most this many bytes are written in their key entry, right after its value
+   * length, not with the group's other values. Phoenix writes a one-byte value ('x') in the empty
+   * column of every row: among the group's values it split the random bytes of the others into
+   * short runs that ZSTD codes one by one (the seeds' rows measured 7% larger under ZSTD with it
+   * there); among the key entries it repeats with them, in one match.
+   */
+  static final int INLINE_MAX = 2;
 
   private final int interval;
 
@@ -138,10 +152,6 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
       throw new IllegalArgumentException("restart interval " + interval + " not in [1, 65536]");
     }
     this.interval = interval;
-  }
-
-  public int interval() {
-    return interval;
   }
 
   /** What one block's encoding remembers between cells: the cell before, as copies. */
@@ -376,7 +386,7 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     boolean seqSame = s.mvcc && now.seqId == before.seqId;
     // the key entry is put together in `head`: flags, the fields that differ, tags, seqid
     byte[] h = s.head = room(s.head,
-        now.rowLen + now.familyLen + now.qualifierLen + now.tagsLen + 64);
+        now.rowLen + now.familyLen + now.qualifierLen + now.tagsLen + INLINE_MAX + 64);
     int n = 1;
     int flags = (tagsSame ? TAGS : 0) | (seqSame ? SEQID : 0);
     if (sameRow) {
@@ -414,6 +424,10 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     } else {
       n = putVInt(h, n, now.valueLen);
     }
+    boolean inline = now.valueLen <= INLINE_MAX;
+    if (inline) {
+      n = CellUtil.copyValueTo(cell, h, n);
+    }
     if (s.tags && !tagsSame) {
       n = putVInt(h, n, now.tagsLen);
       System.arraycopy(now.tags, 0, h, n, now.tagsLen);
@@ -423,15 +437,15 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
       n = putVLong(h, n, now.seqId);
     }
     h[0] = (byte) flags;
-    // the value goes out now; the key entry waits for the group to close
-    if (now.valueLen > 0) {
+    // a longer value goes out now; the key entry waits for the group to close
+    if (!inline) {
       PrivateCellUtil.writeValue(out, cell, now.valueLen);
+      s.written += now.valueLen;
     }
     s.keys = grow(s.keys, s.keysLen + n);
     System.arraycopy(h, 0, s.keys, s.keysLen, n);
     s.keysLen += n;
-    int encoded = n + now.valueLen;
-    s.written += now.valueLen;
+    int encoded = n + (inline ? 0 : now.valueLen);
     s.sinceRestart++;
     if (anchor) {
       s.anchor.takeQualifier(now);
@@ -534,7 +548,7 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
         out.writeShort(s.restarts[i]);
       }
     }
-    out.writeInt(s.restartCount | GROUPED | BASE_KEY | (wide ? WIDE : 0));
+    out.writeInt(s.restartCount | GROUPED | BASE_KEY | INLINE_VALUES | (wide ? WIDE : 0));
     postEncoding(ctx);
   }
 

@@ -50,10 +50,12 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   private byte[] buf;
   /** Where the block starts in {@link #buf}; every offset below is from there. */
   private int base;
-  /** Where each group starts (its values), and where its key entries start and end. */
-  private int[] restarts;
-  private int[] keysAt;
-  private int[] keysEnd;
+  /**
+   * Per group, four ints: where it starts (its values), where its key entries start and end, and
+   * the {@link #generation} of the block they were read for ({@link #openGroup}). One array, so
+   * that a new seeker (every point get creates one) allocates one.
+   */
+  private int[] groups;
   private int restartCount;
   /** The block's base cell: entry 0's key, decoded once per block. */
   private final Entry first = new Entry();
@@ -71,10 +73,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     this.tags = ctx.getHFileContext().isIncludesTags();
     this.mvcc = ctx.getHFileContext().isIncludesMvcc();
     // sized by the first block
-    this.restarts = new int[0];
-    this.keysAt = new int[0];
-    this.keysEnd = new int[0];
-    this.opened = new int[0];
+    this.groups = NO_GROUPS;
     this.current = new Entry();
     this.ahead = new Entry();
   }
@@ -98,7 +97,13 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
      */
     byte[] rowQualifier = BlockscopeV1Encoder.EMPTY;
     int rowQualifierLen;
-    final KeyView key = new KeyView(this);
+    /** This entry as a Cell's key, made when first compared (not by every new seeker). */
+    private KeyView key;
+
+    KeyView key() {
+      KeyView k = key;
+      return k != null ? k : (key = new KeyView(this));
+    }
 
     /** Tags stay in the block: their offset is taken, not their bytes. */
     @Override
@@ -155,15 +160,12 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
         buf[base + n - 1]);
     int count = raw & COUNT;
     int entries = groupsEnd(n, raw);
-    if (restarts.length < count) {
-      restarts = new int[count];
-      keysAt = new int[count];
-      keysEnd = new int[count];
-      opened = new int[count];
+    if (groups.length < GROUP_INTS * count) {
+      groups = new int[GROUP_INTS * count];
     }
     if (++generation == Integer.MAX_VALUE) {
       // no group may pass for open with a stamp of an earlier block
-      java.util.Arrays.fill(opened, 0);
+      java.util.Arrays.fill(groups, 0);
       generation = 1;
     }
     baseKeyLen = vint(buf, base, base + entries);
@@ -184,23 +186,20 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   private int groupsEnd;
   /** Bytes per restart offset in the current block: 2 or 4. */
   private int restartWidth;
-  /**
-   * Per group, the {@link #generation} of the block whose restart offset and group tail were
-   * last read into {@link #restarts}, {@link #keysAt} and {@link #keysEnd}: a group is read
-   * when a seek or a walk first comes to it, so that moving to a block (every point get does)
-   * reads no group but the first.
-   */
-  private int[] opened;
+  private static final int[] NO_GROUPS = new int[0];
+  private static final int GROUP_INTS = 4;
+  /** Stamps the groups read for the current block in {@link #groups}. */
   private int generation;
 
   /**
    * Reads and checks where group {@code k} of the current block lies, unless done already: its
-   * restart offset and the next ({@link #restarts}), and from its end where its key entries lie
-   * ({@link #keysAt}, {@link #keysEnd}). Every read of a group goes through a restart entry
+   * restart offset and the next ({@link #restartAt}), and from its end where its key entries
+   * lie ({@link #keysAt}, {@link #keysEnd}). Every read of a group goes through a restart entry
    * ({@link #decodeRestart}, the binary search's probes, entry 0), which opens it.
    */
   private void openGroup(int k) {
-    if (opened[k] == generation) {
+    int g = GROUP_INTS * k;
+    if (groups[g + 3] == generation) {
       return;
     }
     int from = restartOffset(k);
@@ -213,19 +212,34 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     if (to - from < 3) {
       throw new CorruptBlockException("group " + k + " of " + (to - from) + " bytes");
     }
-    restarts[k] = from;
+    groups[g] = from;
     long keys = groupKeys(k, from, to, uint16(buf, base + to - 2),
         to - from >= 4 ? uint16(buf, base + to - 4) : -1);
-    keysAt[k] = (int) (keys >>> 32);
-    keysEnd[k] = (int) keys;
-    opened[k] = generation;
+    groups[g + 1] = (int) (keys >>> 32);
+    groups[g + 2] = (int) keys;
+    groups[g + 3] = generation;
+  }
+
+  /** Where group {@code k} (opened) starts: its values. */
+  private int restartAt(int k) {
+    return groups[GROUP_INTS * k];
+  }
+
+  /** Where the key entries of group {@code k} (opened) start: its restart entry. */
+  private int keysAt(int k) {
+    return groups[GROUP_INTS * k + 1];
+  }
+
+  /** Where the key entries of group {@code k} (opened) end. */
+  private int keysEnd(int k) {
+    return groups[GROUP_INTS * k + 2];
   }
 
   /** Where the base key lies in the block (after its length), and its length. */
   private int baseKeyAt;
   private int baseKeyLen;
 
-  private static final int COUNT = 0x1fffffff;
+  private static final int COUNT = 0x0fffffff;
 
   /**
    * Checks that {@code len} bytes at {@code at} hold a key in KeyValue's layout, whose row and
@@ -254,6 +268,11 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     if ((raw & BlockscopeV1Encoder.BASE_KEY) == 0) {
       throw new CorruptBlockException("block without a base key: not a BLOCKSCOPE_V1 block, or "
           + "one written before the base-key layout (blockscope builds before 2026-11-22)");
+    }
+    if ((raw & BlockscopeV1Encoder.INLINE_VALUES) == 0) {
+      throw new CorruptBlockException("block without inline values: not a BLOCKSCOPE_V1 block, "
+          + "or one written before small values moved into their key entries (blockscope builds "
+          + "before 2026-11-22, 15:00 UTC)");
     }
     int width = width(raw);
     int count = raw & COUNT;
@@ -319,11 +338,11 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     f.readFlatKey(buf, base + baseKeyAt, baseKeyLen);
     f.clearRest();
     f.restart = 0;
-    f.valueAt = base + restarts[0];
-    if ((buf[base + keysAt[0]] & BASE_FIELDS) != BASE_FIELDS) {
-      throw corrupt(keysAt[0], "entry 0's key differs from the block's base key");
+    f.valueAt = base + restartAt(0);
+    if ((buf[base + keysAt(0)] & BASE_FIELDS) != BASE_FIELDS) {
+      throw corrupt(keysAt(0), "entry 0's key differs from the block's base key");
     }
-    decode(f, keysAt[0], true);
+    decode(f, keysAt(0), true);
     f.sameRow = false;
   }
 
@@ -350,8 +369,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     openGroup(k);
     e.reset(first);
     e.restart = k;
-    e.valueAt = base + restarts[k];
-    decode(e, keysAt[k], whole);
+    e.valueAt = base + restartAt(k);
+    decode(e, keysAt(k), whole);
     e.sameRow = false;
   }
 
@@ -362,12 +381,12 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   private boolean decodeNext(Entry e) {
     int at = e.next;
     int k = e.restart;
-    if (at != keysEnd[k]) {
+    if (at != keysEnd(k)) {
       decode(e, at, true);
       return true;
     }
-    if (e.valueAt != base + keysAt[k]) {
-      throw corrupt(at, "the values of group " + k + " end " + (base + keysAt[k] - e.valueAt)
+    if (e.valueAt != base + keysAt(k)) {
+      throw corrupt(at, "the values of group " + k + " end " + (base + keysAt(k) - e.valueAt)
           + " bytes before its key entries");
     }
     if (k + 1 == restartCount) {
@@ -383,7 +402,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
    */
   private void decode(Entry e, int at, boolean whole) {
     byte[] b = buf;
-    int limit = base + keysEnd[e.restart];
+    int limit = base + keysEnd(e.restart);
     int p = base + at;
     e.at = at;
     int flags = b[p++] & 0xff;
@@ -394,8 +413,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       p = next;
     }
     // a new row's qualifier diffs against the one of the last row's first entry (or the group's)
-    boolean anchor = (flags & ROW) == 0 || at == keysAt[e.restart];
-    if (anchor && at != keysAt[e.restart]) {
+    boolean anchor = (flags & ROW) == 0 || at == keysAt(e.restart);
+    if (anchor && at != keysAt(e.restart)) {
       e.qualifier = copy(e.rowQualifier, e.rowQualifierLen, e.qualifier);
       e.qualifierLen = e.rowQualifierLen;
     }
@@ -465,11 +484,20 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       e.valueLen = vint(b, p, limit);
       p = next;
     }
-    if (e.valueLen > base + keysAt[k] - e.valueAt) {
-      throw corrupt(at, "value of " + e.valueLen + " bytes");
+    if (e.valueLen <= BlockscopeV1Encoder.INLINE_MAX) {
+      // in the key entry
+      if (e.valueLen > limit - p) {
+        throw corrupt(at, "value of " + e.valueLen + " bytes");
+      }
+      e.valueOffset = p;
+      p += e.valueLen;
+    } else {
+      if (e.valueLen > base + keysAt(k) - e.valueAt) {
+        throw corrupt(at, "value of " + e.valueLen + " bytes");
+      }
+      e.valueOffset = e.valueAt;
+      e.valueAt += e.valueLen;
     }
-    e.valueOffset = e.valueAt;
-    e.valueAt += e.valueLen;
     if (tags && (flags & TAGS) == 0) {
       int len = vint(b, p, limit);
       p = next;
@@ -715,10 +743,10 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   private int walkRows(byte[] kr, int ko, int kl, int k, int rowMatch) {
     final byte[] b = buf;
     final int base = this.base;
-    final int end = keysEnd[k];
+    final int end = keysEnd(k);
     final int limit = base + end;
-    final int valuesEnd = base + keysAt[k];
-    final int restartAt = keysAt[k];
+    final int valuesEnd = base + keysAt(k);
+    final int restartEntry = keysAt(k);
     Entry f = first;
     walkRow = BlockscopeV1Encoder.room(walkRow, f.rowLen);
     System.arraycopy(f.row, 0, walkRow, 0, f.rowLen);
@@ -726,9 +754,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     anchorQualifier = copy(f.qualifier, f.qualifierLen, anchorQualifier);
     anchorQualifierLen = f.qualifierLen;
     Walk w = walk;
-    w.beforeRestart(f, k, base + restarts[k]);
-    int at = restartAt;
-    int anchor = restartAt;
+    w.beforeRestart(f, k, base + restartAt(k));
+    int at = restartEntry;
+    int anchor = restartEntry;
     int familyAt = w.familyAt;
     int familyLen = w.familyLen;
     int qualifierLen = w.qualifierLen;
@@ -744,7 +772,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       int p = base + at;
       int flags = b[p++] & 0xff;
       // the restart entry, in the base cell's row if its row is not written, is an anchor too
-      boolean anchorEntry = at == restartAt;
+      boolean anchorEntry = at == restartEntry;
       if ((flags & ROW) == 0) {
         p = lengths(b, p, limit, at, walkRowLen, "row");
         int shared = pairShared;
@@ -834,10 +862,17 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
           p = next;
         }
       }
-      if (valueLen > valuesEnd - valueAt) {
-        throw corrupt(at, "value of " + valueLen + " bytes");
+      if (valueLen <= BlockscopeV1Encoder.INLINE_MAX) {
+        if (valueLen > limit - p) {
+          throw corrupt(at, "value of " + valueLen + " bytes");
+        }
+        p += valueLen;
+      } else {
+        if (valueLen > valuesEnd - valueAt) {
+          throw corrupt(at, "value of " + valueLen + " bytes");
+        }
+        valueAt += valueLen;
       }
-      valueAt += valueLen;
       if (tags && (flags & TAGS) == 0) {
         tagsLen = vint(b, p, limit);
         p = next;
@@ -872,9 +907,19 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
    * or qualifier bytes; the qualifier's length only), enough to decode a new row's first cell,
    * whose qualifier diffs against the walk's anchor qualifier.
    */
-  private static final class Walk extends Entry {
+  private static final class Walk {
     /** Where the family last written lies in the block, or -1: the base cell's family. */
     int familyAt;
+    int familyLen;
+    int qualifierLen;
+    long timestamp;
+    byte type;
+    int valueLen;
+    int tagsOffset;
+    int tagsLen;
+    long seqId;
+    /** Where the value of the entry after this one starts in the block's array. */
+    int valueAt;
 
     /**
      * Becomes the cell before restart entry {@code k} of a block whose entry 0 is {@code first}
@@ -882,12 +927,20 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
      */
     void beforeRestart(Entry first, int k, int valueAt) {
       familyAt = -1;
+      familyLen = first.familyLen;
       qualifierLen = first.qualifierLen;
       timestamp = first.timestamp;
       type = first.type;
-      takeRest(first);
+      tagsOffset = first.tagsOffset;
       if (k == 0) {
-        clearRest();
+        // the cell before entry 0: the base key alone
+        valueLen = 0;
+        tagsLen = 0;
+        seqId = 0;
+      } else {
+        valueLen = first.valueLen;
+        tagsLen = first.tagsLen;
+        seqId = first.seqId;
       }
       this.valueAt = valueAt;
     }
@@ -938,7 +991,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
    * row, which the new row's prefix is shared with, and the fields in {@code before}).
    */
   private void decodeRowStart(Entry x, int k, int at, Walk before) {
-    if (at == keysAt[k]) {
+    if (at == keysAt(k)) {
       decodeRestart(x, k);
     } else {
       start(x, before, k);
@@ -972,7 +1025,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     while (true) {
       int at = e.next;
       int k = e.restart;
-      if (at == keysEnd[k] || (buf[base + at] & ROW) == 0) {
+      if (at == keysEnd(k) || (buf[base + at] & ROW) == 0) {
         // the end of the group the binary search found (the next restart entry is not below
         // the key, nor equal to it without seekBefore), or a new row, after the key's
         return 1;
@@ -998,7 +1051,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   private int peek(Cell key, int at, int p, int k, byte[] family, int familyAt, int familyLen,
       byte[] qualifier, int qualifierLen, long timestamp, byte type) {
     byte[] b = buf;
-    int limit = base + keysEnd[k];
+    int limit = base + keysEnd(k);
     int flags = b[base + at] & 0xff;
     if ((flags & FAMILY) == 0) {
       familyLen = familyLength(b, p++, limit, at);
@@ -1113,8 +1166,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     byte[] before = first.row;
     int beforeLen = first.rowLen;
     openGroup(restart);
-    int at = keysAt[restart];
-    int limit = base + keysEnd[restart];
+    int at = keysAt(restart);
+    int limit = base + keysEnd(restart);
     int p = base + at;
     if ((buf[p++] & ROW) != 0) {
       return compareSplit(kr, ko, kl, before, beforeLen, buf, 0, 0);
@@ -1178,7 +1231,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     decodeRestart(current, found);
     // current < key; walk on while the next cell is below the key (or equal, unless seekBefore).
     // While the rows stay the same and the key's row is after them, no comparison is needed.
-    int rowOrder = comparator.compareRows(key, current.key);
+    int rowOrder = comparator.compareRows(key, current.key());
     while (true) {
       ahead.copy(current);
       if (!decodeNext(ahead)) {
@@ -1188,7 +1241,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       if (ahead.sameRow && rowOrder > 0) {
         c = 1;
       } else {
-        rowOrder = comparator.compareRows(key, ahead.key);
+        rowOrder = comparator.compareRows(key, ahead.key());
         c = rowOrder != 0 ? rowOrder : compare(key, ahead);
       }
       if (c < 0 || (c == 0 && seekBefore)) {
@@ -1214,12 +1267,12 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   private int compare(Cell key, Entry e) {
-    return PrivateCellUtil.compareKeyIgnoresMvcc(comparator, key, e.key);
+    return PrivateCellUtil.compareKeyIgnoresMvcc(comparator, key, e.key());
   }
 
   @Override
   public int compareKey(CellComparator comparator, Cell key) {
-    return PrivateCellUtil.compareKeyIgnoresMvcc(comparator, key, current().key);
+    return PrivateCellUtil.compareKeyIgnoresMvcc(comparator, key, current().key());
   }
 
   @Override

@@ -119,6 +119,37 @@ public class CorruptBlocksTest {
   }
 
   /**
+   * A block of an earlier layout (one whose trailer lacks a layout bit: the grouped layout, the
+   * base key, small values in key entries) is refused with the layout named, by the seeker and
+   * by the first-key read, not decoded as the current layout.
+   */
+  @Test
+  public void blocksOfAnEarlierLayoutAreRefusedByName() throws Exception {
+    Sample s = samples().get(0);
+    Object[][] layouts = {{BlockscopeV1Encoder.GROUPED, "block without groups"},
+        {BlockscopeV1Encoder.BASE_KEY, "block without a base key"},
+        {BlockscopeV1Encoder.INLINE_VALUES, "block without inline values"}};
+    for (Object[] layout : layouts) {
+      byte[] old = s.block().clone();
+      int at = old.length - 4;
+      int trailer = org.apache.hadoop.hbase.util.Bytes.toInt(old, at) & ~(int) layout[0];
+      org.apache.hadoop.hbase.util.Bytes.putInt(old, at, trailer);
+      ByteBuff buff = new SingleByteBuff(ByteBuffer.wrap(old));
+      EncodedSeeker seeker = ENCODER.createSeeker(ENCODER.newDataBlockDecodingContext(
+          new Configuration(false), Blocks.context(s.tags(), s.mvcc())));
+      for (Runnable read : new Runnable[] {() -> seeker.setCurrentBuffer(buff),
+          () -> ENCODER.getFirstKeyCellInBlock(buff)}) {
+        try {
+          read.run();
+          fail("read a block without " + layout[1]);
+        } catch (CorruptBlockException expected) {
+          assertTrue(expected.getMessage(), expected.getMessage().startsWith((String) layout[1]));
+        }
+      }
+    }
+  }
+
+  /**
    * Reads {@code block} in every way a reader does: the first key, a full walk, and seeks (to
    * cells, and seekBefore to rows) each on a fresh position, so that seeks meet damage the walk
    * would have stopped at; true if everything decoded, false if anything was reported.
