@@ -96,8 +96,9 @@ import org.apache.hadoop.io.WritableUtils;
 public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   /**
    * Cells per group (restart interval) of the registered encoder. The seeds' seeks measured 1.27
-   * times ROW_INDEX_V1's time with groups of 64 cells and 0.97 with 32 (about the same with 16
-   * and 8: the binary search and the landing then cost more than the walk). Each group costs
+   * times ROW_INDEX_V1's time with groups of 64 cells and 0.97 with 32 (0.99 with 16, 0.97 with
+   * 8: the binary search and the landing then cost more than the walk; one {@code SeekRatios}
+   * run each, on a quiet machine, before small values moved into key entries). Each group costs
    * about 10 bytes under ZSTD, where the margins are thinnest: with 32 the seeds' rows measured
    * 0.89 to 0.97 of FAST_DIFF's size under ZSTD, with 16 up to 1.05 ({@code ./mvnw -pl encoders
    * test -Dtest=EncodedSizeTest -Dsizes.intervals=16,32,64} prints them).

@@ -188,7 +188,11 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   private int restartWidth;
   private static final int[] NO_GROUPS = new int[0];
   private static final int GROUP_INTS = 4;
-  /** Stamps the groups read for the current block in {@link #groups}. */
+  /**
+   * Stamps the groups read for the current block in {@link #groups}: a group is read when a seek
+   * or a walk first comes to it, so that moving to a block (every point get does) reads no group
+   * but the first.
+   */
   private int generation;
 
   /**
@@ -694,13 +698,12 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     }
     // group k's rows are not before the base cell's, its restart entry is below the key
     Entry f = first;
-    int rowOrder = compareSplit(kr, ko, kl, f.row, f.rowLen, buf, 0, 0);
-    if (rowOrder <= 0) {
+    if (keyBaseOrder <= 0) {
       // the key's row is the base cell's, and so the restart entry's: on from that entry
       decodeRestart(e, k);
       return inRow(key, seekBefore);
     }
-    int at = walkRows(kr, ko, kl, k, matched);
+    int at = walkRows(kr, ko, kl, k, keyBaseMatch);
     if (walkAtKeyRow) {
       // the key's row starts at `at`: compare the key with its first cell where it lies
       Walk w = walk;
@@ -1134,12 +1137,16 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     int hi = restartCount - 1;
     int found = -1;
     equalRestart = false;
+    if (kr != null) {
+      // once per seek: every restart entry's row diffs against the base cell's
+      keyBaseOrder = compareSplit(kr, ko, kl, first.row, first.rowLen, buf, 0, 0);
+      keyBaseMatch = matched;
+    }
     while (lo <= hi) {
       int mid = (lo + hi) >>> 1;
       int c = 0;
       if (kr != null) {
-        c = mid == 0 ? compareSplit(kr, ko, kl, first.row, first.rowLen, buf, 0, 0)
-            : compareRowAt(kr, ko, kl, mid);
+        c = mid == 0 ? keyBaseOrder : compareRowAt(kr, ko, kl, mid);
       }
       if (c == 0) {
         decodeRestart(ahead, mid, false);
@@ -1160,20 +1167,31 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   /**
    * Compares the key's row {@code kr[ko, ko + kl)} with the row of restart entry {@code restart}
-   * (which diffs against the base cell's row) where it lies in the block; opens its group.
+   * (which diffs against the base cell's row) where it lies in the block, from how the key's row
+   * compares with the base cell's ({@link #keyBaseOrder}, {@link #keyBaseMatch}): only a row that
+   * shares exactly as many bytes with the base cell's as the key's does is compared byte by
+   * byte, and only after them. Opens the group.
    */
   private int compareRowAt(byte[] kr, int ko, int kl, int restart) {
-    byte[] before = first.row;
-    int beforeLen = first.rowLen;
     openGroup(restart);
     int at = keysAt(restart);
     int limit = base + keysEnd(restart);
     int p = base + at;
     if ((buf[p++] & ROW) != 0) {
-      return compareSplit(kr, ko, kl, before, beforeLen, buf, 0, 0);
+      return keyBaseOrder;
     }
-    p = lengths(buf, p, limit, at, beforeLen, "row");
-    return compareSplit(kr, ko, kl, before, pairShared, buf, p, pairRest);
+    p = lengths(buf, p, limit, at, first.rowLen, "row");
+    int shared = pairShared;
+    // as the walk compares rows: the restart entry's row is after the base cell's, and first
+    // differs from it where its written bytes start
+    if (shared < keyBaseMatch) {
+      return -1;
+    }
+    if (shared > keyBaseMatch) {
+      return keyBaseOrder;
+    }
+    return compareSplit(kr, ko + shared, kl - shared, BlockscopeV1Encoder.EMPTY, 0, buf, p,
+        pairRest);
   }
 
   /**
@@ -1200,6 +1218,13 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     }
     return (al - pl) - ql;
   }
+
+  /**
+   * The key's row against the base cell's, as {@link #compareSplit} orders them, and the length
+   * of their common prefix: set by {@link #lastRestartBelow} for the seek that compares rows.
+   */
+  private int keyBaseOrder;
+  private int keyBaseMatch;
 
   /** The last {@link #lastRestartBelow} stopped at a restart entry equal to the key. */
   private boolean equalRestart;
