@@ -70,6 +70,7 @@ import org.openjdk.jmh.infra.Blackhole;
  * bin/blockscope jmh 'EncoderBenchmark.scan' -p dataset=seed -p encoding=FAST_DIFF,BLOCKSCOPE_V1
  * bin/blockscope jmh EncoderBenchmark -p memory=heap,direct     # blocks off-heap too
  * bin/blockscope jmh EncoderBenchmark -p mvcc=true,false         # files without sequence ids too
+ * bin/blockscope jmh 'EncoderBenchmark.seek' -p copies=1,32       # seeks past the CPU caches too
  * </pre>
  */
 /*
@@ -125,8 +126,18 @@ public class EncoderBenchmark {
   @Param({"true"})
   public boolean mvcc;
 
-  /** Seek targets, cycled; a power of two. */
-  private static final int TARGETS = 4096;
+  /**
+   * Copies of the dataset's blocks in memory, each in buffers of its own, which the seeks spread
+   * over (a power of two): 1, the dataset alone (3.1 MB of ROW_INDEX_V1 blocks on the seeds'
+   * rows, 0.7 MB of BLOCKSCOPE_V1's), fits in this machine's CPU caches; 32 (100 MB and 23 MB)
+   * does not, as a region server's block cache does not. Scans and encodes read the first copy.
+   */
+  @Param({"1"})
+  public int copies;
+
+  /** Seek targets per copy, cycled; a power of two. */
+  private static final int TARGETS_PER_COPY = 4096;
+  private int targets;
 
   private static final CellComparator COMPARATOR = CellComparatorImpl.COMPARATOR;
 
@@ -137,6 +148,8 @@ public class EncoderBenchmark {
   /** Each block as the cache holds it (header, encoding id, encoded cells), and its length. */
   private ByteBuff[] blocks;
   private int[] lengths;
+  /** Blocks in one copy of the dataset: blocks {@code c * distinct + b} are copies of block b. */
+  private int distinct;
 
   /** The scan's one seeker, and one seeker per block for the seeks. */
   private EncodedSeeker scanner;
@@ -175,7 +188,7 @@ public class EncoderBenchmark {
     cells = data.cells(data.defaultRows);
     writer = new DataBlocks.Writer(enc, Compression.Algorithm.NONE, mvcc, conf);
 
-    List<ByteBuff> blockList = new ArrayList<>();
+    List<byte[]> blockList = new ArrayList<>();
     List<int[]> spans = new ArrayList<>(); // {length, first cell, cell count}
     boolean direct = switch (memory) {
       case "heap" -> false;
@@ -183,27 +196,36 @@ public class EncoderBenchmark {
       default -> throw new IllegalArgumentException("memory is heap or direct, not " + memory);
     };
     writer.write(cells, (block, length, first, count) -> {
-      ByteBuffer b = direct ? ByteBuffer.allocateDirect(length) : ByteBuffer.allocate(length);
-      b.put(block, 0, length).flip();
-      blockList.add(new SingleByteBuff(b));
+      blockList.add(java.util.Arrays.copyOf(block, length));
       spans.add(new int[] {length, first, count});
     });
+    if (copies < 1 || Integer.bitCount(copies) != 1) {
+      throw new IllegalArgumentException("copies is a power of two, not " + copies);
+    }
     int n = blockList.size();
-    blocks = blockList.toArray(new ByteBuff[0]);
-    lengths = new int[n];
+    distinct = n;
+    blocks = new ByteBuff[n * copies];
+    lengths = new int[n * copies];
     int[] firstCell = new int[n];
     int[] cellCount = new int[n];
     for (int b = 0; b < n; b++) {
-      lengths[b] = spans.get(b)[0];
       firstCell[b] = spans.get(b)[1];
       cellCount[b] = spans.get(b)[2];
+      int length = spans.get(b)[0];
+      byte[] bytes = blockList.get(b);
+      for (int c = 0; c < copies; c++) {
+        ByteBuffer copy = direct ? ByteBuffer.allocateDirect(length) : ByteBuffer.allocate(length);
+        copy.put(bytes).flip();
+        blocks[c * n + b] = new SingleByteBuff(copy);
+        lengths[c * n + b] = length;
+      }
     }
 
     decoding = encoder.newDataBlockDecodingContext(conf,
         DataBlocks.fileContext(enc, Compression.Algorithm.NONE, mvcc));
     scanner = encoder.createSeeker(decoding);
-    seekers = new EncodedSeeker[n];
-    for (int b = 0; b < n; b++) {
+    seekers = new EncodedSeeker[blocks.length];
+    for (int b = 0; b < blocks.length; b++) {
       seekers[b] = encoder.createSeeker(decoding);
       seekers[b].setCurrentBuffer(encodedBuffer(b));
     }
@@ -218,7 +240,7 @@ public class EncoderBenchmark {
   private void chooseTargets(int[] firstCell, int[] cellCount) {
     int[] blockOf = new int[cells.size()];
     List<Integer> rowStarts = new ArrayList<>();
-    for (int b = 0; b < blocks.length; b++) {
+    for (int b = 0; b < distinct; b++) {
       for (int i = firstCell[b]; i < firstCell[b] + cellCount[b]; i++) {
         blockOf[i] = b;
         if (i > firstCell[b] && !CellUtil.matchingRows(cells.get(i - 1), cells.get(i))) {
@@ -227,23 +249,25 @@ public class EncoderBenchmark {
       }
     }
     Random r = new Random(5);
-    seekBlock = new int[TARGETS];
-    seekKey = new Cell[TARGETS];
-    beforeBlock = new int[TARGETS];
-    beforeKey = new Cell[TARGETS];
-    for (int t = 0; t < TARGETS; t++) {
+    targets = TARGETS_PER_COPY * copies;
+    seekBlock = new int[targets];
+    seekKey = new Cell[targets];
+    beforeBlock = new int[targets];
+    beforeKey = new Cell[targets];
+    for (int t = 0; t < targets; t++) {
       int i = r.nextInt(cells.size());
-      seekBlock[t] = blockOf[i];
+      // in one of the copies: the same block, elsewhere in memory
+      seekBlock[t] = blockOf[i] + distinct * r.nextInt(copies);
       seekKey[t] = cells.get(i);
       int row = rowStarts.get(r.nextInt(rowStarts.size()));
-      beforeBlock[t] = blockOf[row];
+      beforeBlock[t] = blockOf[row] + distinct * r.nextInt(copies);
       beforeKey[t] = PrivateCellUtil.createFirstOnRow(CellUtil.cloneRow(cells.get(row)));
     }
   }
 
   /** Every cell, every target and every first key, as the timed calls will see them. */
   private void check(int[] firstCell, int[] cellCount) {
-    for (int b = 0; b < blocks.length; b++) {
+    for (int b = 0; b < distinct; b++) {
       scanner.setCurrentBuffer(encodedBuffer(b));
       int i = firstCell[b];
       do {
@@ -264,7 +288,7 @@ public class EncoderBenchmark {
         throw wrong("first key of block " + b + " is " + first);
       }
     }
-    for (int t = 0; t < TARGETS; t++) {
+    for (int t = 0; t < targets; t++) {
       EncodedSeeker s = seekers[seekBlock[t]];
       s.rewind();
       int result = s.seekToKeyInBlock(seekKey[t], false);
@@ -315,7 +339,7 @@ public class EncoderBenchmark {
   public void scan(Blackhole bh, Cells counter) {
     EncodedSeeker s = scanner;
     int n = 0;
-    for (int b = 0; b < blocks.length; b++) {
+    for (int b = 0; b < distinct; b++) {
       s.setCurrentBuffer(encodedBuffer(b));
       do {
         bh.consume(s.getCell());
@@ -330,7 +354,7 @@ public class EncoderBenchmark {
   @BenchmarkMode(Mode.AverageTime)
   @OutputTimeUnit(TimeUnit.NANOSECONDS)
   public int seek() {
-    int t = next++ & (TARGETS - 1);
+    int t = next++ & (targets - 1);
     EncodedSeeker s = seekers[seekBlock[t]];
     s.rewind();
     return s.seekToKeyInBlock(seekKey[t], false);
@@ -341,7 +365,7 @@ public class EncoderBenchmark {
   @BenchmarkMode(Mode.AverageTime)
   @OutputTimeUnit(TimeUnit.NANOSECONDS)
   public int get() {
-    int t = next++ & (TARGETS - 1);
+    int t = next++ & (targets - 1);
     EncodedSeeker s = encoder.createSeeker(decoding);
     s.setCurrentBuffer(encodedBuffer(seekBlock[t]));
     return s.seekToKeyInBlock(seekKey[t], false);
@@ -352,7 +376,7 @@ public class EncoderBenchmark {
   @BenchmarkMode(Mode.AverageTime)
   @OutputTimeUnit(TimeUnit.NANOSECONDS)
   public int seekBefore() {
-    int t = next++ & (TARGETS - 1);
+    int t = next++ & (targets - 1);
     int b = beforeBlock[t];
     Cell key = beforeKey[t];
     Cell first = encoder.getFirstKeyCellInBlock(encodedBuffer(b));

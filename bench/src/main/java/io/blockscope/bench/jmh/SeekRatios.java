@@ -20,6 +20,8 @@ import org.openjdk.jmh.infra.Blackhole;
  *
  * <p>{@code -Dratios.calls=scan,encode} times those instead (or as well): one call is a scan or
  * an encode of the whole dataset, 20 to a batch; the ratios are of times, so below 1 is faster.
+ * {@code -Dratios.copies=32} spreads the seeks over 32 copies of the blocks, past the CPU caches
+ * ({@link EncoderBenchmark#copies}).
  *
  * <p>Encodings named after the rounds replace the two above, the first being the reference
  * ({@code 21 FAST_DIFF BLOCKSCOPE_V1}). Every encoding keeps its blocks in memory, so more of
@@ -60,6 +62,7 @@ public final class SeekRatios {
         b.encoding = encodings[i];
         b.memory = "heap";
         b.mvcc = true;
+        b.copies = Integer.getInteger("ratios.copies", 1);
         b.setUp();
         benchmarks[i] = b;
       }

@@ -29,6 +29,8 @@ public final class SeekTime {
     b.encoding = args[1];
     b.memory = "heap";
     b.mvcc = true;
+    // -Dseek.copies=32: seeks spread over 32 copies of the blocks (EncoderBenchmark.copies)
+    b.copies = Integer.getInteger("seek.copies", 1);
     b.setUp();
     java.util.function.IntSupplier call = switch (args[2]) {
       case "seek" -> b::seek;
