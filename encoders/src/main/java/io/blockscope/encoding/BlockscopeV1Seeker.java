@@ -276,7 +276,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     if ((raw & BlockscopeV1Encoder.INLINE_VALUES) == 0) {
       throw new CorruptBlockException("block without inline values: not a BLOCKSCOPE_V1 block, "
           + "or one written before small values moved into their key entries (blockscope builds "
-          + "before 2026-11-22, 15:00 UTC)");
+          + "before commit bc94cbf, 2026-11-22)");
     }
     int width = width(raw);
     int count = raw & COUNT;
