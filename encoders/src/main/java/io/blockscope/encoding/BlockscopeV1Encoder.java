@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.KeyValueUtil;
 import org.apache.hadoop.hbase.PrivateCellUtil;
 import org.apache.hadoop.hbase.io.encoding.AbstractDataBlockEncoder;
 import org.apache.hadoop.hbase.io.encoding.EncodingState;
@@ -97,8 +98,9 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   /**
    * Cells per group (restart interval) of the registered encoder. The seeds' seeks measured 1.27
    * times ROW_INDEX_V1's time with groups of 64 cells and 0.97 with 32 (0.99 with 16, 0.97 with
-   * 8: the binary search and the landing then cost more than the walk; one {@code SeekRatios}
-   * run each, on a quiet machine, before small values moved into key entries). Each group costs
+   * 8: the binary search and the landing then cost more than the walk; one {@code SeekRatios 21}
+   * run each, with this constant edited at commit c942068, before small values moved into key
+   * entries). Each group costs
    * about 10 bytes under ZSTD, where the margins are thinnest: with 32 the seeds' rows measured
    * 0.89 to 0.97 of FAST_DIFF's size under ZSTD, with 16 up to 1.05 ({@code ./mvnw -pl encoders
    * test -Dtest=EncodedSizeTest -Dsizes.intervals=16,32,64} prints them).
@@ -135,8 +137,9 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
    * Values of at most this many bytes are written in their key entry, right after its value
    * length, not with the group's other values. Phoenix writes a one-byte value ('x') in the empty
    * column of every row: among the group's values it split the random bytes of the others into
-   * short runs that ZSTD codes one by one (the seeds' rows measured 7% larger under ZSTD with it
-   * there); among the key entries it repeats with them, in one match.
+   * short runs that ZSTD codes one by one (the seeds' rows measured 7% larger under
+   * aircompressor's ZSTD with it there: {@code EncodedSizeTest -Dsizes.intervals=64} at commits
+   * c942068 and bc94cbf); among the key entries it repeats with them, in one match.
    */
   static final int INLINE_MAX = 2;
 
@@ -250,58 +253,22 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
       timestamp = o.timestamp;
     }
 
-    /** The length of this cell's key in KeyValue's key layout. */
-    int flatKeyLength() {
-      return KeyValue.KEY_INFRASTRUCTURE_SIZE + rowLen + familyLen + qualifierLen;
-    }
-
-    /**
-     * Writes this cell's key at {@code to[at]} in KeyValue's key layout (row length, row, family
-     * length, family, qualifier, timestamp, type); returns the position after it.
-     */
-    int putFlatKey(byte[] to, int at) {
-      to[at++] = (byte) (rowLen >>> 8);
-      to[at++] = (byte) rowLen;
-      System.arraycopy(row, 0, to, at, rowLen);
-      at += rowLen;
-      to[at++] = (byte) familyLen;
-      System.arraycopy(family, 0, to, at, familyLen);
-      at += familyLen;
-      System.arraycopy(qualifier, 0, to, at, qualifierLen);
-      at += qualifierLen;
-      for (int shift = 56; shift >= 0; shift -= 8) {
-        to[at++] = (byte) (timestamp >>> shift);
-      }
-      to[at++] = type;
-      return at;
-    }
-
-    /**
-     * Takes row, family, qualifier, timestamp and type from the {@code len} bytes at
-     * {@code b[at]}, a key in KeyValue's key layout whose lengths were checked to fit.
-     */
-    void readFlatKey(byte[] b, int at, int len) {
-      rowLen = ((b[at] & 0xff) << 8) | (b[at + 1] & 0xff);
-      at += 2;
-      row = room(row, rowLen);
-      System.arraycopy(b, at, row, 0, rowLen);
-      at += rowLen;
-      familyLen = b[at++] & 0xff;
-      family = room(family, familyLen);
-      System.arraycopy(b, at, family, 0, familyLen);
-      at += familyLen;
-      qualifierLen = len - KeyValue.KEY_INFRASTRUCTURE_SIZE - rowLen - familyLen;
-      qualifier = room(qualifier, qualifierLen);
-      System.arraycopy(b, at, qualifier, 0, qualifierLen);
-      at += qualifierLen;
-      timestamp = 0;
-      for (int i = 0; i < 8; i++) {
-        timestamp = (timestamp << 8) | (b[at++] & 0xff);
-      }
-      type = b[at];
-    }
-
     void read(Cell c, boolean withTags) {
+      readKey(c);
+      valueLen = c.getValueLength();
+      tagsLen = withTags ? c.getTagsLength() : 0;
+      if (tagsLen > 0) {
+        tags = room(tags, tagsLen);
+        PrivateCellUtil.copyTagsTo(c, tags, 0);
+      }
+      seqId = c.getSequenceId();
+    }
+
+    /**
+     * Takes row, family, qualifier, timestamp and type from {@code c} (which may be a key-only
+     * cell, such as a block's base key), in its own arrays.
+     */
+    void readKey(Cell c) {
       rowLen = c.getRowLength();
       row = room(row, rowLen);
       CellUtil.copyRowTo(c, row, 0);
@@ -313,13 +280,6 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
       CellUtil.copyQualifierTo(c, qualifier, 0);
       timestamp = c.getTimestamp();
       type = c.getTypeByte();
-      valueLen = c.getValueLength();
-      tagsLen = withTags ? c.getTagsLength() : 0;
-      if (tagsLen > 0) {
-        tags = room(tags, tagsLen);
-        PrivateCellUtil.copyTagsTo(c, tags, 0);
-      }
-      seqId = c.getSequenceId();
     }
   }
 
@@ -368,7 +328,7 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
         s.restarts = java.util.Arrays.copyOf(s.restarts, s.restartCount * 2);
       }
       if (s.restartCount == 0) {
-        writeBaseKey(s, now, out);
+        writeBaseKey(s, cell, out);
         before.reset(now);
         before.clearRest();
         s.base.reset(now);
@@ -466,11 +426,11 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
    * Writes the block's base key: entry 0's key in KeyValue's layout, after its length. HBase asks
    * for a block's first key on every seekBefore; this way it is one copy, not a decode.
    */
-  private static void writeBaseKey(BlockState s, Fields c, DataOutputStream out)
+  private static void writeBaseKey(BlockState s, Cell c, DataOutputStream out)
       throws IOException {
-    int len = c.flatKeyLength();
+    int len = KeyValueUtil.keyLength(c);
     byte[] h = s.head = room(s.head, len + 5);
-    int n = c.putFlatKey(h, putVInt(h, 0, len));
+    int n = KeyValueUtil.appendKeyTo(c, h, putVInt(h, 0, len));
     out.write(h, 0, n);
     s.written += n;
   }

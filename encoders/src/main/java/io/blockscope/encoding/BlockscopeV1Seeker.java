@@ -339,7 +339,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
    */
   private void decodeFirst() {
     Entry f = first;
-    f.readFlatKey(buf, base + baseKeyAt, baseKeyLen);
+    f.readKey(new KeyValue.KeyOnlyKeyValue(buf, base + baseKeyAt, baseKeyLen));
     f.clearRest();
     f.restart = 0;
     f.valueAt = base + restartAt(0);
@@ -910,19 +910,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
    * or qualifier bytes; the qualifier's length only), enough to decode a new row's first cell,
    * whose qualifier diffs against the walk's anchor qualifier.
    */
-  private static final class Walk {
+  private static final class Walk extends Entry {
     /** Where the family last written lies in the block, or -1: the base cell's family. */
     int familyAt;
-    int familyLen;
-    int qualifierLen;
-    long timestamp;
-    byte type;
-    int valueLen;
-    int tagsOffset;
-    int tagsLen;
-    long seqId;
-    /** Where the value of the entry after this one starts in the block's array. */
-    int valueAt;
 
     /**
      * Becomes the cell before restart entry {@code k} of a block whose entry 0 is {@code first}
@@ -930,20 +920,11 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
      */
     void beforeRestart(Entry first, int k, int valueAt) {
       familyAt = -1;
-      familyLen = first.familyLen;
       qualifierLen = first.qualifierLen;
       timestamp = first.timestamp;
-      type = first.type;
-      tagsOffset = first.tagsOffset;
+      takeRest(first);
       if (k == 0) {
-        // the cell before entry 0: the base key alone
-        valueLen = 0;
-        tagsLen = 0;
-        seqId = 0;
-      } else {
-        valueLen = first.valueLen;
-        tagsLen = first.tagsLen;
-        seqId = first.seqId;
+        clearRest();
       }
       this.valueAt = valueAt;
     }
@@ -1307,7 +1288,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   /** A copy of {@code e}'s key as a key-only cell. */
   private static Cell keyOnly(Entry e) {
-    byte[] k = flatKey(e);
+    byte[] k = PrivateCellUtil.getCellKeySerializedAsKeyValueKey(e.key());
     return new KeyValue.KeyOnlyKeyValue(k, 0, k.length);
   }
 
@@ -1323,13 +1304,6 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     return new DecodedCell(e.row, e.rowLen, e.family, e.familyLen, e.qualifier, e.qualifierLen,
         e.timestamp, e.type, buf, e.valueOffset, e.valueLen, buf, e.tagsOffset, e.tagsLen,
         e.seqId);
-  }
-
-  /** The key in KeyValue's layout: row length, row, family length, family, qualifier, ts, type. */
-  static byte[] flatKey(Entry e) {
-    byte[] k = new byte[e.flatKeyLength()];
-    e.putFlatKey(k, 0);
-    return k;
   }
 
   /**

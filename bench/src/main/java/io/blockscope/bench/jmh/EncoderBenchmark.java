@@ -137,7 +137,6 @@ public class EncoderBenchmark {
 
   /** Seek targets per copy, cycled; a power of two. */
   private static final int TARGETS_PER_COPY = 4096;
-  private int targets;
 
   private static final CellComparator COMPARATOR = CellComparatorImpl.COMPARATOR;
 
@@ -145,9 +144,8 @@ public class EncoderBenchmark {
   private DataBlocks.Writer writer;
   private DataBlockEncoder encoder;
 
-  /** Each block as the cache holds it (header, encoding id, encoded cells), and its length. */
+  /** Each block as the cache holds it (header, encoding id, encoded cells), in a buffer its size. */
   private ByteBuff[] blocks;
-  private int[] lengths;
   /** Blocks in one copy of the dataset: blocks {@code c * distinct + b} are copies of block b. */
   private int distinct;
 
@@ -175,6 +173,21 @@ public class EncoderBenchmark {
     }
   }
 
+  /**
+   * A benchmark set up outside JMH, as JMH's defaults set it up (heap blocks, files with sequence
+   * ids): what {@link SeekRatios} and {@link SeekTime} time.
+   */
+  static EncoderBenchmark setUp(String dataset, String encoding, int copies) throws IOException {
+    EncoderBenchmark b = new EncoderBenchmark();
+    b.dataset = dataset;
+    b.encoding = encoding;
+    b.memory = "heap";
+    b.mvcc = true;
+    b.copies = copies;
+    b.setUp();
+    return b;
+  }
+
   @Setup(Level.Trial)
   public void setUp() throws IOException {
     BlockscopeEncoding.register();
@@ -189,7 +202,7 @@ public class EncoderBenchmark {
     writer = new DataBlocks.Writer(enc, Compression.Algorithm.NONE, mvcc, conf);
 
     List<byte[]> blockList = new ArrayList<>();
-    List<int[]> spans = new ArrayList<>(); // {length, first cell, cell count}
+    List<int[]> spans = new ArrayList<>(); // {first cell, cell count}
     boolean direct = switch (memory) {
       case "heap" -> false;
       case "direct" -> true;
@@ -197,7 +210,7 @@ public class EncoderBenchmark {
     };
     writer.write(cells, (block, length, first, count) -> {
       blockList.add(java.util.Arrays.copyOf(block, length));
-      spans.add(new int[] {length, first, count});
+      spans.add(new int[] {first, count});
     });
     if (copies < 1 || Integer.bitCount(copies) != 1) {
       throw new IllegalArgumentException("copies is a power of two, not " + copies);
@@ -205,19 +218,17 @@ public class EncoderBenchmark {
     int n = blockList.size();
     distinct = n;
     blocks = new ByteBuff[n * copies];
-    lengths = new int[n * copies];
     int[] firstCell = new int[n];
     int[] cellCount = new int[n];
     for (int b = 0; b < n; b++) {
-      firstCell[b] = spans.get(b)[1];
-      cellCount[b] = spans.get(b)[2];
-      int length = spans.get(b)[0];
+      firstCell[b] = spans.get(b)[0];
+      cellCount[b] = spans.get(b)[1];
       byte[] bytes = blockList.get(b);
       for (int c = 0; c < copies; c++) {
-        ByteBuffer copy = direct ? ByteBuffer.allocateDirect(length) : ByteBuffer.allocate(length);
+        ByteBuffer copy = direct ? ByteBuffer.allocateDirect(bytes.length)
+            : ByteBuffer.allocate(bytes.length);
         copy.put(bytes).flip();
         blocks[c * n + b] = new SingleByteBuff(copy);
-        lengths[c * n + b] = length;
       }
     }
 
@@ -249,7 +260,7 @@ public class EncoderBenchmark {
       }
     }
     Random r = new Random(5);
-    targets = TARGETS_PER_COPY * copies;
+    int targets = TARGETS_PER_COPY * copies;
     seekBlock = new int[targets];
     seekKey = new Cell[targets];
     beforeBlock = new int[targets];
@@ -288,7 +299,7 @@ public class EncoderBenchmark {
         throw wrong("first key of block " + b + " is " + first);
       }
     }
-    for (int t = 0; t < targets; t++) {
+    for (int t = 0; t < seekBlock.length; t++) {
       EncodedSeeker s = seekers[seekBlock[t]];
       s.rewind();
       int result = s.seekToKeyInBlock(seekKey[t], false);
@@ -317,9 +328,9 @@ public class EncoderBenchmark {
 
   /** The seeker's view of block {@code b}: EncodedScanner.getEncodedBuffer. */
   private ByteBuff encodedBuffer(int b) {
+    // the buffer is the block's size: its limit is where the block's data ends
     ByteBuff block = blocks[b].duplicate();
     block.position(DataBlocks.ENCODED_START);
-    block.limit(lengths[b]);
     return block.slice();
   }
 
@@ -354,7 +365,7 @@ public class EncoderBenchmark {
   @BenchmarkMode(Mode.AverageTime)
   @OutputTimeUnit(TimeUnit.NANOSECONDS)
   public int seek() {
-    int t = next++ & (targets - 1);
+    int t = next++ & (seekBlock.length - 1);
     EncodedSeeker s = seekers[seekBlock[t]];
     s.rewind();
     return s.seekToKeyInBlock(seekKey[t], false);
@@ -365,7 +376,7 @@ public class EncoderBenchmark {
   @BenchmarkMode(Mode.AverageTime)
   @OutputTimeUnit(TimeUnit.NANOSECONDS)
   public int get() {
-    int t = next++ & (targets - 1);
+    int t = next++ & (seekBlock.length - 1);
     EncodedSeeker s = encoder.createSeeker(decoding);
     s.setCurrentBuffer(encodedBuffer(seekBlock[t]));
     return s.seekToKeyInBlock(seekKey[t], false);
@@ -376,7 +387,7 @@ public class EncoderBenchmark {
   @BenchmarkMode(Mode.AverageTime)
   @OutputTimeUnit(TimeUnit.NANOSECONDS)
   public int seekBefore() {
-    int t = next++ & (targets - 1);
+    int t = next++ & (seekBlock.length - 1);
     int b = beforeBlock[t];
     Cell key = beforeKey[t];
     Cell first = encoder.getFirstKeyCellInBlock(encodedBuffer(b));

@@ -57,14 +57,8 @@ public final class SeekRatios {
     for (String dataset : new String[] {"seed", "pe"}) {
       EncoderBenchmark[] benchmarks = new EncoderBenchmark[n];
       for (int i = 0; i < n; i++) {
-        EncoderBenchmark b = new EncoderBenchmark();
-        b.dataset = dataset;
-        b.encoding = encodings[i];
-        b.memory = "heap";
-        b.mvcc = true;
-        b.copies = Integer.getInteger("ratios.copies", 1);
-        b.setUp();
-        benchmarks[i] = b;
+        benchmarks[i] = EncoderBenchmark.setUp(dataset, encodings[i],
+            Integer.getInteger("ratios.copies", 1));
       }
       for (String call : System.getProperty("ratios.calls", "seek,seekBefore,get").split(",")) {
         IntSupplier[] calls = new IntSupplier[n];

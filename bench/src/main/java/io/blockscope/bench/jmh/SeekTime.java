@@ -24,14 +24,9 @@ public final class SeekTime {
           + "[seconds] [warm-up seconds]");
       System.exit(2);
     }
-    EncoderBenchmark b = new EncoderBenchmark();
-    b.dataset = args[0];
-    b.encoding = args[1];
-    b.memory = "heap";
-    b.mvcc = true;
     // -Dseek.copies=32: seeks spread over 32 copies of the blocks (EncoderBenchmark.copies)
-    b.copies = Integer.getInteger("seek.copies", 1);
-    b.setUp();
+    EncoderBenchmark b = EncoderBenchmark.setUp(args[0], args[1],
+        Integer.getInteger("seek.copies", 1));
     java.util.function.IntSupplier call = switch (args[2]) {
       case "seek" -> b::seek;
       case "seekBefore" -> b::seekBefore;
