@@ -11,10 +11,6 @@ import java.util.concurrent.atomic.AtomicLongArray;
 public final class CostAccumulator implements CostLayout.LongSlotReader {
   private final AtomicLongArray slots = new AtomicLongArray(CostLayout.SIZE);
 
-  /**
-   * Moves the costs of a thread's array into this accumulator and zeroes them there. Control
-   * slots are left alone.
-   */
   /** Adds the costs of a thread's array to this accumulator, leaving them there. */
   public void add(long[] threadCosts) {
     for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
@@ -25,6 +21,10 @@ public final class CostAccumulator implements CostLayout.LongSlotReader {
     }
   }
 
+  /**
+   * Moves the costs of a thread's array into this accumulator and zeroes them there. Control
+   * slots are left alone.
+   */
   public void drain(long[] threadCosts) {
     for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
       long v = threadCosts[i];

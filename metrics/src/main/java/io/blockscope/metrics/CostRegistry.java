@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import javax.management.MBeanServer;
 
@@ -34,18 +35,50 @@ public final class CostRegistry implements AutoCloseable {
 
   /** The costs and settings of one open region. */
   public static final class RegionCosts {
+    private final CostRegistry owner;
     private final String table;
     private final String region;
     private final CostAccumulator costs = new CostAccumulator();
     private final Set<String> exported = new HashSet<>();
+    /**
+     * Reads in flight that may still add to {@link #costs}, plus {@link Integer#MIN_VALUE} once
+     * the region closed: a closed region's costs move to its table and server when the last
+     * read in flight ends, not before, so no read is lost and no total dips.
+     */
+    private final AtomicInteger inFlight = new AtomicInteger();
     private int refs = 1;
     private long activityAtLastRank;
     private volatile PerfLevel level;
 
-    RegionCosts(String table, String region, PerfLevel level) {
+    RegionCosts(CostRegistry owner, String table, String region, PerfLevel level) {
+      this.owner = owner;
       this.table = table;
       this.region = region;
       this.level = level;
+    }
+
+    /**
+     * A read starts adding to this region's costs: true until the region closes, after which
+     * the read must go uncounted (it would be refused by HBase as well). Every true is paired
+     * with one {@link #release}.
+     */
+    public boolean acquire() {
+      for (;;) {
+        int n = inFlight.get();
+        if (n < 0) {
+          return false;
+        }
+        if (inFlight.compareAndSet(n, n + 1)) {
+          return true;
+        }
+      }
+    }
+
+    /** The read that {@link #acquire}d ended; the last one after a close retires the region. */
+    public void release() {
+      if (inFlight.decrementAndGet() == Integer.MIN_VALUE) {
+        owner.retire(this);
+      }
     }
 
     public String table() {
@@ -84,6 +117,8 @@ public final class CostRegistry implements AutoCloseable {
   }
 
   private final Map<String, RegionCosts> regions = new ConcurrentHashMap<>();
+  /** Regions closed with reads still in flight; their costs still count where they did. */
+  private final Set<RegionCosts> closing = new HashSet<>();
   private final Map<String, TableCosts> tables = new HashMap<>();
   private final CostAccumulator serverRetired = new CostAccumulator();
   private final MetricRegistry metrics = new MetricRegistry();
@@ -133,15 +168,15 @@ public final class CostRegistry implements AutoCloseable {
       r.refs++;
       return r;
     }
-    r = new RegionCosts(table, region, level);
+    r = new RegionCosts(this, table, region, level);
     regions.put(region, r);
     tables.computeIfAbsent(table, t -> new TableCosts()).live.add(r);
     return r;
   }
 
   /**
-   * Drops one reference to a region; the last one removes its series at once and hands its
-   * costs to its table and to the server.
+   * Drops one reference to a region; the last one removes its series at once and, when no read
+   * is in flight on it any more, hands its costs to its table and to the server.
    */
   public synchronized void close(String region) {
     RegionCosts r = regions.get(region);
@@ -150,6 +185,17 @@ public final class CostRegistry implements AutoCloseable {
     }
     regions.remove(region);
     unexport(r.exported);
+    closing.add(r);
+    if (r.inFlight.getAndAdd(Integer.MIN_VALUE) == 0) {
+      retire(r);
+    }
+  }
+
+  /** Moves a closed region's final costs to its table and the server, in one step for readers. */
+  private synchronized void retire(RegionCosts r) {
+    if (!closing.remove(r)) {
+      return;
+    }
     serverRetired.addAll(r.costs);
     TableCosts t = tables.get(r.table);
     if (t != null) {
@@ -161,6 +207,11 @@ public final class CostRegistry implements AutoCloseable {
         t.retired.addAll(r.costs);
       }
     }
+  }
+
+  /** Regions closed whose last reads are still in flight. */
+  public synchronized int closingRegions() {
+    return closing.size();
   }
 
   /** The costs of an open region, or null. */
@@ -189,7 +240,7 @@ public final class CostRegistry implements AutoCloseable {
     return new CostSnapshot(s);
   }
 
-  public CostSnapshot serverSnapshot() {
+  public synchronized CostSnapshot serverSnapshot() {
     long[] s = new long[CostLayout.SIZE];
     for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
       s[i] = serverCost(i);
@@ -197,10 +248,17 @@ public final class CostRegistry implements AutoCloseable {
     return new CostSnapshot(s);
   }
 
-  /** One cost summed over the server: regions open now plus those that closed. */
-  public long serverCost(int slot) {
+  /**
+   * One cost summed over the server: regions open now plus those that closed. Read under the
+   * lock that retires regions, so a region's costs are never seen in neither place (a dip) nor
+   * in both.
+   */
+  public synchronized long serverCost(int slot) {
     long sum = serverRetired.get(slot);
     for (RegionCosts r : regions.values()) {
+      sum += r.costs.get(slot);
+    }
+    for (RegionCosts r : closing) {
       sum += r.costs.get(slot);
     }
     return sum;
