@@ -47,6 +47,12 @@ public final class QueryTracker {
     public final CostAccumulator costs = new CostAccumulator();
     public final java.util.concurrent.atomic.AtomicLong rows =
         new java.util.concurrent.atomic.AtomicLong();
+    /** The query these costs belong to (it stays reachable from here after an eviction). */
+    private final Entry query;
+
+    private RegionCosts(Entry query) {
+      this.query = query;
+    }
   }
 
   private final int maxQueries;
@@ -54,10 +60,12 @@ public final class QueryTracker {
   private final long expiryMillis;
   private final LongSupplier clock;
   private final LinkedHashMap<String, Entry> queries = new LinkedHashMap<>(16, 0.75f, true);
-  private final Map<Object, String> scanners = new IdentityHashMap<>();
+  /** Open scanners and the query each belongs to (an evicted query's too, until they close). */
+  private final Map<Object, Entry> scanners = new IdentityHashMap<>();
   private final int maxRegionEntries;
   private int regionEntries;
   private long dropped;
+  private long evicted;
 
   public QueryTracker(int maxQueries, int maxScanners, long expiryMillis, LongSupplier clock) {
     this(maxQueries, maxScanners, maxScanners, expiryMillis, clock);
@@ -98,21 +106,25 @@ public final class QueryTracker {
 
   /** A scanner of query {@code id} was opened. */
   public synchronized void opened(Object scanner, String id) {
-    opened(scanner, id, null);
+    RegionCosts costs = region(id, "");
+    if (costs != null) {
+      opened(scanner, costs);
+    }
+  }
+
+  /** {@link #region} and {@link #opened(Object, RegionCosts)} in one. */
+  public synchronized RegionCosts opened(Object scanner, String id, String region) {
+    RegionCosts costs = region(id, region);
+    return costs != null && opened(scanner, costs) ? costs : null;
   }
 
   /**
-   * A scanner of query {@code id} was opened in {@code region}; returns where that region's costs
-   * for the query go (shared by the query's scanners in the region), or null when the scanner or
-   * the costs are over the limits (counted as dropped) or no region was given.
+   * Where region {@code region}'s costs for query {@code id} go (shared by the query's scanners
+   * in the region), made on first use; null when over the limits (counted as dropped).
    */
-  public synchronized RegionCosts opened(Object scanner, String id, String region) {
+  public synchronized RegionCosts region(String id, String region) {
     long now = clock.getAsLong();
     expire(now);
-    if (scanners.size() >= maxScanners || scanners.containsKey(scanner)) {
-      dropped++;
-      return null;
-    }
     Entry e = queries.get(id);
     if (e == null) {
       if (queries.size() >= maxQueries) {
@@ -121,25 +133,36 @@ public final class QueryTracker {
       e = new Entry();
       queries.put(id, e);
     }
-    scanners.put(scanner, id);
-    e.open++;
-    e.scanners++;
-    e.maxOpen = Math.max(e.maxOpen, e.open);
     e.touchedMillis = now;
-    if (region == null) {
-      return null;
-    }
     RegionCosts costs = e.regions.get(region);
     if (costs == null) {
       if (regionEntries >= maxRegionEntries) {
         dropped++;
         return null;
       }
-      costs = new RegionCosts();
+      costs = new RegionCosts(e);
       e.regions.put(region, costs);
       regionEntries++;
     }
     return costs;
+  }
+
+  /**
+   * A scanner of the query that {@code costs} belong to is open; false (counted as dropped) when
+   * the scanner limit is reached or the scanner is tracked already.
+   */
+  public synchronized boolean opened(Object scanner, RegionCosts costs) {
+    if (scanners.size() >= maxScanners || scanners.containsKey(scanner)) {
+      dropped++;
+      return false;
+    }
+    Entry e = costs.query;
+    scanners.put(scanner, e);
+    e.open++;
+    e.scanners++;
+    e.maxOpen = Math.max(e.maxOpen, e.open);
+    e.touchedMillis = clock.getAsLong();
+    return true;
   }
 
   /** The costs region {@code region} recorded for query {@code id}; null if none. */
@@ -150,11 +173,7 @@ public final class QueryTracker {
 
   /** A scanner was closed; scanners of no tracked query are ignored. */
   public synchronized void closed(Object scanner) {
-    String id = scanners.remove(scanner);
-    if (id == null) {
-      return;
-    }
-    Entry e = queries.get(id);
+    Entry e = scanners.remove(scanner);
     if (e != null) {
       e.open--;
       e.touchedMillis = clock.getAsLong();
@@ -169,6 +188,16 @@ public final class QueryTracker {
 
   public synchronized int trackedQueries() {
     return queries.size();
+  }
+
+  /** Scanners tracked as open now (those of evicted queries included). */
+  public synchronized int openScanners() {
+    return scanners.size();
+  }
+
+  /** Queries dropped, least recently touched first, to make room for new ones. */
+  public synchronized long evicted() {
+    return evicted;
   }
 
   /** Scanners not tracked because the limit was reached (or opened twice). */
@@ -190,12 +219,14 @@ public final class QueryTracker {
     }
   }
 
+  /**
+   * Drops the least recently touched query in O(1): its open scanners stay mapped to its entry,
+   * which nothing else reaches, until they close (they still count against the scanner limit).
+   */
   private void evictOne() {
-    Iterator<Map.Entry<String, Entry>> it = queries.entrySet().iterator();
-    Map.Entry<String, Entry> victim0 = it.next();
-    String victim = victim0.getKey();
-    regionEntries -= victim0.getValue().regions.size();
+    Iterator<Entry> it = queries.values().iterator();
+    regionEntries -= it.next().regions.size();
     it.remove();
-    scanners.values().removeIf(victim::equals);
+    evicted++;
   }
 }
