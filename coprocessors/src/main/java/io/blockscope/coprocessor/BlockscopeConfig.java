@@ -21,6 +21,12 @@ public final class BlockscopeConfig {
    */
   public static final String TABLE_LEVEL = "blockscope.level";
 
+  /**
+   * The highest level a query's PROFILE hint may ask for: OFF (queries are not tracked at all),
+   * COUNT (default) or TIME. A query never raises a region at OFF, and never above this.
+   */
+  public static final String QUERY_MAX_LEVEL = "blockscope.query.max.level";
+
   /** Which regions get their own series: all (default), none or top:N. */
   public static final String EXPORT_REGIONS = "blockscope.export.regions";
 
@@ -30,6 +36,12 @@ public final class BlockscopeConfig {
   /** Whether to weave the read-path probes at all (default true). */
   public static final String PROBES_ENABLED = "blockscope.probes.enabled";
 
+  /**
+   * How long a region open waits, once per JVM, for blockscope to attach its probes when the
+   * region server was not started with {@code -javaagent} (default 30000 ms).
+   */
+  public static final String ATTACH_TIMEOUT_MS = "blockscope.probes.attach.timeout.ms";
+
   /** Whether to register blockscope's own MBeans on the platform MBeanServer (default true). */
   public static final String JMX_ENABLED = "blockscope.jmx.enabled";
 
@@ -37,13 +49,16 @@ public final class BlockscopeConfig {
   static final long DEFAULT_INTERVAL_MS = 10_000;
 
   final PerfLevel level;
+  final PerfLevel queryMaxLevel;
   final RegionExport export;
   final long exportIntervalMs;
   final boolean probesEnabled;
+  final long attachTimeoutMs;
   final boolean jmxEnabled;
 
   BlockscopeConfig(Configuration conf, List<String> problems) {
     level = parse(conf, LEVEL, PerfLevel.DEFAULT, PerfLevel::parse, problems);
+    queryMaxLevel = parse(conf, QUERY_MAX_LEVEL, PerfLevel.COUNT, PerfLevel::parse, problems);
     export = parse(conf, EXPORT_REGIONS, RegionExport.ALL, RegionExport::parse, problems);
     long interval = parse(conf, EXPORT_INTERVAL_MS, DEFAULT_INTERVAL_MS, Long::parseLong, problems);
     if (interval < MIN_INTERVAL_MS) {
@@ -53,6 +68,12 @@ public final class BlockscopeConfig {
     }
     exportIntervalMs = interval;
     probesEnabled = parse(conf, PROBES_ENABLED, true, BlockscopeConfig::bool, problems);
+    long attach = parse(conf, ATTACH_TIMEOUT_MS, 30_000L, Long::parseLong, problems);
+    if (attach < 1) {
+      problems.add(ATTACH_TIMEOUT_MS + "=" + attach + " is not positive; using 30000");
+      attach = 30_000;
+    }
+    attachTimeoutMs = attach;
     jmxEnabled = parse(conf, JMX_ENABLED, true, BlockscopeConfig::bool, problems);
   }
 

@@ -118,13 +118,11 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
     if (h != null) {
       try {
         byte[] query = scan.getAttribute(QueryTracker.ATTRIBUTE);
-        if (query != null && QueryTracker.parseId(query) != null) {
-          TaggedScanner tagged = new TaggedScanner(s, h);
-          Object handle = h.scannerOpened(tagged, query, c.getEnvironment(),
-              profileLevel(scan.getAttribute(QueryTracker.PROFILE_ATTRIBUTE)));
-          tagged.query(handle);
+        Object handle = query == null ? null : h.queryScan(query, scan, c.getEnvironment(),
+            profileLevel(scan.getAttribute(QueryTracker.PROFILE_ATTRIBUTE)));
+        if (handle != null) {
           h.queryActive(handle, 0); // what opening the scanner read is the query's too
-          result = tagged;
+          result = new TaggedScanner(s, h, handle);
         }
       } catch (Throwable t) {
         LOG.debug("blockscope: cannot read the scan's query tag", t);
@@ -174,12 +172,22 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
     return exists;
   }
 
-  /** Compaction reads are attributed batch by batch through a wrapping scanner. */
+  /**
+   * Compaction reads are attributed batch by batch through a wrapping scanner that keeps every
+   * interface of the one it wraps ({@link AttributedScanner}); a region at level OFF keeps
+   * HBase's scanner as it is.
+   */
   @Override
   public InternalScanner preCompact(ObserverContext<RegionCoprocessorEnvironment> c, Store store,
       InternalScanner scanner, ScanType scanType, CompactionLifeCycleTracker tracker,
       CompactionRequest request) {
     Hooks h = hooks;
-    return h == null ? scanner : new AttributedScanner(scanner, h, c.getEnvironment());
+    try {
+      return h == null || !h.measures(c.getEnvironment()) ? scanner
+          : AttributedScanner.wrap(scanner, h, c.getEnvironment());
+    } catch (Throwable t) {
+      LOG.warn("blockscope: compaction of {} runs unmeasured", region, t);
+      return scanner;
+    }
   }
 }

@@ -46,8 +46,15 @@ import org.slf4j.LoggerFactory;
  * and sets the thread's level to the region's, exit drains the array into the region's
  * accumulator and restores the outer frame's level. Frames nest (Phoenix serves some reads by
  * issuing region operations of its own inside a scan); the reads between two nested hooks go to
- * the innermost region. A frame left open by an operation that threw before its post-hook is
- * dropped once the stack is {@link #MAX_DEPTH} deep, so the stack stays bounded.
+ * the innermost region. A frame holds its region ({@code RegionCosts.acquire}) so that a read
+ * still in flight when the region closes is counted before the region's costs move to its table.
+ *
+ * <p>Post-hooks do not come when a read throws or an observer bypasses (HBase skips them), so a
+ * frame is not closed by its post-hook alone: when the RPC call ends ({@code CallRunner.run}
+ * returns, the {@code rpcCall} probe), every frame still open on the handler thread is closed,
+ * its costs going to its own region and query, and the thread is back at depth 0 and level OFF
+ * before it serves another call. Where that probe is unavailable, frames left open are dropped
+ * once the stack is {@link #MAX_DEPTH} deep, so the stack stays bounded.
  *
  * <p>Reads outside these brackets (region open, prefetch-on-open, flushes) run at level OFF and
  * are not counted: HBase gives no region for them.
@@ -67,9 +74,9 @@ public final class Engine implements Hooks, ConfigurationObserver {
   private final Set<String> tableOverrides = ConcurrentHashMap.newKeySet();
   private final AtomicLong hookFailures = new AtomicLong();
   private final AtomicLong droppedFrames = new AtomicLong();
-  private final ThreadLocal<Frames> frames = ThreadLocal.withInitial(Frames::new);
   private final ScheduledExecutorService exporter;
   private volatile PerfLevel serverLevel;
+  private volatile PerfLevel queryMaxLevel;
   private volatile boolean configObserverRegistered;
 
   private static final class Frames {
@@ -77,18 +84,36 @@ public final class Engine implements Hooks, ConfigurationObserver {
     /** The tagged query each frame works for, if any (see {@link #queryActive}). */
     final QueryTracker.RegionCosts[] query = new QueryTracker.RegionCosts[MAX_DEPTH];
     int depth;
+    /** The Scan last tagged on this thread, so that a second copy of blockscope does not tag it. */
+    Object taggedScan;
   }
+
+  /** Every thread's frames, for {@link #openFrames()}; a thread's entry goes with the thread. */
+  private final Set<Frames> allFrames =
+      Collections.synchronizedSet(Collections.newSetFromMap(new java.util.WeakHashMap<>()));
+  private final ThreadLocal<Frames> frames = ThreadLocal.withInitial(() -> {
+    Frames f = new Frames();
+    allFrames.add(f);
+    return f;
+  });
+  /** Problems kept for operators; more are counted, not kept. */
+  static final int MAX_PROBLEMS = 100;
+  private final AtomicLong problemsNotKept = new AtomicLong();
 
   private Engine(BlockscopeConfig config, BridgeHandle bridge, List<String> problems) {
     this.bridge = bridge;
-    this.problems = Collections.synchronizedList(new ArrayList<>(problems));
+    this.problems = Collections.synchronizedList(new ArrayList<>());
+    problems.forEach(this::problem);
     this.serverLevel = config.level;
+    this.queryMaxLevel = config.queryMaxLevel;
     this.registry = new CostRegistry(config.export);
     registerProbeHealth();
     registry.registerOnce(MetricKeys.server("hooks.failures"),
         CostRegistry.readOnlyCounter(hookFailures::get));
     registry.registerOnce(MetricKeys.server("frames.dropped"),
         CostRegistry.readOnlyCounter(droppedFrames::get));
+    registry.registerOnce(MetricKeys.server("queries.evicted"),
+        CostRegistry.readOnlyCounter(queries::evicted));
     if (config.jmxEnabled) {
       registry.startJmx(ManagementFactory.getPlatformMBeanServer());
     }
@@ -108,13 +133,17 @@ public final class Engine implements Hooks, ConfigurationObserver {
   static synchronized Hooks hooks(Configuration conf) {
     List<String> problems = new ArrayList<>();
     BlockscopeConfig config = new BlockscopeConfig(conf, problems);
-    BridgeHandle bridge = ProbeInstaller.installAll(config.probesEnabled, problems);
+    BridgeHandle bridge = ProbeInstaller.installAll(config.probesEnabled, config.attachTimeoutMs,
+        problems);
     Object existing = bridge != null ? bridge.engine(null) : fallback;
     if (existing == null) {
       Engine engine = new Engine(config, bridge, problems);
       existing = bridge != null ? bridge.engine(engine) : engine;
       if (existing == engine) {
         fallback = bridge == null ? engine : null;
+        if (bridge != null) {
+          bridge.onCallEnd(engine::callEnded);
+        }
         problems.forEach(p -> LOG.warn("blockscope: {}", p));
         LOG.info("blockscope: engine started at level {} exporting regions {}; probes {}",
             config.level, config.export, engine.probeSummary());
@@ -159,16 +188,24 @@ public final class Engine implements Hooks, ConfigurationObserver {
     public void regionClosed(RegionCoprocessorEnvironment env) {}
 
     @Override
+    public boolean measures(RegionCoprocessorEnvironment env) {
+      return false;
+    }
+
+    @Override
     public void enter(RegionCoprocessorEnvironment env) {}
 
     @Override
     public void exit() {}
 
     @Override
-    public Object scannerOpened(Object scanner, byte[] queryId, RegionCoprocessorEnvironment env,
+    public Object queryScan(byte[] queryId, Object scan, RegionCoprocessorEnvironment env,
         int level) {
       return null;
     }
+
+    @Override
+    public void scannerOpened(Object scanner, Object handle) {}
 
     @Override
     public void queryActive(Object handle, int rows) {}
@@ -227,7 +264,7 @@ public final class Engine implements Hooks, ConfigurationObserver {
       String problem = "table " + table.getTableName() + ": attribute "
           + BlockscopeConfig.TABLE_LEVEL + ": " + e.getMessage() + "; using the server level";
       LOG.warn("blockscope: {}", problem);
-      problems.add(problem);
+      problem(problem);
       return serverLevel;
     }
   }
@@ -245,17 +282,47 @@ public final class Engine implements Hooks, ConfigurationObserver {
     region.costs().drain(costs);
   }
 
+  /** Closes frame {@code d}, the innermost, after its costs were settled. */
+  private static void pop(Frames f, int d) {
+    RegionCosts region = f.stack[d];
+    f.stack[d] = null;
+    f.query[d] = null;
+    f.depth = d;
+    if (region != null) {
+      region.release();
+    }
+  }
+
   // ---- tagged queries -------------------------------------------------------------------------
 
+  /**
+   * The level a query may measure at: what it asks for, but never above
+   * {@code blockscope.query.max.level}; -1 when it asks for none.
+   */
+  int queryLevel(int asked) {
+    return asked < 0 ? -1 : Math.min(asked, queryMaxLevel.ordinal());
+  }
+
   @Override
-  public Object scannerOpened(Object scanner, byte[] queryId, RegionCoprocessorEnvironment env,
+  public Object queryScan(byte[] queryId, Object scan, RegionCoprocessorEnvironment env,
       int level) {
     try {
       String id = QueryTracker.parseId(queryId);
-      QueryTracker.RegionCosts q = id == null ? null
-          : queries.opened(scanner, id, env.getRegionInfo().getEncodedName());
-      if (q != null && level > q.level) {
-        q.level = level;
+      if (id == null || queryMaxLevel == PerfLevel.OFF) {
+        return null;
+      }
+      Frames f = frames.get();
+      if (scan != null && f.taggedScan == scan) {
+        return null; // another copy of blockscope tagged this scan already (both deployments)
+      }
+      QueryTracker.RegionCosts q = queries.region(id, env.getRegionInfo().getEncodedName());
+      if (q == null) {
+        return null;
+      }
+      f.taggedScan = scan;
+      int allowed = queryLevel(level);
+      if (allowed > q.level) {
+        q.level = allowed;
       }
       return q;
     } catch (Throwable t) {
@@ -264,6 +331,21 @@ public final class Engine implements Hooks, ConfigurationObserver {
     }
   }
 
+  @Override
+  public void scannerOpened(Object scanner, Object handle) {
+    try {
+      if (handle instanceof QueryTracker.RegionCosts q) {
+        queries.opened(scanner, q);
+      }
+    } catch (Throwable t) {
+      hookFailures.incrementAndGet();
+    }
+  }
+
+  /**
+   * Marks the innermost frame as the query's. A query raises the frame's level to what it asked
+   * for (within {@code blockscope.query.max.level}), but a region at OFF stays unmeasured.
+   */
   @Override
   public void queryActive(Object handle, int rows) {
     if (!(handle instanceof QueryTracker.RegionCosts q)) {
@@ -275,7 +357,8 @@ public final class Engine implements Hooks, ConfigurationObserver {
         f.query[f.depth - 1] = q;
         if (q.level >= 0 && bridge != null) {
           long[] costs = bridge.costs();
-          if (costs[CostLayout.LEVEL] < q.level) {
+          long current = costs[CostLayout.LEVEL];
+          if (current != PerfLevel.OFF.ordinal() && current < q.level) {
             costs[CostLayout.LEVEL] = q.level;
           }
         }
@@ -324,6 +407,17 @@ public final class Engine implements Hooks, ConfigurationObserver {
   // ---- attribution ----------------------------------------------------------------------------
 
   @Override
+  public boolean measures(RegionCoprocessorEnvironment env) {
+    try {
+      RegionCosts region = registry.region(env.getRegionInfo().getEncodedName());
+      return bridge != null && region != null && region.level() != PerfLevel.OFF;
+    } catch (Throwable t) {
+      hookFailures.incrementAndGet();
+      return false;
+    }
+  }
+
+  @Override
   public void enter(RegionCoprocessorEnvironment env) {
     if (bridge == null) {
       return;
@@ -332,17 +426,18 @@ public final class Engine implements Hooks, ConfigurationObserver {
       long[] costs = bridge.costs();
       Frames f = frames.get();
       if (f.depth == MAX_DEPTH) {
-        droppedFrames.addAndGet(f.depth); // frames whose post-hook never came
-        java.util.Arrays.fill(f.stack, null);
-        java.util.Arrays.fill(f.query, null);
-        f.depth = 0;
+        closeAll(f, costs); // frames whose post-hook never came, and no call end to close them
       }
       if (f.depth > 0) {
         settle(f, f.depth - 1, costs);
       }
       RegionCosts region = registry.region(env.getRegionInfo().getEncodedName());
+      if (region != null && !region.acquire()) {
+        region = null; // closed since the lookup: this read goes uncounted, HBase refuses it too
+      }
       f.query[f.depth] = null;
       f.stack[f.depth++] = region;
+      costs[CostLayout.DEPTH] = f.depth;
       costs[CostLayout.LEVEL] = region == null ? 0 : region.level().ordinal();
     } catch (Throwable t) {
       hookFailures.incrementAndGet();
@@ -360,14 +455,60 @@ public final class Engine implements Hooks, ConfigurationObserver {
       if (f.depth == 0) {
         return;
       }
-      settle(f, --f.depth, costs);
-      f.stack[f.depth] = null;
-      f.query[f.depth] = null;
+      settle(f, f.depth - 1, costs);
+      pop(f, f.depth - 1);
       RegionCosts outer = f.depth > 0 ? f.stack[f.depth - 1] : null;
+      costs[CostLayout.DEPTH] = f.depth;
       costs[CostLayout.LEVEL] = outer == null ? 0 : outer.level().ordinal();
       costs[CostLayout.PENDING_MISS] = 0;
+      if (f.depth == 0) {
+        f.taggedScan = null;
+      }
     } catch (Throwable t) {
       hookFailures.incrementAndGet();
+    }
+  }
+
+  /**
+   * The RPC call on this thread ended with frames open: what was read since the last hook goes
+   * to the innermost frame (the read that failed), and every frame is closed.
+   */
+  void callEnded() {
+    try {
+      Frames f = frames.get();
+      long[] costs = bridge.costs();
+      if (f.depth > 0) {
+        settle(f, f.depth - 1, costs);
+      }
+      closeAll(f, costs);
+    } catch (Throwable t) {
+      hookFailures.incrementAndGet();
+    }
+  }
+
+  private void closeAll(Frames f, long[] costs) {
+    droppedFrames.addAndGet(f.depth);
+    while (f.depth > 0) {
+      pop(f, f.depth - 1);
+    }
+    f.taggedScan = null;
+    java.util.Arrays.fill(costs, CostLayout.FIRST_COST, CostLayout.SIZE, 0L); // measured by none
+    costs[CostLayout.DEPTH] = 0;
+    costs[CostLayout.LEVEL] = 0;
+    costs[CostLayout.PENDING_MISS] = 0;
+  }
+
+  /**
+   * Attribution frames open now, summed over every thread. Between RPC calls it is 0; a
+   * quiescent server that shows more has a hook imbalance.
+   */
+  public int openFrames() {
+    synchronized (allFrames) {
+      int n = 0;
+      for (Frames f : allFrames) {
+        n += f.depth;
+      }
+      return n;
     }
   }
 
@@ -396,8 +537,9 @@ public final class Engine implements Hooks, ConfigurationObserver {
     List<String> found = new ArrayList<>();
     BlockscopeConfig config = new BlockscopeConfig(conf, found);
     found.forEach(p -> LOG.warn("blockscope: {}", p));
-    problems.addAll(found);
+    found.forEach(this::problem);
     serverLevel = config.level;
+    queryMaxLevel = config.queryMaxLevel;
     registry.export(config.export);
     for (RegionCosts r : registry.regions()) {
       if (!tableOverrides.contains(r.region())) {
@@ -498,11 +640,35 @@ public final class Engine implements Hooks, ConfigurationObserver {
     }
   }
 
-  /** Problems found in settings and probe installation, for operators. */
+  /** Keeps a problem for operators: the first {@value #MAX_PROBLEMS}, then only a count. */
+  private void problem(String problem) {
+    synchronized (problems) {
+      if (problems.size() < MAX_PROBLEMS) {
+        problems.add(problem);
+        return;
+      }
+    }
+    problemsNotKept.incrementAndGet();
+  }
+
+  /**
+   * Problems found in settings and probe installation, for operators: the first
+   * {@value #MAX_PROBLEMS}, and a last line counting those not kept.
+   */
   public List<String> problems() {
     synchronized (problems) {
-      return new ArrayList<>(problems);
+      List<String> all = new ArrayList<>(problems);
+      long more = problemsNotKept.get();
+      if (more > 0) {
+        all.add(more + " more problems not kept (see the region server log)");
+      }
+      return all;
     }
+  }
+
+  /** The highest level a query's PROFILE may ask for. */
+  public PerfLevel queryMaxLevel() {
+    return queryMaxLevel;
   }
 
   public PerfLevel serverLevel() {

@@ -19,8 +19,10 @@ final class ForeignHooks implements Hooks {
 
   private final MethodHandle opened;
   private final MethodHandle closed;
+  private final MethodHandle measures;
   private final MethodHandle enter;
   private final MethodHandle exit;
+  private final MethodHandle queryScan;
   private final MethodHandle scannerOpened;
   private final MethodHandle queryActive;
   private final MethodHandle scannerClosed;
@@ -31,11 +33,15 @@ final class ForeignHooks implements Hooks {
     Class<?> type = engine.getClass();
     opened = lookup.findVirtual(type, "regionOpened", ENV).bindTo(engine);
     closed = lookup.findVirtual(type, "regionClosed", ENV).bindTo(engine);
+    measures = lookup.findVirtual(type, "measures",
+        MethodType.methodType(boolean.class, RegionCoprocessorEnvironment.class)).bindTo(engine);
     enter = lookup.findVirtual(type, "enter", ENV).bindTo(engine);
     exit = lookup.findVirtual(type, "exit", MethodType.methodType(void.class)).bindTo(engine);
-    scannerOpened = lookup.findVirtual(type, "scannerOpened", MethodType.methodType(
-        Object.class, Object.class, byte[].class, RegionCoprocessorEnvironment.class, int.class))
+    queryScan = lookup.findVirtual(type, "queryScan", MethodType.methodType(
+        Object.class, byte[].class, Object.class, RegionCoprocessorEnvironment.class, int.class))
         .bindTo(engine);
+    scannerOpened = lookup.findVirtual(type, "scannerOpened",
+        MethodType.methodType(void.class, Object.class, Object.class)).bindTo(engine);
     queryActive = lookup.findVirtual(type, "queryActive",
         MethodType.methodType(void.class, Object.class, int.class)).bindTo(engine);
     scannerClosed = lookup.findVirtual(type, "scannerClosed",
@@ -55,6 +61,16 @@ final class ForeignHooks implements Hooks {
   }
 
   @Override
+  public boolean measures(RegionCoprocessorEnvironment env) {
+    try {
+      return (boolean) measures.invokeExact(env);
+    } catch (Throwable t) {
+      LOG.debug("blockscope: foreign engine call failed", t);
+      return false;
+    }
+  }
+
+  @Override
   public void enter(RegionCoprocessorEnvironment env) {
     call(enter, env);
   }
@@ -69,13 +85,22 @@ final class ForeignHooks implements Hooks {
   }
 
   @Override
-  public Object scannerOpened(Object scanner, byte[] queryId, RegionCoprocessorEnvironment env,
+  public Object queryScan(byte[] queryId, Object scan, RegionCoprocessorEnvironment env,
       int level) {
     try {
-      return (Object) scannerOpened.invokeExact(scanner, queryId, env, level);
+      return (Object) queryScan.invokeExact(queryId, scan, env, level);
     } catch (Throwable t) {
       LOG.debug("blockscope: foreign engine call failed", t);
       return null;
+    }
+  }
+
+  @Override
+  public void scannerOpened(Object scanner, Object handle) {
+    try {
+      scannerOpened.invokeExact(scanner, handle);
+    } catch (Throwable t) {
+      LOG.debug("blockscope: foreign engine call failed", t);
     }
   }
 

@@ -14,6 +14,9 @@ interface Hooks {
 
   void regionClosed(RegionCoprocessorEnvironment env);
 
+  /** Whether reads of this region are measured at all (its level is above OFF). */
+  boolean measures(RegionCoprocessorEnvironment env);
+
   /** Opens an attribution frame on this thread: reads until {@link #exit} go to this region. */
   void enter(RegionCoprocessorEnvironment env);
 
@@ -21,12 +24,19 @@ interface Hooks {
   void exit();
 
   /**
-   * A region scanner of a tagged query was opened (the tag: the scan attribute's value; the
-   * profiling level it asks for, a {@code PerfLevel} ordinal, or -1); returns the handle
-   * {@link #queryActive} takes, or null if the query is not tracked.
+   * A region scanner was opened for {@code scan}, tagged with a query id (the scan attribute's
+   * value; the profiling level it asks for, a {@code PerfLevel} ordinal, or -1). Returns the
+   * handle {@link #queryActive} and {@link #scannerOpened} take, or null if the query is not
+   * tracked or this very {@code scan} was tagged already (by another copy of blockscope).
    */
-  Object scannerOpened(Object scanner, byte[] queryId, RegionCoprocessorEnvironment env,
-      int level);
+  Object queryScan(byte[] queryId, Object scan, RegionCoprocessorEnvironment env, int level);
+
+  /**
+   * A scanner of the query of {@code handle} is read for the first time: from now on it counts
+   * as open until {@link #scannerClosed}. (Registered at its first read, not at its open, so a
+   * scanner HBase closes behind blockscope's back after a failed open is never counted.)
+   */
+  void scannerOpened(Object scanner, Object handle);
 
   /**
    * The innermost frame on this thread works for the query of {@code handle}: when it closes, its

@@ -3,6 +3,7 @@ package io.blockscope.coprocessor;
 import java.io.IOException;
 import java.util.List;
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
 import org.apache.hadoop.hbase.regionserver.ScannerContext;
@@ -17,32 +18,46 @@ import org.apache.hadoop.hbase.regionserver.ScannerContext;
 final class TaggedScanner implements RegionScanner {
   private final RegionScanner delegate;
   private final Hooks hooks;
-  /** Where the query's costs in this region go; null if the query is not tracked. */
-  private volatile Object query;
+  /** Where the query's costs in this region go. */
+  private final Object query;
+  /** Whether the engine counts this scanner as open (from its first read on). */
+  private volatile boolean registered;
+  /** A cell of the last row counted. */
+  private Cell lastRow;
 
-  TaggedScanner(RegionScanner delegate, Hooks hooks) {
+  TaggedScanner(RegionScanner delegate, Hooks hooks, Object query) {
     this.delegate = delegate;
     this.hooks = hooks;
+    this.query = query;
   }
 
-  void query(Object handle) {
-    this.query = handle;
-  }
-
-  /** Marks the frame of the read about to happen as this query's (and its profiling level). */
+  /**
+   * Marks the frame of the read about to happen as this query's (and its profiling level); the
+   * first read registers the scanner as open. Not at open: if a later coprocessor's
+   * {@code postScannerOpen} throws, HBase 2.6 ({@code RSRpcServices.newRegionScanner}) closes
+   * the core scanner, never this one, and a scanner registered then would stay open forever.
+   */
   private int before(List<Cell> result) {
-    Object q = query;
-    if (q != null) {
-      hooks.queryActive(q, 0);
+    if (!registered) {
+      registered = true;
+      hooks.scannerOpened(this, query);
     }
+    hooks.queryActive(query, 0);
     return result.size();
   }
 
-  /** Counts a row if one came back. */
+  /**
+   * Counts a row if cells of a row not counted yet came back: a row whose cells come in two
+   * calls (a batch or size limit inside the row) counts once.
+   */
   private boolean seen(boolean more, List<Cell> result, int sizeBefore) {
-    Object q = query;
-    if (q != null && result.size() > sizeBefore) {
-      hooks.queryActive(q, 1);
+    if (result.size() > sizeBefore) {
+      Cell first = result.get(sizeBefore);
+      Cell last = lastRow;
+      lastRow = result.get(result.size() - 1);
+      if (last == null || !CellUtil.matchingRows(first, last)) {
+        hooks.queryActive(query, 1);
+      }
     }
     return more;
   }
@@ -52,7 +67,9 @@ final class TaggedScanner implements RegionScanner {
     try {
       delegate.close();
     } finally {
-      hooks.scannerClosed(this); // never throws
+      if (registered) {
+        hooks.scannerClosed(this); // never throws
+      }
     }
   }
 

@@ -39,6 +39,8 @@ public final class EmbeddedCluster implements AutoCloseable {
         + io.blockscope.encoding.EncodingRegistrar.class.getName());
     conf.set("hbase.coprocessor.master.classes",
         io.blockscope.encoding.EncodingGuard.class.getName());
+    // PROFILE(TIME) is honoured here (a production server caps queries at COUNT by default).
+    conf.set(io.blockscope.coprocessor.BlockscopeConfig.QUERY_MAX_LEVEL, "TIME");
     // Phoenix's server side, as its own test harness configures it.
     conf.set("hbase.regionserver.wal.codec",
         "org.apache.hadoop.hbase.regionserver.wal.IndexedWALEditCodec");

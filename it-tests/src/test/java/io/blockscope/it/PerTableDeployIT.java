@@ -66,7 +66,23 @@ public class PerTableDeployIT extends ClusterTestBase {
     assertEquals("each block counted once, not once per copy", cached,
         cold.get("blockCache.miss.data"));
 
+    // a tagged scan is wrapped once, by one of the two copies: one scanner, each row once
+    String query = "00000000000000000000000000000a7e";
+    Scan tagged = new Scan();
+    tagged.setAttribute(io.blockscope.metrics.QueryTracker.ATTRIBUTE,
+        query.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    long rows;
+    try (var table = cluster.connection().getTable(t);
+        var scanner = table.getScanner(tagged)) {
+      rows = java.util.stream.StreamSupport.stream(scanner.spliterator(), false).count();
+    }
+    assertEquals(10_000, rows);
     String encoded = region.getRegionInfo().getEncodedName();
+    assertEquals(new io.blockscope.metrics.QueryTracker.Stats(0, 1, 1),
+        cluster.engine().queries().stats(query));
+    assertEquals("rows counted once, not once per copy", rows,
+        cluster.engine().queryCosts(query, encoded)[io.blockscope.metrics.CostLayout.SIZE]);
+
     cluster.admin().disableTable(t);
     assertEquals(null, cluster.engine().registry().region(encoded));
     cluster.admin().deleteTable(t);

@@ -16,7 +16,7 @@ import java.util.List;
  * <pre>
  * slot  width            what
  * 0     1                control: profiling level of the thread's current frame (PerfLevel ordinal)
- * 1     1                (reserved; was the nesting depth of decode calls)
+ * 1     1                control: attribution frames open on the thread (0 between calls)
  * 2     1                control: a block cache miss whose block type is not known yet
  * 3     1                (reserved)
  * 4     KINDS            blockCache.hit.&lt;kind&gt;        lookups that found the block
@@ -57,6 +57,7 @@ public final class CostLayout {
   public static final int N_ENCODINGS = 6;
 
   public static final int LEVEL = 0;
+  public static final int DEPTH = 1;
   public static final int PENDING_MISS = 2;
   public static final int FIRST_COST = 4;
 

@@ -85,7 +85,7 @@ public class DecodeProbeBenchmark {
     if (mode.equals("NOT_INSTALLED")) {
       ProbeInstaller.uninstallAll();
     } else {
-      ProbeInstaller.installAll(true, problems);
+      ProbeInstaller.installAll(true, 30_000, problems);
       if (!problems.isEmpty()) {
         throw new IllegalStateException("probes not installed: " + problems);
       }

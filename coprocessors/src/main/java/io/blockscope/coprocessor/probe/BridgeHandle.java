@@ -31,6 +31,7 @@ public final class BridgeHandle {
   private final MethodHandle costs;
   private final MethodHandle engine;
   private final MethodHandle maps;
+  private final MethodHandle onCallEnd;
   private final AtomicIntegerArray installed;
   private final AtomicLongArray failures;
 
@@ -41,6 +42,8 @@ public final class BridgeHandle {
     engine = lookup.findStatic(type, "engine", MethodType.methodType(Object.class, Object.class));
     maps = lookup.findStatic(type, "maps",
         MethodType.methodType(void.class, int[].class, int[].class, ToIntFunction.class));
+    onCallEnd = lookup.findStatic(type, "onCallEnd",
+        MethodType.methodType(void.class, Runnable.class));
     installed = (AtomicIntegerArray) type.getField("INSTALLED").get(null);
     failures = (AtomicLongArray) type.getField("FAILURES").get(null);
   }
@@ -114,6 +117,15 @@ public final class BridgeHandle {
   void maps(int[] blockTypes, int[] algorithms, ToIntFunction<Class<?>> seekerEncodings) {
     try {
       maps.invokeExact(blockTypes, algorithms, seekerEncodings);
+    } catch (Throwable t) {
+      throw new IllegalStateException(t);
+    }
+  }
+
+  /** Sets what runs when an RPC call ends with frames open on its thread. */
+  public void onCallEnd(Runnable hook) {
+    try {
+      onCallEnd.invokeExact(hook);
     } catch (Throwable t) {
       throw new IllegalStateException(t);
     }

@@ -44,10 +44,12 @@ public final class ProbeBridge {
   public static final int CHECKSUM = 2;
   public static final int DECOMPRESS = 3;
   public static final int DECODE = 4;
-  public static final int N_PROBES = 5;
+  /** Not a cost: the end of every RPC call on a handler thread ({@link #callEnded}). */
+  public static final int RPC_CALL = 5;
+  public static final int N_PROBES = 6;
 
   public static final String[] PROBE_NAMES = {
-    "blockCache", "fsRead", "checksum", "decompress", "decode"
+    "blockCache", "fsRead", "checksum", "decompress", "decode", "rpcCall"
   };
 
   /** 1 where a probe's advice is in place. */
@@ -78,6 +80,9 @@ public final class ProbeBridge {
   private static volatile ToIntFunction<Class<?>> encodingOfSeeker =
       seeker -> CostLayout.N_ENCODINGS - 1;
 
+  /** What the engine does when a call ends with frames still open on the thread; null: none. */
+  private static volatile Runnable callEndHook;
+
   /** The calling thread's cost array (see {@link CostLayout} for its slots). */
   public static long[] costs() {
     return COSTS.get();
@@ -99,7 +104,33 @@ public final class ProbeBridge {
     return engine;
   }
 
+  /** Sets what runs when an RPC call ends with attribution frames still open on its thread. */
+  public static void onCallEnd(Runnable hook) {
+    callEndHook = hook;
+  }
+
   // ---- called from advice -------------------------------------------------------------------
+
+  /**
+   * {@code CallRunner.run} returned or threw: the RPC call this handler thread served is over.
+   * Frames still open (a read threw before its post-hook, an observer bypassed) are the
+   * engine's to close; otherwise this is one thread-local read and a compare per call.
+   */
+  public static void callEnded() {
+    long[] c = COSTS.get();
+    if (c[CostLayout.DEPTH] == 0) {
+      return;
+    }
+    try {
+      fault(RPC_CALL);
+      Runnable hook = callEndHook;
+      if (hook != null) {
+        hook.run();
+      }
+    } catch (Throwable t) {
+      fail(RPC_CALL);
+    }
+  }
 
   /** Start time for a timed section, or 0 when the thread is not at TIME. */
   public static long start() {

@@ -49,6 +49,7 @@ public final class ProbeInstaller {
   private static final String HFILE = "org.apache.hadoop.hbase.io.hfile.";
   private static final String ENCODING = "org.apache.hadoop.hbase.io.encoding.";
   private static final String BYTE_BUFF = "org.apache.hadoop.hbase.nio.ByteBuff";
+  private static final String CALL_RUNNER = "org.apache.hadoop.hbase.ipc.CallRunner";
 
   /** One HBase method a probe is woven into. */
   record Target(String type, String method, Class<?> advice, String... params) {
@@ -136,7 +137,8 @@ public final class ProbeInstaller {
           BYTE_BUFF, "java.lang.String", "long", "int")),
       List.of(new Target(ENCODING + "HFileBlockDefaultDecodingContext", "prepareDecoding",
           ReadPathAdvice.Decompress.class, "int", "int", BYTE_BUFF, BYTE_BUFF)),
-      decodeTargets());
+      decodeTargets(),
+      List.of(new Target(CALL_RUNNER, "run", ReadPathAdvice.CallEnd.class)));
 
   private static List<Target> decodeTargets() {
     List<Target> t = new ArrayList<>();
@@ -165,15 +167,27 @@ public final class ProbeInstaller {
 
   private static Instrumentation instrumentation;
 
+  /** This copy's one attempt to get instrumentation; made by the first {@link #installAll}. */
+  private static Attacher attacher;
+
+  /** The probes this copy tried to weave, whatever came of it: each is tried once. */
+  private static final Set<Integer> TRIED = ConcurrentHashMap.newKeySet();
+
+  /** Why each probe this copy tried is unavailable, reported again on later calls. */
+  private static final Map<Integer, String> UNAVAILABLE = new ConcurrentHashMap<>();
+
   private ProbeInstaller() {}
 
   /**
    * Installs every probe into the JVM once; later calls (from any class loader's copy of
-   * blockscope) find them installed and only report. Never throws.
+   * blockscope) find them installed or find the reason they are not, and only report: a probe
+   * is never woven twice, and a failed attach or weave is not retried on the next region open.
+   * Waits at most {@code attachTimeoutMillis} for instrumentation. Never throws.
    *
    * @return the bridge HBase's classes see, or null when not even that could be set up
    */
-  public static synchronized BridgeHandle installAll(boolean enabled, List<String> problems) {
+  public static synchronized BridgeHandle installAll(boolean enabled, long attachTimeoutMillis,
+      List<String> problems) {
     ClassLoader hbaseLoader = BlockType.class.getClassLoader();
     try {
       BridgeHandle woven = BridgeHandle.resolve(hbaseLoader, null);
@@ -186,10 +200,13 @@ public final class ProbeInstaller {
     Instrumentation inst = null;
     String whyNoInstrumentation = null;
     if (enabled) {
+      if (attacher == null) {
+        attacher = new Attacher(ProbeInstaller::instrumentation, attachTimeoutMillis);
+      }
       try {
-        inst = instrumentation();
+        inst = attacher.get();
       } catch (Throwable t) {
-        whyNoInstrumentation = "no java.lang.instrument access (" + t + ")";
+        whyNoInstrumentation = "no java.lang.instrument access (" + t.getMessage() + ")";
       }
     } else {
       whyNoInstrumentation = "probes disabled by blockscope.probes.enabled=false";
@@ -207,8 +224,17 @@ public final class ProbeInstaller {
       if (bridge.installed().get(p) == 1) {
         continue; // woven earlier, perhaps by another copy of blockscope
       }
-      String why = whyNoInstrumentation != null ? whyNoInstrumentation
-          : install(p, inst, hbaseLoader, bridge);
+      String why;
+      if (whyNoInstrumentation != null) {
+        why = whyNoInstrumentation;
+      } else if (TRIED.add(p)) {
+        why = install(p, inst, hbaseLoader, bridge);
+        if (why != null) {
+          UNAVAILABLE.put(p, why);
+        }
+      } else {
+        why = UNAVAILABLE.get(p);
+      }
       if (why != null) {
         problems.add("probe " + ProbeBridge.PROBE_NAMES[p] + " unavailable: " + why);
         LOG.warn("blockscope: probe {} unavailable: {}", ProbeBridge.PROBE_NAMES[p], why);
@@ -233,6 +259,7 @@ public final class ProbeInstaller {
     for (Map.Entry<Integer, ResettableClassFileTransformer> e : WOVEN.entrySet()) {
       e.getValue().reset(instrumentation, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
       bridge.installed().set(e.getKey(), 0);
+      TRIED.remove(e.getKey());
     }
     WOVEN.clear();
   }
@@ -288,15 +315,17 @@ public final class ProbeInstaller {
         errors.put(typeName, throwable);
       }
     };
+    ResettableClassFileTransformer woven;
     try {
-      ResettableClassFileTransformer woven =
+      woven =
           new AgentBuilder.Default(new ByteBuddy().with(TypeValidation.DISABLED))
           .disableClassFormatChanges()
           .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
           .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
           .with(AgentBuilder.TypeStrategy.Default.REDEFINE)
           .with(listener)
-          .ignore(not(nameStartsWith("org.apache.hadoop.hbase.io.").or(named(BLOCKSCOPE_SEEKER))))
+          .ignore(not(nameStartsWith("org.apache.hadoop.hbase.io.").or(named(BLOCKSCOPE_SEEKER))
+              .or(named(CALL_RUNNER))))
           .type(t -> types.contains(t.getName()))
           .transform((builder, type, loader, module, domain) -> {
             for (Target t : targets) {
@@ -310,20 +339,30 @@ public final class ProbeInstaller {
             return builder;
           })
           .installOn(inst);
-      WOVEN.put(probe, woven);
-      instrumentation = inst;
     } catch (Throwable t) {
       return "weaving failed: " + t;
     }
+    String why = null;
     if (!errors.isEmpty()) {
-      return "weaving failed: " + errors;
-    }
-    if (!transformed.containsAll(types)) {
+      why = "weaving failed: " + errors;
+    } else if (!transformed.containsAll(types)) {
       Set<String> missing = ConcurrentHashMap.newKeySet();
       missing.addAll(types);
       missing.removeAll(transformed);
-      return "classes not retransformed: " + missing;
+      why = "classes not retransformed: " + missing;
     }
+    if (why != null) {
+      // a partial weave is taken out again: no transformer stays installed for a probe that is
+      // reported unavailable, and none is stacked on it later (the probe is not retried)
+      try {
+        woven.reset(inst, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
+      } catch (Throwable t) {
+        why += "; and taking the partial weave out failed: " + t;
+      }
+      return why;
+    }
+    WOVEN.put(probe, woven);
+    instrumentation = inst;
     bridge.installed().set(probe, 1);
     return null;
   }

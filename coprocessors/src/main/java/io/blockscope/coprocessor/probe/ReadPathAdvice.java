@@ -142,4 +142,12 @@ final class ReadPathAdvice {
       ProbeBridge.seekerCall(seeker, true, start);
     }
   }
+
+  /** {@code org.apache.hadoop.hbase.ipc.CallRunner.run()}: one RPC call ends on this thread. */
+  static final class CallEnd {
+    @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
+    static void exit() {
+      ProbeBridge.callEnded();
+    }
+  }
 }

@@ -35,7 +35,7 @@ public class DecodeProbeContractTest {
     // under OTHER
     io.blockscope.encoding.BlockscopeEncoding.register();
     List<String> problems = new ArrayList<>();
-    ProbeInstaller.installAll(true, problems);
+    ProbeInstaller.installAll(true, 30_000, problems);
     assertTrue(problems.toString(), problems.isEmpty());
   }
 

@@ -1,0 +1,147 @@
+package io.blockscope.coprocessor;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertSame;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import java.io.IOException;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.regionserver.InternalScanner;
+import org.apache.hadoop.hbase.regionserver.ScannerContext;
+import org.apache.hadoop.hbase.regionserver.Shipper;
+import org.apache.hadoop.hbase.regionserver.StoreScanner;
+import org.junit.Test;
+
+/**
+ * Issue 14, defect 1: the compaction wrapper was only an {@code InternalScanner}, so HBase's
+ * {@code Compactor.performCompaction} never called {@code shipped()} on the store scanner
+ * while blockscope measured a compaction. The wrapper must be everything the wrapped scanner is.
+ */
+public class AttributedScannerTest {
+
+  /** Records what the wrapper asks of the engine. */
+  static final class RecordingHooks implements Hooks {
+    final List<String> calls = new ArrayList<>();
+
+    @Override public void regionOpened(RegionCoprocessorEnvironment env) {}
+    @Override public void regionClosed(RegionCoprocessorEnvironment env) {}
+    @Override public boolean measures(RegionCoprocessorEnvironment env) {
+      return true;
+    }
+    @Override public void enter(RegionCoprocessorEnvironment env) {
+      calls.add("enter");
+    }
+    @Override public void exit() {
+      calls.add("exit");
+    }
+    @Override public Object queryScan(byte[] queryId, Object scan,
+        RegionCoprocessorEnvironment env, int level) {
+      return null;
+    }
+    @Override public void scannerOpened(Object scanner, Object handle) {}
+    @Override public void queryActive(Object handle, int rows) {}
+    @Override public void scannerClosed(Object scanner) {}
+    @Override public long[] queryCosts(String queryId, String region) {
+      return null;
+    }
+  }
+
+  /** A compaction scanner as HBase's StoreScanner is: an InternalScanner and a Shipper. */
+  static final class ShippingScanner implements InternalScanner, Shipper {
+    final List<String> calls;
+    IOException failNext;
+
+    ShippingScanner(List<String> calls) {
+      this.calls = calls;
+    }
+
+    @Override
+    public boolean next(List<Cell> result, ScannerContext scannerContext) throws IOException {
+      calls.add("next");
+      if (failNext != null) {
+        throw failNext;
+      }
+      return false;
+    }
+
+    @Override
+    public void close() {
+      calls.add("close");
+    }
+
+    @Override
+    public void shipped() {
+      calls.add("shipped");
+    }
+  }
+
+  @Test
+  public void shippedReachesTheStoreScanner() throws IOException {
+    RecordingHooks hooks = new RecordingHooks();
+    ShippingScanner store = new ShippingScanner(hooks.calls);
+    InternalScanner wrapped = AttributedScanner.wrap(store, hooks, null);
+    assertTrue("the wrapper must stay a Shipper", wrapped instanceof Shipper);
+    wrapped.next(new ArrayList<>());
+    ((Shipper) wrapped).shipped();
+    wrapped.close();
+    assertEquals(List.of("enter", "next", "exit", "shipped", "close"), hooks.calls);
+  }
+
+  @Test
+  public void aBatchThatThrowsClosesItsFrameAndKeepsItsException() {
+    RecordingHooks hooks = new RecordingHooks();
+    ShippingScanner store = new ShippingScanner(hooks.calls);
+    IOException boom = new IOException("disk gone");
+    store.failNext = boom;
+    InternalScanner wrapped = AttributedScanner.wrap(store, hooks, null);
+    try {
+      wrapped.next(new ArrayList<>(), null);
+      fail("the store scanner's exception must come through");
+    } catch (IOException e) {
+      assertSame(boom, e);
+    }
+    assertEquals(List.of("enter", "next", "exit"), hooks.calls);
+  }
+
+  /**
+   * Every interface HBase's own StoreScanner implements (in the HBase version on the classpath)
+   * is implemented by a wrapper of a scanner that has them: a new HBase interface fails here,
+   * not in a production compaction.
+   */
+  @Test
+  public void theWrapperOfAStoreScannerIsEverythingAStoreScannerIs() throws IOException {
+    Set<Class<?>> storeInterfaces = new LinkedHashSet<>();
+    collect(StoreScanner.class, storeInterfaces);
+    assertTrue(storeInterfaces.toString(), storeInterfaces.contains(Shipper.class));
+    List<String> calls = new ArrayList<>();
+    Object fakeStore = Proxy.newProxyInstance(getClass().getClassLoader(),
+        storeInterfaces.toArray(new Class<?>[0]), (proxy, m, args) -> {
+          calls.add(m.getName());
+          return m.getReturnType() == boolean.class ? Boolean.FALSE : null;
+        });
+    InternalScanner wrapped =
+        AttributedScanner.wrap((InternalScanner) fakeStore, new RecordingHooks(), null);
+    for (Class<?> i : storeInterfaces) {
+      assertTrue("wrapper lacks " + i.getName(), i.isInstance(wrapped));
+    }
+    ((Shipper) wrapped).shipped();
+    assertEquals(List.of("shipped"), calls);
+    assertEquals(wrapped, wrapped);
+  }
+
+  private static void collect(Class<?> type, Set<Class<?>> out) {
+    for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+      for (Class<?> i : c.getInterfaces()) {
+        out.add(i);
+        collect(i, out);
+      }
+    }
+  }
+}

@@ -1,0 +1,247 @@
+package io.blockscope.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import io.blockscope.coprocessor.BlockscopeConfig;
+import io.blockscope.coprocessor.Engine;
+import io.blockscope.metrics.CostLayout;
+import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.metrics.QueryTracker;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.Waiter;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Increment;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.io.hfile.CacheStats;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * Reads that fail, observers that bypass, and clients that send hostile attributes (issue 14,
+ * defects 2, 3 and 5): blockscope's frames, query tracking and levels stay right after each.
+ */
+public class FaultPathsIT extends ClusterTestBase {
+  private static TableName faulty;
+  private static TableName counters;
+  private static final byte[] COUNTER = Bytes.toBytes("n");
+
+  @BeforeClass
+  public static void tables() throws Exception {
+    faulty = newTable("faulty");
+    cluster.admin().createTable(TableDescriptorBuilder.newBuilder(faulty)
+        .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(Tables.FAMILY)
+            .setBlocksize(4096).build())
+        .setCoprocessor(FaultInjectingObserver.class.getName())
+        .build());
+    Tables.load(cluster.connection(), cluster.admin(), faulty, 2_000, 14);
+    counters = newTable("counters");
+    Tables.create(cluster.admin(), new Tables.Spec(counters).blockSize(4096));
+    try (Table t = cluster.connection().getTable(counters)) {
+      for (int i = 0; i < 500; i++) {
+        t.put(new Put(Tables.row(i)).addColumn(Tables.FAMILY, COUNTER, Bytes.toBytes(0L)));
+      }
+    }
+    cluster.admin().flush(counters);
+  }
+
+  private static Get faultyGet(int row, String fault) {
+    Get g = new Get(Tables.row(row));
+    g.setAttribute(FaultInjectingObserver.FAULT, Bytes.toBytes(fault));
+    return g;
+  }
+
+  private static void awaitNoOpenFrame(Engine engine) {
+    // the handler closes its frames when CallRunner.run returns, just after the response left
+    Waiter.waitFor(cluster.conf(), 10_000, 20, () -> engine.openFrames() == 0);
+  }
+
+  /**
+   * Defect 2: a frame opened by a pre-hook whose post-hook never came stayed on the handler
+   * thread at its region's level; reads outside hooks on that thread (an increment reads its
+   * current value with no coprocessor hook) were then counted into the failed read's region.
+   */
+  @Test
+  public void readsThatThrowOrAreBypassedLeaveNoFrameBehind() throws Exception {
+    Engine engine = cluster.engine();
+    assertEquals("the rpcCall probe closes what post-hooks leave open", true,
+        engine.probeInstalled(io.blockscope.coprocessor.probe.ProbeBridge.RPC_CALL));
+    long droppedBefore = engine.registry().metrics().getCounters()
+        .get(io.blockscope.metrics.MetricKeys.server("frames.dropped")).getCount();
+    try (Table t = cluster.connection().getTable(faulty)) {
+      for (int i = 0; i < 30; i++) {
+        try {
+          t.get(faultyGet(i, "throw"));
+          fail("the observer refuses this get");
+        } catch (IOException expected) {
+          assertTrue(expected.toString(), expected.toString().contains("injected: get refused"));
+        }
+        assertTrue("a bypassed get returns nothing", t.get(faultyGet(i, "bypass")).isEmpty());
+        Scan refused = new Scan().withStartRow(Tables.row(i)).setLimit(1);
+        refused.setAttribute(FaultInjectingObserver.FAULT, Bytes.toBytes("throw"));
+        try (ResultScanner s = t.getScanner(refused)) {
+          s.next();
+          fail("the observer refuses this scan");
+        } catch (IOException expected) {
+          // refused in preScannerOpen, after blockscope's own pre-hook opened a frame
+        }
+      }
+    }
+    awaitNoOpenFrame(engine);
+    long dropped = engine.registry().metrics().getCounters()
+        .get(io.blockscope.metrics.MetricKeys.server("frames.dropped")).getCount();
+    assertEquals("one frame left open by each refused get, bypassed get and refused scan, "
+        + "each closed when its call ended", 90, dropped - droppedBefore);
+
+    HRegion faultyRegion = onlyRegion(faulty);
+    HRegion counterRegion = onlyRegion(counters);
+    try (Table c = cluster.connection().getTable(counters)) {
+      c.get(new Get(Tables.row(0))); // the counters' blocks in the cache
+      CostSnapshot faultyBefore = regionCosts(faultyRegion);
+      for (int i = 0; i < 100; i++) {
+        c.increment(new Increment(Tables.row(i)).addColumn(Tables.FAMILY, COUNTER, 1));
+      }
+      assertEquals("no increment's read is counted into the region whose read failed",
+          faultyBefore, regionCosts(faultyRegion));
+
+      // and gets that go through the hooks land where they belong, as HBase's CacheStats count
+      CacheStats stats = cluster.blockCache().getStats();
+      long hits = stats.getHitCount();
+      long misses = stats.getMissCount();
+      CostSnapshot counterBefore = regionCosts(counterRegion);
+      CostSnapshot serverBefore = serverCosts();
+      for (int i = 0; i < 100; i++) {
+        assertEquals(1, c.get(new Get(Tables.row(i))).size());
+      }
+      awaitNoOpenFrame(engine);
+      CostSnapshot server = serverCosts().minus(serverBefore);
+      assertEquals(stats.getHitCount() - hits, hits(server));
+      assertEquals(stats.getMissCount() - misses, misses(server));
+      assertEquals("every lookup of the gets is the counters region's", server,
+          regionCosts(counterRegion).minus(counterBefore));
+      assertEquals(faultyBefore, regionCosts(faultyRegion));
+    }
+  }
+
+  /**
+   * Defect 5: when a coprocessor after blockscope throws in postScannerOpen, HBase closes the
+   * core scanner, never blockscope's wrapper; the wrapper stayed counted as open for ever.
+   */
+  @Test
+  public void aScannerWhoseOpenFailsLaterIsNotLeftOpen() throws Exception {
+    Engine engine = cluster.engine();
+    String query = "0000000000000000000000000000fa11";
+    int openBefore = engine.queries().openScanners();
+    try (Table t = cluster.connection().getTable(faulty)) {
+      for (int i = 0; i < 20; i++) {
+        Scan scan = new Scan().withStartRow(Tables.row(i)).setLimit(5);
+        scan.setAttribute(QueryTracker.ATTRIBUTE, query.getBytes(StandardCharsets.US_ASCII));
+        scan.setAttribute(FaultInjectingObserver.FAULT, Bytes.toBytes("postOpen"));
+        try (ResultScanner s = t.getScanner(scan)) {
+          s.next();
+          fail("the observer fails this scanner's open");
+        } catch (IOException expected) {
+          // refused in the observer's postScannerOpen
+        }
+      }
+    }
+    assertEquals(new QueryTracker.Stats(0, 0, 0), engine.queries().stats(query));
+    assertEquals(openBefore, engine.queries().openScanners());
+  }
+
+  /**
+   * Defect 3: a client's PROFILE attribute could switch a table at OFF to TIME, and any query
+   * to TIME. A table at OFF stays unmeasured whatever a scan asks, a query never goes above
+   * {@code blockscope.query.max.level}, and malformed attributes are ignored.
+   */
+  @Test
+  public void aClientCannotRaiseTheServersLevel() throws Exception {
+    Engine engine = cluster.engine();
+    TableName off = newTable("offtable");
+    Tables.create(cluster.admin(), new Tables.Spec(off).level("OFF").blockSize(4096)
+        .encoding(org.apache.hadoop.hbase.io.encoding.DataBlockEncoding.FAST_DIFF));
+    Tables.load(cluster.connection(), cluster.admin(), off, 2_000, 3);
+    TableName count = newTable("counttable");
+    Tables.create(cluster.admin(), new Tables.Spec(count).level("COUNT").blockSize(4096)
+        .encoding(org.apache.hadoop.hbase.io.encoding.DataBlockEncoding.FAST_DIFF));
+    Tables.load(cluster.connection(), cluster.admin(), count, 2_000, 3);
+
+    String q1 = "000000000000000000000000000000f1";
+    assertEquals(2_000, profiledScan(off, q1, "TIME"));
+    assertEquals("an OFF table is never measured", CostSnapshot.ZERO,
+        regionCosts(onlyRegion(off)));
+    long[] offQuery = engine.queryCosts(q1, onlyRegion(off).getRegionInfo().getEncodedName());
+    assertEquals("its rows are still the query's", 2_000, offQuery[CostLayout.SIZE]);
+    assertEquals(0, offQuery[CostLayout.DECODE + 3 * CostLayout.DECODE_WIDTH
+        + CostLayout.DECODE_CELLS]);
+    assertEquals("FAST_DIFF is slot 3", "FAST_DIFF", CostLayout.ENCODINGS.get(3));
+
+    int fastDiffCells = CostLayout.DECODE + 3 * CostLayout.DECODE_WIDTH + CostLayout.DECODE_CELLS;
+    int fastDiffNanos = CostLayout.DECODE + 3 * CostLayout.DECODE_WIDTH + CostLayout.DECODE_NANOS;
+    long[] capped2;
+    Configuration capped = new Configuration(cluster.conf());
+    capped.set(BlockscopeConfig.QUERY_MAX_LEVEL, "COUNT");
+    engine.onConfigurationChange(capped); // what update_config does with a new hbase-site.xml
+    try {
+      String q2 = "000000000000000000000000000000f2";
+      String encoded = onlyRegion(count).getRegionInfo().getEncodedName();
+      long nanosBefore = engine.registry().regionSnapshot(encoded).get("decode.FAST_DIFF.nanos");
+      assertEquals(2_000, profiledScan(count, q2, "TIME"));
+      capped2 = engine.queryCosts(q2, encoded);
+      assertEquals("not timed: TIME is above the cap", 0, capped2[fastDiffNanos]);
+      assertEquals(nanosBefore,
+          engine.registry().regionSnapshot(encoded).get("decode.FAST_DIFF.nanos"));
+    } finally {
+      engine.onConfigurationChange(cluster.conf());
+    }
+    String q3 = "000000000000000000000000000000f3";
+    assertEquals(2_000, profiledScan(count, q3, "TIME"));
+    long[] timed = engine.queryCosts(q3, onlyRegion(count).getRegionInfo().getEncodedName());
+    assertEquals("the capped query counted the same cells", timed[fastDiffCells],
+        capped2[fastDiffCells]);
+    assertTrue("under a TIME cap the query is timed", timed[fastDiffNanos] > 0);
+
+    // hostile or malformed attributes: ignored, the reads are served and counted as usual
+    long hookFailures = engine.registry().metrics().getCounters()
+        .get(io.blockscope.metrics.MetricKeys.server("hooks.failures")).getCount();
+    for (byte[][] attrs : new byte[][][] {
+        {"not-a-query-id".getBytes(StandardCharsets.US_ASCII), "TIME".getBytes(StandardCharsets.US_ASCII)},
+        {q3.toUpperCase().getBytes(StandardCharsets.US_ASCII), "\u0000\uffff".getBytes(StandardCharsets.UTF_8)},
+        {new byte[1 << 20], new byte[1 << 20]},
+        {new byte[0], new byte[0]}}) {
+      Scan s = new Scan();
+      s.setAttribute(QueryTracker.ATTRIBUTE, attrs[0]);
+      s.setAttribute(QueryTracker.PROFILE_ATTRIBUTE, attrs[1]);
+      assertEquals(2_000, Tables.scanCells(cluster.connection(), count, s) / 2);
+    }
+    assertEquals(hookFailures, engine.registry().metrics().getCounters()
+        .get(io.blockscope.metrics.MetricKeys.server("hooks.failures")).getCount());
+  }
+
+  /** Scans a whole table as one tagged query asking for {@code level}; returns the rows. */
+  private static long profiledScan(TableName table, String query, String level)
+      throws IOException {
+    Scan s = new Scan();
+    s.setAttribute(QueryTracker.ATTRIBUTE, query.getBytes(StandardCharsets.US_ASCII));
+    s.setAttribute(QueryTracker.PROFILE_ATTRIBUTE, level.getBytes(StandardCharsets.US_ASCII));
+    long rows = 0;
+    try (Table t = cluster.connection().getTable(table); ResultScanner r = t.getScanner(s)) {
+      for (Result ignored : r) {
+        rows++;
+      }
+    }
+    return rows;
+  }
+}
