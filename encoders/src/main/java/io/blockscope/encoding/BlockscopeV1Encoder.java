@@ -7,10 +7,12 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.KeyValueUtil;
 import org.apache.hadoop.hbase.PrivateCellUtil;
 import org.apache.hadoop.hbase.io.encoding.AbstractDataBlockEncoder;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.io.encoding.EncodingState;
 import org.apache.hadoop.hbase.io.encoding.HFileBlockDecodingContext;
 import org.apache.hadoop.hbase.io.encoding.HFileBlockDefaultEncodingContext;
@@ -180,10 +182,49 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     /** The open group's key entries, written after its values when the group closes. */
     byte[] keys = new byte[1024];
     int keysLen;
+    /**
+     * The block as it is put together: its first {@link #written} bytes (base key, closed
+     * groups, the open group's values). Copied over the block's bytes by endBlockEncoding.
+     */
+    byte[] block;
+    /** Bytes written to the block's stream: the size of the block if it ended now. */
+    int reserved;
 
-    BlockState(boolean tags, boolean mvcc) {
+    BlockState(boolean tags, boolean mvcc, byte[] block) {
       this.tags = tags;
       this.mvcc = mvcc;
+      this.block = block;
+    }
+
+    /** Appends {@code n} bytes of {@code b} from {@code off} to the block. */
+    void put(byte[] b, int off, int n) {
+      block = grow(block, written + n);
+      System.arraycopy(b, off, block, written, n);
+      written += n;
+    }
+
+    /** Appends a uint16 to the block. */
+    void putShort(int v) {
+      block = grow(block, written + 2);
+      block[written++] = (byte) (v >>> 8);
+      block[written++] = (byte) v;
+    }
+
+    /** Appends an int32 to the block. */
+    void putInt(int v) {
+      putShort(v >>> 16);
+      putShort(v);
+    }
+
+    /**
+     * The block's size if it ended after the cells encoded so far: what endBlockEncoding adds
+     * to {@link #written} (the open group's key entries and their length, the restart offsets,
+     * the trailer). It grows with every cell (each adds a key entry of at least one byte, and no
+     * field of the tail ever gets narrower).
+     */
+    int sizeIfEnded() {
+      int groups = written + keysLen + (keysLen < 0x8000 ? 2 : 4);
+      return groups + restartCount * (groups > 0xffff ? 4 : 2) + 4;
     }
   }
 
@@ -308,8 +349,10 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     }
     HFileBlockDefaultEncodingContext c = (HFileBlockDefaultEncodingContext) ctx;
     c.prepareEncoding(out);
+    // the block of the last block's state is reused: a writer encodes one block at a time
+    byte[] block = c.getEncodingState() instanceof BlockState b ? b.block : new byte[4096];
     c.setEncodingState(new BlockState(c.getHFileContext().isIncludesTags(),
-        c.getHFileContext().isIncludesMvcc()));
+        c.getHFileContext().isIncludesMvcc(), block));
   }
 
   @Override
@@ -322,13 +365,13 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     if (s.sinceRestart == 0 || s.sinceRestart >= interval
         || s.written - s.restarts[s.restartCount - 1] + s.keysLen >= RESTART_BYTES) {
       if (s.restartCount > 0) {
-        closeGroup(s, out);
+        closeGroup(s);
       }
       if (s.restartCount == s.restarts.length) {
         s.restarts = java.util.Arrays.copyOf(s.restarts, s.restartCount * 2);
       }
       if (s.restartCount == 0) {
-        writeBaseKey(s, cell, out);
+        writeBaseKey(s, cell);
         before.reset(now);
         before.clearRest();
         s.base.reset(now);
@@ -398,9 +441,10 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
       n = putVLong(h, n, now.seqId);
     }
     h[0] = (byte) flags;
-    // a longer value goes out now; the key entry waits for the group to close
+    // a longer value goes into the block now; the key entry waits for the group to close
     if (!inline) {
-      PrivateCellUtil.writeValue(out, cell, now.valueLen);
+      s.block = grow(s.block, s.written + now.valueLen);
+      CellUtil.copyValueTo(cell, s.block, s.written);
       s.written += now.valueLen;
     }
     s.keys = grow(s.keys, s.keysLen + n);
@@ -420,32 +464,44 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
         + (s.tags ? KeyValue.TAGS_LENGTH_SIZE + now.tagsLen : 0)
         + (s.mvcc ? WritableUtils.getVIntSize(now.seqId) : 0);
     s.postCellEncode(unencoded, encoded);
+    reserve(s, out);
   }
+
+  /**
+   * Writes to the block's stream as many bytes as the block grew by with the cell just encoded
+   * (their content does not matter: endBlockEncoding writes the block over them).
+   */
+  private static void reserve(BlockState s, DataOutputStream out) throws IOException {
+    int size = s.sizeIfEnded();
+    for (int n = size - s.reserved; n > 0; n -= ROOM.length) {
+      out.write(ROOM, 0, Math.min(n, ROOM.length));
+    }
+    s.reserved = size;
+  }
+
+  /** What {@link #reserve} writes. */
+  private static final byte[] ROOM = new byte[4096];
 
   /**
    * Writes the block's base key: entry 0's key in KeyValue's layout, after its length. HBase asks
    * for a block's first key on every seekBefore; this way it is one copy, not a decode.
    */
-  private static void writeBaseKey(BlockState s, Cell c, DataOutputStream out)
-      throws IOException {
+  private static void writeBaseKey(BlockState s, Cell c) {
     int len = KeyValueUtil.keyLength(c);
     byte[] h = s.head = room(s.head, len + 5);
     int n = KeyValueUtil.appendKeyTo(c, h, putVInt(h, 0, len));
-    out.write(h, 0, n);
-    s.written += n;
+    s.put(h, 0, n);
   }
 
   /** Writes the open group's key entries and their length, after the group's values. */
-  private static void closeGroup(BlockState s, DataOutputStream out) throws IOException {
-    out.write(s.keys, 0, s.keysLen);
+  private static void closeGroup(BlockState s) {
+    s.put(s.keys, 0, s.keysLen);
     if (s.keysLen < 0x8000) {
-      out.writeShort(s.keysLen);
-      s.written += s.keysLen + 2;
+      s.putShort(s.keysLen);
     } else {
       // low half first: the group's last two bytes say which form it is
-      out.writeShort(s.keysLen & 0xffff);
-      out.writeShort(0x8000 | (s.keysLen >>> 16));
-      s.written += s.keysLen + 4;
+      s.putShort(s.keysLen & 0xffff);
+      s.putShort(0x8000 | (s.keysLen >>> 16));
     }
     s.keysLen = 0;
   }
@@ -493,23 +549,62 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     return at;
   }
 
+  /*
+   * Where the block is written (issue 14, B).
+   *
+   * The tail of a block (the last group's key entries and their length, the restart offsets,
+   * the trailer) is known only when the block ends. It used to be written to the stream by
+   * endBlockEncoding, which HBase's HFileBlock.Writer keeps (finishBlock compresses
+   * baosInMemory.getBuffer() up to baosInMemory.size() after endBlockEncoding). HBase's
+   * EncodedDataBlock.encodeData (hbase-common), which DataBlockEncodingTool and other tools
+   * encode every codec with, does not: it copies the stream's bytes (baos.toByteArray()) before
+   * endBlockEncoding, hands that copy to it as uncompressedBytesWithHeader and returns the copy,
+   * taking the stream's bytes again for ROW_INDEX_V1 only. Both callers do keep what
+   * endBlockEncoding writes in place into uncompressedBytesWithHeader, at
+   * HFILEBLOCK_HEADER_SIZE + ID_SIZE from its start: both write HConstants.HFILEBLOCK_DUMMY_HEADER
+   * and then the encoding id, and BufferedDataBlockEncoder.endBlockEncoding (PREFIX, DIFF,
+   * FAST_DIFF) writes its unencoded size there the same way.
+   *
+   * So the encoder puts the block together in BlockState.block, and after each cell writes to
+   * the stream as many bytes as the finished block would grow by (reserve; the block's size if
+   * it ended now only grows, cell by cell); endBlockEncoding writes the finished block over them,
+   * in place, and writes nothing to the stream. The bytes on disk are those of before (the
+   * golden blocks are unchanged); what it costs is one copy of each block, and a caller that
+   * hands endBlockEncoding a copy of the stream and then reads the stream gets the reserved
+   * zeros, whose trailer the reader refuses ("block without groups").
+   */
+
   @Override
   public void endBlockEncoding(HFileBlockEncodingContext ctx, DataOutputStream out,
       byte[] uncompressedBytesWithHeader) throws IOException {
     BlockState s = (BlockState) ctx.getEncodingState();
-    if (s.restartCount > 0) {
-      closeGroup(s, out);
+    if (s.restartCount == 0) {
+      // HFileWriterImpl.finishBlock ends no empty block; the format has none
+      throw new IOException("BLOCKSCOPE_V1 cannot end a block without cells");
     }
+    int size = s.sizeIfEnded();
+    closeGroup(s);
     // offsets as uint16 while the groups fit in 64 KB (nearly always), else int32
     boolean wide = s.written > 0xffff;
     for (int i = 0; i < s.restartCount; i++) {
       if (wide) {
-        out.writeInt(s.restarts[i]);
+        s.putInt(s.restarts[i]);
       } else {
-        out.writeShort(s.restarts[i]);
+        s.putShort(s.restarts[i]);
       }
     }
-    out.writeInt(s.restartCount | GROUPED | BASE_KEY | INLINE_VALUES | (wide ? WIDE : 0));
+    s.putInt(s.restartCount | GROUPED | BASE_KEY | INLINE_VALUES | (wide ? WIDE : 0));
+    // the stream holds `reserved` bytes after the encoding id; the block goes over them, in
+    // place, where BufferedDataBlockEncoder.endBlockEncoding writes its size
+    out.flush();
+    int at = HConstants.HFILEBLOCK_HEADER_SIZE + DataBlockEncoding.ID_SIZE;
+    if (s.written != size || size != s.reserved
+        || uncompressedBytesWithHeader.length < at + size) {
+      throw new IOException("BLOCKSCOPE_V1 cannot end its block: " + s.written + " bytes, "
+          + s.reserved + " reserved, expected " + size + ", in an array of "
+          + uncompressedBytesWithHeader.length + " bytes after a header of " + at);
+    }
+    System.arraycopy(s.block, 0, uncompressedBytesWithHeader, at, size);
     postEncoding(ctx);
   }
 

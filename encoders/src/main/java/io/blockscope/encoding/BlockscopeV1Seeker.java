@@ -130,21 +130,73 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     }
   }
 
+  /**
+   * Moves the seeker to {@code block}. If the block is corrupt it throws, and the seeker keeps
+   * nothing of the block before: until a block is set that reads, every call that reads a cell
+   * throws a {@link CorruptBlockException} naming this failure. (HBase's
+   * {@code HFileReaderImpl.EncodedScanner.updateCurrentBlock} makes the new block its current one
+   * before it calls this, so after the failure it may still ask this seeker for cells.)
+   */
   @Override
   public void setCurrentBuffer(ByteBuff block) {
-    int n = block.remaining();
-    if (block.hasArray()) {
-      buf = block.array();
-      base = block.arrayOffset() + block.position();
-    } else {
-      buf = new byte[n];
-      block.get(block.position(), buf, 0, n);
-      base = 0;
+    failed = null;
+    try {
+      int n = block.remaining();
+      if (block.hasArray()) {
+        buf = block.array();
+        base = block.arrayOffset() + block.position();
+      } else {
+        buf = new byte[n];
+        block.get(block.position(), buf, 0, n);
+        base = 0;
+      }
+      readRestarts(n);
+    } catch (Throwable t) {
+      forgetBlock(t);
+      throw t;
     }
-    readRestarts(n);
     // not rewind(): blockscope's decode probe times each public seeker call, and one inside
     // another would be counted twice
     rewound = true;
+  }
+
+  /**
+   * The message of the failure of the last {@link #setCurrentBuffer}, or null if it read its
+   * block.
+   */
+  private String failed;
+
+  /**
+   * After {@code t} ended {@link #setCurrentBuffer}: drops the block, its restart index and the
+   * groups read from it (their stamps go stale), so that no call reads them.
+   */
+  private void forgetBlock(Throwable t) {
+    failed = t.getClass().getSimpleName() + ": " + t.getMessage();
+    buf = null;
+    base = 0;
+    restartCount = 0;
+    groupsEnd = 0;
+    baseKeyAt = 0;
+    baseKeyLen = 0;
+    nextGeneration();
+    rewound = true;
+  }
+
+  /** Fails every read of a seeker whose last {@link #setCurrentBuffer} failed. */
+  private void checkBlock() {
+    if (failed != null) {
+      throw CorruptBlockException.raise("no block to read: the last one set was refused ("
+          + failed + ")");
+    }
+  }
+
+  /** A new stamp for the groups of a new block ({@link #generation}). */
+  private void nextGeneration() {
+    if (++generation == Integer.MAX_VALUE) {
+      // no group may pass for open with a stamp of an earlier block
+      java.util.Arrays.fill(groups, 0);
+      generation = 1;
+    }
   }
 
   /**
@@ -154,7 +206,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
    */
   private void readRestarts(int n) {
     if (n < 4) {
-      throw new CorruptBlockException("block of " + n + " bytes is too short");
+      throw CorruptBlockException.raise("block of " + n + " bytes is too short");
     }
     int raw = trailer(n, buf[base + n - 4], buf[base + n - 3], buf[base + n - 2],
         buf[base + n - 1]);
@@ -163,15 +215,11 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     if (groups.length < GROUP_INTS * count) {
       groups = new int[GROUP_INTS * count];
     }
-    if (++generation == Integer.MAX_VALUE) {
-      // no group may pass for open with a stamp of an earlier block
-      java.util.Arrays.fill(groups, 0);
-      generation = 1;
-    }
+    nextGeneration();
     baseKeyLen = vint(buf, base, base + entries);
     baseKeyAt = next - base;
     if (baseKeyLen > entries - baseKeyAt) {
-      throw new CorruptBlockException("base key of " + baseKeyLen + " bytes in a block of "
+      throw CorruptBlockException.raise("base key of " + baseKeyLen + " bytes in a block of "
           + n + " bytes");
     }
     checkBaseKey(buf, next, baseKeyLen);
@@ -210,11 +258,11 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     int to = k + 1 < restartCount ? restartOffset(k + 1) : groupsEnd;
     int groupsStart = baseKeyAt + baseKeyLen;
     if ((k == 0 ? from != groupsStart : from <= groupsStart) || to > groupsEnd) {
-      throw new CorruptBlockException("restart " + k + " at " + from + " (groups from "
+      throw CorruptBlockException.raise("restart " + k + " at " + from + " (groups from "
           + groupsStart + " to " + groupsEnd + ")");
     }
     if (to - from < 3) {
-      throw new CorruptBlockException("group " + k + " of " + (to - from) + " bytes");
+      throw CorruptBlockException.raise("group " + k + " of " + (to - from) + " bytes");
     }
     groups[g] = from;
     long keys = groupKeys(k, from, to, uint16(buf, base + to - 2),
@@ -254,7 +302,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     if (rowLen < 0 || rowLen > Short.MAX_VALUE
         || rowLen > len - KeyValue.KEY_INFRASTRUCTURE_SIZE
         || (b[at + 2 + rowLen] & 0xff) > len - KeyValue.KEY_INFRASTRUCTURE_SIZE - rowLen) {
-      throw new CorruptBlockException("base key of " + len + " bytes with a row of " + rowLen
+      throw CorruptBlockException.raise("base key of " + len + " bytes with a row of " + rowLen
           + " bytes and a family that do not fit in it");
     }
   }
@@ -262,19 +310,19 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   /** Checks a block's last four bytes and its size; returns them as an int. */
   private static int trailer(int n, byte b0, byte b1, byte b2, byte b3) {
     if (n < 4 + 2 + 3) {
-      throw new CorruptBlockException("block of " + n + " bytes is too short");
+      throw CorruptBlockException.raise("block of " + n + " bytes is too short");
     }
     int raw = ((b0 & 0xff) << 24) | ((b1 & 0xff) << 16) | ((b2 & 0xff) << 8) | (b3 & 0xff);
     if ((raw & BlockscopeV1Encoder.GROUPED) == 0) {
-      throw new CorruptBlockException("block without groups: not a BLOCKSCOPE_V1 block, or one "
+      throw CorruptBlockException.raise("block without groups: not a BLOCKSCOPE_V1 block, or one "
           + "written before the grouped layout (blockscope builds before 2026-11-22)");
     }
     if ((raw & BlockscopeV1Encoder.BASE_KEY) == 0) {
-      throw new CorruptBlockException("block without a base key: not a BLOCKSCOPE_V1 block, or "
+      throw CorruptBlockException.raise("block without a base key: not a BLOCKSCOPE_V1 block, or "
           + "one written before the base-key layout (blockscope builds before 2026-11-22)");
     }
     if ((raw & BlockscopeV1Encoder.INLINE_VALUES) == 0) {
-      throw new CorruptBlockException("block without inline values: not a BLOCKSCOPE_V1 block, "
+      throw CorruptBlockException.raise("block without inline values: not a BLOCKSCOPE_V1 block, "
           + "or one written before small values moved into their key entries (blockscope builds "
           + "before commit bc94cbf, 2026-11-22)");
     }
@@ -282,7 +330,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     int count = raw & COUNT;
     // each group takes at least its restart offset, one entry's flags and two length bytes
     if (count < 1 || count > (n - 4) / (width + 3)) {
-      throw new CorruptBlockException("restart count " + count + " in a block of " + n
+      throw CorruptBlockException.raise("restart count " + count + " in a block of " + n
           + " bytes");
     }
     return raw;
@@ -313,10 +361,10 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       length = ((last & 0x7fff) << 16) | before;
       tail = 4;
     } else {
-      throw new CorruptBlockException("group " + k + " of " + (to - from) + " bytes");
+      throw CorruptBlockException.raise("group " + k + " of " + (to - from) + " bytes");
     }
     if (length < 1 || length > to - from - tail) {
-      throw new CorruptBlockException("group " + k + " of " + (to - from) + " bytes has "
+      throw CorruptBlockException.raise("group " + k + " of " + (to - from) + " bytes has "
           + length + " bytes of key entries");
     }
     int end = to - tail;
@@ -629,8 +677,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     throw corrupt(p - base, "number longer than 10 bytes");
   }
 
-  private CorruptBlockException corrupt(int at, String what) {
-    return new CorruptBlockException("BLOCKSCOPE_V1 entry at " + at + ": " + what);
+  private RuntimeException corrupt(int at, String what) {
+    return CorruptBlockException.raise("BLOCKSCOPE_V1 entry at " + at + ": " + what);
   }
 
   @Override
@@ -645,6 +693,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   /** {@link #current}, decoding entry 0 into it first after a rewind. */
   private Entry current() {
+    checkBlock();
     if (rewound) {
       // entry 0 was decoded into `first` with the block: copy it rather than decode it again
       rewound = false;
@@ -662,6 +711,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   @Override
   public int seekToKeyInBlock(Cell key, boolean seekBefore) {
+    checkBlock();
     // every seek decodes into `current` what it lands on
     rewound = false;
     if (bytewiseRows && !(key instanceof ByteBufferExtendedCell)) {
@@ -1316,7 +1366,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     int n = block.remaining();
     int at = block.position();
     if (n < 4) {
-      throw new CorruptBlockException("block of " + n + " bytes is too short");
+      throw CorruptBlockException.raise("block of " + n + " bytes is too short");
     }
     int raw = trailer(n, block.get(at + n - 4), block.get(at + n - 3), block.get(at + n - 2),
         block.get(at + n - 1));
@@ -1325,7 +1375,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     int p = 0;
     for (int shift = 0; ; shift += 7) {
       if (p >= entries || shift > 28) {
-        throw new CorruptBlockException("base key length past the groups' start");
+        throw CorruptBlockException.raise("base key length past the groups' start");
       }
       byte x = block.get(at + p++);
       len |= (x & 0x7f) << shift;
@@ -1334,7 +1384,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       }
     }
     if (len < 0 || len > entries - p) {
-      throw new CorruptBlockException("base key of " + len + " bytes in a block of " + n
+      throw CorruptBlockException.raise("base key of " + len + " bytes in a block of " + n
           + " bytes");
     }
     byte[] k = new byte[len];

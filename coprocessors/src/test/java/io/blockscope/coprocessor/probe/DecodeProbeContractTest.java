@@ -4,7 +4,6 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.metrics.CostLayout;
-import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -12,6 +11,7 @@ import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.io.ByteArrayOutputStream;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.io.encoding.HFileBlockEncodingContext;
@@ -45,9 +45,9 @@ public class DecodeProbeContractTest {
         .withIncludesTags(false).withDataBlockEncoding(enc).build();
     Configuration conf = new Configuration(false);
     DataBlockEncoder encoder = enc.getEncoder();
-    // the block as HFileBlock.Writer makes it: dummy header, start, every cell, end. (HBase's
-    // EncodedDataBlock.encodeData drops what endBlockEncoding writes for every encoding but
-    // ROW_INDEX_V1, which it special-cases; BLOCKSCOPE_V1 writes its groups' keys there too.)
+    // the block as HFileBlock.Writer makes it: dummy header, start, every cell, end, which is
+    // handed the stream's own buffer (baosInMemory.getBuffer()): encoders write into it in place
+    // (BufferedDataBlockEncoder its unencoded size, BLOCKSCOPE_V1 its whole block)
     HFileBlockEncodingContext ctx = encoder.newDataBlockEncodingContext(conf, enc,
         HConstants.HFILEBLOCK_DUMMY_HEADER, meta);
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -60,7 +60,7 @@ public class DecodeProbeContractTest {
             Bytes.toBytes((float) pk)), ctx, out);
       }
     }
-    encoder.endBlockEncoding(ctx, out, bytes.toByteArray());
+    encoder.endBlockEncoding(ctx, out, bytes.getBuffer());
     byte[] encoded = bytes.toByteArray();
     int skip = HConstants.HFILEBLOCK_HEADER_SIZE + Bytes.SIZEOF_SHORT;
     block[0] = ByteBuffer.wrap(encoded, skip, encoded.length - skip).slice();
