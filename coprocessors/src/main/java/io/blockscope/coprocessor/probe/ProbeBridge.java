@@ -117,12 +117,11 @@ public final class ProbeBridge {
    * engine's to close; otherwise this is one thread-local read and a compare per call.
    */
   public static void callEnded() {
-    long[] c = COSTS.get();
-    if (c[CostLayout.DEPTH] == 0) {
-      return;
-    }
     try {
       fault(RPC_CALL);
+      if (COSTS.get()[CostLayout.DEPTH] == 0) {
+        return;
+      }
       Runnable hook = callEndHook;
       if (hook != null) {
         hook.run();
