@@ -31,6 +31,10 @@ public final class EmbeddedCluster implements AutoCloseable {
   private boolean phoenixReady;
 
   private EmbeddedCluster(Configuration overrides) throws Exception {
+    this(overrides, 1);
+  }
+
+  private EmbeddedCluster(Configuration overrides, int regionServers) throws Exception {
     util = new HBaseTestingUtility();
     Configuration conf = util.getConfiguration();
     // blockscope's read-cost observer, and the BLOCKSCOPE_V1 encoding on every server (its
@@ -58,7 +62,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     for (var e : overrides) {
       conf.set(e.getKey(), e.getValue());
     }
-    util.startMiniCluster(1);
+    util.startMiniCluster(regionServers);
   }
 
   /** The JVM's cluster, started on first use and stopped at JVM exit. */
@@ -73,7 +77,13 @@ public final class EmbeddedCluster implements AutoCloseable {
 
   /** A new cluster with extra settings (caller closes it); for tools, not for tests. */
   public static EmbeddedCluster start(Configuration overrides) throws Exception {
-    return new EmbeddedCluster(overrides);
+    return new EmbeddedCluster(overrides, 1);
+  }
+
+  /** A new cluster of {@code regionServers} region servers (in this JVM, one engine). */
+  public static EmbeddedCluster start(Configuration overrides, int regionServers)
+      throws Exception {
+    return new EmbeddedCluster(overrides, regionServers);
   }
 
   public HBaseTestingUtility util() {

@@ -1,0 +1,384 @@
+package io.blockscope.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+import io.blockscope.coprocessor.BlockscopeRegionObserver;
+import io.blockscope.coprocessor.Engine;
+import io.blockscope.coprocessor.probe.ProbeBridge;
+import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.metrics.MetricKeys;
+import io.blockscope.metrics.QueryTracker;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.Waiter;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.regionserver.HRegionServer;
+import org.apache.hadoop.hbase.util.JVMClusterUtil;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * The fault campaign (issue 14, docs/reliability.md), in the style of HBase's chaos monkey, on a
+ * cluster of its own: three region servers in this JVM with an off-heap BucketCache. Client
+ * threads read (gets, short scans, tagged query scans) while regions split, merge, move and
+ * compact and a region server aborts and is replaced; a scraper reads every blockscope server
+ * and table counter over JMX every 200 ms. Runs in its own surefire execution (its own JVM).
+ *
+ * <p>{@code -Dblockscope.campaign.seconds=600} runs the long form; the default is the short
+ * form CI runs. All three region servers share this JVM's one blockscope engine, so server
+ * series here are the sum over them.
+ */
+public class FaultCampaignIT {
+  private static final int ROWS = 20_000;
+  private static final long SECONDS = Long.getLong("blockscope.campaign.seconds", 60);
+
+  private static EmbeddedCluster cluster;
+
+  @BeforeClass
+  public static void start() throws Exception {
+    Configuration conf = new Configuration(false);
+    conf.set("hbase.coprocessor.region.classes", ShippedCounter.class.getName() + ","
+        + BlockscopeRegionObserver.class.getName() + ","
+        + io.blockscope.encoding.EncodingRegistrar.class.getName());
+    conf.set("hbase.bucketcache.ioengine", "offheap");
+    conf.set("hbase.bucketcache.size", "64");
+    conf.set("blockscope.export.interval.ms", "1000");
+    conf.set("hbase.regionserver.handler.count", "6");
+    cluster = EmbeddedCluster.start(conf, 3);
+  }
+
+  @AfterClass
+  public static void stop() throws Exception {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private static Engine engine() {
+    return cluster.engine();
+  }
+
+  private static long serverCounter(String name) {
+    return engine().registry().metrics().getCounters().get(MetricKeys.server(name)).getCount();
+  }
+
+  /**
+   * Defect 1: with blockscope measuring a compaction, HBase's Compactor must call shipped() on
+   * the store scanner exactly as often as when blockscope leaves the compaction alone (a table
+   * at OFF), with an off-heap BucketCache holding the blocks the compaction reads.
+   */
+  @Test
+  public void aMeasuredCompactionShipsAsOftenAsAnUnmeasuredOne() throws Exception {
+    Map<String, Long> shipped = new HashMap<>();
+    for (String level : List.of("COUNT", "OFF")) {
+      TableName t = TableName.valueOf("ship_" + level.toLowerCase());
+      Tables.create(cluster.admin(), new Tables.Spec(t).level(level).blockSize(4096)
+          .encoding(DataBlockEncoding.FAST_DIFF));
+      for (int file = 0; file < 3; file++) {
+        Tables.load(cluster.connection(), cluster.admin(), t, 30_000, file);
+      }
+      Tables.scanCells(cluster.connection(), t, new Scan()); // the blocks in the BucketCache
+      cluster.admin().majorCompact(t);
+      Waiter.waitFor(cluster.conf(), 120_000, 200, () -> cluster.regions(t).stream()
+          .allMatch(r -> r.getStores().stream().allMatch(s -> s.getStorefilesCount() == 1)));
+      shipped.put(level, ShippedCounter.SHIPPED.get(t.getNameAsString()).get());
+    }
+    System.out.println("shipped() calls reaching the store scanner: " + shipped);
+    assertTrue("the compaction ships at all: " + shipped, shipped.get("OFF") > 0);
+    assertEquals("shipped() calls reaching the StoreScanner, COUNT vs OFF", shipped.get("OFF"),
+        shipped.get("COUNT"));
+  }
+
+  @Test
+  public void countersStayMonotonicAndNothingLeaksWhileTheClusterMisbehaves() throws Exception {
+    TableName t = TableName.valueOf("chaos");
+    byte[][] splits = {Tables.row(5_000), Tables.row(10_000), Tables.row(15_000)};
+    Tables.create(cluster.admin(), new Tables.Spec(t).blockSize(4096)
+        .encoding(DataBlockEncoding.FAST_DIFF).splits(splits));
+    Tables.load(cluster.connection(), cluster.admin(), t, ROWS, 7);
+
+    AtomicBoolean stop = new AtomicBoolean();
+    List<String> violations = Collections.synchronizedList(new ArrayList<>());
+    AtomicLong reads = new AtomicLong();
+    AtomicLong readErrors = new AtomicLong();
+    AtomicLong scrapes = new AtomicLong();
+    AtomicLong seriesChecked = new AtomicLong();
+    List<String> faults = Collections.synchronizedList(new ArrayList<>());
+    List<Thread> threads = new ArrayList<>();
+    for (int c = 0; c < 3; c++) {
+      final int seed = c;
+      threads.add(new Thread(() -> readLoop(t, seed, stop, reads, readErrors), "client-" + c));
+    }
+    threads.add(new Thread(() -> scrapeLoop(stop, violations, scrapes, seriesChecked), "scraper"));
+    threads.forEach(Thread::start);
+
+    long end = System.currentTimeMillis() + SECONDS * 1000;
+    Random rnd = new Random(14);
+    Admin admin = cluster.admin();
+    int step = 0;
+    while (System.currentTimeMillis() < end) {
+      List<RegionInfo> regions = admin.getRegions(t);
+      RegionInfo r = regions.get(rnd.nextInt(regions.size()));
+      int action = step++;
+      try {
+        switch (action % 5) {
+          case 0:
+            admin.splitRegionAsync(r.getRegionName()).get();
+            faults.add("split");
+            break;
+          case 1:
+            regions.sort(RegionInfo.COMPARATOR);
+            int i = rnd.nextInt(regions.size() - 1);
+            admin.mergeRegionsAsync(new byte[][] {regions.get(i).getEncodedNameAsBytes(),
+                regions.get(i + 1).getEncodedNameAsBytes()}, false).get();
+            faults.add("merge");
+            break;
+          case 2:
+            List<ServerName> servers = new ArrayList<>(admin.getRegionServers());
+            admin.move(r.getEncodedNameAsBytes(), servers.get(rnd.nextInt(servers.size())));
+            faults.add("move");
+            break;
+          case 3:
+            admin.majorCompactRegion(r.getRegionName());
+            faults.add("compact");
+            break;
+          default:
+            if (action % 10 == 9) {
+              abortAndReplaceARegionServer(rnd);
+              faults.add("abort");
+            } else {
+              admin.flush(t);
+              faults.add("flush");
+            }
+            break;
+        }
+      } catch (Exception e) {
+        faults.add("refused:" + e.getClass().getSimpleName()); // e.g. a merge of a split parent
+      }
+      cluster.util().waitUntilNoRegionsInTransition(120_000);
+    }
+    stop.set(true);
+    for (Thread th : threads) {
+      th.join(120_000);
+      assertFalse(th.getName() + " did not stop", th.isAlive());
+    }
+    cluster.util().waitUntilNoRegionsInTransition(120_000);
+
+    // the drop phase: a table created, read, disabled, truncated and dropped leaves nothing
+    engine().refreshExport();
+    Set<ObjectName> serverBeansBefore = serverBeans();
+    int openScannersBefore = engine().queries().openScanners();
+    int regionsBefore = engine().registry().regions().size();
+    TableName gone = TableName.valueOf("dropped");
+    Tables.create(admin, new Tables.Spec(gone).blockSize(4096).splits(Tables.row(500)));
+    Tables.load(cluster.connection(), admin, gone, 1_000, 1);
+    Tables.scanCells(cluster.connection(), gone, taggedScan("00000000000000000000000000d0d0"));
+    engine().refreshExport();
+    assertTrue("the table has series while it exists", beansOf(gone).size() > 0);
+    admin.disableTable(gone);
+    admin.truncateTable(gone, true);
+    admin.disableTable(gone);
+    admin.deleteTable(gone);
+    faults.add("drop");
+    engine().refreshExport();
+    assertEquals("the dropped table's MBeans are gone", Set.of(), beansOf(gone));
+    assertEquals("and the server's beans are the same", serverBeansBefore, serverBeans());
+    assertEquals(openScannersBefore, engine().queries().openScanners());
+    assertEquals(regionsBefore, engine().registry().regions().size());
+    assertEquals(0, engine().registry().closingRegions());
+
+    Waiter.waitFor(cluster.conf(), 30_000, 50, () -> engine().openFrames() == 0);
+    assertEquals(List.of(), violations);
+    assertEquals("hook failures", 0, serverCounter("hooks.failures"));
+    for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
+      assertEquals("probe " + ProbeBridge.PROBE_NAMES[p] + " failures", 0,
+          engine().probeFailures(p));
+    }
+    for (JVMClusterUtil.RegionServerThread rs :
+        cluster.util().getMiniHBaseCluster().getLiveRegionServerThreads()) {
+      assertFalse("a live region server aborted", rs.getRegionServer().isAborted());
+    }
+
+    // after the chaos, what a table's regions add up to is what its series adds
+    CostSnapshot tableBefore = engine().registry().tableSnapshot(t.getNameAsString());
+    Map<String, CostSnapshot> regionsAt = new HashMap<>();
+    for (HRegion r : cluster.regions(t)) {
+      String e = r.getRegionInfo().getEncodedName();
+      regionsAt.put(e, engine().registry().regionSnapshot(e));
+    }
+    Tables.scanCells(cluster.connection(), t, new Scan());
+    CostSnapshot tableDelta = engine().registry().tableSnapshot(t.getNameAsString())
+        .minus(tableBefore);
+    CostSnapshot regionSum = CostSnapshot.ZERO;
+    for (HRegion r : cluster.regions(t)) {
+      String e = r.getRegionInfo().getEncodedName();
+      regionSum = regionSum.plus(engine().registry().regionSnapshot(e).minus(regionsAt.get(e)));
+    }
+    assertEquals(tableDelta, regionSum);
+    assertTrue("every cell of the scan decoded at least once (half-files of split parents "
+        + "may decode more): " + tableDelta,
+        tableDelta.get("decode.FAST_DIFF.cells") >= ROWS * 2L);
+
+    System.out.printf("fault campaign: %d s, %d reads (%d failed and retried by the client), "
+        + "%d faults %s, %d scrapes checking %d counter readings, violations: %d%n", SECONDS,
+        reads.get(), readErrors.get(), faults.size(), summary(faults), scrapes.get(),
+        seriesChecked.get(), violations.size());
+    assertTrue("a region server was aborted: " + summary(faults), faults.contains("abort"));
+  }
+
+  private static Map<String, Integer> summary(List<String> faults) {
+    Map<String, Integer> m = new java.util.TreeMap<>();
+    synchronized (faults) {
+      faults.forEach(f -> m.merge(f, 1, Integer::sum));
+    }
+    return m;
+  }
+
+  private static void abortAndReplaceARegionServer(Random rnd) throws Exception {
+    var mini = cluster.util().getMiniHBaseCluster();
+    mini.startRegionServer().waitForServerOnline();
+    List<JVMClusterUtil.RegionServerThread> all = mini.getRegionServerThreads();
+    List<Integer> alive = new ArrayList<>();
+    for (int i = 0; i < all.size() - 1; i++) { // not the one just started
+      if (all.get(i).isAlive() && !all.get(i).getRegionServer().isAborted()) {
+        alive.add(i);
+      }
+    }
+    int victim = alive.get(rnd.nextInt(alive.size()));
+    mini.abortRegionServer(victim);
+    mini.waitOnRegionServer(victim);
+  }
+
+  private static Scan taggedScan(String query) {
+    Scan s = new Scan();
+    s.setAttribute(QueryTracker.ATTRIBUTE, query.getBytes(StandardCharsets.US_ASCII));
+    s.setAttribute(QueryTracker.PROFILE_ATTRIBUTE, "COUNT".getBytes(StandardCharsets.US_ASCII));
+    return s;
+  }
+
+  private static void readLoop(TableName t, int seed, AtomicBoolean stop, AtomicLong reads,
+      AtomicLong errors) {
+    Random rnd = new Random(seed);
+    while (!stop.get()) {
+      try (Table table = cluster.connection().getTable(t)) {
+        int row = rnd.nextInt(ROWS);
+        switch (rnd.nextInt(3)) {
+          case 0:
+            Result r = table.get(new Get(Tables.row(row)));
+            if (r.size() != 2) {
+              throw new AssertionError("row " + row + " has " + r.size() + " cells");
+            }
+            break;
+          case 1:
+            try (ResultScanner s = table.getScanner(
+                new Scan().withStartRow(Tables.row(row)).setLimit(100))) {
+              s.forEach(x -> { });
+            }
+            break;
+          default:
+            Scan q = taggedScan(String.format("%032x", rnd.nextLong() & Long.MAX_VALUE));
+            q.withStartRow(Tables.row(row)).setLimit(100);
+            try (ResultScanner s = table.getScanner(q)) {
+              s.forEach(x -> { });
+            }
+            break;
+        }
+        reads.incrementAndGet();
+      } catch (java.io.IOException e) {
+        errors.incrementAndGet(); // a region in transition beyond the client's retries
+      }
+    }
+  }
+
+  /** The beans of no table: server figures and probe health. */
+  private static Set<ObjectName> serverBeans() throws Exception {
+    Set<ObjectName> of = new TreeSet<>();
+    for (ObjectName n : beans()) {
+      if (n.getKeyProperty("table") == null) {
+        of.add(n);
+      }
+    }
+    return of;
+  }
+
+  private static Set<ObjectName> beansOf(TableName t) throws Exception {
+    Set<ObjectName> of = new TreeSet<>();
+    for (ObjectName n : beans()) {
+      if (t.getNameAsString().equals(n.getKeyProperty("table"))) {
+        of.add(n);
+      }
+    }
+    return of;
+  }
+
+  private static Set<ObjectName> beans() throws Exception {
+    return new TreeSet<>(ManagementFactory.getPlatformMBeanServer()
+        .queryNames(new ObjectName(MetricKeys.DOMAIN + ":*"), null));
+  }
+
+  /** Reads every server and table counter over JMX; a series that goes down is a violation. */
+  private static void scrapeLoop(AtomicBoolean stop, List<String> violations, AtomicLong scrapes,
+      AtomicLong checked) {
+    MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+    Map<ObjectName, Long> last = new ConcurrentHashMap<>();
+    while (!stop.get()) {
+      try {
+        Set<ObjectName> seen = new java.util.HashSet<>();
+        for (String type : List.of("Server", "Table")) {
+          for (ObjectName n : jmx.queryNames(
+              new ObjectName(MetricKeys.DOMAIN + ":type=" + type + ",*"), null)) {
+            Object v;
+            try {
+              v = jmx.getAttribute(n, "Count");
+            } catch (javax.management.InstanceNotFoundException removed) {
+              continue; // a table series removed between the query and the read
+            } catch (javax.management.AttributeNotFoundException gauge) {
+              continue;
+            }
+            long now = ((Number) v).longValue();
+            Long before = last.put(n, now);
+            seen.add(n);
+            checked.incrementAndGet();
+            if (before != null && now < before) {
+              violations.add(n + " went from " + before + " to " + now);
+            }
+          }
+        }
+        last.keySet().retainAll(seen); // a removed series starts anew if it comes back
+        scrapes.incrementAndGet();
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        return;
+      } catch (Exception e) {
+        violations.add("scrape failed: " + e);
+      }
+    }
+  }
+}
