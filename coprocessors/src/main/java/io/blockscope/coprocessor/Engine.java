@@ -83,7 +83,8 @@ public final class Engine implements Hooks, ConfigurationObserver {
     final RegionCosts[] stack = new RegionCosts[MAX_DEPTH];
     /** The tagged query each frame works for, if any (see {@link #queryActive}). */
     final QueryTracker.RegionCosts[] query = new QueryTracker.RegionCosts[MAX_DEPTH];
-    int depth;
+    /** Written by its thread only; volatile so that {@link #openFrames()} reads it current. */
+    volatile int depth;
     /** The Scan last tagged on this thread, so that a second copy of blockscope does not tag it. */
     Object taggedScan;
   }
@@ -114,6 +115,8 @@ public final class Engine implements Hooks, ConfigurationObserver {
         CostRegistry.readOnlyCounter(droppedFrames::get));
     registry.registerOnce(MetricKeys.server("queries.evicted"),
         CostRegistry.readOnlyCounter(queries::evicted));
+    registry.registerOnce(MetricKeys.server("frames.open"),
+        (com.codahale.metrics.Gauge<Integer>) this::openFrames);
     if (config.jmxEnabled) {
       registry.startJmx(ManagementFactory.getPlatformMBeanServer());
     }
@@ -435,9 +438,11 @@ public final class Engine implements Hooks, ConfigurationObserver {
       if (region != null && !region.acquire()) {
         region = null; // closed since the lookup: this read goes uncounted, HBase refuses it too
       }
-      f.query[f.depth] = null;
-      f.stack[f.depth++] = region;
-      costs[CostLayout.DEPTH] = f.depth;
+      int d = f.depth;
+      f.query[d] = null;
+      f.stack[d] = region;
+      f.depth = d + 1;
+      costs[CostLayout.DEPTH] = d + 1;
       costs[CostLayout.LEVEL] = region == null ? 0 : region.level().ordinal();
     } catch (Throwable t) {
       hookFailures.incrementAndGet();
@@ -664,11 +669,6 @@ public final class Engine implements Hooks, ConfigurationObserver {
       }
       return all;
     }
-  }
-
-  /** The highest level a query's PROFILE may ask for. */
-  public PerfLevel queryMaxLevel() {
-    return queryMaxLevel;
   }
 
   public PerfLevel serverLevel() {

@@ -31,11 +31,7 @@ interface Hooks {
    */
   Object queryScan(byte[] queryId, Object scan, RegionCoprocessorEnvironment env, int level);
 
-  /**
-   * A scanner of the query of {@code handle} is read for the first time: from now on it counts
-   * as open until {@link #scannerClosed}. (Registered at its first read, not at its open, so a
-   * scanner HBase closes behind blockscope's back after a failed open is never counted.)
-   */
+  /** A scanner of the query of {@code handle} is open until {@link #scannerClosed}. */
   void scannerOpened(Object scanner, Object handle);
 
   /**

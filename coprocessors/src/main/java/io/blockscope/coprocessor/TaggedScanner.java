@@ -1,6 +1,7 @@
 package io.blockscope.coprocessor;
 
 import java.io.IOException;
+import java.lang.ref.Cleaner;
 import java.util.List;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
@@ -20,28 +21,36 @@ final class TaggedScanner implements RegionScanner {
   private final Hooks hooks;
   /** Where the query's costs in this region go. */
   private final Object query;
-  /** Whether the engine counts this scanner as open (from its first read on). */
-  private volatile boolean registered;
+  /** Tells the engine this scanner is gone: on close, or when it is collected unclosed. */
+  private final Cleaner.Cleanable closed;
   /** A cell of the last row counted. */
   private Cell lastRow;
 
+  /**
+   * Registers the scanner with the engine as open, under a token of its own rather than itself,
+   * and arranges for the token to be closed when this scanner is closed or, failing that, when
+   * it becomes unreachable: if a coprocessor after blockscope throws in {@code postScannerOpen},
+   * HBase 2.6 ({@code RSRpcServices.newRegionScanner}) closes the core scanner, never this one,
+   * and drops it; without the cleaner it would count as open for ever.
+   */
   TaggedScanner(RegionScanner delegate, Hooks hooks, Object query) {
     this.delegate = delegate;
     this.hooks = hooks;
     this.query = query;
+    Object token = new Object();
+    hooks.scannerOpened(token, query);
+    this.closed = CLEANER.register(this, () -> hooks.scannerClosed(token));
   }
 
-  /**
-   * Marks the frame of the read about to happen as this query's (and its profiling level); the
-   * first read registers the scanner as open. Not at open: if a later coprocessor's
-   * {@code postScannerOpen} throws, HBase 2.6 ({@code RSRpcServices.newRegionScanner}) closes
-   * the core scanner, never this one, and a scanner registered then would stay open forever.
-   */
+  /** One daemon thread per copy of blockscope, closing the tokens of dropped scanners. */
+  private static final Cleaner CLEANER = Cleaner.create(r -> {
+    Thread t = new Thread(r, "blockscope-scanner-cleaner");
+    t.setDaemon(true);
+    return t;
+  });
+
+  /** Marks the frame of the read about to happen as this query's (and its profiling level). */
   private int before(List<Cell> result) {
-    if (!registered) {
-      registered = true;
-      hooks.scannerOpened(this, query);
-    }
     hooks.queryActive(query, 0);
     return result.size();
   }
@@ -67,9 +76,7 @@ final class TaggedScanner implements RegionScanner {
     try {
       delegate.close();
     } finally {
-      if (registered) {
-        hooks.scannerClosed(this); // never throws
-      }
+      closed.clean(); // hooks.scannerClosed, once; never throws
     }
   }
 

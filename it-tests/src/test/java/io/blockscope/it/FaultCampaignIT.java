@@ -58,6 +58,10 @@ import org.junit.Test;
 public class FaultCampaignIT {
   private static final int ROWS = 20_000;
   private static final long SECONDS = Long.getLong("blockscope.campaign.seconds", 60);
+  private static final String PHOENIX_TABLE = "CHAOS_P";
+  /** Incremented as each fault starts and ends: odd while one is in progress. */
+  private static final AtomicLong EPOCH = new AtomicLong();
+  private static final int PHOENIX_ROWS = 8_000;
 
   private static EmbeddedCluster cluster;
 
@@ -123,6 +127,8 @@ public class FaultCampaignIT {
     Tables.create(cluster.admin(), new Tables.Spec(t).blockSize(4096)
         .encoding(DataBlockEncoding.FAST_DIFF).splits(splits));
     Tables.load(cluster.connection(), cluster.admin(), t, ROWS, 7);
+    SeedTables.createSplit(cluster, PHOENIX_TABLE, PHOENIX_ROWS, 5, "");
+    TableName p = TableName.valueOf(PHOENIX_TABLE);
 
     AtomicBoolean stop = new AtomicBoolean();
     List<String> violations = Collections.synchronizedList(new ArrayList<>());
@@ -136,6 +142,11 @@ public class FaultCampaignIT {
       final int seed = c;
       threads.add(new Thread(() -> readLoop(t, seed, stop, reads, readErrors), "client-" + c));
     }
+    AtomicLong queries = new AtomicLong();
+    AtomicLong queryErrors = new AtomicLong();
+    AtomicLong quietProfiles = new AtomicLong();
+    threads.add(new Thread(() -> phoenixLoop(stop, queries, queryErrors, quietProfiles,
+        violations), "phoenix"));
     threads.add(new Thread(() -> scrapeLoop(stop, violations, scrapes, seriesChecked), "scraper"));
     threads.forEach(Thread::start);
 
@@ -144,9 +155,11 @@ public class FaultCampaignIT {
     Admin admin = cluster.admin();
     int step = 0;
     while (System.currentTimeMillis() < end) {
-      List<RegionInfo> regions = admin.getRegions(t);
+      TableName target = rnd.nextBoolean() ? t : p; // the HBase table or the Phoenix one
+      List<RegionInfo> regions = admin.getRegions(target);
       RegionInfo r = regions.get(rnd.nextInt(regions.size()));
       int action = step++;
+      EPOCH.incrementAndGet(); // odd: a fault in progress
       try {
         switch (action % 5) {
           case 0:
@@ -154,6 +167,9 @@ public class FaultCampaignIT {
             faults.add("split");
             break;
           case 1:
+            if (regions.size() < 2) {
+              break;
+            }
             regions.sort(RegionInfo.COMPARATOR);
             int i = rnd.nextInt(regions.size() - 1);
             admin.mergeRegionsAsync(new byte[][] {regions.get(i).getEncodedNameAsBytes(),
@@ -174,7 +190,7 @@ public class FaultCampaignIT {
               abortAndReplaceARegionServer(rnd);
               faults.add("abort");
             } else {
-              admin.flush(t);
+              admin.flush(target);
               faults.add("flush");
             }
             break;
@@ -183,6 +199,7 @@ public class FaultCampaignIT {
         faults.add("refused:" + e.getClass().getSimpleName()); // e.g. a merge of a split parent
       }
       cluster.util().waitUntilNoRegionsInTransition(120_000);
+      EPOCH.incrementAndGet();
     }
     stop.set(true);
     for (Thread th : threads) {
@@ -246,10 +263,13 @@ public class FaultCampaignIT {
         + "may decode more): " + tableDelta,
         tableDelta.get("decode.FAST_DIFF.cells") >= ROWS * 2L);
 
-    System.out.printf("fault campaign: %d s, %d reads (%d failed and retried by the client), "
-        + "%d faults %s, %d scrapes checking %d counter readings, violations: %d%n", SECONDS,
-        reads.get(), readErrors.get(), faults.size(), summary(faults), scrapes.get(),
-        seriesChecked.get(), violations.size());
+    System.out.printf("fault campaign: %d s, %d reads (%d failed after the client's retries), "
+        + "%d profiled Phoenix queries (%d failed, %d checked exactly), %d faults %s, %d scrapes checking %d counter "
+        + "readings, violations: %d%n", SECONDS, reads.get(), readErrors.get(), queries.get(),
+        queryErrors.get(), quietProfiles.get(), faults.size(), summary(faults), scrapes.get(), seriesChecked.get(),
+        violations.size());
+    assertTrue("profiled queries ran, some with no fault in between: " + quietProfiles,
+        quietProfiles.get() > 0);
     assertTrue("a region server was aborted: " + summary(faults), faults.contains("abort"));
   }
 
@@ -326,6 +346,54 @@ public class FaultCampaignIT {
       }
     }
     return of;
+  }
+
+  /**
+   * Profiled Phoenix queries through blockscope's driver over random ranges of the Phoenix
+   * table: each count must be exact, and the profile of a query during which no fault happened
+   * must hold exactly its rows (one that overlapped a split or move may count a retried scan's
+   * rows twice, or miss those of a region that is gone). A query Phoenix itself gives up on
+   * (retries exhausted while regions move) is counted, not a violation.
+   */
+  private static void phoenixLoop(AtomicBoolean stop, AtomicLong queries, AtomicLong errors,
+      AtomicLong quietProfiles, List<String> violations) {
+    Random rnd = new Random(5);
+    try (java.sql.Connection c = SeedTables.blockscope(cluster)) {
+      while (!stop.get()) {
+        int from = rnd.nextInt(PHOENIX_ROWS);
+        int to = Math.min(PHOENIX_ROWS, from + 1 + rnd.nextInt(2_000));
+        String sql = "SELECT /*+ PROFILE */ PK FROM " + PHOENIX_TABLE + " WHERE PK >= " + from
+            + " AND PK < " + to;
+        long epoch = EPOCH.get();
+        try (java.sql.Statement st = c.createStatement();
+            java.sql.ResultSet rs = st.executeQuery(sql)) {
+          long n = 0;
+          while (rs.next()) {
+            n++;
+          }
+          rs.close();
+          io.blockscope.hints.QueryProfile profile =
+              rs.unwrap(io.blockscope.hints.BlockscopeResultSet.class).profile();
+          boolean quiet = epoch % 2 == 0 && EPOCH.get() == epoch;
+          if (n != to - from) {
+            violations.add(sql + " returned " + n + " rows");
+          } else if (profile == null) {
+            violations.add(sql + ": no profile");
+          } else if (quiet) {
+            quietProfiles.incrementAndGet();
+            if (profile.rows() != n) {
+              violations.add(sql + ": profile of " + profile.rows() + " rows for " + n);
+            }
+          }
+          queries.incrementAndGet();
+        } catch (java.sql.SQLException e) {
+          errors.incrementAndGet();
+          queries.incrementAndGet();
+        }
+      }
+    } catch (java.sql.SQLException e) {
+      violations.add("no blockscope connection: " + e);
+    }
   }
 
   private static Set<ObjectName> beansOf(TableName t) throws Exception {
