@@ -3,12 +3,22 @@ package io.blockscope.it;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.BeforeClass;
 import org.junit.Test;
 import sqlline.SqlLine;
@@ -57,6 +67,127 @@ public class HintsSqllineIT extends ClusterTestBase {
     assertTrue(printed, printed.contains("unknown PROFILE argument 'BAD': use COUNT or TIME"));
     // sqlline reports the failed statement in its exit status.
     assertEquals(SqlLine.Status.OTHER, status);
+  }
+
+  /**
+   * Issue 14: sqlline run as a process of its own with blockscope's driver must end promptly after
+   * {@code !quit}, with exit code 0. sqlline's {@code main} ends with {@code System.exit}, which
+   * waits for the shutdown hooks (Phoenix's closes its query services, for 5 s at most).
+   */
+  @Test
+  public void issue14SqllineProcessExitsAfterQuit() throws Exception {
+    Child c = sqllineProcess();
+    System.out.println("sqlline process (System.exit): " + c);
+    assertEquals(c.toString(), 0, c.exitCode());
+    assertTrue(c.toString(), c.millisAfterQuit() < QUIT_BOUND_MS);
+  }
+
+  /**
+   * The same without sqlline's {@code System.exit} ({@code -Dsqlline.system.exit=true}, as when
+   * sqlline is embedded): the JVM ends when {@code main} returns only if no non-daemon thread is
+   * left, so this fails if the driver, or anything it starts, leaves one behind.
+   */
+  @Test
+  public void issue14SqllineProcessLeavesNoThreadAliveAfterQuit() throws Exception {
+    Child c = sqllineProcess("-Dsqlline.system.exit=true");
+    System.out.println("sqlline process (main returns): " + c);
+    assertEquals(c.toString(), 0, c.exitCode());
+    assertTrue(c.toString(), c.millisAfterQuit() < QUIT_BOUND_MS);
+  }
+
+  /** Long enough for Phoenix's 5 s shutdown hook on a loaded 2-core machine. */
+  private static final long QUIT_BOUND_MS = 30_000;
+
+  private record Child(int exitCode, long millisAfterQuit, String output, String threads) {
+    @Override
+    public String toString() {
+      return "exit " + exitCode + " " + millisAfterQuit + " ms after !quit; printed:\n" + output
+          + (threads.isEmpty() ? "" : "\nthreads left:\n" + threads);
+    }
+  }
+
+  /**
+   * sqlline's {@code main} in a new JVM on this class path, connected to the cluster with the
+   * blockscope driver; three SERIAL queries, then {@code !quit} once their answers are printed.
+   */
+  private static Child sqllineProcess(String... jvmArgs) throws Exception {
+    String url = cluster.phoenixUrl().replace("jdbc:phoenix:", "jdbc:blockscope:phoenix:");
+    Path home = Files.createTempDirectory("blockscope-sqlline-home");
+    List<String> cmd = new ArrayList<>(List.of(System.getProperty("java.home") + "/bin/java",
+        "-Xmx384m", "-Duser.home=" + home,
+        "--add-opens", "java.base/java.lang=ALL-UNNAMED",
+        "--add-opens", "java.base/java.nio=ALL-UNNAMED",
+        "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED"));
+    cmd.addAll(List.of(jvmArgs));
+    cmd.addAll(List.of("-cp", System.getProperty("surefire.test.class.path",
+            System.getProperty("java.class.path")),
+        "sqlline.SqlLine", "-d", "io.blockscope.hints.BlockscopeDriver", "-u", url,
+        "-n", "none", "-p", "none", "--isolation=TRANSACTION_READ_COMMITTED",
+        "--outputformat=csv", "--showHeader=false", "--silent=true"));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    StringBuffer output = new StringBuffer();
+    Thread reader = new Thread(() -> {
+      try (BufferedReader r = new BufferedReader(
+          new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+        for (String line; (line = r.readLine()) != null; ) {
+          output.append(line).append('\n');
+          lines.add(line);
+        }
+      } catch (IOException gone) {
+        // the process ended
+      }
+    }, "sqlline-child-output");
+    reader.setDaemon(true);
+    reader.start();
+    try (Writer in = new OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8)) {
+      // The shapes that use threads: a plain SERIAL scan, a GROUP BY on other columns (its region
+      // tasks on Phoenix's pool), a sort-merge join (Phoenix's own two-thread pool).
+      in.write("SELECT /*+ SERIAL */ COUNT(*) FROM " + TABLE + ";\n"
+          + "SELECT /*+ SERIAL */ ROUND(v1, 1), COUNT(*) FROM " + TABLE
+          + " GROUP BY ROUND(v1, 1);\n"
+          + "SELECT /*+ USE_SORT_MERGE_JOIN SERIAL */ COUNT(*) FROM " + TABLE + " a JOIN "
+          + TABLE + " b ON a.pk = b.pk;\n");
+      in.flush();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+      for (int counts = 0; counts < 2; ) {
+        String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        if (line == null || !p.isAlive() && lines.isEmpty()) {
+          p.destroyForcibly();
+          throw new AssertionError("sqlline did not answer; printed:\n" + output);
+        }
+        counts += line.equals("'" + ROWS + "'") ? 1 : 0;
+      }
+      in.write("!quit\n");
+    }
+    long quit = System.nanoTime();
+    boolean ended = p.waitFor(QUIT_BOUND_MS * 2, TimeUnit.MILLISECONDS);
+    long after = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - quit);
+    String threads = "";
+    if (!ended) {
+      threads = threadDump(p.pid());
+      p.destroyForcibly().waitFor();
+    }
+    reader.join(10_000);
+    try (var files = Files.walk(home)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    }
+    return new Child(ended ? p.exitValue() : -1, after, output.toString(), threads);
+  }
+
+  /** The non-daemon threads of a running JVM, from jstack. */
+  private static String threadDump(long pid) throws Exception {
+    Process j = new ProcessBuilder(System.getProperty("java.home") + "/bin/jstack",
+        String.valueOf(pid)).redirectErrorStream(true).start();
+    String dump = new String(j.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    j.waitFor(30, TimeUnit.SECONDS);
+    StringBuilder alive = new StringBuilder();
+    for (String thread : dump.split("\n\n")) {
+      if (thread.startsWith("\"") && !thread.lines().findFirst().orElse("").contains(" daemon ")) {
+        alive.append(thread).append("\n\n");
+      }
+    }
+    return alive.toString();
   }
 
   private static int count(String text, String word) {

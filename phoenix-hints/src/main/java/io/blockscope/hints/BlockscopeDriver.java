@@ -52,8 +52,12 @@ public final class BlockscopeDriver implements Driver {
     }
   }
 
+  /** Phoenix's answer for a blockscope URL; none for a URL this driver does not accept. */
   @Override
   public DriverPropertyInfo[] getPropertyInfo(String url, Properties info) throws SQLException {
+    if (!acceptsURL(url)) {
+      return new DriverPropertyInfo[0];
+    }
     return PhoenixDriver.INSTANCE.getPropertyInfo(phoenixUrl(url), info);
   }
 

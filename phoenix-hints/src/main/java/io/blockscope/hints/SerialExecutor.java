@@ -7,15 +7,19 @@ import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.phoenix.compile.QueryPlan;
 import org.apache.phoenix.iterate.BaseResultIterators;
 import org.apache.phoenix.job.JobManager;
+import org.apache.phoenix.monitoring.TaskExecutionMetricsHolder;
+import org.apache.phoenix.util.SQLCloseable;
 
 /**
  * The query services' executor, with one difference: a region-scan task of a plan marked
@@ -26,6 +30,17 @@ import org.apache.phoenix.job.JobManager;
  * reads and sorts its whole region (Phoenix's {@code OrderingResultIteratorFactory}), so its
  * scanner is done before the next one opens, and Phoenix still merges the regions' groups.
  * Everything else goes to Phoenix's pool unchanged.
+ *
+ * <p>Phoenix's query timeout ({@code phoenix.query.timeoutMs}, {@code Statement.setQueryTimeout})
+ * is applied by {@code BaseResultIterators.getIterators}, which asks for each task's result with
+ * {@code get(timeLeft, MILLISECONDS)} and turns a {@link TimeoutException} into its
+ * {@code SQLTimeoutException} (error 6000, state TIM01). A deferred task asked for that way runs
+ * on Phoenix's pool, started when asked for, while the asking thread waits at most the time given;
+ * so one task still runs at a time and the query's timeout holds. On a timeout Phoenix cancels
+ * every task: the ones not started never run, and the one running (a region scan Phoenix does not
+ * interrupt, as it does not interrupt its own) has what it returns closed when it returns.
+ * Asked for without a time limit (a hash join's sub-plans, {@code HashJoinPlan.iterator}), a task
+ * runs in the asking thread as before.
  */
 final class SerialExecutor extends ThreadPoolExecutor {
   private static final Field PLAN = planField();
@@ -79,7 +94,8 @@ final class SerialExecutor extends ThreadPoolExecutor {
 
   @Override
   public <T> Future<T> submit(Callable<T> task) {
-    return deferred(task) ? new RunOnGet<>(task) : pool.submit(task);
+    return deferred(task) ? new RunOnGet<>((JobManager.JobCallable<T>) task, pool)
+        : pool.submit(task);
   }
 
   @Override
@@ -103,10 +119,29 @@ final class SerialExecutor extends ThreadPoolExecutor {
     return pool.invokeAll(tasks);
   }
 
-  /** A task that runs in the first thread asking for its result. */
-  private static final class RunOnGet<T> extends FutureTask<T> {
-    RunOnGet(Callable<T> task) {
-      super(task);
+  /**
+   * A task that runs when its result is first asked for: in the asking thread if asked without a
+   * time limit, on {@code pool} if asked with one.
+   */
+  static final class RunOnGet<T> extends FutureTask<T> {
+    private final JobManager.JobCallable<T> job;
+    private final ExecutorService pool;
+    private final AtomicBoolean started = new AtomicBoolean();
+
+    RunOnGet(JobManager.JobCallable<T> job, ExecutorService pool) {
+      super(job);
+      this.job = job;
+      this.pool = pool;
+    }
+
+    @Override
+    public void run() {
+      started.set(true);
+      super.run(); // does nothing if the task ran, runs elsewhere or was cancelled
+    }
+
+    private void runOnPool() {
+      super.run();
     }
 
     @Override
@@ -118,8 +153,48 @@ final class SerialExecutor extends ThreadPoolExecutor {
     @Override
     public T get(long timeout, TimeUnit unit)
         throws InterruptedException, ExecutionException, TimeoutException {
-      run();
+      if (started.compareAndSet(false, true)) {
+        // A job as Phoenix submits it: its pool's (instrumented) tasks need the job id and metrics.
+        pool.submit(new JobManager.JobCallable<Void>() {
+          @Override
+          public Void call() {
+            runOnPool();
+            return null;
+          }
+
+          @Override
+          public Object getJobId() {
+            return job.getJobId();
+          }
+
+          @Override
+          public TaskExecutionMetricsHolder getTaskExecutionMetric() {
+            return job.getTaskExecutionMetric();
+          }
+        });
+      }
       return super.get(timeout, unit);
+    }
+
+    /** A result that comes after the task was cancelled is nobody's: it is closed here. */
+    @Override
+    protected void set(T result) {
+      super.set(result);
+      if (isCancelled()) {
+        closeQuietly(result);
+      }
+    }
+
+    private static void closeQuietly(Object result) {
+      try {
+        if (result instanceof SQLCloseable c) {
+          c.close();
+        } else if (result instanceof AutoCloseable c) {
+          c.close();
+        }
+      } catch (Exception e) {
+        // the query this belonged to has failed already; there is no one to tell
+      }
     }
   }
 }
