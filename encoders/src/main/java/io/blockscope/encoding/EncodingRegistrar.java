@@ -14,8 +14,11 @@ import org.slf4j.LoggerFactory;
  * once per JVM; later starts only find it done.
  *
  * <p>Its name in the region server's report to the master ({@code ServerMetrics
- * .getCoprocessorNames()}) is what {@link EncodingGuard} checks. It never throws: a failed
- * registration (another HBase version) is logged as an error, the region still opens, and a
+ * .getCoprocessorNames()}) is what {@link EncodingGuard} checks: its simple name, since HBase
+ * 2.6.1 reports each coprocessor as {@code CoprocessorHost.getCoprocessors()} names it
+ * ({@code getClass().getSimpleName()}), and only while the server holds a region. Keep the
+ * class name: it is the deployment's contract (hbase-site.xml) and the guard's signal. It never
+ * throws: a failed registration (another HBase version) is logged as an error, the region still opens, and a
  * store using the encoding fails to open on that server as it would without blockscope.
  */
 public final class EncodingRegistrar implements RegionCoprocessor {
