@@ -128,7 +128,7 @@ public class FaultCampaignIT {
         .encoding(DataBlockEncoding.FAST_DIFF).splits(splits));
     Tables.load(cluster.connection(), cluster.admin(), t, ROWS, 7);
     SeedTables.createSplit(cluster, PHOENIX_TABLE, PHOENIX_ROWS, 5, "");
-    TableName p = TableName.valueOf(PHOENIX_TABLE);
+    TableName phoenix = TableName.valueOf(PHOENIX_TABLE);
 
     AtomicBoolean stop = new AtomicBoolean();
     List<String> violations = Collections.synchronizedList(new ArrayList<>());
@@ -155,7 +155,7 @@ public class FaultCampaignIT {
     Admin admin = cluster.admin();
     int step = 0;
     while (System.currentTimeMillis() < end) {
-      TableName target = rnd.nextBoolean() ? t : p; // the HBase table or the Phoenix one
+      TableName target = rnd.nextBoolean() ? t : phoenix; // the HBase table or the Phoenix one
       List<RegionInfo> regions = admin.getRegions(target);
       RegionInfo r = regions.get(rnd.nextInt(regions.size()));
       int action = step++;
@@ -200,6 +200,9 @@ public class FaultCampaignIT {
       }
       cluster.util().waitUntilNoRegionsInTransition(120_000);
       EPOCH.incrementAndGet();
+      // a quiet moment, so that some profiled queries run with no fault in between
+      long quietBefore = quietProfiles.get();
+      Waiter.waitFor(cluster.conf(), 5_000, 20, false, () -> quietProfiles.get() > quietBefore);
     }
     stop.set(true);
     for (Thread th : threads) {
