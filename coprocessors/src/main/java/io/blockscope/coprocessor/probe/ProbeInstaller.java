@@ -3,7 +3,6 @@ package io.blockscope.coprocessor.probe;
 import static net.bytebuddy.matcher.ElementMatchers.hasSuperType;
 import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
 import static net.bytebuddy.matcher.ElementMatchers.named;
-import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
 import static net.bytebuddy.matcher.ElementMatchers.not;
 import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
@@ -298,6 +297,25 @@ public final class ProbeInstaller {
     } catch (ReflectiveOperationException | LinkageError e) {
       return "HBase method not found: " + e.getMessage();
     }
+    Weave w = weave(targets, inst);
+    if (w.failure() != null) {
+      return w.failure();
+    }
+    WOVEN.put(probe, w.transformer());
+    instrumentation = inst;
+    bridge.installed().set(probe, 1);
+    return null;
+  }
+
+  /** A weave's transformer, in place; or why there is none. */
+  record Weave(ResettableClassFileTransformer transformer, String failure) {}
+
+  /**
+   * Weaves every target's advice into its class. A weave that fails for any class is taken out
+   * again, from the classes it did reach too: no transformer stays installed for a probe that is
+   * reported unavailable, and none is stacked on it later (the probe is not retried).
+   */
+  static Weave weave(List<Target> targets, Instrumentation inst) {
     Set<String> types = ConcurrentHashMap.newKeySet();
     targets.forEach(t -> types.add(t.type()));
     Set<String> transformed = ConcurrentHashMap.newKeySet();
@@ -324,8 +342,7 @@ public final class ProbeInstaller {
           .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
           .with(AgentBuilder.TypeStrategy.Default.REDEFINE)
           .with(listener)
-          .ignore(not(nameStartsWith("org.apache.hadoop.hbase.io.").or(named(BLOCKSCOPE_SEEKER))
-              .or(named(CALL_RUNNER))))
+          .ignore(t -> !types.contains(t.getName()))
           .type(t -> types.contains(t.getName()))
           .transform((builder, type, loader, module, domain) -> {
             for (Target t : targets) {
@@ -340,7 +357,7 @@ public final class ProbeInstaller {
           })
           .installOn(inst);
     } catch (Throwable t) {
-      return "weaving failed: " + t;
+      return new Weave(null, "weaving failed: " + t);
     }
     String why = null;
     if (!errors.isEmpty()) {
@@ -351,20 +368,15 @@ public final class ProbeInstaller {
       missing.removeAll(transformed);
       why = "classes not retransformed: " + missing;
     }
-    if (why != null) {
-      // a partial weave is taken out again: no transformer stays installed for a probe that is
-      // reported unavailable, and none is stacked on it later (the probe is not retried)
-      try {
-        woven.reset(inst, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
-      } catch (Throwable t) {
-        why += "; and taking the partial weave out failed: " + t;
-      }
-      return why;
+    if (why == null) {
+      return new Weave(woven, null);
     }
-    WOVEN.put(probe, woven);
-    instrumentation = inst;
-    bridge.installed().set(probe, 1);
-    return null;
+    try {
+      woven.reset(inst, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
+    } catch (Throwable t) {
+      why += "; and taking the partial weave out failed: " + t;
+    }
+    return new Weave(null, why);
   }
 
   /** The targets but those of optional types that {@code loader} does not have. */
