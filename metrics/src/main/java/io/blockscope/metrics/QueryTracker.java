@@ -13,9 +13,10 @@ import java.util.regex.Pattern;
  * records, per id, how many of its scanners are open now, the most that were open at once, and
  * how many were opened in all. That is how the SERIAL hint is checked from the server's side.
  *
- * <p>Memory is bounded: at most {@code maxQueries} ids (the least recently touched id is dropped
- * first) and {@code maxScanners} open scanners tracked (more are not tracked, and counted as
- * dropped); an id with no open scanner expires {@code expiryMillis} after it was last touched.
+ * <p>Memory is bounded: at most {@code maxQueries} ids and {@code maxRegionEntries} (query,
+ * region) records (when either is full, the least recently touched ids are dropped first) and
+ * {@code maxScanners} open scanners tracked (more are not tracked, and counted as dropped); an id
+ * with no open scanner expires {@code expiryMillis} after it was last touched.
  * Calls are synchronized: they happen per scanner open and close, not per cell.
  */
 public final class QueryTracker {
@@ -136,6 +137,12 @@ public final class QueryTracker {
     e.touchedMillis = now;
     RegionCosts costs = e.regions.get(region);
     if (costs == null) {
+      // full: the least recently touched queries make room (a profile is read right after its
+      // query, so the newest are the ones worth keeping); only a query that alone fills the
+      // table is refused more
+      while (regionEntries >= maxRegionEntries && queries.size() > 1) {
+        evictOne();
+      }
       if (regionEntries >= maxRegionEntries) {
         dropped++;
         return null;

@@ -62,10 +62,15 @@ public class QueryTrackerTest {
     QueryTracker.RegionCosts r1 = t.opened(new Object(), A, "r1");
     assertEquals(r1, t.opened(new Object(), A, "r1"));
     QueryTracker.RegionCosts r2 = t.opened(new Object(), A, "r2");
-    assertNull("a third (query, region) record is over the limit", t.opened(new Object(), B, "r1"));
+    assertNull("a query alone over the limit", t.opened(new Object(), A, "r3"));
+    assertEquals(1, t.dropped());
     assertEquals(r2, t.costs(A, "r2"));
-    assertNull(t.costs(B, "r1"));
     assertNull(t.costs("nope", "r1"));
+    // a newer query's record makes room by dropping the least recently touched query
+    QueryTracker.RegionCosts b1 = t.opened(new Object(), B, "r1");
+    assertEquals(b1, t.costs(B, "r1"));
+    assertNull(t.costs(A, "r1"));
+    assertEquals(1, t.evicted());
     assertEquals(1, t.dropped());
   }
 
