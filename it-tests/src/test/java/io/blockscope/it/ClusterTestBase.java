@@ -44,6 +44,40 @@ public abstract class ClusterTestBase {
     return cluster.engine().registry().regionSnapshot(r.getRegionInfo().getEncodedName());
   }
 
+  /**
+   * Starts a second region server with blockscope's observer but without the BLOCKSCOPE_V1
+   * registrar, and waits until the master counts two live servers; {@link #stopSecondServer}
+   * takes it away again.
+   */
+  protected static org.apache.hadoop.hbase.util.JVMClusterUtil.RegionServerThread
+      startServerWithoutRegistrar() throws Exception {
+    org.apache.hadoop.hbase.MiniHBaseCluster mini = cluster.util().getMiniHBaseCluster();
+    org.apache.hadoop.conf.Configuration conf = mini.getConf();
+    String saved = conf.get("hbase.coprocessor.region.classes");
+    org.apache.hadoop.hbase.util.JVMClusterUtil.RegionServerThread bare;
+    conf.set("hbase.coprocessor.region.classes",
+        io.blockscope.coprocessor.BlockscopeRegionObserver.class.getName());
+    try {
+      bare = mini.startRegionServerAndWait(60_000);
+    } finally {
+      conf.set("hbase.coprocessor.region.classes", saved);
+    }
+    cluster.util().waitFor(30_000, 100,
+        () -> cluster.admin().getClusterMetrics().getLiveServerMetrics().size() == 2);
+    return bare;
+  }
+
+  /** Stops the server {@link #startServerWithoutRegistrar} started; one live server is left. */
+  protected static void stopSecondServer(
+      org.apache.hadoop.hbase.util.JVMClusterUtil.RegionServerThread server) throws Exception {
+    org.apache.hadoop.hbase.MiniHBaseCluster mini = cluster.util().getMiniHBaseCluster();
+    int index = mini.getLiveRegionServerThreads().indexOf(server);
+    mini.stopRegionServer(index);
+    mini.waitOnRegionServer(index);
+    cluster.util().waitFor(60_000, 100,
+        () -> cluster.admin().getClusterMetrics().getLiveServerMetrics().size() == 1);
+  }
+
   /** Total block cache misses of all kinds in a snapshot. */
   protected static long misses(CostSnapshot s) {
     return s.sumKinds("blockCache.miss");

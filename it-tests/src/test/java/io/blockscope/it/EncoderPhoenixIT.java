@@ -17,8 +17,6 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hbase.MiniHBaseCluster;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
@@ -231,21 +229,9 @@ public class EncoderPhoenixIT extends ClusterTestBase {
 
   @Test
   public void theMasterRefusesTheEncodingWhileAServerLacksIt() throws Exception {
-    MiniHBaseCluster mini = cluster.util().getMiniHBaseCluster();
-    Configuration conf = mini.getConf();
-    String saved = conf.get("hbase.coprocessor.region.classes");
-    JVMClusterUtil.RegionServerThread bare;
-    conf.set("hbase.coprocessor.region.classes",
-        io.blockscope.coprocessor.BlockscopeRegionObserver.class.getName());
-    try {
-      bare = mini.startRegionServerAndWait(60_000);
-    } finally {
-      conf.set("hbase.coprocessor.region.classes", saved);
-    }
+    JVMClusterUtil.RegionServerThread bare = startServerWithoutRegistrar();
     String name = bare.getRegionServer().getServerName().getServerName();
     try {
-      cluster.util().waitFor(30_000, 100, () -> cluster.admin().getClusterMetrics()
-          .getLiveServerMetrics().size() == 2);
       try (Connection c = cluster.phoenix(); Statement s = c.createStatement()) {
         s.execute("CREATE TABLE ENC_REFUSED (pk INTEGER PRIMARY KEY, v1 FLOAT)"
             + " DATA_BLOCK_ENCODING='BLOCKSCOPE_V1'");
@@ -271,11 +257,7 @@ public class EncoderPhoenixIT extends ClusterTestBase {
           .getDescriptor(TableName.valueOf("ENC_ALTER")).getColumnFamilies()[0]
           .getDataBlockEncoding());
     } finally {
-      int index = mini.getLiveRegionServerThreads().indexOf(bare);
-      mini.stopRegionServer(index);
-      mini.waitOnRegionServer(index);
-      cluster.util().waitFor(60_000, 100, () -> cluster.admin().getClusterMetrics()
-          .getLiveServerMetrics().size() == 1);
+      stopSecondServer(bare);
     }
   }
 }

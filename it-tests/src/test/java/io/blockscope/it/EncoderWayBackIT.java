@@ -18,7 +18,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.ChoreService;
-import org.apache.hadoop.hbase.MiniHBaseCluster;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.Stoppable;
 import org.apache.hadoop.hbase.TableName;
@@ -223,21 +222,9 @@ public class EncoderWayBackIT extends ClusterTestBase {
     assertTrue(reported.toString(), reported.contains("EncodingRegistrar"));
     assertFalse(reported.toString(), reported.contains("io.blockscope.encoding.EncodingRegistrar"));
 
-    MiniHBaseCluster mini = cluster.util().getMiniHBaseCluster();
-    Configuration conf = mini.getConf();
-    String saved = conf.get("hbase.coprocessor.region.classes");
-    JVMClusterUtil.RegionServerThread bare;
-    conf.set("hbase.coprocessor.region.classes",
-        io.blockscope.coprocessor.BlockscopeRegionObserver.class.getName());
-    try {
-      bare = mini.startRegionServerAndWait(60_000);
-    } finally {
-      conf.set("hbase.coprocessor.region.classes", saved);
-    }
+    JVMClusterUtil.RegionServerThread bare = startServerWithoutRegistrar();
     String name = bare.getRegionServer().getServerName().getServerName();
     try {
-      cluster.util().waitFor(30_000, 100,
-          () -> admin.getClusterMetrics().getLiveServerMetrics().size() == 2);
 
       // issue 14, defect 8: an ALTER keeping the encoding was refused while a server (this
       // one, holding no region) reported no coprocessor
@@ -267,11 +254,7 @@ public class EncoderWayBackIT extends ClusterTestBase {
       assertEquals("FAST_DIFF",
           admin.getDescriptor(t).getColumnFamily(F).getValue("DATA_BLOCK_ENCODING"));
     } finally {
-      int index = mini.getLiveRegionServerThreads().indexOf(bare);
-      mini.stopRegionServer(index);
-      mini.waitOnRegionServer(index);
-      cluster.util().waitFor(60_000, 100,
-          () -> admin.getClusterMetrics().getLiveServerMetrics().size() == 1);
+      stopSecondServer(bare);
     }
     admin.deleteSnapshot(snapshot);
     admin.deleteTable(t);
