@@ -20,7 +20,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.management.MBeanServer;
@@ -158,8 +157,12 @@ public class FaultCampaignIT {
     AtomicLong quietProfiles = new AtomicLong();
     threads.add(new Thread(() -> phoenixLoop(stop, queries, queryErrors, quietProfiles,
         violations), "phoenix"));
-    threads.add(new Thread(() -> scrapeLoop(stop, violations, scrapes, seriesChecked), "scraper"));
     threads.forEach(Thread::start);
+    java.util.concurrent.ScheduledExecutorService scraper =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    Map<ObjectName, Long> lastScraped = new HashMap<>();
+    scraper.scheduleWithFixedDelay(() -> scrape(lastScraped, violations, scrapes, seriesChecked),
+        0, 200, java.util.concurrent.TimeUnit.MILLISECONDS);
 
     long end = System.currentTimeMillis() + SECONDS * 1000;
     Random rnd = new Random(14);
@@ -216,6 +219,9 @@ public class FaultCampaignIT {
       Waiter.waitFor(cluster.conf(), 5_000, 20, false, () -> quietProfiles.get() > quietBefore);
     }
     stop.set(true);
+    scraper.shutdown();
+    assertTrue("the scraper stopped",
+        scraper.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS));
     for (Thread th : threads) {
       th.join(120_000);
       assertFalse(th.getName() + " did not stop", th.isAlive());
@@ -451,42 +457,39 @@ public class FaultCampaignIT {
         .queryNames(new ObjectName(MetricKeys.DOMAIN + ":*"), null));
   }
 
-  /** Reads every server and table counter over JMX; a series that goes down is a violation. */
-  private static void scrapeLoop(AtomicBoolean stop, List<String> violations, AtomicLong scrapes,
-      AtomicLong checked) {
+  /**
+   * Reads every server and table counter over JMX once; a series that went down since the last
+   * scrape ({@code last}) is a violation.
+   */
+  private static void scrape(Map<ObjectName, Long> last, List<String> violations,
+      AtomicLong scrapes, AtomicLong checked) {
     MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
-    Map<ObjectName, Long> last = new ConcurrentHashMap<>();
-    while (!stop.get()) {
-      try {
-        Set<ObjectName> seen = new java.util.HashSet<>();
-        for (String type : List.of("Server", "Table")) {
-          for (ObjectName n : jmx.queryNames(
-              new ObjectName(MetricKeys.DOMAIN + ":type=" + type + ",*"), null)) {
-            Object v;
-            try {
-              v = jmx.getAttribute(n, "Count");
-            } catch (javax.management.InstanceNotFoundException removed) {
-              continue; // a table series removed between the query and the read
-            } catch (javax.management.AttributeNotFoundException gauge) {
-              continue;
-            }
-            long now = ((Number) v).longValue();
-            Long before = last.put(n, now);
-            seen.add(n);
-            checked.incrementAndGet();
-            if (before != null && now < before) {
-              violations.add(n + " went from " + before + " to " + now);
-            }
+    try {
+      Set<ObjectName> seen = new java.util.HashSet<>();
+      for (String type : List.of("Server", "Table")) {
+        for (ObjectName n : jmx.queryNames(
+            new ObjectName(MetricKeys.DOMAIN + ":type=" + type + ",*"), null)) {
+          Object v;
+          try {
+            v = jmx.getAttribute(n, "Count");
+          } catch (javax.management.InstanceNotFoundException removed) {
+            continue; // a table series removed between the query and the read
+          } catch (javax.management.AttributeNotFoundException gauge) {
+            continue;
+          }
+          long now = ((Number) v).longValue();
+          Long before = last.put(n, now);
+          seen.add(n);
+          checked.incrementAndGet();
+          if (before != null && now < before) {
+            violations.add(n + " went from " + before + " to " + now);
           }
         }
-        last.keySet().retainAll(seen); // a removed series starts anew if it comes back
-        scrapes.incrementAndGet();
-        Thread.sleep(200);
-      } catch (InterruptedException e) {
-        return;
-      } catch (Exception e) {
-        violations.add("scrape failed: " + e);
       }
+      last.keySet().retainAll(seen); // a removed series starts anew if it comes back
+      scrapes.incrementAndGet();
+    } catch (Exception e) {
+      violations.add("scrape failed: " + e);
     }
   }
 }

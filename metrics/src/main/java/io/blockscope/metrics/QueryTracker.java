@@ -105,16 +105,16 @@ public final class QueryTracker {
     return ID.matcher(id).matches() ? id : null;
   }
 
-  /** A scanner of query {@code id} was opened. */
-  public synchronized void opened(Object scanner, String id) {
+  /** A scanner of query {@code id} was opened (for tests: no region). */
+  synchronized void opened(Object scanner, String id) {
     RegionCosts costs = region(id, "");
     if (costs != null) {
       opened(scanner, costs);
     }
   }
 
-  /** {@link #region} and {@link #opened(Object, RegionCosts)} in one. */
-  public synchronized RegionCosts opened(Object scanner, String id, String region) {
+  /** {@link #region} and {@link #opened(Object, RegionCosts)} in one (for tests). */
+  synchronized RegionCosts opened(Object scanner, String id, String region) {
     RegionCosts costs = region(id, region);
     return costs != null && opened(scanner, costs) ? costs : null;
   }
