@@ -16,12 +16,6 @@ public final class BlockscopeConfig {
   public static final String LEVEL = "blockscope.level";
 
   /**
-   * Table attribute (set with {@code alter 't', METADATA => {'blockscope.level' => 'TIME'}})
-   * overriding the server level for one table.
-   */
-  public static final String TABLE_LEVEL = "blockscope.level";
-
-  /**
    * The highest level a query's PROFILE hint may ask for: OFF (queries are not tracked at all),
    * COUNT (default) or TIME. A query never raises a region at OFF, and never above this.
    */

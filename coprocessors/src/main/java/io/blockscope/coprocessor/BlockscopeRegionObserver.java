@@ -1,5 +1,6 @@
 package io.blockscope.coprocessor;
 
+import io.blockscope.metrics.Attributes;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
@@ -117,9 +118,9 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
     RegionScanner result = s;
     if (h != null) {
       try {
-        byte[] query = scan.getAttribute(QueryTracker.ATTRIBUTE);
+        byte[] query = scan.getAttribute(Attributes.QUERY);
         Object handle = query == null ? null : h.queryScan(query, scan, c.getEnvironment(),
-            profileLevel(scan.getAttribute(QueryTracker.PROFILE_ATTRIBUTE)));
+            profileLevel(scan.getAttribute(Attributes.PROFILE)));
         if (handle != null) {
           h.queryActive(handle, 0); // what opening the scanner read is the query's too
           result = new TaggedScanner(s, h, handle);

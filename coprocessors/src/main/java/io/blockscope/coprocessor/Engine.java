@@ -3,6 +3,7 @@ package io.blockscope.coprocessor;
 import io.blockscope.coprocessor.probe.BridgeHandle;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.coprocessor.probe.ProbeInstaller;
+import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostRegistry;
 import io.blockscope.metrics.QueryTracker;
@@ -253,7 +254,7 @@ public final class Engine implements Hooks, ConfigurationObserver {
   }
 
   private PerfLevel levelOf(TableDescriptor table, String region) {
-    String value = table.getValue(BlockscopeConfig.TABLE_LEVEL);
+    String value = table.getValue(Attributes.TABLE_LEVEL);
     if (value == null) {
       tableOverrides.remove(region);
       return serverLevel;
@@ -265,7 +266,7 @@ public final class Engine implements Hooks, ConfigurationObserver {
     } catch (IllegalArgumentException e) {
       tableOverrides.remove(region);
       String problem = "table " + table.getTableName() + ": attribute "
-          + BlockscopeConfig.TABLE_LEVEL + ": " + e.getMessage() + "; using the server level";
+          + Attributes.TABLE_LEVEL + ": " + e.getMessage() + "; using the server level";
       LOG.warn("blockscope: {}", problem);
       problem(problem);
       return serverLevel;

@@ -3,6 +3,7 @@ package io.blockscope.it;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.CostSnapshot;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -194,7 +195,7 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
   }
 
   private static void evictTable() {
-    Tables.evict(server.getRegionServer().getBlockCache().get(),
+    StoreFiles.evict(server.getRegionServer().getBlockCache().get(),
         cluster.regions(TableName.valueOf(TABLE)));
   }
 

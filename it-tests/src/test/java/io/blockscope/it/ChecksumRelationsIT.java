@@ -4,6 +4,7 @@ import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.CostSnapshot;
 import java.io.ByteArrayOutputStream;
 import java.lang.reflect.Field;
@@ -57,7 +58,7 @@ public class ChecksumRelationsIT extends ClusterTestBase {
   }
 
   private static CostSnapshot coldScan(TableName t, long[] expected) throws Exception {
-    Tables.evict(cluster.blockCache(), cluster.regions(t));
+    StoreFiles.evict(cluster.blockCache(), cluster.regions(t));
     CostSnapshot before = tableCosts(t);
     assertArrayEquals("the scan returned the table's cells", expected, scanDigest(t));
     return tableCosts(t).minus(before);
@@ -104,7 +105,7 @@ public class ChecksumRelationsIT extends ClusterTestBase {
       throws Exception {
     TableName t = TableName.valueOf(SeedTables.freshCopy(cluster, "NONE", "CRCREL_BAD"));
     long[] digest = scanDigest(t);
-    Tables.evict(cluster.blockCache(), cluster.regions(t));
+    StoreFiles.evict(cluster.blockCache(), cluster.regions(t));
     Path file = onlyStoreFile(cluster.regions(t));
     cluster.admin().disableTable(t);
     corruptFirstBlockChecksum(file);

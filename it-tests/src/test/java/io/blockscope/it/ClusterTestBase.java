@@ -1,5 +1,6 @@
 package io.blockscope.it;
 
+import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.metrics.CostSnapshot;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -3,7 +3,9 @@ package io.blockscope.it;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.workloads.RawTable;
 import java.util.List;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Scan;
@@ -35,7 +37,7 @@ public class DecodeWorkRelationsIT extends ClusterTestBase {
     List<HRegion> regions = cluster.regions(TableName.valueOf(table));
     long dataBlocks = SeedTables.dataBlocksAndCells(regions)[0];
 
-    Tables.evict(cluster.blockCache(), regions);
+    StoreFiles.evict(cluster.blockCache(), regions);
     CostSnapshot half = query(table, "SELECT /*+ SERIAL */ COUNT(*) FROM " + table
         + " WHERE pk < " + SeedTables.ROWS / 2, SeedTables.ROWS / 2);
     long halfBlocks = half.get("decompress.GZ.blocks");
@@ -43,7 +45,7 @@ public class DecodeWorkRelationsIT extends ClusterTestBase {
     assertTrue("half the rows, about half the " + dataBlocks + " data blocks: " + half,
         Math.abs(half.get("fs.read.blocks.data") - dataBlocks / 2.0) <= 2);
 
-    Tables.evict(cluster.blockCache(), regions);
+    StoreFiles.evict(cluster.blockCache(), regions);
     CostSnapshot cold = query(table, "SELECT /*+ SERIAL */ COUNT(*) FROM " + table,
         SeedTables.ROWS);
     assertEquals(dataBlocks, cold.get("fs.read.blocks.data"));
@@ -67,11 +69,11 @@ public class DecodeWorkRelationsIT extends ClusterTestBase {
     String table = SeedTables.get(cluster, "FAST_DIFF");
     TableName t = TableName.valueOf(table);
     long dataBlocks = SeedTables.dataBlocksAndCells(cluster.regions(t))[0];
-    Tables.scanCells(cluster.connection(), t, new Scan()); // warm the cache
+    RawTable.scanCells(cluster.connection(), t, new Scan()); // warm the cache
 
     for (int scan = 1; scan <= 2; scan++) {
       CostSnapshot before = tableCosts(t);
-      assertEquals(SeedTables.CELLS, Tables.scanCells(cluster.connection(), t, new Scan()));
+      assertEquals(SeedTables.CELLS, RawTable.scanCells(cluster.connection(), t, new Scan()));
       CostSnapshot d = tableCosts(t).minus(before);
       assertEquals(dataBlocks, d.get("blockCache.hit.data"));
       assertEquals(0, misses(d));
@@ -81,7 +83,7 @@ public class DecodeWorkRelationsIT extends ClusterTestBase {
 
     CostSnapshot before = tableCosts(t);
     Scan half = new Scan().withStopRow(SeedTables.phoenixKey(SeedTables.ROWS / 2));
-    assertEquals(SeedTables.CELLS / 2, Tables.scanCells(cluster.connection(), t, half));
+    assertEquals(SeedTables.CELLS / 2, RawTable.scanCells(cluster.connection(), t, half));
     CostSnapshot h = tableCosts(t).minus(before);
     long cellsPerBlock = SeedTables.CELLS / dataBlocks;
     long decoded = h.get("decode.FAST_DIFF.cells");

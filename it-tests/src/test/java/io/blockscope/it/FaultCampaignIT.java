@@ -7,9 +7,12 @@ import static org.junit.Assert.assertTrue;
 import io.blockscope.coprocessor.BlockscopeRegionObserver;
 import io.blockscope.coprocessor.Engine;
 import io.blockscope.coprocessor.probe.ProbeBridge;
+import io.blockscope.harness.EmbeddedCluster;
+import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
 import io.blockscope.metrics.QueryTracker;
+import io.blockscope.workloads.RawTable;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -111,12 +114,12 @@ public class FaultCampaignIT {
     Map<String, Long> shipped = new HashMap<>();
     for (String level : List.of("COUNT", "OFF")) {
       TableName t = TableName.valueOf("ship_" + level.toLowerCase());
-      Tables.create(cluster.admin(), new Tables.Spec(t).level(level).blockSize(4096)
+      RawTable.create(cluster.admin(), new RawTable.Spec(t).level(level).blockSize(4096)
           .encoding(DataBlockEncoding.FAST_DIFF));
       for (int file = 0; file < 3; file++) {
-        Tables.load(cluster.connection(), cluster.admin(), t, 30_000, file);
+        RawTable.loadSeed(cluster.connection(), cluster.admin(), t, 30_000, file);
       }
-      Tables.scanCells(cluster.connection(), t, new Scan()); // the blocks in the BucketCache
+      RawTable.scanCells(cluster.connection(), t, new Scan()); // the blocks in the BucketCache
       cluster.admin().majorCompact(t);
       Waiter.waitFor(cluster.conf(), 120_000, 200, () -> cluster.regions(t).stream()
           .allMatch(r -> r.getStores().stream().allMatch(s -> s.getStorefilesCount() == 1)));
@@ -133,10 +136,10 @@ public class FaultCampaignIT {
   @Test
   public void countersStayMonotonicAndNothingLeaksWhileTheClusterMisbehaves() throws Exception {
     TableName t = TableName.valueOf("chaos");
-    byte[][] splits = {Tables.row(5_000), Tables.row(10_000), Tables.row(15_000)};
-    Tables.create(cluster.admin(), new Tables.Spec(t).blockSize(4096)
+    byte[][] splits = {RawTable.seedRow(5_000), RawTable.seedRow(10_000), RawTable.seedRow(15_000)};
+    RawTable.create(cluster.admin(), new RawTable.Spec(t).blockSize(4096)
         .encoding(DataBlockEncoding.FAST_DIFF).splits(splits));
-    Tables.load(cluster.connection(), cluster.admin(), t, ROWS, 7);
+    RawTable.loadSeed(cluster.connection(), cluster.admin(), t, ROWS, 7);
     SeedTables.createSplit(cluster, PHOENIX_TABLE, PHOENIX_ROWS, 5, "");
     TableName phoenix = TableName.valueOf(PHOENIX_TABLE);
 
@@ -238,9 +241,9 @@ public class FaultCampaignIT {
     int openScannersBefore = engine().queries().openScanners();
     int regionsBefore = engine().registry().regions().size();
     TableName gone = TableName.valueOf("dropped");
-    Tables.create(admin, new Tables.Spec(gone).blockSize(4096).splits(Tables.row(500)));
-    Tables.load(cluster.connection(), admin, gone, 1_000, 1);
-    Tables.scanCells(cluster.connection(), gone, taggedScan("00000000000000000000000000d0d0"));
+    RawTable.create(admin, new RawTable.Spec(gone).blockSize(4096).splits(RawTable.seedRow(500)));
+    RawTable.loadSeed(cluster.connection(), admin, gone, 1_000, 1);
+    RawTable.scanCells(cluster.connection(), gone, taggedScan("00000000000000000000000000d0d0"));
     engine().refreshExport();
     assertTrue("the table has series while it exists", beansOf(gone).size() > 0);
     admin.disableTable(gone);
@@ -274,7 +277,7 @@ public class FaultCampaignIT {
       String e = r.getRegionInfo().getEncodedName();
       regionsAt.put(e, engine().registry().regionSnapshot(e));
     }
-    Tables.scanCells(cluster.connection(), t, new Scan());
+    RawTable.scanCells(cluster.connection(), t, new Scan());
     CostSnapshot tableDelta = engine().registry().tableSnapshot(t.getNameAsString())
         .minus(tableBefore);
     CostSnapshot regionSum = CostSnapshot.ZERO;
@@ -342,8 +345,8 @@ public class FaultCampaignIT {
 
   private static Scan taggedScan(String query) {
     Scan s = new Scan();
-    s.setAttribute(QueryTracker.ATTRIBUTE, query.getBytes(StandardCharsets.US_ASCII));
-    s.setAttribute(QueryTracker.PROFILE_ATTRIBUTE, "COUNT".getBytes(StandardCharsets.US_ASCII));
+    s.setAttribute(Attributes.QUERY, query.getBytes(StandardCharsets.US_ASCII));
+    s.setAttribute(Attributes.PROFILE, "COUNT".getBytes(StandardCharsets.US_ASCII));
     return s;
   }
 
@@ -355,20 +358,20 @@ public class FaultCampaignIT {
         int row = rnd.nextInt(ROWS);
         switch (rnd.nextInt(3)) {
           case 0:
-            Result r = table.get(new Get(Tables.row(row)));
+            Result r = table.get(new Get(RawTable.seedRow(row)));
             if (r.size() != 2) {
               throw new AssertionError("row " + row + " has " + r.size() + " cells");
             }
             break;
           case 1:
             try (ResultScanner s = table.getScanner(
-                new Scan().withStartRow(Tables.row(row)).setLimit(100))) {
+                new Scan().withStartRow(RawTable.seedRow(row)).setLimit(100))) {
               s.forEach(x -> { });
             }
             break;
           default:
             Scan q = taggedScan(String.format("%032x", rnd.nextLong() & Long.MAX_VALUE));
-            q.withStartRow(Tables.row(row)).setLimit(100);
+            q.withStartRow(RawTable.seedRow(row)).setLimit(100);
             try (ResultScanner s = table.getScanner(q)) {
               s.forEach(x -> { });
             }

@@ -6,9 +6,11 @@ import static org.junit.Assert.fail;
 
 import io.blockscope.coprocessor.BlockscopeConfig;
 import io.blockscope.coprocessor.Engine;
+import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.QueryTracker;
+import io.blockscope.workloads.RawTable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import org.apache.hadoop.conf.Configuration;
@@ -42,23 +44,23 @@ public class FaultPathsIT extends ClusterTestBase {
   public static void tables() throws Exception {
     faulty = newTable("faulty");
     cluster.admin().createTable(TableDescriptorBuilder.newBuilder(faulty)
-        .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(Tables.FAMILY)
+        .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(RawTable.SEED_FAMILY)
             .setBlocksize(4096).build())
         .setCoprocessor(FaultInjectingObserver.class.getName())
         .build());
-    Tables.load(cluster.connection(), cluster.admin(), faulty, 2_000, 14);
+    RawTable.loadSeed(cluster.connection(), cluster.admin(), faulty, 2_000, 14);
     counters = newTable("counters");
-    Tables.create(cluster.admin(), new Tables.Spec(counters).blockSize(4096));
+    RawTable.create(cluster.admin(), new RawTable.Spec(counters).blockSize(4096));
     try (Table t = cluster.connection().getTable(counters)) {
       for (int i = 0; i < 500; i++) {
-        t.put(new Put(Tables.row(i)).addColumn(Tables.FAMILY, COUNTER, Bytes.toBytes(0L)));
+        t.put(new Put(RawTable.seedRow(i)).addColumn(RawTable.SEED_FAMILY, COUNTER, Bytes.toBytes(0L)));
       }
     }
     cluster.admin().flush(counters);
   }
 
   private static Get faultyGet(int row, String fault) {
-    Get g = new Get(Tables.row(row));
+    Get g = new Get(RawTable.seedRow(row));
     g.setAttribute(FaultInjectingObserver.FAULT, Bytes.toBytes(fault));
     return g;
   }
@@ -89,7 +91,7 @@ public class FaultPathsIT extends ClusterTestBase {
           assertTrue(expected.toString(), expected.toString().contains("injected: get refused"));
         }
         assertTrue("a bypassed get returns nothing", t.get(faultyGet(i, "bypass")).isEmpty());
-        Scan refused = new Scan().withStartRow(Tables.row(i)).setLimit(1);
+        Scan refused = new Scan().withStartRow(RawTable.seedRow(i)).setLimit(1);
         refused.setAttribute(FaultInjectingObserver.FAULT, Bytes.toBytes("throw"));
         try (ResultScanner s = t.getScanner(refused)) {
           s.next();
@@ -108,10 +110,10 @@ public class FaultPathsIT extends ClusterTestBase {
     HRegion faultyRegion = onlyRegion(faulty);
     HRegion counterRegion = onlyRegion(counters);
     try (Table c = cluster.connection().getTable(counters)) {
-      c.get(new Get(Tables.row(0))); // the counters' blocks in the cache
+      c.get(new Get(RawTable.seedRow(0))); // the counters' blocks in the cache
       CostSnapshot faultyBefore = regionCosts(faultyRegion);
       for (int i = 0; i < 100; i++) {
-        c.increment(new Increment(Tables.row(i)).addColumn(Tables.FAMILY, COUNTER, 1));
+        c.increment(new Increment(RawTable.seedRow(i)).addColumn(RawTable.SEED_FAMILY, COUNTER, 1));
       }
       assertEquals("no increment's read is counted into the region whose read failed",
           faultyBefore, regionCosts(faultyRegion));
@@ -123,7 +125,7 @@ public class FaultPathsIT extends ClusterTestBase {
       CostSnapshot counterBefore = regionCosts(counterRegion);
       CostSnapshot serverBefore = serverCosts();
       for (int i = 0; i < 100; i++) {
-        assertEquals(1, c.get(new Get(Tables.row(i))).size());
+        assertEquals(1, c.get(new Get(RawTable.seedRow(i))).size());
       }
       awaitNoOpenFrame(engine);
       CostSnapshot server = serverCosts().minus(serverBefore);
@@ -146,8 +148,8 @@ public class FaultPathsIT extends ClusterTestBase {
     int openBefore = engine.queries().openScanners();
     try (Table t = cluster.connection().getTable(faulty)) {
       for (int i = 0; i < 20; i++) {
-        Scan scan = new Scan().withStartRow(Tables.row(i)).setLimit(5);
-        scan.setAttribute(QueryTracker.ATTRIBUTE, query.getBytes(StandardCharsets.US_ASCII));
+        Scan scan = new Scan().withStartRow(RawTable.seedRow(i)).setLimit(5);
+        scan.setAttribute(Attributes.QUERY, query.getBytes(StandardCharsets.US_ASCII));
         scan.setAttribute(FaultInjectingObserver.FAULT, Bytes.toBytes("postOpen"));
         try (ResultScanner s = t.getScanner(scan)) {
           s.next();
@@ -176,13 +178,13 @@ public class FaultPathsIT extends ClusterTestBase {
   public void aClientCannotRaiseTheServersLevel() throws Exception {
     Engine engine = cluster.engine();
     TableName off = newTable("offtable");
-    Tables.create(cluster.admin(), new Tables.Spec(off).level("OFF").blockSize(4096)
+    RawTable.create(cluster.admin(), new RawTable.Spec(off).level("OFF").blockSize(4096)
         .encoding(org.apache.hadoop.hbase.io.encoding.DataBlockEncoding.FAST_DIFF));
-    Tables.load(cluster.connection(), cluster.admin(), off, 2_000, 3);
+    RawTable.loadSeed(cluster.connection(), cluster.admin(), off, 2_000, 3);
     TableName count = newTable("counttable");
-    Tables.create(cluster.admin(), new Tables.Spec(count).level("COUNT").blockSize(4096)
+    RawTable.create(cluster.admin(), new RawTable.Spec(count).level("COUNT").blockSize(4096)
         .encoding(org.apache.hadoop.hbase.io.encoding.DataBlockEncoding.FAST_DIFF));
-    Tables.load(cluster.connection(), cluster.admin(), count, 2_000, 3);
+    RawTable.loadSeed(cluster.connection(), cluster.admin(), count, 2_000, 3);
 
     String q1 = "000000000000000000000000000000f1";
     assertEquals(2_000, profiledScan(off, q1, "TIME"));
@@ -228,9 +230,9 @@ public class FaultPathsIT extends ClusterTestBase {
         {new byte[1 << 20], new byte[1 << 20]},
         {new byte[0], new byte[0]}}) {
       Scan s = new Scan();
-      s.setAttribute(QueryTracker.ATTRIBUTE, attrs[0]);
-      s.setAttribute(QueryTracker.PROFILE_ATTRIBUTE, attrs[1]);
-      assertEquals(2_000, Tables.scanCells(cluster.connection(), count, s) / 2);
+      s.setAttribute(Attributes.QUERY, attrs[0]);
+      s.setAttribute(Attributes.PROFILE, attrs[1]);
+      assertEquals(2_000, RawTable.scanCells(cluster.connection(), count, s) / 2);
     }
     assertEquals(hookFailures, engine.registry().metrics().getCounters()
         .get(io.blockscope.metrics.MetricKeys.server("hooks.failures")).getCount());
@@ -261,8 +263,8 @@ public class FaultPathsIT extends ClusterTestBase {
   private static long profiledScan(TableName table, String query, String level)
       throws IOException {
     Scan s = new Scan();
-    s.setAttribute(QueryTracker.ATTRIBUTE, query.getBytes(StandardCharsets.US_ASCII));
-    s.setAttribute(QueryTracker.PROFILE_ATTRIBUTE, level.getBytes(StandardCharsets.US_ASCII));
+    s.setAttribute(Attributes.QUERY, query.getBytes(StandardCharsets.US_ASCII));
+    s.setAttribute(Attributes.PROFILE, level.getBytes(StandardCharsets.US_ASCII));
     long rows = 0;
     try (Table t = cluster.connection().getTable(table); ResultScanner r = t.getScanner(s)) {
       for (Result ignored : r) {

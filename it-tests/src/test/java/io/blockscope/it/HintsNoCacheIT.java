@@ -4,6 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.harness.StoreFiles;
 import io.blockscope.hints.BlockscopePhoenix;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -43,7 +44,7 @@ public class HintsNoCacheIT extends ClusterTestBase {
   private static CacheEffect run(Connection c, String sql) throws Exception {
     List<HRegion> regions = cluster.regions(TableName.valueOf(TABLE));
     BlockCache cache = cluster.blockCache();
-    Tables.evict(cache, regions);
+    StoreFiles.evict(cache, regions);
     CacheStats stats = cache.getStats();
     long cachingMisses = stats.getMissCachingCount();
     long misses = stats.getMissCount();
@@ -53,7 +54,7 @@ public class HintsNoCacheIT extends ClusterTestBase {
         rows++;
       }
     }
-    return new CacheEffect(Tables.cachedDataBlocks(cache, regions),
+    return new CacheEffect(StoreFiles.cachedDataBlocks(cache, regions),
         stats.getMissCachingCount() - cachingMisses, stats.getMissCount() - misses, rows);
   }
 

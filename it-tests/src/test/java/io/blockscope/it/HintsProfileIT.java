@@ -4,6 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.harness.StoreFiles;
 import io.blockscope.hints.BlockscopePhoenix;
 import io.blockscope.hints.BlockscopeResultSet;
 import io.blockscope.hints.QueryProfile;
@@ -88,7 +89,7 @@ public class HintsProfileIT extends ClusterTestBase {
 
   @Test
   public void aScansProfileIsWhatEachRegionSpentOnIt() throws Exception {
-    Tables.evict(cluster.blockCache(), regions());
+    StoreFiles.evict(cluster.blockCache(), regions());
     long[] rows = new long[1];
     Map<String, CostSnapshot> before = snapshots();
     QueryProfile p;
@@ -131,7 +132,7 @@ public class HintsProfileIT extends ClusterTestBase {
 
   @Test
   public void twoQueriesAtOnceGetTheirOwnCosts() throws Exception {
-    Tables.evict(cluster.blockCache(), regions());
+    StoreFiles.evict(cluster.blockCache(), regions());
     String count = "SELECT /*+ PROFILE */ COUNT(*) FROM " + TABLE;
     String filtered = "SELECT /*+ PROFILE */ pk FROM " + TABLE + " WHERE v1 < 0.3";
     long matching = SeedTables.queryLong(cluster,
@@ -160,7 +161,7 @@ public class HintsProfileIT extends ClusterTestBase {
 
   @Test
   public void timeIsMeasuredForTheProfiledQueryOnly() throws Exception {
-    Tables.evict(cluster.blockCache(), regions());
+    StoreFiles.evict(cluster.blockCache(), regions());
     QueryProfile timed;
     QueryProfile counted;
     try (Connection c = SeedTables.blockscope(cluster)) {

@@ -151,12 +151,13 @@ public class HintsSqllineIT extends ClusterTestBase {
       in.flush();
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
       for (int counts = 0; counts < 2; ) {
-        String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        if (line == null || !p.isAlive() && lines.isEmpty()) {
+        // in one-second steps, so that a child that died (a broken class path) fails at once
+        String line = lines.poll(1, TimeUnit.SECONDS);
+        if (line == null && (!p.isAlive() || System.nanoTime() > deadline)) {
           p.destroyForcibly();
           throw new AssertionError("sqlline did not answer; printed:\n" + output);
         }
-        counts += line.equals("'" + ROWS + "'") ? 1 : 0;
+        counts += "'%d'".formatted(ROWS).equals(line) ? 1 : 0;
       }
       in.write("!quit\n");
     }

@@ -4,8 +4,10 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.coprocessor.probe.ProbeBridge;
+import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.RegionExport;
+import io.blockscope.workloads.RawTable;
 import java.lang.management.ManagementFactory;
 import java.net.ServerSocket;
 import java.rmi.registry.LocateRegistry;
@@ -57,10 +59,10 @@ public class JmxScrapeIT extends ClusterTestBase {
     jmx = client.getMBeanServerConnection();
 
     cluster.admin().createNamespace(NamespaceDescriptor.create("bs_ns").build());
-    Tables.create(cluster.admin(), new Tables.Spec(ODD).blockSize(4096));
-    Tables.load(cluster.connection(), cluster.admin(), ODD, 5_000, 3);
-    Tables.evict(cluster.blockCache(), cluster.regions(ODD));
-    Tables.scanCells(cluster.connection(), ODD, new Scan());
+    RawTable.create(cluster.admin(), new RawTable.Spec(ODD).blockSize(4096));
+    RawTable.loadSeed(cluster.connection(), cluster.admin(), ODD, 5_000, 3);
+    StoreFiles.evict(cluster.blockCache(), cluster.regions(ODD));
+    RawTable.scanCells(cluster.connection(), ODD, new Scan());
     cluster.engine().refreshExport();
   }
 
@@ -134,8 +136,8 @@ public class JmxScrapeIT extends ClusterTestBase {
 
       // The region read most since the last refresh is the one exported by top:1.
       cluster.engine().registry().export(RegionExport.top(1));
-      Tables.evict(cluster.blockCache(), cluster.regions(ODD));
-      Tables.scanCells(cluster.connection(), ODD, new Scan());
+      StoreFiles.evict(cluster.blockCache(), cluster.regions(ODD));
+      RawTable.scanCells(cluster.connection(), ODD, new Scan());
       cluster.engine().refreshExport();
       Set<ObjectName> exported = jmx.queryNames(anyRegion, null);
       assertEquals(exported, jmx.queryNames(oddRegion, null));

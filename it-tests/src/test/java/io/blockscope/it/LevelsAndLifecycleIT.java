@@ -6,8 +6,10 @@ import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.PerfLevel;
+import io.blockscope.workloads.RawTable;
 import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.Set;
@@ -26,16 +28,16 @@ import org.junit.Test;
 public class LevelsAndLifecycleIT extends ClusterTestBase {
   private static final int ROWS = 10_000;
 
-  private static TableName loaded(Tables.Spec spec) throws Exception {
-    Tables.create(cluster.admin(), spec);
-    Tables.load(cluster.connection(), cluster.admin(), spec.name, ROWS, 7);
-    return spec.name;
+  private static TableName loaded(RawTable.Spec spec) throws Exception {
+    RawTable.create(cluster.admin(), spec);
+    RawTable.loadSeed(cluster.connection(), cluster.admin(), spec.name(), ROWS, 7);
+    return spec.name();
   }
 
   private static CostSnapshot coldScan(TableName t) throws Exception {
-    Tables.evict(cluster.blockCache(), cluster.regions(t));
+    StoreFiles.evict(cluster.blockCache(), cluster.regions(t));
     CostSnapshot before = tableCosts(t);
-    Tables.scanCells(cluster.connection(), t, new Scan());
+    RawTable.scanCells(cluster.connection(), t, new Scan());
     return tableCosts(t).minus(before);
   }
 
@@ -45,13 +47,13 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
 
   @Test
   public void tableAttributeSetsTheLevel() throws Exception {
-    Tables.Spec base = new Tables.Spec(newTable("lvl_time"))
+    RawTable.Spec base = new RawTable.Spec(newTable("lvl_time"))
         .encoding(DataBlockEncoding.FAST_DIFF).compression(Compression.Algorithm.GZ);
     TableName time = loaded(base.level("TIME"));
-    TableName count = loaded(new Tables.Spec(newTable("lvl_count"))
+    TableName count = loaded(new RawTable.Spec(newTable("lvl_count"))
         .encoding(DataBlockEncoding.FAST_DIFF).compression(Compression.Algorithm.GZ));
-    TableName off = loaded(new Tables.Spec(newTable("lvl_off")).level("off"));
-    TableName bad = loaded(new Tables.Spec(newTable("lvl_bad")).level("LOUD"));
+    TableName off = loaded(new RawTable.Spec(newTable("lvl_off")).level("off"));
+    TableName bad = loaded(new RawTable.Spec(newTable("lvl_bad")).level("LOUD"));
 
     CostSnapshot timed = coldScan(time);
     assertTrue(timed.get("checksum.nanos") > 0);
@@ -73,7 +75,7 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
 
   @Test
   public void updateConfigurationChangesTheServerLevelWithoutARestart() throws Exception {
-    TableName t = loaded(new Tables.Spec(newTable("lvl_live")).encoding(DataBlockEncoding.DIFF));
+    TableName t = loaded(new RawTable.Spec(newTable("lvl_live")).encoding(DataBlockEncoding.DIFF));
     assertEquals(0, nanos(coldScan(t)));
     HRegionServer rs = cluster.regionServer();
     rs.getConfiguration().set("blockscope.level", "TIME");
@@ -92,15 +94,15 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
   @Test
   public void compactionReadsAreAttributedToTheRegionTheyCompact() throws Exception {
     TableName t = newTable("compact");
-    Tables.create(cluster.admin(), new Tables.Spec(t).encoding(DataBlockEncoding.FAST_DIFF));
-    Tables.load(cluster.connection(), cluster.admin(), t, ROWS, 1);
-    Tables.load(cluster.connection(), cluster.admin(), t, ROWS, 2); // a second store file
+    RawTable.create(cluster.admin(), new RawTable.Spec(t).encoding(DataBlockEncoding.FAST_DIFF));
+    RawTable.loadSeed(cluster.connection(), cluster.admin(), t, ROWS, 1);
+    RawTable.loadSeed(cluster.connection(), cluster.admin(), t, ROWS, 2); // a second store file
     HRegion region = onlyRegion(t);
-    assertEquals(2, Tables.storeFileNames(List.of(region)).size());
+    assertEquals(2, StoreFiles.names(List.of(region)).size());
     CostSnapshot before = regionCosts(region);
     cluster.admin().majorCompact(t);
     cluster.util().waitFor(60_000, (Waiter.Predicate<Exception>) () ->
-        Tables.storeFileNames(cluster.regions(t)).size() == 1);
+        StoreFiles.names(cluster.regions(t)).size() == 1);
     CostSnapshot compaction = regionCosts(region).minus(before);
     assertTrue(compaction.toString(), compaction.get("fs.read.blocks.data") > 0);
     assertEquals(compaction.sumKinds("fs.read.bytes"), compaction.get("checksum.bytes"));
@@ -110,7 +112,7 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
 
   @Test
   public void afterASplitEachDaughterHasItsOwnSeriesAndTheParentsAreGone() throws Exception {
-    TableName t = loaded(new Tables.Spec(newTable("split")).blockSize(4096));
+    TableName t = loaded(new RawTable.Spec(newTable("split")).blockSize(4096));
     HRegion parent = onlyRegion(t);
     String parentName = parent.getRegionInfo().getEncodedName();
     coldScan(t);
@@ -121,7 +123,7 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
     assertFalse(mbs.queryNames(parentBeans, null).isEmpty());
     long tableMissesBefore = misses(tableCosts(t));
 
-    cluster.admin().split(t, Tables.row(ROWS / 2));
+    cluster.admin().split(t, RawTable.seedRow(ROWS / 2));
     cluster.util().waitFor(60_000, (Waiter.Predicate<Exception>) () ->
         cluster.regions(t).size() == 2
             && cluster.regions(t).stream().allMatch(r -> r.isAvailable()));

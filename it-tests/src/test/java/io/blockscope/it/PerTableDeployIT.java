@@ -5,7 +5,10 @@ import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.coprocessor.BlockscopeRegionObserver;
+import io.blockscope.harness.StoreFiles;
+import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.workloads.RawTable;
 import java.io.File;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -38,7 +41,7 @@ public class PerTableDeployIT extends ClusterTestBase {
 
     TableName t = newTable("pertable");
     cluster.admin().createTable(TableDescriptorBuilder.newBuilder(t)
-        .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(Tables.FAMILY)
+        .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(RawTable.SEED_FAMILY)
             .setBlocksize(4096).build())
         .setCoprocessor(CoprocessorDescriptorBuilder
             .newBuilder(BlockscopeRegionObserver.class.getName())
@@ -46,7 +49,7 @@ public class PerTableDeployIT extends ClusterTestBase {
             .setPriority(Coprocessor.PRIORITY_USER)
             .build())
         .build());
-    Tables.load(cluster.connection(), cluster.admin(), t, 10_000, 9);
+    RawTable.loadSeed(cluster.connection(), cluster.admin(), t, 10_000, 9);
     HRegion region = onlyRegion(t);
 
     List<RegionCoprocessor> copies = region.getCoprocessorHost()
@@ -57,11 +60,11 @@ public class PerTableDeployIT extends ClusterTestBase {
     assertTrue(copies.stream().anyMatch(
         c -> c.getClass().getClassLoader() instanceof CoprocessorClassLoader));
 
-    Tables.evict(cluster.blockCache(), cluster.regions(t));
+    StoreFiles.evict(cluster.blockCache(), cluster.regions(t));
     CostSnapshot before = regionCosts(region);
-    Tables.scanCells(cluster.connection(), t, new Scan());
+    RawTable.scanCells(cluster.connection(), t, new Scan());
     CostSnapshot cold = regionCosts(region).minus(before);
-    long cached = Tables.cachedDataBlocks(cluster.blockCache(), cluster.regions(t));
+    long cached = StoreFiles.cachedDataBlocks(cluster.blockCache(), cluster.regions(t));
     assertTrue(cached > 10);
     assertEquals("each block counted once, not once per copy", cached,
         cold.get("blockCache.miss.data"));
@@ -69,7 +72,7 @@ public class PerTableDeployIT extends ClusterTestBase {
     // a tagged scan is wrapped once, by one of the two copies: one scanner, each row once
     String query = "00000000000000000000000000000a7e";
     Scan tagged = new Scan();
-    tagged.setAttribute(io.blockscope.metrics.QueryTracker.ATTRIBUTE,
+    tagged.setAttribute(Attributes.QUERY,
         query.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
     long rows;
     try (var table = cluster.connection().getTable(t);

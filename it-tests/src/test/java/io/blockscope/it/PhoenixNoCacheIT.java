@@ -3,6 +3,7 @@ package io.blockscope.it;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.workloads.SeedTable;
 import java.sql.Connection;
@@ -28,7 +29,7 @@ public class PhoenixNoCacheIT extends ClusterTestBase {
       SeedTable.fill(c, TABLE, ROWS, 5);
     }
     cluster.admin().flush(TableName.valueOf(TABLE));
-    Tables.evict(cluster.blockCache(), cluster.regions(TableName.valueOf(TABLE)));
+    StoreFiles.evict(cluster.blockCache(), cluster.regions(TableName.valueOf(TABLE)));
   }
 
   private static CostSnapshot query(String sql, long expected) throws Exception {

@@ -6,6 +6,8 @@ import static org.junit.Assert.assertTrue;
 
 import io.blockscope.coprocessor.Engine;
 import io.blockscope.coprocessor.probe.ProbeBridge;
+import io.blockscope.harness.StoreFiles;
+import io.blockscope.workloads.RawTable;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Result;
@@ -22,12 +24,12 @@ public class ProbeFaultIT extends ClusterTestBase {
   @Test
   public void readsStayCorrectWhileEachProbeFailsAndTheFailuresAreCounted() throws Exception {
     TableName t = newTable("fault");
-    Tables.create(cluster.admin(), new Tables.Spec(t)
+    RawTable.create(cluster.admin(), new RawTable.Spec(t)
         .encoding(DataBlockEncoding.FAST_DIFF).compression(Compression.Algorithm.GZ)
         .blockSize(4096).level("TIME"));
-    Tables.load(cluster.connection(), cluster.admin(), t, ROWS, 11);
+    RawTable.loadSeed(cluster.connection(), cluster.admin(), t, ROWS, 11);
     Engine engine = cluster.engine();
-    Get get = new Get(Tables.row(1234));
+    Get get = new Get(RawTable.seedRow(1234));
     Result expected;
     try (Table table = cluster.connection().getTable(t)) {
       expected = table.get(get);
@@ -38,15 +40,15 @@ public class ProbeFaultIT extends ClusterTestBase {
       String name = ProbeBridge.PROBE_NAMES[probe];
       assertTrue(name + " installed", engine.probeInstalled(probe));
       long failuresBefore = engine.probeFailures(probe);
-      Tables.evict(cluster.blockCache(), cluster.regions(t));
+      StoreFiles.evict(cluster.blockCache(), cluster.regions(t));
       engine.injectFault(probe);
       try (Table table = cluster.connection().getTable(t)) {
-        assertEquals(name, 2L * ROWS, Tables.scanCells(cluster.connection(), t, new Scan()));
+        assertEquals(name, 2L * ROWS, RawTable.scanCells(cluster.connection(), t, new Scan()));
         Result r = table.get(get);
-        assertArrayEquals(name, expected.getValue(Tables.FAMILY, Tables.V1),
-            r.getValue(Tables.FAMILY, Tables.V1));
-        assertArrayEquals(name, expected.getValue(Tables.FAMILY, Tables.V2),
-            r.getValue(Tables.FAMILY, Tables.V2));
+        assertArrayEquals(name, expected.getValue(RawTable.SEED_FAMILY, RawTable.SEED_V1),
+            r.getValue(RawTable.SEED_FAMILY, RawTable.SEED_V1));
+        assertArrayEquals(name, expected.getValue(RawTable.SEED_FAMILY, RawTable.SEED_V2),
+            r.getValue(RawTable.SEED_FAMILY, RawTable.SEED_V2));
       } finally {
         engine.injectFault(-1);
       }

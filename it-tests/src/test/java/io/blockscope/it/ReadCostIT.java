@@ -3,7 +3,9 @@ package io.blockscope.it;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.workloads.RawTable;
 import java.util.List;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Get;
@@ -23,27 +25,27 @@ import org.junit.Test;
 public class ReadCostIT extends ClusterTestBase {
   private static final int ROWS = 20_000;
 
-  private TableName table(Tables.Spec spec, int rows) throws Exception {
-    Tables.create(cluster.admin(), spec);
-    Tables.load(cluster.connection(), cluster.admin(), spec.name, rows, 42);
-    Tables.evict(cluster.blockCache(), cluster.regions(spec.name));
-    return spec.name;
+  private TableName table(RawTable.Spec spec, int rows) throws Exception {
+    RawTable.create(cluster.admin(), spec);
+    RawTable.loadSeed(cluster.connection(), cluster.admin(), spec.name(), rows, 42);
+    StoreFiles.evict(cluster.blockCache(), cluster.regions(spec.name()));
+    return spec.name();
   }
 
   @Test
   public void coldScanMissesMatchCacheStatsAndTheBlocksItCached() throws Exception {
-    TableName t = table(new Tables.Spec(newTable("cold")).blockSize(4096), ROWS);
+    TableName t = table(new RawTable.Spec(newTable("cold")).blockSize(4096), ROWS);
     BlockCache cache = cluster.blockCache();
     List<HRegion> regions = cluster.regions(t);
     long statsMissesBefore = cache.getStats().getMissCount();
     CostSnapshot serverBefore = serverCosts();
     CostSnapshot before = tableCosts(t);
 
-    long cells = Tables.scanCells(cluster.connection(), t, new Scan());
+    long cells = RawTable.scanCells(cluster.connection(), t, new Scan());
 
     CostSnapshot cold = tableCosts(t).minus(before);
     assertEquals(2L * ROWS, cells);
-    long cachedData = Tables.cachedDataBlocks(cache, regions);
+    long cachedData = StoreFiles.cachedDataBlocks(cache, regions);
     assertTrue("a 4 KB block size gives many data blocks, got " + cachedData, cachedData > 50);
     assertEquals(cachedData, cold.get("blockCache.miss.data"));
     assertEquals(cachedData, cold.get("fs.read.blocks.data"));
@@ -53,7 +55,7 @@ public class ReadCostIT extends ClusterTestBase {
         misses(serverCosts().minus(serverBefore)));
 
     CostSnapshot beforeWarm = tableCosts(t);
-    Tables.scanCells(cluster.connection(), t, new Scan());
+    RawTable.scanCells(cluster.connection(), t, new Scan());
     CostSnapshot warm = tableCosts(t).minus(beforeWarm);
     assertEquals(cachedData, warm.get("blockCache.hit.data"));
     assertEquals(0, misses(warm));
@@ -62,10 +64,10 @@ public class ReadCostIT extends ClusterTestBase {
 
   @Test
   public void gzTableDecompressesEveryBlockItReadsFromTheFileSystem() throws Exception {
-    TableName t = table(new Tables.Spec(newTable("gz"))
+    TableName t = table(new RawTable.Spec(newTable("gz"))
         .compression(Compression.Algorithm.GZ).blockSize(8192), ROWS);
     CostSnapshot before = tableCosts(t);
-    Tables.scanCells(cluster.connection(), t, new Scan());
+    RawTable.scanCells(cluster.connection(), t, new Scan());
     CostSnapshot cold = tableCosts(t).minus(before);
 
     long fsBlocks = cold.sumKinds("fs.read.blocks");
@@ -76,7 +78,7 @@ public class ReadCostIT extends ClusterTestBase {
     assertEquals(fsBlocks, cold.sumOver("decompress", "blocks"));
 
     CostSnapshot beforeWarm = tableCosts(t);
-    Tables.scanCells(cluster.connection(), t, new Scan());
+    RawTable.scanCells(cluster.connection(), t, new Scan());
     CostSnapshot warm = tableCosts(t).minus(beforeWarm);
     assertEquals("blocks are cached uncompressed: a warm scan decompresses nothing",
         0, warm.sumOver("decompress", "blocks"));
@@ -84,19 +86,19 @@ public class ReadCostIT extends ClusterTestBase {
 
   @Test
   public void fastDiffDecodesEveryCellTheScanVisitsAndNoneDecodesNothing() throws Exception {
-    TableName fast = table(new Tables.Spec(newTable("fastdiff"))
+    TableName fast = table(new RawTable.Spec(newTable("fastdiff"))
         .encoding(DataBlockEncoding.FAST_DIFF), ROWS);
-    TableName none = table(new Tables.Spec(newTable("noenc")), ROWS);
+    TableName none = table(new RawTable.Spec(newTable("noenc")), ROWS);
 
     CostSnapshot fastBefore = tableCosts(fast);
-    long fastCells = Tables.scanCells(cluster.connection(), fast, new Scan());
+    long fastCells = RawTable.scanCells(cluster.connection(), fast, new Scan());
     CostSnapshot f = tableCosts(fast).minus(fastBefore);
     assertEquals(2L * ROWS, fastCells);
     assertEquals(fastCells, f.get("decode.FAST_DIFF.cells"));
     assertEquals(fastCells, f.sumOver("decode", "cells"));
 
     CostSnapshot noneBefore = tableCosts(none);
-    long noneCells = Tables.scanCells(cluster.connection(), none, new Scan());
+    long noneCells = RawTable.scanCells(cluster.connection(), none, new Scan());
     CostSnapshot n = tableCosts(none).minus(noneBefore);
     assertEquals(2L * ROWS, noneCells);
     assertEquals(0, n.sumOver("decode", "cells"));
@@ -105,9 +107,9 @@ public class ReadCostIT extends ClusterTestBase {
 
   @Test
   public void aRepeatedGetIsACacheHit() throws Exception {
-    TableName t = table(new Tables.Spec(newTable("get")), ROWS);
+    TableName t = table(new RawTable.Spec(newTable("get")), ROWS);
     try (Table table = cluster.connection().getTable(t)) {
-      Get get = new Get(Tables.row(ROWS / 2));
+      Get get = new Get(RawTable.seedRow(ROWS / 2));
       CostSnapshot before = tableCosts(t);
       Result first = table.get(get);
       CostSnapshot cold = tableCosts(t).minus(before);

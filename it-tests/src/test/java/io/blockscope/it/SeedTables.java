@@ -1,5 +1,6 @@
 package io.blockscope.it;
 
+import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.workloads.SeedTable;
 import io.blockscope.workloads.TableConfig;
 import java.sql.Connection;

@@ -3,6 +3,7 @@ package io.blockscope.it;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.harness.StoreFiles;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -125,10 +126,10 @@ public class SizeRelationsIT extends ClusterTestBase {
     String table = SeedTables.get(cluster, config);
     List<HRegion> regions = cluster.regions(TableName.valueOf(table));
     BlockCache cache = cluster.blockCache();
-    Tables.evict(cache, regions);
+    StoreFiles.evict(cache, regions);
     assertEquals(SeedTables.ROWS,
         SeedTables.queryLong(cluster, "SELECT /*+ SERIAL */ COUNT(*) FROM " + table));
-    List<String> files = Tables.storeFileNames(regions);
+    List<String> files = StoreFiles.names(regions);
     long bytes = 0;
     long blocks = 0;
     for (CachedBlock b : cache) {

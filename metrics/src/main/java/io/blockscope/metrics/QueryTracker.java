@@ -9,7 +9,7 @@ import java.util.regex.Pattern;
 
 /**
  * The region scanners of tagged queries: a client tags every scan of a query with an
- * unguessable id (scan attribute {@value #ATTRIBUTE}, 32 hex digits), and the region server
+ * unguessable id (scan attribute {@value Attributes#QUERY}, 32 hex digits), and the region server
  * records, per id, how many of its scanners are open now, the most that were open at once, and
  * how many were opened in all. That is how the SERIAL hint is checked from the server's side.
  *
@@ -20,11 +20,6 @@ import java.util.regex.Pattern;
  * Calls are synchronized: they happen per scanner open and close, not per cell.
  */
 public final class QueryTracker {
-  /** The scan attribute that carries a query id. */
-  public static final String ATTRIBUTE = "blockscope.query";
-
-  /** The scan attribute with the level a profiled query asks for: COUNT or TIME. */
-  public static final String PROFILE_ATTRIBUTE = "blockscope.profile";
 
   private static final Pattern ID = Pattern.compile("[0-9a-f]{32}");
 

@@ -1,5 +1,6 @@
 package io.blockscope.hints;
 
+import io.blockscope.metrics.Attributes;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -26,12 +27,6 @@ final class ExtendingOptimizer extends QueryOptimizer {
 
   /** Why SERIAL could not be applied to parts of the last plan this thread optimized. */
   static final ThreadLocal<List<String>> REFUSED = new ThreadLocal<>();
-
-  /** The scan attribute the blockscope coprocessor reads (its {@code QueryTracker.ATTRIBUTE}). */
-  static final String QUERY_ATTRIBUTE = "blockscope.query";
-
-  /** The level a profiled query asks for ({@code QueryTracker.PROFILE_ATTRIBUTE}). */
-  static final String PROFILE_ATTRIBUTE = "blockscope.profile";
 
   /** The physical tables the current execution's tagged plans scan. */
   static final ThreadLocal<java.util.Set<String>> TABLES = new ThreadLocal<>();
@@ -75,10 +70,10 @@ final class ExtendingOptimizer extends QueryOptimizer {
         scan.setCacheBlocks(false);
       }
       if (tag != null) {
-        scan.setAttribute(QUERY_ATTRIBUTE, tag);
+        scan.setAttribute(Attributes.QUERY, tag);
       }
       if (level != null) {
-        scan.setAttribute(PROFILE_ATTRIBUTE, level);
+        scan.setAttribute(Attributes.PROFILE, level);
       }
     });
     if (id != null) {

@@ -1,5 +1,6 @@
 package io.blockscope.workloads;
 
+import io.blockscope.metrics.Attributes;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -20,9 +21,21 @@ import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.util.Bytes;
 
-/** Plain HBase scratch tables: PerformanceEvaluation's shape, or a sample of a user's table. */
+/**
+ * Plain HBase tables written with the HBase client: PerformanceEvaluation's shape, a sample of a
+ * user's table, or the seeds' shape ({@code (pk integer primary key, v1 float, v2 float)}: a
+ * 4-byte big-endian key and two random float cells per row in family {@code f}, without
+ * Phoenix's encoding; {@link SeedTable} writes the same rows through Phoenix).
+ */
 public final class RawTable {
+  /** The family and qualifiers of the seeds' shape. */
+  public static final byte[] SEED_FAMILY = Bytes.toBytes("f");
+
+  public static final byte[] SEED_V1 = Bytes.toBytes("v1");
+  public static final byte[] SEED_V2 = Bytes.toBytes("v2");
+
   /** PE's family and qualifier. */
   public static final byte[] PE_FAMILY = "info".getBytes(StandardCharsets.UTF_8);
 
@@ -101,5 +114,106 @@ public final class RawTable {
       }
     }
     return keys;
+  }
+
+  /** The settings of one seed-shaped table. */
+  public static final class Spec {
+    final TableName name;
+    DataBlockEncoding encoding = DataBlockEncoding.NONE;
+    Compression.Algorithm compression = Compression.Algorithm.NONE;
+    int blockSize = 64 * 1024;
+    String level;
+    byte[][] splits;
+
+    public Spec(TableName name) {
+      this.name = name;
+    }
+
+    public TableName name() {
+      return name;
+    }
+
+    public Spec encoding(DataBlockEncoding e) {
+      this.encoding = e;
+      return this;
+    }
+
+    public Spec compression(Compression.Algorithm c) {
+      this.compression = c;
+      return this;
+    }
+
+    public Spec blockSize(int bytes) {
+      this.blockSize = bytes;
+      return this;
+    }
+
+    /** Sets the table attribute {@value Attributes#TABLE_LEVEL}. */
+    public Spec level(String level) {
+      this.level = level;
+      return this;
+    }
+
+    public Spec splits(byte[]... splits) {
+      this.splits = splits;
+      return this;
+    }
+  }
+
+  /** Creates a seed-shaped table: one family {@code f} with the spec's settings. */
+  public static void create(Admin admin, Spec s) throws IOException {
+    TableDescriptorBuilder t = TableDescriptorBuilder.newBuilder(s.name)
+        .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(SEED_FAMILY)
+            .setDataBlockEncoding(s.encoding)
+            .setCompressionType(s.compression)
+            .setBlocksize(s.blockSize)
+            .build());
+    if (s.level != null) {
+      t.setValue(Attributes.TABLE_LEVEL, s.level);
+    }
+    if (s.splits != null) {
+      admin.createTable(t.build(), s.splits);
+    } else {
+      admin.createTable(t.build());
+    }
+  }
+
+  /** The seed-shaped table's row key of {@code pk}: 4 bytes, big-endian. */
+  public static byte[] seedRow(int pk) {
+    return Bytes.toBytes(pk);
+  }
+
+  /**
+   * Writes seed-shaped rows {@code 0..rows-1} with values from {@code new Random(seed)}, then
+   * flushes them to store files.
+   */
+  public static void loadSeed(Connection c, Admin admin, TableName name, int rows, long seed)
+      throws IOException {
+    Random r = new Random(seed);
+    try (Table t = c.getTable(name)) {
+      List<Put> batch = new ArrayList<>(1000);
+      for (int pk = 0; pk < rows; pk++) {
+        batch.add(new Put(seedRow(pk))
+            .addColumn(SEED_FAMILY, SEED_V1, Bytes.toBytes(r.nextFloat()))
+            .addColumn(SEED_FAMILY, SEED_V2, Bytes.toBytes(r.nextFloat())));
+        if (batch.size() == 1000) {
+          t.put(batch);
+          batch.clear();
+        }
+      }
+      t.put(batch);
+    }
+    admin.flush(name);
+  }
+
+  /** Scans a table and returns how many cells came back. */
+  public static long scanCells(Connection c, TableName name, Scan scan) throws IOException {
+    long cells = 0;
+    try (Table t = c.getTable(name); ResultScanner rs = t.getScanner(scan)) {
+      for (Result res : rs) {
+        cells += res.rawCells().length;
+      }
+    }
+    return cells;
   }
 }

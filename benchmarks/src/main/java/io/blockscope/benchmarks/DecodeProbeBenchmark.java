@@ -1,0 +1,118 @@
+package io.blockscope.benchmarks;
+
+import io.blockscope.coprocessor.probe.ProbeBridge;
+import io.blockscope.coprocessor.probe.ProbeInstaller;
+import io.blockscope.metrics.CostLayout;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.io.encoding.EncodedDataBlock;
+import org.apache.hadoop.hbase.io.hfile.HFileContext;
+import org.apache.hadoop.hbase.io.hfile.HFileContextBuilder;
+import org.apache.hadoop.hbase.nio.SingleByteBuff;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The cost of blockscope's decode probe where it is paid most often: once per decoded cell.
+ * Walks every cell of one encoded block (1,000 rows x 2 cells of the seeds' shape) with HBase's
+ * own seeker, with the probes not installed, and installed at OFF, COUNT and TIME. No cluster:
+ * the seeker runs in the benchmark thread, whose level slot is set directly.
+ *
+ * <p>Run: {@code bin/blockscope jmh DecodeProbeBenchmark} (defaults below: 3 forks per mode,
+ * interleaving is JMH's fork order; report the ratio of medians to NOT_INSTALLED).
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(value = 3, jvmArgsAppend = {"-Djdk.attach.allowAttachSelf=true",
+    "--add-opens", "java.base/java.lang=ALL-UNNAMED", "--add-opens", "java.base/java.nio=ALL-UNNAMED"})
+public class DecodeProbeBenchmark {
+  @Param({"NOT_INSTALLED", "OFF", "COUNT", "TIME"})
+  public String mode;
+
+  @Param({"FAST_DIFF", "ROW_INDEX_V1"})
+  public String encoding;
+
+  private DataBlockEncoder.EncodedSeeker seeker;
+  private ByteBuffer block;
+
+  @Setup(Level.Trial)
+  public void setUp() throws Exception {
+    DataBlockEncoding enc = DataBlockEncoding.valueOf(encoding);
+    HFileContext meta = new HFileContextBuilder().withIncludesMvcc(false)
+        .withIncludesTags(false).withDataBlockEncoding(enc).build();
+    ByteArrayOutputStream raw = new ByteArrayOutputStream();
+    Random r = new Random(1);
+    byte[] family = Bytes.toBytes("0");
+    for (int pk = 0; pk < 1000; pk++) {
+      for (String q : List.of("v1", "v2")) {
+        KeyValue kv = new KeyValue(Bytes.toBytes(pk), family, Bytes.toBytes(q), 1L,
+            Bytes.toBytes(r.nextFloat()));
+        raw.write(kv.getBuffer(), kv.getOffset(), kv.getLength());
+      }
+    }
+    Configuration conf = new Configuration(false);
+    DataBlockEncoder encoder = enc.getEncoder();
+    byte[] encoded = new EncodedDataBlock(conf, encoder, enc, raw.toByteArray(), meta).encodeData();
+    int skip = HConstants.HFILEBLOCK_HEADER_SIZE + Bytes.SIZEOF_SHORT;
+    block = ByteBuffer.wrap(encoded, skip, encoded.length - skip).slice();
+    seeker = encoder.createSeeker(encoder.newDataBlockDecodingContext(conf, meta));
+
+    List<String> problems = new ArrayList<>();
+    if (mode.equals("NOT_INSTALLED")) {
+      ProbeInstaller.uninstallAll();
+    } else {
+      ProbeInstaller.installAll(true, 30_000, problems);
+      if (!problems.isEmpty()) {
+        throw new IllegalStateException("probes not installed: " + problems);
+      }
+      ProbeBridge.costs()[CostLayout.LEVEL] = mode.equals("OFF") ? 0 : mode.equals("COUNT") ? 1 : 2;
+    }
+  }
+
+  /** A counting mode that counted nothing measured nothing: fail the run instead. */
+  @TearDown(Level.Trial)
+  public void checkTheProbeCounted() {
+    if (mode.equals("COUNT") || mode.equals("TIME")) {
+      long cells = ProbeBridge.costs()[CostLayout.decode(
+          CostLayout.encodingIndex(encoding), CostLayout.DECODE_CELLS)];
+      if (cells == 0) {
+        throw new IllegalStateException("the decode probe counted no cell at " + mode);
+      }
+    }
+  }
+
+  /** Decodes every cell of the block; returns a value so nothing is optimized away. */
+  @Benchmark
+  public int decodeBlock() {
+    seeker.setCurrentBuffer(new SingleByteBuff(block.duplicate()));
+    int cells = 1;
+    while (seeker.next()) {
+      cells++;
+    }
+    return cells;
+  }
+}

@@ -1,0 +1,139 @@
+package io.blockscope.cli;
+
+import io.blockscope.coprocessor.Engine;
+import io.blockscope.coprocessor.probe.ProbeBridge;
+import io.blockscope.harness.EmbeddedCluster;
+import io.blockscope.harness.StoreFiles;
+import io.blockscope.metrics.CostRegistry;
+import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.metrics.MetricKeys;
+import io.blockscope.workloads.RawTable;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import javax.management.ObjectName;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.io.compress.Compression;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Starts the embedded cluster with blockscope, reads two tables the seeds compare (FAST_DIFF and
+ * GZ), and prints what each read cost, per step and per region.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+    description = "Start an embedded HBase with blockscope, scan and get two tables, print the"
+        + " per-region read costs.")
+final class Demo implements Callable<Integer> {
+  @Option(names = "--rows", defaultValue = "100000",
+      description = "Rows per table (default ${DEFAULT-VALUE}); 1000 to 5000000.")
+  int rows;
+
+  @Option(names = "--gets", defaultValue = "1000", description = "Random gets per table.")
+  int gets;
+
+  private final PrintStream out = System.out;
+
+  @Override
+  public Integer call() throws Exception {
+    if (rows < 1000 || rows > 5_000_000) {
+      throw new IllegalArgumentException("--rows must be between 1000 and 5000000, got " + rows);
+    }
+    if (gets < 0 || gets > 1_000_000) {
+      throw new IllegalArgumentException("--gets must be between 0 and 1000000, got " + gets);
+    }
+    long t0 = System.nanoTime();
+    out.println("Starting an embedded cluster (MiniDFS + ZooKeeper + HBase 2.6 + blockscope)...");
+    try (EmbeddedCluster cluster = EmbeddedCluster.start(new Configuration(false))) {
+      out.printf("  up in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+      TableName fastDiff = TableName.valueOf("demo_fast_diff");
+      TableName gz = TableName.valueOf("demo_gz");
+      RawTable.create(cluster.admin(), new RawTable.Spec(fastDiff)
+          .encoding(DataBlockEncoding.FAST_DIFF).level("TIME"));
+      RawTable.create(cluster.admin(), new RawTable.Spec(gz)
+          .compression(Compression.Algorithm.GZ).level("TIME"));
+      out.printf("Loading %,d rows of (pk int, v1 float, v2 float) into %s and %s...%n", rows,
+          fastDiff, gz);
+      RawTable.loadSeed(cluster.connection(), cluster.admin(), fastDiff, rows, 1);
+      RawTable.loadSeed(cluster.connection(), cluster.admin(), gz, rows, 1);
+
+      Engine engine = cluster.engine();
+      out.println("Probes: " + probes(engine));
+      CostTable steps = new CostTable();
+      for (TableName t : new TableName[] {fastDiff, gz}) {
+        StoreFiles.evict(cluster.blockCache(), cluster.regions(t));
+        step(steps, engine, t, "cold scan", () -> RawTable.scanCells(cluster.connection(), t,
+            new Scan()));
+        step(steps, engine, t, "warm scan", () -> RawTable.scanCells(cluster.connection(), t,
+            new Scan()));
+        step(steps, engine, t, gets + " random gets", () -> {
+          Random r = new Random(2);
+          try (Table table = cluster.connection().getTable(t)) {
+            for (int i = 0; i < gets; i++) {
+              table.get(new Get(RawTable.seedRow(r.nextInt(rows))));
+            }
+          }
+          return gets;
+        });
+      }
+      out.println();
+      out.println("What each step cost (table level TIME; times are summed over handler threads):");
+      steps.print(out);
+
+      out.println();
+      out.println("Per region, since the region opened:");
+      CostTable regions = new CostTable();
+      for (TableName t : new TableName[] {fastDiff, gz}) {
+        for (HRegion r : cluster.regions(t)) {
+          String enc = r.getRegionInfo().getEncodedName();
+          regions.add(t + " " + enc, engine.registry().regionSnapshot(enc));
+        }
+      }
+      regions.print(out);
+
+      engine.refreshExport();
+      out.println();
+      out.println("The same figures as JMX beans (any JMX client or the Prometheus JMX exporter):");
+      HRegion region = cluster.regions(fastDiff).get(0);
+      for (String key : new String[] {
+        MetricKeys.region(fastDiff.getNameAsString(), region.getRegionInfo().getEncodedName(),
+            "decode.FAST_DIFF.cells"),
+        MetricKeys.table(gz.getNameAsString(), "decompress.GZ.blocks"),
+        MetricKeys.server("blockCache.miss.data"),
+      }) {
+        ObjectName name = MetricKeys.objectName(key);
+        Object count = ManagementFactory.getPlatformMBeanServer().getAttribute(name, "Count");
+        out.printf("  %s  Count=%s%n", name, count);
+      }
+      out.printf("%nDone in %.1f s.%n", (System.nanoTime() - t0) / 1e9);
+    }
+    return 0;
+  }
+
+  private void step(CostTable table, Engine engine, TableName t, String what,
+      Callable<Number> action) throws Exception {
+    CostRegistry reg = engine.registry();
+    CostSnapshot before = reg.tableSnapshot(t.getNameAsString());
+    long start = System.nanoTime();
+    action.call();
+    double ms = (System.nanoTime() - start) / 1e6;
+    CostSnapshot cost = reg.tableSnapshot(t.getNameAsString()).minus(before);
+    table.add(String.format("%s %s (%.0f ms)", t, what, ms), cost);
+  }
+
+  private static String probes(Engine engine) {
+    StringBuilder sb = new StringBuilder();
+    for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
+      sb.append(p == 0 ? "" : ", ").append(ProbeBridge.PROBE_NAMES[p])
+          .append(engine.probeInstalled(p) ? " installed" : " UNAVAILABLE");
+    }
+    return sb.toString();
+  }
+}

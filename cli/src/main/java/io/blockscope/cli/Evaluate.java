@@ -1,0 +1,355 @@
+package io.blockscope.cli;
+
+import io.blockscope.workloads.DataShape;
+import io.blockscope.workloads.TableConfig;
+import io.blockscope.workloads.Workload;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code blockscope evaluate}: the seeds' experiments as one command (docs/evaluate.md).
+ */
+@Command(name = "evaluate", mixinStandardHelpOptions = true,
+    description = "Compare encodings x compressions on the seeds' workloads, with blockscope's"
+        + " cost breakdown beside every timing; prints a summary, writes results.json and"
+        + " report.html.")
+final class Evaluate implements Callable<Integer> {
+  @Option(names = "--rows", defaultValue = "2^16", paramLabel = "N|2^K",
+      description = "Rows per table: a count (1024 to 67108864) or 2^K (K 10..26). Default ${DEFAULT-VALUE}.")
+  String rows;
+
+  @Option(names = "--matrix", defaultValue = "default", paramLabel = "default|full",
+      description = "default: the seeds' 10 combinations; full: every encoding x compression.")
+  String matrix;
+
+  @Option(names = "--configs", split = ",", paramLabel = "ENC[+COMP]",
+      description = "Explicit configurations instead of --matrix, e.g. FAST_DIFF,ROW_INDEX_V1+ZSTD.")
+  List<String> configs;
+
+  @Option(names = "--workloads", split = ",", paramLabel = "NAME",
+      description = "Workloads to run (default all): ${COMPLETION-CANDIDATES}")
+  List<String> workloads;
+
+  @Option(names = "--shape", defaultValue = "seeds", paramLabel = "seeds|pe",
+      description = "seeds: the seeds' Phoenix table (default); pe: PerformanceEvaluation's"
+          + " shape, 10-byte keys and one 1000-byte value per row (plain HBase workloads only).")
+  String shape;
+
+  @Option(names = "--sample", paramLabel = "TABLE",
+      description = "Copy the first --rows rows of this existing table (any schema, as raw"
+          + " cells) into the scratch tables, and compare on your own data. Read only.")
+  String sample;
+
+  @Option(names = "--suite", defaultValue = "default", paramLabel = "default|checksum|blockcache",
+      description = "checksum: seed 001, CRC32C vs CRC32 vs NULL and HBase verification off,"
+          + " timing a cold scan and a major compaction with process CPU and the checksum share."
+          + " blockcache: seed 004, LruBlockCache vs off-heap BucketCache at data:cache 1:1, 3:1"
+          + " and 9:1, get latency percentiles (embedded cluster only).")
+  String suite;
+
+  @Option(names = "--runs", defaultValue = "3", description = "Timed runs per figure (default ${DEFAULT-VALUE}).")
+  int runs;
+
+  @Option(names = "--weights", defaultValue = "scan=1,get=1,size=1",
+      description = "Workload mix for the recommendation (default ${DEFAULT-VALUE}).")
+  String weights;
+
+  @Option(names = "--out", paramLabel = "DIR",
+      description = "Report directory (default ./blockscope-report/<timestamp>).")
+  Path out;
+
+  @Option(names = "--zk", paramLabel = "host:port[:/znode]",
+      description = "Run against a real cluster through its ZooKeeper, on scratch tables in the schema (namespace) "
+          + EvaluationRunner.SCHEMA + ".")
+  String zk;
+
+  @Option(names = "--hbase-site", paramLabel = "FILE",
+      description = "Run against the real cluster an hbase-site.xml describes.")
+  String hbaseSite;
+
+  @Option(names = "--check",
+      description = "Also check the timing forms of the seeds' relationships"
+          + " (docs/relationships.md) and exit with 1 if one fails.")
+  boolean check;
+
+  @Spec CommandSpec spec;
+
+  /** The runner in progress, for the Ctrl-C hook. */
+  private volatile EvaluationRunner runner;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter console = spec.commandLine().getOut();
+    int rowCount = parseRows(rows);
+    DataShape shapeGiven = sample != null ? DataShape.SAMPLE : DataShape.parse(shape);
+    if (sample != null && !shape.equalsIgnoreCase("seeds")) {
+      throw new IllegalArgumentException("give --sample or --shape, not both");
+    }
+    String suiteName = parseSuite(suite);
+    boolean checksumSuite = suiteName.equals("checksum");
+    DataShape dataShape = shapeGiven;
+    boolean blockcacheSuite = suiteName.equals("blockcache");
+    if (blockcacheSuite && (zk != null || hbaseSite != null)) {
+      throw new IllegalArgumentException("--suite blockcache needs the embedded cluster: a client"
+          + " cannot change a region server's block cache");
+    }
+    if (blockcacheSuite && sample == null) {
+      dataShape = DataShape.PE; // seed 004 used PerformanceEvaluation's rows
+    }
+    List<TableConfig> cfgs = configs();
+    if (checksumSuite) {
+      List<TableConfig> variants = new ArrayList<>();
+      for (TableConfig c : configs != null ? cfgs : List.of(TableConfig.parse("NONE"))) {
+        variants.addAll(c.checksumVariants());
+      }
+      cfgs = variants;
+    }
+    List<Workload> ws = workloads(dataShape, suiteName);
+    if (blockcacheSuite && configs == null) {
+      cfgs = List.of(TableConfig.parse("NONE"));
+    }
+    if (runs < 1 || runs > 50) {
+      throw new IllegalArgumentException("--runs must be between 1 and 50, got " + runs);
+    }
+    Recommendation.Weights w = Recommendation.Weights.parse(weights);
+    if (zk != null && hbaseSite != null) {
+      throw new IllegalArgumentException("give --zk or --hbase-site, not both");
+    }
+    String started = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+    Path dir = out != null ? out : Path.of("blockscope-report", started);
+
+    long t0 = System.nanoTime();
+    EvalCluster cluster;
+    if (zk != null) {
+      cluster = RemoteEvalCluster.connectZk(zk);
+    } else if (hbaseSite != null) {
+      cluster = RemoteEvalCluster.connectSite(hbaseSite);
+    } else if (blockcacheSuite) {
+      cluster = null; // one embedded cluster per cache setup
+    } else {
+      console.println("Starting an embedded cluster (MiniDFS + ZooKeeper + HBase + Phoenix +"
+          + " blockscope)...");
+      cluster = new EmbeddedEvalCluster();
+    }
+    Thread hook = new Thread(() -> {
+      EvaluationRunner r = runner;
+      if (r != null) {
+        r.cleanUp();
+      }
+    }, "blockscope-evaluate-cleanup");
+    Runtime.getRuntime().addShutdownHook(hook);
+    Evaluation result;
+    try {
+      console.printf(Locale.ROOT, "%d configurations x %d workloads, %,d rows, %d runs each%n",
+          cfgs.size(), ws.size(), rowCount, runs);
+      if (blockcacheSuite) {
+        result = blockCacheSuite(console, dataShape, cfgs, ws, rowCount);
+        cluster = null;
+      } else {
+        runner = new EvaluationRunner(cluster, dataShape, sample, cfgs, ws, rowCount, runs,
+            Progress.forConsole(console));
+        result = runner.run();
+      }
+    } finally {
+      runner = null;
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook runs anyway
+      }
+      if (cluster != null) {
+        closeQuietly(cluster);
+      }
+    }
+    result.settings.put("rows", rowCount);
+    result.settings.put("runs", runs);
+    result.settings.put("matrix", configs != null ? "explicit" : matrix);
+    result.settings.put("shape", dataShape.name().toLowerCase(Locale.ROOT));
+    result.settings.put("sample", sample);
+    result.settings.put("suite", suiteName);
+    result.settings.put("started", started);
+    result.settings.put("seconds", (System.nanoTime() - t0) / 1e9);
+    Recommendation rec = new Recommendation(result, w);
+    Map<String, Object> json = new LinkedHashMap<>(result.toMap());
+    json.put("recommendation", rec.toMap());
+    List<TimingChecks.Check> checks = check ? TimingChecks.run(result) : List.of();
+    if (check) {
+      json.put("checks", checks.stream().map(TimingChecks.Check::toMap).toList());
+    }
+    Report.write(dir, json);
+
+    console.println();
+    Summary.print(console, result, rec);
+    console.println();
+    console.println("Report: " + dir.resolve("report.html").toAbsolutePath());
+    console.println("Raw figures: " + dir.resolve("results.json").toAbsolutePath());
+    boolean passed = true;
+    if (check) {
+      console.println();
+      passed = TimingChecks.print(console, checks);
+    }
+    console.printf(Locale.ROOT, "Done in %.0f s.%n", (System.nanoTime() - t0) / 1e9);
+    return passed ? 0 : 1;
+  }
+
+  /**
+   * Stops the cluster without letting HBase's shutdown chatter (it prints thread dumps to
+   * standard output) into the summary.
+   */
+  private static void closeQuietly(EvalCluster cluster) throws Exception {
+    PrintStream stdout = System.out;
+    System.setOut(new PrintStream(java.io.OutputStream.nullOutputStream()));
+    try {
+      cluster.close();
+    } finally {
+      System.setOut(stdout);
+    }
+  }
+
+  /** {@code 131072} or {@code 2^17}; one clear error otherwise. */
+  static int parseRows(String text) {
+    String t = text.trim();
+    long n;
+    try {
+      if (t.startsWith("2^")) {
+        int k = Integer.parseInt(t.substring(2));
+        if (k < 10 || k > 26) {
+          throw new IllegalArgumentException("bad --rows '" + text + "': 2^K needs 10 <= K <= 26");
+        }
+        n = 1L << k;
+      } else {
+        n = Long.parseLong(t);
+      }
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("bad --rows '" + text
+          + "': expected a number of rows (e.g. 131072) or 2^K (e.g. 2^17)");
+    }
+    if (n < 1024 || n > (1 << 26)) {
+      throw new IllegalArgumentException("bad --rows '" + text
+          + "': between 1024 and 67108864 rows");
+    }
+    return (int) n;
+  }
+
+  private List<TableConfig> configs() {
+    if (configs != null && !configs.isEmpty()) {
+      List<TableConfig> list = new ArrayList<>();
+      for (String c : configs) {
+        list.add(TableConfig.parse(c));
+      }
+      return list;
+    }
+    switch (matrix.trim().toLowerCase(Locale.ROOT)) {
+      case "default":
+        return TableConfig.seeds();
+      case "full":
+        return TableConfig.full();
+      default:
+        throw new IllegalArgumentException("bad --matrix '" + matrix + "': default or full");
+    }
+  }
+
+  private static String parseSuite(String text) {
+    String t = text.trim().toLowerCase(Locale.ROOT);
+    if (!List.of("default", "checksum", "blockcache").contains(t)) {
+      throw new IllegalArgumentException("bad --suite '" + text
+          + "': default, checksum or blockcache");
+    }
+    return t;
+  }
+
+  /** Data:cache ratios of seed 004. */
+  static final int[] CACHE_RATIOS = {1, 3, 9};
+
+  /**
+   * Seed 004: the same table and gets on a fresh embedded cluster per block cache setup, the
+   * cache sized to 1/1, 1/3 and 1/9 of the table's uncompressed data.
+   */
+  private Evaluation blockCacheSuite(PrintWriter console, DataShape dataShape,
+      List<TableConfig> cfgs, List<Workload> ws, int rowCount) throws Exception {
+    Evaluation all = null;
+    long dataBytes = (long) rowCount * 1_050; // a PE row: 10-byte key, 1,000-byte value, cell overhead
+    for (String engine : List.of("LRU", "BUCKET_OFFHEAP")) {
+      for (int ratio : CACHE_RATIOS) {
+        // BucketCache needs room for 14 buckets of 4 x its largest bucket size (129 KB here).
+        long cacheBytes = Math.max(8L << 20, dataBytes / ratio);
+        org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration(false);
+        double heap = Runtime.getRuntime().maxMemory();
+        if (engine.equals("LRU")) {
+          conf.set("hfile.block.cache.size", Double.toString(cacheBytes / heap));
+        } else {
+          conf.set("hbase.bucketcache.ioengine", "offheap");
+          conf.set("hbase.bucketcache.size", Long.toString(cacheBytes >> 20)); // MB
+          conf.set("hbase.bucketcache.bucket.sizes",
+              "5120,9216,17408,33792,41984,50176,58368,66560,99328,132096");
+          conf.set("hfile.block.cache.size", "0.02"); // L1: index and bloom blocks only
+        }
+        String label = String.format(Locale.ROOT, " %s %d:1", engine, ratio);
+        console.println("Block cache" + label + " (" + (cacheBytes >> 20) + " MB)...");
+        EvalCluster c = new EmbeddedEvalCluster(conf);
+        Evaluation one;
+        try {
+          runner = new EvaluationRunner(c, dataShape, sample, cfgs, ws, rowCount, runs,
+              Progress.forConsole(console)).labelSuffix(label);
+          one = runner.run();
+        } finally {
+          runner = null;
+          closeQuietly(c);
+        }
+        if (all == null) {
+          all = one;
+          all.cluster.put("blockCacheSetups", new ArrayList<String>());
+        } else {
+          all.configs.addAll(one.configs);
+        }
+        @SuppressWarnings("unchecked")
+        List<String> setups = (List<String>) all.cluster.get("blockCacheSetups");
+        setups.add(label.trim() + ": " + one.cluster.get("blockCache") + ", "
+            + one.cluster.get("blockCacheBytes") + " bytes");
+      }
+    }
+    return all;
+  }
+
+  private List<Workload> workloads(DataShape dataShape, String suiteName) {
+    if (workloads == null || workloads.isEmpty()) {
+      return switch (suiteName) {
+        case "checksum" -> Workload.CHECKSUM_SUITE;
+        case "blockcache" -> Workload.BLOCKCACHE_SUITE;
+        default -> Workload.defaults(dataShape);
+      };
+    }
+    List<Workload> list = new ArrayList<>();
+    for (String name : workloads) {
+      Workload found = null;
+      for (Workload w : Workload.values()) {
+        if (w.key().equalsIgnoreCase(name.trim()) || w.name().equalsIgnoreCase(name.trim())) {
+          found = w;
+        }
+      }
+      if (found == null) {
+        List<String> keys = new ArrayList<>();
+        for (Workload w : Workload.values()) {
+          keys.add(w.key());
+        }
+        throw new IllegalArgumentException("unknown workload '" + name + "'; expected one of "
+            + String.join(", ", keys));
+      }
+      list.add(found);
+    }
+    return list;
+  }
+}

@@ -1,0 +1,367 @@
+package io.blockscope.cli;
+
+import io.blockscope.metrics.Attributes;
+import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.workloads.DataShape;
+import io.blockscope.workloads.RawTable;
+import io.blockscope.workloads.SeedTable;
+import io.blockscope.workloads.Stats;
+import io.blockscope.workloads.TableConfig;
+import io.blockscope.workloads.Workload;
+import com.sun.management.OperatingSystemMXBean;
+import java.lang.management.ManagementFactory;
+import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+
+/**
+ * Runs the matrix: per configuration, a scratch table holding the same rows, compacted to one
+ * store file, read by every workload {@code runs} times with blockscope at TIME, then dropped.
+ *
+ * <p>Scratch tables are dropped when the run ends, fails or is interrupted ({@link #cleanUp},
+ * also called from the CLI's shutdown hook on Ctrl-C); the runner touches no other table.
+ */
+final class EvaluationRunner {
+  /**
+   * evaluate's own Phoenix schema and HBase namespace: every table it creates lives there and
+   * nothing else is ever created, altered or dropped. Plain HBase tables go to the namespace
+   * {@code BLOCKSCOPE_EVAL}; Phoenix tables to the schema of that name, which Phoenix maps to the
+   * namespace when {@code phoenix.schema.isNamespaceMappingEnabled} is on, and otherwise names
+   * {@code BLOCKSCOPE_EVAL.T_...} in the default namespace.
+   */
+  static final String SCHEMA = "BLOCKSCOPE_EVAL";
+
+  /** Matches every HBase table evaluate may create, under either naming. */
+  static final java.util.regex.Pattern SCRATCH_TABLES =
+      java.util.regex.Pattern.compile(SCHEMA + "[.:].*");
+
+  private final EvalCluster cluster;
+  private final DataShape shape;
+  private final String sample;
+  private final List<TableConfig> configs;
+  private final List<Workload> workloads;
+  private final int rows;
+  private final int runs;
+  private final Progress progress;
+  private String labelSuffix = "";
+  /** Phoenix tables to drop (SQL names), and HBase tables to drop if still there. */
+  private final Set<String> scratch = ConcurrentHashMap.newKeySet();
+  private final Set<String> scratchHBase = ConcurrentHashMap.newKeySet();
+  private volatile boolean createdNamespace;
+
+  EvaluationRunner(EvalCluster cluster, DataShape shape, String sample,
+      List<TableConfig> configs, List<Workload> workloads, int rows, int runs,
+      Progress progress) {
+    this.cluster = cluster;
+    this.shape = shape;
+    this.sample = sample;
+    this.configs = configs;
+    this.workloads = workloads;
+    this.rows = rows;
+    this.runs = runs;
+    this.progress = progress;
+  }
+
+  Evaluation run() throws Exception {
+    Evaluation result = new Evaluation();
+    result.cluster = cluster.describe();
+    result.costsUnavailable = cluster.costs().unavailable();
+    String source = SCHEMA + ".SOURCE";
+    // Plain HBase shapes need no Phoenix (its first connection costs 15 s on a new cluster).
+    try (Connection phoenix = shape.phoenix() ? cluster.phoenix() : null) {
+      progress.start(configs.size() * (workloads.size() + 1));
+      if (shape == DataShape.SEEDS) {
+        if (phoenix.unwrap(org.apache.phoenix.jdbc.PhoenixConnection.class).getQueryServices()
+            .getProps().getBoolean("phoenix.schema.isNamespaceMappingEnabled", false)) {
+          try (java.sql.Statement s = phoenix.createStatement()) {
+            s.execute("CREATE SCHEMA IF NOT EXISTS " + SCHEMA);
+          }
+        }
+        expectScratch(source);
+        SeedTable.drop(phoenix, source);
+        SeedTable.create(phoenix, source, TableConfig.parse("NONE"));
+        progress.note(String.format("writing %,d rows of the seeds' table", rows));
+        SeedTable.fill(phoenix, source, rows, 20160217L);
+      } else if (shape == DataShape.SAMPLE
+          && !cluster.admin().tableExists(TableName.valueOf(sample))) {
+        throw new IllegalArgumentException("--sample: no table '" + sample + "' on this cluster");
+      }
+      for (TableConfig config : configs) {
+        checkInterrupt();
+        Evaluation.ConfigResult cr = prepare(phoenix, source, config);
+        result.configs.add(cr);
+        measure(phoenix, cr);
+        drop(phoenix, cr);
+      }
+      if (result.costsUnavailable == null) {
+        result.costsUnavailable = cluster.costs().unavailable();
+      }
+    } finally {
+      cleanUp();
+      progress.done();
+    }
+    return result;
+  }
+
+  private Evaluation.ConfigResult prepare(Connection phoenix, String source, TableConfig config)
+      throws Exception {
+    progress.step(config.label() + labelSuffix + ": load, flush, major compact");
+    Admin admin = cluster.admin();
+    String table;
+    TableName tn;
+    switch (shape) {
+      case SEEDS -> {
+        table = SCHEMA + ".T_" + config.tableSuffix();
+        expectScratch(table);
+        SeedTable.drop(phoenix, table);
+        SeedTable.create(phoenix, table, config);
+        tn = TableName.valueOf(org.apache.phoenix.util.PhoenixRuntime.getTable(phoenix, table)
+            .getPhysicalName().getString());
+        if (config.checksumAlgorithm() != null) {
+          for (ColumnFamilyDescriptor f : admin.getDescriptor(tn).getColumnFamilies()) {
+            admin.modifyColumnFamily(tn, RawTable.family(f, config));
+          }
+        }
+        SeedTable.copy(phoenix, source, table);
+      }
+      case PE, SAMPLE -> {
+        ensureNamespace(admin);
+        tn = TableName.valueOf(SCHEMA, "T_" + config.tableSuffix());
+        table = tn.getNameAsString();
+        scratchHBase.add(table);
+        if (shape == DataShape.PE) {
+          RawTable.create(admin, tn,
+              List.of(ColumnFamilyDescriptorBuilder.of(RawTable.PE_FAMILY)), config);
+          RawTable.loadPe(cluster.hbase(), tn, rows, 20100401L);
+        } else {
+          TableName src = TableName.valueOf(sample);
+          RawTable.create(admin, tn, List.of(admin.getDescriptor(src).getColumnFamilies()),
+              config);
+        }
+      }
+      default -> throw new IllegalStateException(shape.name());
+    }
+    Evaluation.ConfigResult cr =
+        new Evaluation.ConfigResult(config, table, tn.getNameAsString());
+    cr.label = config.label() + labelSuffix;
+    switch (shape) {
+      case SEEDS -> cr.keys = Workload.seedKeys(rows);
+      case PE -> cr.keys = r -> RawTable.peRow(r.nextInt(rows));
+      default -> {
+        List<byte[]> keys = RawTable.copySample(cluster.hbase(), TableName.valueOf(sample), tn,
+            rows, 7);
+        if (keys.isEmpty()) {
+          throw new IllegalArgumentException("--sample: table '" + sample + "' has no rows");
+        }
+        cr.keys = r -> keys.get(r.nextInt(keys.size()));
+      }
+    }
+    admin.flush(tn);
+    admin.majorCompact(tn);
+    Workload.awaitCompaction(admin, tn);
+    admin.modifyTable(TableDescriptorBuilder.newBuilder(admin.getDescriptor(tn))
+        .setValue(Attributes.TABLE_LEVEL, "TIME").build());
+    cr.storeFileBytes = cluster.storeFileBytes(cr.hbaseTable);
+    return cr;
+  }
+
+  /** Appended to every configuration's label, e.g. the block cache setup of the run. */
+  EvaluationRunner labelSuffix(String suffix) {
+    this.labelSuffix = suffix;
+    return this;
+  }
+
+  /** A Phoenix table about to be created: dropped at clean-up under either HBase naming. */
+  private void expectScratch(String sqlName) {
+    scratch.add(sqlName);
+    scratchHBase.add(sqlName);
+    scratchHBase.add(sqlName.replace('.', ':'));
+  }
+
+  private void ensureNamespace(Admin admin) throws Exception {
+    if (java.util.Arrays.stream(admin.listNamespaces()).noneMatch(SCHEMA::equals)) {
+      admin.createNamespace(org.apache.hadoop.hbase.NamespaceDescriptor.create(SCHEMA).build());
+      createdNamespace = true;
+    }
+  }
+
+  private void drop(Connection phoenix, Evaluation.ConfigResult cr) throws Exception {
+    if (shape == DataShape.SEEDS) {
+      SeedTable.drop(phoenix, cr.table);
+      scratch.remove(cr.table);
+    } else {
+      TableName tn = TableName.valueOf(cr.hbaseTable);
+      cluster.admin().disableTable(tn);
+      cluster.admin().deleteTable(tn);
+    }
+    scratchHBase.removeIf(t -> {
+      try {
+        return !cluster.admin().tableExists(TableName.valueOf(t));
+      } catch (Exception e) {
+        return false;
+      }
+    });
+  }
+
+  private void measure(Connection phoenix, Evaluation.ConfigResult cr) throws Exception {
+    List<Workload> ordered = new ArrayList<>(workloads);
+    ordered.sort(Comparator.comparing(Workload::afterDeletes)
+        .thenComparing(w -> w == Workload.COMPACTION));
+    String noVerify = cr.config.hbaseVerifies() ? null : cluster.whyNoVerifyToggle();
+    if (!cr.config.hbaseVerifies() && noVerify == null) {
+      cluster.hbaseChecksumVerification(cr.hbaseTable, false);
+    }
+    try {
+      measureAll(phoenix, cr, ordered, noVerify);
+    } finally {
+      if (!cr.config.hbaseVerifies() && noVerify == null) {
+        cluster.hbaseChecksumVerification(cr.hbaseTable, true);
+      }
+    }
+    cr.rawBytes = rawBytes(cr);
+  }
+
+  private void measureAll(Connection phoenix, Evaluation.ConfigResult cr, List<Workload> ordered,
+      String skipAll) throws Exception {
+    boolean deleted = false;
+    Workload.Target target =
+        new Workload.Target(phoenix, cluster.hbase(), cr.table, cr.hbaseTable, rows, 42, cr.keys);
+    OperatingSystemMXBean os = cluster.cpuTimeIncludesServer()
+        ? (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean() : null;
+    for (Workload w : ordered) {
+      checkInterrupt();
+      progress.step(cr.label + ": " + w.key());
+      Evaluation.Measured m = new Evaluation.Measured();
+      cr.workloads.put(w, m);
+      if (skipAll != null) {
+        m.skipped = skipAll;
+        continue;
+      }
+      if (w.phoenixOnly() && !shape.phoenix()) {
+        m.skipped = "a Phoenix workload; " + shape.name().toLowerCase(java.util.Locale.ROOT)
+            + " tables are plain HBase tables";
+        continue;
+      }
+      if (w.cache() == Workload.Cache.COLD && cluster.whyNoColdCache() != null) {
+        m.skipped = cluster.whyNoColdCache();
+        continue;
+      }
+      if (w.needsIndex()) {
+        Workload.prepareIndex(phoenix, cr.table);
+      }
+      if (w.afterDeletes() && !deleted) {
+        Workload.deleteMost(phoenix, cr.table);
+        cluster.admin().flush(TableName.valueOf(cr.hbaseTable));
+        deleted = true;
+      }
+      if (w.cache() == Workload.Cache.WARM && !w.afterDeletes()) {
+        w.warmUp(target); // untimed (the deleted-row scans run after a full scan anyway)
+      }
+      List<CostSnapshot> costs = new ArrayList<>();
+      for (int i = 0; i < runs; i++) {
+        checkInterrupt();
+        if (w.cache() == Workload.Cache.COLD
+            || (w.cache() == Workload.Cache.BYPASS && cluster.whyNoColdCache() == null)) {
+          cluster.dropCache(cr.hbaseTable); // a bypassing read should find nothing cached, as in seed 000
+        }
+        CostSnapshot before = cluster.costs().table(cr.hbaseTable);
+        long cpu = os == null ? 0 : os.getProcessCpuTime();
+        long start = System.nanoTime();
+        Workload.Run run = w.run(target);
+        m.millis.add((System.nanoTime() - start) / 1e6);
+        if (os != null) {
+          m.cpuMillis.add((os.getProcessCpuTime() - cpu) / 1e6);
+        }
+        CostSnapshot after = cluster.costs().table(cr.hbaseTable);
+        costs.add(before == null || after == null ? null : after.minus(before));
+        m.rows = run.rows();
+        m.latenciesMicros.addAll(run.latenciesMicros());
+      }
+      m.medianRunCosts = costs.get(Stats.medianIndex(m.millis));
+    }
+  }
+
+  /** Uncompressed, unencoded bytes a full scan went through: from the cold scan's costs. */
+  private static long rawBytes(Evaluation.ConfigResult cr) {
+    Evaluation.Measured cold = cr.measured(Workload.SCAN_NO_CACHE);
+    if (cold == null) {
+      cold = cr.measured(Workload.RAW_SCAN_NO_CACHE);
+    }
+    if (cold == null || cold.medianRunCosts == null) {
+      return cr.storeFileBytes;
+    }
+    CostSnapshot c = cold.medianRunCosts;
+    long decompressed = c.sumOver("decompress", "bytesOut");
+    return decompressed > 0 ? decompressed : c.sumKinds("fs.read.bytes");
+  }
+
+
+
+  private static void checkInterrupt() throws InterruptedException {
+    if (Thread.currentThread().isInterrupted()) {
+      throw new InterruptedException("evaluate interrupted");
+    }
+  }
+
+  /**
+   * Drops every scratch table this runner created and has not dropped yet (through Phoenix, then
+   * through HBase for whatever Phoenix did not know), and the namespace if this run created it
+   * and left it empty.
+   */
+  void cleanUp() {
+    if (scratch.isEmpty() && scratchHBase.isEmpty() && !createdNamespace) {
+      return;
+    }
+    boolean wasInterrupted = Thread.interrupted(); // let the drops' RPCs run
+    try (Connection c = shape.phoenix() && !scratch.isEmpty() ? cluster.phoenix() : null) {
+      for (String table : c == null ? List.<String>of() : List.copyOf(scratch)) {
+        try {
+          SeedTable.drop(c, table);
+          scratch.remove(table);
+        } catch (Exception e) {
+          // Phoenix may not know a table whose CREATE was interrupted: HBase drops it below
+        }
+      }
+    } catch (Exception e) {
+      // no Phoenix connection: HBase drops what it can below
+    }
+    try {
+      Admin admin = cluster.admin();
+      for (String table : List.copyOf(scratchHBase)) {
+        TableName tn = TableName.valueOf(table);
+        try {
+          if (admin.tableExists(tn)) {
+            if (admin.isTableEnabled(tn)) {
+              admin.disableTable(tn);
+            }
+            admin.deleteTable(tn);
+          }
+          scratchHBase.remove(table);
+        } catch (Exception e) {
+          System.err.println("blockscope: could not drop scratch table " + table + ": "
+              + e.getMessage());
+        }
+      }
+      scratch.clear();
+      if (createdNamespace && admin.listTableNamesByNamespace(SCHEMA).length == 0) {
+        admin.deleteNamespace(SCHEMA);
+        createdNamespace = false;
+      }
+    } catch (Exception e) {
+      System.err.println("blockscope: could not drop scratch tables " + scratchHBase + ": "
+          + e.getMessage());
+    } finally {
+      if (wasInterrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

@@ -1,0 +1,80 @@
+package io.blockscope.cli;
+
+import java.util.Collection;
+import java.util.Locale;
+import java.util.Map;
+
+/** A small JSON writer: maps, lists, strings, numbers, booleans and null. */
+final class Json {
+  private Json() {}
+
+  static String write(Object value) {
+    StringBuilder sb = new StringBuilder();
+    write(sb, value, 0);
+    return sb.append('\n').toString();
+  }
+
+  private static void write(StringBuilder sb, Object v, int indent) {
+    if (v == null) {
+      sb.append("null");
+    } else if (v instanceof String s) {
+      string(sb, s);
+    } else if (v instanceof Double d) {
+      sb.append(d.isNaN() || d.isInfinite() ? "null" : String.format(Locale.ROOT, "%.6g", d));
+    } else if (v instanceof Float f) {
+      write(sb, f.doubleValue(), indent);
+    } else if (v instanceof Number || v instanceof Boolean) {
+      sb.append(v);
+    } else if (v instanceof Map<?, ?> m) {
+      sb.append('{');
+      boolean first = true;
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        sb.append(first ? "\n" : ",\n").append("  ".repeat(indent + 1));
+        string(sb, String.valueOf(e.getKey()));
+        sb.append(": ");
+        write(sb, e.getValue(), indent + 1);
+        first = false;
+      }
+      sb.append(first ? "}" : "\n" + "  ".repeat(indent) + "}");
+    } else if (v instanceof Collection<?> c) {
+      boolean scalars = c.stream().allMatch(x -> !(x instanceof Map || x instanceof Collection));
+      sb.append('[');
+      boolean first = true;
+      for (Object x : c) {
+        if (scalars) {
+          sb.append(first ? "" : ", ");
+        } else {
+          sb.append(first ? "\n" : ",\n").append("  ".repeat(indent + 1));
+        }
+        write(sb, x, indent + 1);
+        first = false;
+      }
+      sb.append(scalars || first ? "]" : "\n" + "  ".repeat(indent) + "]");
+    } else {
+      string(sb, v.toString());
+    }
+  }
+
+  private static void string(StringBuilder sb, String s) {
+    sb.append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char ch = s.charAt(i);
+      switch (ch) {
+        case '"' -> sb.append("\\\"");
+        case '\\' -> sb.append("\\\\");
+        case '\n' -> sb.append("\\n");
+        case '\r' -> sb.append("\\r");
+        case '\t' -> sb.append("\\t");
+        case '<' -> sb.append("\\u003c"); // safe inside an HTML script element
+        default -> {
+          if (ch < 0x20) {
+            sb.append(String.format(Locale.ROOT, "\\u%04x", (int) ch));
+          } else {
+            sb.append(ch);
+          }
+        }
+      }
+    }
+    sb.append('"');
+  }
+}
