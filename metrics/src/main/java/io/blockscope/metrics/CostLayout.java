@@ -26,7 +26,7 @@ import java.util.List;
  * 28    4                checksum.{bytes,chunks,nanos,failures}
  * 32    ALGORITHMS x 4   decompress.&lt;alg&gt;.{blocks,bytesIn,bytesOut,nanos}
  * 68    ENCODINGS x 3    decode.&lt;enc&gt;.{seeks,cells,nanos}
- * 86                     SIZE
+ * 89                     SIZE
  * </pre>
  */
 public final class CostLayout {
@@ -50,11 +50,14 @@ public final class CostLayout {
 
   public static final int N_ALGORITHMS = 9;
 
-  /** Data block encodings, by HBase's {@code DataBlockEncoding} names; OTHER catches new ones. */
+  /**
+   * Data block encodings: HBase's {@code DataBlockEncoding} names, blockscope's own
+   * BLOCKSCOPE_V1 (the encoders jar), and OTHER for any seeker the probe does not know.
+   */
   public static final List<String> ENCODINGS =
-      List.of("NONE", "PREFIX", "DIFF", "FAST_DIFF", "ROW_INDEX_V1", "OTHER");
+      List.of("NONE", "PREFIX", "DIFF", "FAST_DIFF", "ROW_INDEX_V1", "BLOCKSCOPE_V1", "OTHER");
 
-  public static final int N_ENCODINGS = 6;
+  public static final int N_ENCODINGS = 7;
 
   public static final int LEVEL = 0;
   public static final int DEPTH = 1;

@@ -92,11 +92,13 @@ public final class ProbeInstaller {
 
   /**
    * blockscope's own BLOCKSCOPE_V1 seeker (the encoders jar, docs/encoder.md), counted under
-   * OTHER: cells it decodes ({@code decode(Entry, int, boolean)}, one entry's key or whole cell;
+   * its own name: cells it decodes ({@code decode(Entry, int, boolean)}, one entry's key or whole cell;
    * entries a seek steps over undecoded are not counted), its seeks and its time. Optional: a
    * region server without the encoders jar keeps the decode probe for HBase's seekers.
    */
   static final String BLOCKSCOPE_SEEKER = "io.blockscope.encoding.BlockscopeV1Seeker";
+
+  static final String BLOCKSCOPE_ENCODING = "BLOCKSCOPE_V1";
 
   static final Set<String> OPTIONAL_TYPES = Set.of(BLOCKSCOPE_SEEKER);
 
@@ -105,7 +107,7 @@ public final class ProbeInstaller {
     @Override
     protected Integer computeValue(Class<?> type) {
       for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-        if (SEEKER_ENCODING.containsKey(c.getName())) {
+        if (c.getName().equals(BLOCKSCOPE_SEEKER) || SEEKER_ENCODING.containsKey(c.getName())) {
           return encodingOfSeeker(c.getName());
         }
       }
@@ -114,7 +116,8 @@ public final class ProbeInstaller {
   };
 
   static int encodingOfSeeker(String seekerClass) {
-    String encoding = SEEKER_ENCODING.get(seekerClass);
+    String encoding = seekerClass.equals(BLOCKSCOPE_SEEKER) ? BLOCKSCOPE_ENCODING
+        : SEEKER_ENCODING.get(seekerClass);
     return CostLayout.encodingIndex(encoding == null ? "OTHER" : encoding);
   }
 

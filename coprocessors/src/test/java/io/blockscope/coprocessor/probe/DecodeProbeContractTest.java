@@ -32,7 +32,7 @@ public class DecodeProbeContractTest {
   @BeforeClass
   public static void weave() {
     // BLOCKSCOPE_V1 (the encoders jar, a test dependency) takes the same contract, counted
-    // under OTHER
+    // under its own name
     io.blockscope.encoding.BlockscopeEncoding.register();
     List<String> problems = new ArrayList<>();
     ProbeInstaller.installAll(true, 30_000, problems);
@@ -92,6 +92,12 @@ public class DecodeProbeContractTest {
       assertEquals(enc.name(), 2 * ROWS, walked);
       assertEquals(enc.name() + " cells", 2L * ROWS,
           c[CostLayout.decode(index, CostLayout.DECODE_CELLS)]);
+      for (int other = 0; other < CostLayout.N_ENCODINGS; other++) {
+        if (other != index) {
+          assertEquals(enc.name() + " cells counted under " + CostLayout.ENCODINGS.get(other), 0,
+              c[CostLayout.decode(other, CostLayout.DECODE_CELLS)]);
+        }
+      }
       assertEquals(enc.name() + " seeks", 0, c[CostLayout.decode(index, CostLayout.DECODE_SEEKS)]);
       assertEquals(enc.name() + " nanos at COUNT", 0,
           c[CostLayout.decode(index, CostLayout.DECODE_NANOS)]);
