@@ -1,6 +1,5 @@
 package io.blockscope.benchmarks;
 
-import io.blockscope.workloads.RawTable;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -34,13 +33,13 @@ import org.apache.phoenix.schema.types.PInteger;
 /**
  * The cells of {@link EncoderBenchmark}'s and {@code EncodedSizes}' two datasets, and their data
  * blocks cut and encoded the way an HFile writer does it. The cells are what a major compaction
- * writes: sequence ids 0 (older than every reader), no tags. Whether the file includes them
- * ({@code includesMvcc}) depends on its inputs: the first major compaction of flushed files
- * writes them (as zeros: its inputs had sequence ids, {@code Compactor.getFileDetails}); a major
- * compaction of files that all had none, such as the next one, does not.
+ * writes: sequence ids 0 (older than every reader), no tags. Whether the file includes them ({@code
+ * includesMvcc}) depends on its inputs: the first major compaction of flushed files writes them (as
+ * zeros: its inputs had sequence ids, {@code Compactor.getFileDetails}); a major compaction of
+ * files that all had none, such as the next one, does not.
  *
- * <p>A block as {@link Writer} hands it out, which is also how the block cache holds it
- * (checksums are not part of the cached buffer):
+ * <p>A block as {@link Writer} hands it out, which is also how the block cache holds it (checksums
+ * are not part of the cached buffer):
  *
  * <pre>
  *  0                          33            35                                  length
@@ -70,22 +69,22 @@ public final class DataBlocks {
     /**
      * The seeds' Phoenix table {@code (pk INTEGER PRIMARY KEY, v1 FLOAT, v2 FLOAT)}, as Phoenix
      * 5.2.1 stores it by default (one cell per column, two-byte column qualifiers), encoded by
-     * Phoenix's own code: row key {@code PInteger} (4 bytes, sign bit flipped); family "0";
-     * per row the empty column (qualifier {@code ENCODED_EMPTY_COLUMN_BYTES}, four zero bytes:
-     * reserved qualifiers always take four; value "x"), then v1 and v2 (qualifiers 11 and 12 in
-     * {@code TWO_BYTE_QUALIFIERS}: 0x800B and 0x800C; values {@code PFloat}, 4 bytes). Values
-     * come from {@code new Random(20160217)} in the order {@code SeedTable.fill} draws them.
-     * All cells of a row share one timestamp, and so do 100 consecutive rows (Phoenix sends
-     * upserts in batches of {@code phoenix.mutate.batchSize} = 100 rows with the latest
-     * timestamp, and the region server stamps a batch with one time).
+     * Phoenix's own code: row key {@code PInteger} (4 bytes, sign bit flipped); family "0"; per row
+     * the empty column (qualifier {@code ENCODED_EMPTY_COLUMN_BYTES}, four zero bytes: reserved
+     * qualifiers always take four; value "x"), then v1 and v2 (qualifiers 11 and 12 in {@code
+     * TWO_BYTE_QUALIFIERS}: 0x800B and 0x800C; values {@code PFloat}, 4 bytes). Values come from
+     * {@code new Random(20160217)} in the order {@code SeedTable.fill} draws them. All cells of a
+     * row share one timestamp, and so do 100 consecutive rows (Phoenix sends upserts in batches of
+     * {@code phoenix.mutate.batchSize} = 100 rows with the latest timestamp, and the region server
+     * stamps a batch with one time).
      */
     SEED(32_768, 100),
     /**
-     * HBase PerformanceEvaluation's shape: row key the row number as 26 zero-padded decimal
-     * digits ({@code PerformanceEvaluation.format}), family "info", qualifier "0", one
-     * 1,000-byte value per row from {@code new Random(20100401)} ({@code nextBytes}, as
-     * {@code RawTable.loadPe}; PE's own values are letters and compress better). One timestamp
-     * per 2,000 rows (a BufferedMutator's 2 MB write buffer).
+     * HBase PerformanceEvaluation's shape: row key the row number as 26 zero-padded decimal digits
+     * ({@code PerformanceEvaluation.format}), family "info", qualifier "0", one 1,000-byte value
+     * per row from {@code new Random(20100401)} ({@code nextBytes}, as {@code RawTable.loadPe};
+     * PE's own values are letters and compress better). One timestamp per 2,000 rows (a
+     * BufferedMutator's 2 MB write buffer).
      */
     PE(4_000, 2_000);
 
@@ -132,10 +131,12 @@ public final class DataBlocks {
         byte[] row = PInteger.INSTANCE.toBytes(pk);
         long ts = timestamp(pk);
         cells.add(new KeyValue(row, family, empty, ts, KeyValue.Type.Put, emptyValue));
-        cells.add(new KeyValue(row, family, v1, ts, KeyValue.Type.Put,
-            PFloat.INSTANCE.toBytes(r.nextFloat())));
-        cells.add(new KeyValue(row, family, v2, ts, KeyValue.Type.Put,
-            PFloat.INSTANCE.toBytes(r.nextFloat())));
+        cells.add(
+            new KeyValue(
+                row, family, v1, ts, KeyValue.Type.Put, PFloat.INSTANCE.toBytes(r.nextFloat())));
+        cells.add(
+            new KeyValue(
+                row, family, v2, ts, KeyValue.Type.Put, PFloat.INSTANCE.toBytes(r.nextFloat())));
       }
       return cells;
     }
@@ -156,19 +157,24 @@ public final class DataBlocks {
   }
 
   /** The file context of the datasets' store files: no tags, HBase's block size. */
-  public static HFileContext fileContext(DataBlockEncoding encoding,
-      Compression.Algorithm compression, boolean mvcc) {
-    return new HFileContextBuilder().withIncludesMvcc(mvcc).withIncludesTags(false)
-        .withHBaseCheckSum(true).withBlockSize(BLOCK_SIZE).withCompression(compression)
-        .withDataBlockEncoding(encoding).withCellComparator(CellComparatorImpl.COMPARATOR)
+  public static HFileContext fileContext(
+      DataBlockEncoding encoding, Compression.Algorithm compression, boolean mvcc) {
+    return new HFileContextBuilder()
+        .withIncludesMvcc(mvcc)
+        .withIncludesTags(false)
+        .withHBaseCheckSum(true)
+        .withBlockSize(BLOCK_SIZE)
+        .withCompression(compression)
+        .withDataBlockEncoding(encoding)
+        .withCellComparator(CellComparatorImpl.COMPARATOR)
         .build();
   }
 
   /** Receives each block {@link Writer#write} finishes. */
   public interface Sink {
     /**
-     * @param block the block as the cache holds it (see the class comment), valid until the
-     *     next block is written
+     * @param block the block as the cache holds it (see the class comment), valid until the next
+     *     block is written
      * @param length its length, header included
      * @param firstCell index of its first cell in the written list
      * @param cellCount how many cells it holds
@@ -177,11 +183,11 @@ public final class DataBlocks {
   }
 
   /**
-   * Writes cells into data blocks as {@code HFileWriterImpl} and {@code HFileBlock.Writer} do:
-   * one encoding context for all blocks; per block the dummy header, {@code startBlockEncoding},
-   * {@code encode} per cell, {@code endBlockEncoding}; and a new block once the block's
-   * unencoded or encoded size reaches {@link #BLOCK_SIZE} ({@code checkBlockBoundary}, which the
-   * writer runs before each cell with a new key). The encoder is the writer's: {@code
+   * Writes cells into data blocks as {@code HFileWriterImpl} and {@code HFileBlock.Writer} do: one
+   * encoding context for all blocks; per block the dummy header, {@code startBlockEncoding}, {@code
+   * encode} per cell, {@code endBlockEncoding}; and a new block once the block's unencoded or
+   * encoded size reaches {@link #BLOCK_SIZE} ({@code checkBlockBoundary}, which the writer runs
+   * before each cell with a new key). The encoder is the writer's: {@code
    * HFileDataBlockEncoderImpl} of the encoding, or {@code NoOpDataBlockEncoder} for NONE.
    */
   public static final class Writer {
@@ -193,17 +199,23 @@ public final class DataBlocks {
      * @param mvcc whether the file includes sequence ids
      * @param conf configures the compressor, as the store's configuration does
      */
-    public Writer(DataBlockEncoding encoding, Compression.Algorithm compression, boolean mvcc,
+    public Writer(
+        DataBlockEncoding encoding,
+        Compression.Algorithm compression,
+        boolean mvcc,
         Configuration conf) {
-      encoder = encoding == DataBlockEncoding.NONE ? NoOpDataBlockEncoder.INSTANCE
-          : new HFileDataBlockEncoderImpl(encoding);
-      context = encoder.newDataBlockEncodingContext(conf, HConstants.HFILEBLOCK_DUMMY_HEADER,
-          fileContext(encoding, compression, mvcc));
+      encoder =
+          encoding == DataBlockEncoding.NONE
+              ? NoOpDataBlockEncoder.INSTANCE
+              : new HFileDataBlockEncoderImpl(encoding);
+      context =
+          encoder.newDataBlockEncodingContext(
+              conf, HConstants.HFILEBLOCK_DUMMY_HEADER, fileContext(encoding, compression, mvcc));
     }
 
     /**
-     * Writes {@code cells} (sorted) into blocks, handing each to {@code sink} (which may be
-     * null); returns the bytes of all blocks, headers included.
+     * Writes {@code cells} (sorted) into blocks, handing each to {@code sink} (which may be null);
+     * returns the bytes of all blocks, headers included.
      */
     public long write(List<? extends Cell> cells, Sink sink) throws IOException {
       long bytes = 0;
@@ -218,7 +230,8 @@ public final class DataBlocks {
         int i = first;
         do {
           encoder.encode(cells.get(i++), context, out);
-        } while (i < n && state.getUnencodedDataSizeWritten() < BLOCK_SIZE
+        } while (i < n
+            && state.getUnencodedDataSizeWritten() < BLOCK_SIZE
             && state.getEncodedDataSizeWritten() < BLOCK_SIZE);
         encoder.endBlockEncoding(context, out, block.getBuffer(), BlockType.DATA);
         out.flush();

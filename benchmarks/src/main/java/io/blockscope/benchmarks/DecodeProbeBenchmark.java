@@ -34,10 +34,10 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The cost of blockscope's decode probe where it is paid most often: once per decoded cell.
- * Walks every cell of one encoded block (1,000 rows x 2 cells of the seeds' shape) with HBase's
- * own seeker, with the probes not installed, and installed at OFF, COUNT and TIME. No cluster:
- * the seeker runs in the benchmark thread, whose level slot is set directly.
+ * The cost of blockscope's decode probe where it is paid most often: once per decoded cell. Walks
+ * every cell of one encoded block (1,000 rows x 2 cells of the seeds' shape) with HBase's own
+ * seeker, with the probes not installed, and installed at OFF, COUNT and TIME. No cluster: the
+ * seeker runs in the benchmark thread, whose level slot is set directly.
  *
  * <p>Run: {@code bin/blockscope jmh DecodeProbeBenchmark} (defaults below: 3 forks per mode,
  * interleaving is JMH's fork order; report the ratio of medians to NOT_INSTALLED).
@@ -47,8 +47,15 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 3, jvmArgsAppend = {"-Djdk.attach.allowAttachSelf=true",
-    "--add-opens", "java.base/java.lang=ALL-UNNAMED", "--add-opens", "java.base/java.nio=ALL-UNNAMED"})
+@Fork(
+    value = 3,
+    jvmArgsAppend = {
+      "-Djdk.attach.allowAttachSelf=true",
+      "--add-opens",
+      "java.base/java.lang=ALL-UNNAMED",
+      "--add-opens",
+      "java.base/java.nio=ALL-UNNAMED"
+    })
 public class DecodeProbeBenchmark {
   @Param({"NOT_INSTALLED", "OFF", "COUNT", "TIME"})
   public String mode;
@@ -62,15 +69,20 @@ public class DecodeProbeBenchmark {
   @Setup(Level.Trial)
   public void setUp() throws Exception {
     DataBlockEncoding enc = DataBlockEncoding.valueOf(encoding);
-    HFileContext meta = new HFileContextBuilder().withIncludesMvcc(false)
-        .withIncludesTags(false).withDataBlockEncoding(enc).build();
+    HFileContext meta =
+        new HFileContextBuilder()
+            .withIncludesMvcc(false)
+            .withIncludesTags(false)
+            .withDataBlockEncoding(enc)
+            .build();
     ByteArrayOutputStream raw = new ByteArrayOutputStream();
     Random r = new Random(1);
     byte[] family = Bytes.toBytes("0");
     for (int pk = 0; pk < 1000; pk++) {
       for (String q : List.of("v1", "v2")) {
-        KeyValue kv = new KeyValue(Bytes.toBytes(pk), family, Bytes.toBytes(q), 1L,
-            Bytes.toBytes(r.nextFloat()));
+        KeyValue kv =
+            new KeyValue(
+                Bytes.toBytes(pk), family, Bytes.toBytes(q), 1L, Bytes.toBytes(r.nextFloat()));
         raw.write(kv.getBuffer(), kv.getOffset(), kv.getLength());
       }
     }
@@ -97,8 +109,9 @@ public class DecodeProbeBenchmark {
   @TearDown(Level.Trial)
   public void checkTheProbeCounted() {
     if (mode.equals("COUNT") || mode.equals("TIME")) {
-      long cells = ProbeBridge.costs()[CostLayout.decode(
-          CostLayout.encodingIndex(encoding), CostLayout.DECODE_CELLS)];
+      long cells =
+          ProbeBridge.costs()[
+              CostLayout.decode(CostLayout.encodingIndex(encoding), CostLayout.DECODE_CELLS)];
       if (cells == 0) {
         throw new IllegalStateException("the decode probe counted no cell at " + mode);
       }

@@ -23,9 +23,9 @@ import org.apache.hadoop.io.WritableUtils;
  * <p>Each block is encoded and then compressed on its own, by the writer's encoding context as
  * {@code HFileBlock.Writer.finishBlock} does it ({@code compressAndEncrypt}); a size is what the
  * block holds after its 33-byte header (the encoding id, the encoded cells, compressed if the
- * column is), summed over all blocks; headers and checksums (4 bytes per 16 KB) are left out:
- * they cost every encoding about the same per block. NONE is the plain KeyValue serialization
- * (with sequence ids if the file has them), as {@code NoOpDataBlockEncoder} writes it. ZSTD is
+ * column is), summed over all blocks; headers and checksums (4 bytes per 16 KB) are left out: they
+ * cost every encoding about the same per block. NONE is the plain KeyValue serialization (with
+ * sequence ids if the file has them), as {@code NoOpDataBlockEncoder} writes it. ZSTD is
  * hbase-compression-aircompressor's pure-Java codec, what {@code it-tests} and {@code evaluate}
  * configure (set here explicitly); its level is fixed, so native zstd sizes differ somewhat.
  *
@@ -36,12 +36,18 @@ import org.apache.hadoop.io.WritableUtils;
  * </pre>
  */
 public final class EncodedSizes {
-  private static final DataBlockEncoding[] ENCODINGS = {DataBlockEncoding.NONE,
-      DataBlockEncoding.PREFIX, DataBlockEncoding.DIFF, DataBlockEncoding.FAST_DIFF,
-      DataBlockEncoding.ROW_INDEX_V1, null}; // null: BLOCKSCOPE_V1, once registered
+  private static final DataBlockEncoding[] ENCODINGS = {
+    DataBlockEncoding.NONE,
+    DataBlockEncoding.PREFIX,
+    DataBlockEncoding.DIFF,
+    DataBlockEncoding.FAST_DIFF,
+    DataBlockEncoding.ROW_INDEX_V1,
+    null
+  }; // null: BLOCKSCOPE_V1, once registered
 
-  private static final Compression.Algorithm[] COMPRESSIONS = {Compression.Algorithm.NONE,
-      Compression.Algorithm.GZ, Compression.Algorithm.ZSTD};
+  private static final Compression.Algorithm[] COMPRESSIONS = {
+    Compression.Algorithm.NONE, Compression.Algorithm.GZ, Compression.Algorithm.ZSTD
+  };
 
   private EncodedSizes() {}
 
@@ -51,12 +57,14 @@ public final class EncodedSizes {
     DataBlockEncoding[] encodings = ENCODINGS.clone();
     encodings[encodings.length - 1] = BlockscopeEncoding.register();
     Configuration conf = new Configuration(false);
-    conf.set(Compression.ZSTD_CODEC_CLASS_KEY,
+    conf.set(
+        Compression.ZSTD_CODEC_CLASS_KEY,
         "org.apache.hadoop.hbase.io.compress.aircompressor.ZstdCodec");
     String zstd = Compression.Algorithm.ZSTD.reload(conf).getClass().getName();
     String gz = Compression.Algorithm.GZ.reload(conf).getClass().getName();
-    System.out.println("Data block sizes after the block header, checksums excluded; 64 KB "
-        + "blocks; ratio = size / FAST_DIFF's size with the same compression.");
+    System.out.println(
+        "Data block sizes after the block header, checksums excluded; 64 KB "
+            + "blocks; ratio = size / FAST_DIFF's size with the same compression.");
     System.out.println("GZ: " + gz + ", ZSTD: " + zstd);
     for (Dataset d : Dataset.values()) {
       List<KeyValue> cells = d.cells(d == Dataset.SEED ? seedRows : peRows);
@@ -66,16 +74,26 @@ public final class EncodedSizes {
     }
   }
 
-  private static void report(Dataset dataset, List<KeyValue> cells, boolean mvcc,
-      DataBlockEncoding[] encodings, Configuration conf) throws IOException {
+  private static void report(
+      Dataset dataset,
+      List<KeyValue> cells,
+      boolean mvcc,
+      DataBlockEncoding[] encodings,
+      Configuration conf)
+      throws IOException {
     long plain = 0;
     for (KeyValue kv : cells) {
       plain += kv.getLength() + (mvcc ? WritableUtils.getVIntSize(kv.getSequenceId()) : 0);
     }
-    System.out.printf(Locale.ROOT, "%n%s, %s sequence ids: %,d cells, %,d bytes as KeyValues%n",
-        dataset.name().toLowerCase(Locale.ROOT), mvcc ? "with" : "without", cells.size(), plain);
-    StringBuilder head = new StringBuilder(String.format(Locale.ROOT, "%-14s %6s", "encoding",
-        "blocks"));
+    System.out.printf(
+        Locale.ROOT,
+        "%n%s, %s sequence ids: %,d cells, %,d bytes as KeyValues%n",
+        dataset.name().toLowerCase(Locale.ROOT),
+        mvcc ? "with" : "without",
+        cells.size(),
+        plain);
+    StringBuilder head =
+        new StringBuilder(String.format(Locale.ROOT, "%-14s %6s", "encoding", "blocks"));
     for (Compression.Algorithm c : COMPRESSIONS) {
       String name = c == Compression.Algorithm.NONE ? "encoded" : "+" + c.name();
       head.append(String.format(Locale.ROOT, " %12s %6s", name, "ratio"));
@@ -89,25 +107,39 @@ public final class EncodedSizes {
         DataBlocks.Writer w = new DataBlocks.Writer(encodings[e], COMPRESSIONS[c], mvcc, conf);
         long[] total = {0};
         int[] count = {0};
-        w.write(cells, (block, length, first, n) -> {
-          total[0] += w.storedSize(block, length);
-          count[0]++;
-        });
+        w.write(
+            cells,
+            (block, length, first, n) -> {
+              total[0] += w.storedSize(block, length);
+              count[0]++;
+            });
         sizes[e][c] = total[0];
         if (c > 0 && count[0] != blocks[e]) {
-          throw new IllegalStateException(encodings[e] + " cut " + count[0] + " blocks with "
-              + COMPRESSIONS[c] + " and " + blocks[e] + " without");
+          throw new IllegalStateException(
+              encodings[e]
+                  + " cut "
+                  + count[0]
+                  + " blocks with "
+                  + COMPRESSIONS[c]
+                  + " and "
+                  + blocks[e]
+                  + " without");
         }
         blocks[e] = count[0];
       }
     }
     int fastDiff = indexOf(encodings, DataBlockEncoding.FAST_DIFF);
     for (int e = 0; e < encodings.length; e++) {
-      StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-14s %6d",
-          encodings[e].name(), blocks[e]));
+      StringBuilder line =
+          new StringBuilder(
+              String.format(Locale.ROOT, "%-14s %6d", encodings[e].name(), blocks[e]));
       for (int c = 0; c < COMPRESSIONS.length; c++) {
-        line.append(String.format(Locale.ROOT, " %,12d %6.3f", sizes[e][c],
-            (double) sizes[e][c] / sizes[fastDiff][c]));
+        line.append(
+            String.format(
+                Locale.ROOT,
+                " %,12d %6.3f",
+                sizes[e][c],
+                (double) sizes[e][c] / sizes[fastDiff][c]));
       }
       System.out.println(line);
     }

@@ -46,24 +46,24 @@ import org.openjdk.jmh.infra.Blackhole;
  * sequence ids, as later major compactions write them).
  *
  * <ul>
- *   <li>{@code encode}: writing every block of the dataset (ops/s; one op is the whole
- *       dataset; {@code encode:cells} is cells/s). Goal: within 20% of FAST_DIFF.</li>
- *   <li>{@code scan}: a forward scan of every block (ops/s; {@code scan:cells} is cells/s).
- *       Goal: cells/s at least FAST_DIFF's, aiming for NONE's.</li>
- *   <li>{@code seek}: a seek to an existing key in a block already current (ns/op).</li>
- *   <li>{@code seekBefore}: a reverse scan's step to the row before (ns/op).</li>
+ *   <li>{@code encode}: writing every block of the dataset (ops/s; one op is the whole dataset;
+ *       {@code encode:cells} is cells/s). Goal: within 20% of FAST_DIFF.
+ *   <li>{@code scan}: a forward scan of every block (ops/s; {@code scan:cells} is cells/s). Goal:
+ *       cells/s at least FAST_DIFF's, aiming for NONE's.
+ *   <li>{@code seek}: a seek to an existing key in a block already current (ns/op).
+ *   <li>{@code seekBefore}: a reverse scan's step to the row before (ns/op).
  *   <li>{@code get}: a point get's read of one block (ns/op): a new seeker (every get opens new
- *       store file scanners, and {@code HFileReaderImpl.EncodedScanner}'s constructor creates
- *       its seeker), moved to the block, seeking to an existing key. Not one of the goals; what
- *       {@code seek} leaves out.</li>
+ *       store file scanners, and {@code HFileReaderImpl.EncodedScanner}'s constructor creates its
+ *       seeker), moved to the block, seeking to an existing key. Not one of the goals; what {@code
+ *       seek} leaves out.
  * </ul>
  *
  * <p>Sizes, the fifth goal, are exact and printed by {@code io.blockscope.benchmarks.EncodedSizes}.
- * NONE is not here: it has no seeker (its blocks are read by {@code HFileScannerImpl} itself),
- * so its scan and seeks are not comparable calls.
+ * NONE is not here: it has no seeker (its blocks are read by {@code HFileScannerImpl} itself), so
+ * its scan and seeks are not comparable calls.
  *
- * <p>Run (about 50 minutes: 50 parameter sets x 3 forks x 8 two-second iterations; compare
- * medians across forks, as ratios to FAST_DIFF):
+ * <p>Run (about 50 minutes: 50 parameter sets x 3 forks x 8 two-second iterations; compare medians
+ * across forks, as ratios to FAST_DIFF):
  *
  * <pre>
  * bin/blockscope jmh EncoderBenchmark
@@ -109,8 +109,16 @@ import org.openjdk.jmh.infra.Blackhole;
 @State(Scope.Thread)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 3, jvmArgsAppend = {"-Xms1g", "-Xmx1g",
-    "--add-opens", "java.base/java.lang=ALL-UNNAMED", "--add-opens", "java.base/java.nio=ALL-UNNAMED"})
+@Fork(
+    value = 3,
+    jvmArgsAppend = {
+      "-Xms1g",
+      "-Xmx1g",
+      "--add-opens",
+      "java.base/java.lang=ALL-UNNAMED",
+      "--add-opens",
+      "java.base/java.nio=ALL-UNNAMED"
+    })
 public class EncoderBenchmark {
   @Param({"seed", "pe"})
   public String dataset;
@@ -128,9 +136,9 @@ public class EncoderBenchmark {
 
   /**
    * Copies of the dataset's blocks in memory, each in buffers of its own, which the seeks spread
-   * over (a power of two): 1, the dataset alone (3.1 MB of ROW_INDEX_V1 blocks on the seeds'
-   * rows, 0.7 MB of BLOCKSCOPE_V1's), fits in this machine's CPU caches; 32 (100 MB and 23 MB)
-   * does not, as a region server's block cache does not. Scans and encodes read the first copy.
+   * over (a power of two): 1, the dataset alone (3.1 MB of ROW_INDEX_V1 blocks on the seeds' rows,
+   * 0.7 MB of BLOCKSCOPE_V1's), fits in this machine's CPU caches; 32 (100 MB and 23 MB) does not,
+   * as a region server's block cache does not. Scans and encodes read the first copy.
    */
   @Param({"1"})
   public int copies;
@@ -144,15 +152,20 @@ public class EncoderBenchmark {
   private DataBlocks.Writer writer;
   private DataBlockEncoder encoder;
 
-  /** Each block as the cache holds it (header, encoding id, encoded cells), in a buffer its size. */
+  /**
+   * Each block as the cache holds it (header, encoding id, encoded cells), in a buffer its size.
+   */
   private ByteBuff[] blocks;
+
   /** Blocks in one copy of the dataset: blocks {@code c * distinct + b} are copies of block b. */
   private int distinct;
 
   /** The scan's one seeker, and one seeker per block for the seeks. */
   private EncodedSeeker scanner;
+
   /** What every seeker decodes with: {@code get} creates one per call. */
   private HFileBlockDecodingContext decoding;
+
   private EncodedSeeker[] seekers;
 
   private int[] seekBlock;
@@ -203,15 +216,18 @@ public class EncoderBenchmark {
 
     List<byte[]> blockList = new ArrayList<>();
     List<int[]> spans = new ArrayList<>(); // {first cell, cell count}
-    boolean direct = switch (memory) {
-      case "heap" -> false;
-      case "direct" -> true;
-      default -> throw new IllegalArgumentException("memory is heap or direct, not " + memory);
-    };
-    writer.write(cells, (block, length, first, count) -> {
-      blockList.add(java.util.Arrays.copyOf(block, length));
-      spans.add(new int[] {first, count});
-    });
+    boolean direct =
+        switch (memory) {
+          case "heap" -> false;
+          case "direct" -> true;
+          default -> throw new IllegalArgumentException("memory is heap or direct, not " + memory);
+        };
+    writer.write(
+        cells,
+        (block, length, first, count) -> {
+          blockList.add(java.util.Arrays.copyOf(block, length));
+          spans.add(new int[] {first, count});
+        });
     if (copies < 1 || Integer.bitCount(copies) != 1) {
       throw new IllegalArgumentException("copies is a power of two, not " + copies);
     }
@@ -225,15 +241,16 @@ public class EncoderBenchmark {
       cellCount[b] = spans.get(b)[1];
       byte[] bytes = blockList.get(b);
       for (int c = 0; c < copies; c++) {
-        ByteBuffer copy = direct ? ByteBuffer.allocateDirect(bytes.length)
-            : ByteBuffer.allocate(bytes.length);
+        ByteBuffer copy =
+            direct ? ByteBuffer.allocateDirect(bytes.length) : ByteBuffer.allocate(bytes.length);
         copy.put(bytes).flip();
         blocks[c * n + b] = new SingleByteBuff(copy);
       }
     }
 
-    decoding = encoder.newDataBlockDecodingContext(conf,
-        DataBlocks.fileContext(enc, Compression.Algorithm.NONE, mvcc));
+    decoding =
+        encoder.newDataBlockDecodingContext(
+            conf, DataBlocks.fileContext(enc, Compression.Algorithm.NONE, mvcc));
     scanner = encoder.createSeeker(decoding);
     seekers = new EncodedSeeker[blocks.length];
     for (int b = 0; b < blocks.length; b++) {
@@ -245,8 +262,8 @@ public class EncoderBenchmark {
   }
 
   /**
-   * Seek targets from a fixed seed: existing cells, uniformly; and for seekBefore, rows that
-   * start inside a block, after its first cell.
+   * Seek targets from a fixed seed: existing cells, uniformly; and for seekBefore, rows that start
+   * inside a block, after its first cell.
    */
   private void chooseTargets(int[] firstCell, int[] cellCount) {
     int[] blockOf = new int[cells.size()];
@@ -290,12 +307,17 @@ public class EncoderBenchmark {
         i++;
       } while (scanner.next());
       if (i != firstCell[b] + cellCount[b]) {
-        throw wrong("scan of block " + b + " ends after " + (i - firstCell[b]) + " of "
-            + cellCount[b] + " cells");
+        throw wrong(
+            "scan of block "
+                + b
+                + " ends after "
+                + (i - firstCell[b])
+                + " of "
+                + cellCount[b]
+                + " cells");
       }
       Cell first = encoder.getFirstKeyCellInBlock(encodedBuffer(b));
-      if (PrivateCellUtil.compareKeyIgnoresMvcc(COMPARATOR, first, cells.get(firstCell[b]))
-          != 0) {
+      if (PrivateCellUtil.compareKeyIgnoresMvcc(COMPARATOR, first, cells.get(firstCell[b])) != 0) {
         throw wrong("first key of block " + b + " is " + first);
       }
     }
@@ -303,8 +325,8 @@ public class EncoderBenchmark {
       EncodedSeeker s = seekers[seekBlock[t]];
       s.rewind();
       int result = s.seekToKeyInBlock(seekKey[t], false);
-      if (result != 0 || PrivateCellUtil.compareKeyIgnoresMvcc(COMPARATOR, s.getCell(),
-          seekKey[t]) != 0) {
+      if (result != 0
+          || PrivateCellUtil.compareKeyIgnoresMvcc(COMPARATOR, s.getCell(), seekKey[t]) != 0) {
         throw wrong("seek to " + seekKey[t] + " returns " + result + " at " + s.getCell());
       }
       s = seekers[beforeBlock[t]];
@@ -316,8 +338,13 @@ public class EncoderBenchmark {
       }
       s.next();
       if (!CellUtil.matchingRows(s.getCell(), beforeKey[t])) {
-        throw wrong("seekBefore " + beforeKey[t] + " lands at " + at + ", not the cell before "
-            + "the row");
+        throw wrong(
+            "seekBefore "
+                + beforeKey[t]
+                + " lands at "
+                + at
+                + ", not the cell before "
+                + "the row");
       }
     }
   }

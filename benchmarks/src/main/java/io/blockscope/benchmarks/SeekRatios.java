@@ -10,30 +10,32 @@ import org.openjdk.jmh.infra.Blackhole;
  * The seek goals of issue 5 measured interleaved: {@link EncoderBenchmark}'s own {@code seek},
  * {@code seekBefore} and {@code get} (same datasets, blocks and targets), for ROW_INDEX_V1 and
  * BLOCKSCOPE_V1 taking turns in one JVM, batch by batch, so that both see the same machine. On a
- * noisy machine separate JMH runs drifted by 30-70% between runs; ratios of interleaved batches
- * do not drift with it. Prints, per dataset and call, the median ns/op of each and the median of
- * the per-round ratios to the first.
+ * noisy machine separate JMH runs drifted by 30-70% between runs; ratios of interleaved batches do
+ * not drift with it. Prints, per dataset and call, the median ns/op of each and the median of the
+ * per-round ratios to the first.
  *
  * <pre>
  * java -cp bench/target/classes:$(cat bench/target/classpath.txt) \
  *     io.blockscope.benchmarks.SeekRatios [rounds, default 21] [ENCODING ...]
  * </pre>
  *
- * <p>{@code -Dratios.calls=scan,encode} times those instead (or as well): one call is a scan or
- * an encode of the whole dataset, 20 to a batch; the ratios are of times, so below 1 is faster.
- * {@code -Dratios.copies=32} spreads the seeks over 32 copies of the blocks, past the CPU caches
- * ({@link EncoderBenchmark#copies}).
+ * <p>{@code -Dratios.calls=scan,encode} times those instead (or as well): one call is a scan or an
+ * encode of the whole dataset, 20 to a batch; the ratios are of times, so below 1 is faster. {@code
+ * -Dratios.copies=32} spreads the seeks over 32 copies of the blocks, past the CPU caches ({@link
+ * EncoderBenchmark#copies}).
  *
- * <p>Encodings named after the rounds replace the two above, the first being the reference
- * ({@code 21 FAST_DIFF BLOCKSCOPE_V1}). Every encoding keeps its blocks in memory, so more of
- * them contend more for the CPU caches: ROW_INDEX_V1, whose blocks are the largest, measured
- * slower next to two others than next to one.
+ * <p>Encodings named after the rounds replace the two above, the first being the reference ({@code
+ * 21 FAST_DIFF BLOCKSCOPE_V1}). Every encoding keeps its blocks in memory, so more of them contend
+ * more for the CPU caches: ROW_INDEX_V1, whose blocks are the largest, measured slower next to two
+ * others than next to one.
  */
 public final class SeekRatios {
   /** The encodings compared, the first the reference. */
   private static final String[] ENCODINGS = {"ROW_INDEX_V1", "BLOCKSCOPE_V1"};
+
   private static final int WARMUP_ROUNDS = 5;
   private static final int CALLS = 100_000;
+
   /** Calls per batch of a whole-dataset scan or encode. */
   private static final int DATASET_CALLS = 20;
 
@@ -44,8 +46,10 @@ public final class SeekRatios {
     String[] encodings = args.length > 1 ? Arrays.copyOfRange(args, 1, args.length) : ENCODINGS;
     int n = encodings.length;
     if (n < 2) {
-      throw new IllegalArgumentException("name two encodings or more after the rounds, the first "
-          + "the reference; not " + Arrays.toString(encodings));
+      throw new IllegalArgumentException(
+          "name two encodings or more after the rounds, the first "
+              + "the reference; not "
+              + Arrays.toString(encodings));
     }
     StringBuilder head = new StringBuilder(String.format("%-5s %-11s", "data", "call"));
     for (String e : encodings) {
@@ -58,8 +62,8 @@ public final class SeekRatios {
     for (String dataset : new String[] {"seed", "pe"}) {
       EncoderBenchmark[] benchmarks = new EncoderBenchmark[n];
       for (int i = 0; i < n; i++) {
-        benchmarks[i] = EncoderBenchmark.setUp(dataset, encodings[i],
-            Integer.getInteger("ratios.copies", 1));
+        benchmarks[i] =
+            EncoderBenchmark.setUp(dataset, encodings[i], Integer.getInteger("ratios.copies", 1));
       }
       for (String call : System.getProperty("ratios.calls", "seek,seekBefore,get").split(",")) {
         IntSupplier[] calls = new IntSupplier[n];
@@ -101,8 +105,10 @@ public final class SeekRatios {
     }
   }
 
-  private static final Blackhole HOLE = new Blackhole("Today's password is swordfish. I "
-      + "understand instantiating Blackholes directly is dangerous.");
+  private static final Blackhole HOLE =
+      new Blackhole(
+          "Today's password is swordfish. I "
+              + "understand instantiating Blackholes directly is dangerous.");
 
   private static IntSupplier call(EncoderBenchmark b, String call) {
     EncoderBenchmark.Cells counter = new EncoderBenchmark.Cells();
@@ -110,19 +116,22 @@ public final class SeekRatios {
       case "seek" -> b::seek;
       case "seekBefore" -> b::seekBefore;
       case "get" -> b::get;
-      case "scan" -> () -> {
-        b.scan(HOLE, counter);
-        return (int) counter.cells;
-      };
-      case "encode" -> () -> {
-        try {
-          return (int) b.encode(counter);
-        } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-      };
-      default -> throw new IllegalArgumentException("a call is seek, seekBefore, get, scan or "
-          + "encode, not " + call);
+      case "scan" ->
+          () -> {
+            b.scan(HOLE, counter);
+            return (int) counter.cells;
+          };
+      case "encode" ->
+          () -> {
+            try {
+              return (int) b.encode(counter);
+            } catch (IOException e) {
+              throw new java.io.UncheckedIOException(e);
+            }
+          };
+      default ->
+          throw new IllegalArgumentException(
+              "a call is seek, seekBefore, get, scan or " + "encode, not " + call);
     };
   }
 }

@@ -5,7 +5,10 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code bin/blockscope}: the blockscope command line. */
-@Command(name = "blockscope", mixinStandardHelpOptions = true, version = "blockscope 0.1.0",
+@Command(
+    name = "blockscope",
+    mixinStandardHelpOptions = true,
+    version = "blockscope 0.1.0",
     description = "Where HBase and Phoenix reads spend their time.",
     subcommands = {Evaluate.class, Demo.class, OverheadBenchmark.class})
 public final class BlockscopeCli implements Runnable {
@@ -21,38 +24,45 @@ public final class BlockscopeCli implements Runnable {
   }
 
   public static void main(String[] args) {
-    System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    System.exit(
+        execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }
 
   /**
-   * Runs a command line. Bad input is reported as one line on {@code err}, never as a stack
-   * trace (set BLOCKSCOPE_DEBUG=1 to get one for unexpected failures).
+   * Runs a command line. Bad input is reported as one line on {@code err}, never as a stack trace
+   * (set BLOCKSCOPE_DEBUG=1 to get one for unexpected failures).
    */
   static int execute(String[] args, PrintWriter out, PrintWriter err) {
     CommandLine cli = new CommandLine(new BlockscopeCli());
     cli.setOut(out);
     cli.setErr(err);
-    cli.setParameterExceptionHandler((e, a) -> {
-      String command = e.getCommandLine().getCommandName();
-      err.println("blockscope: " + e.getMessage() + " (see: blockscope "
-          + (command.equals("blockscope") ? "" : command + " ") + "--help)");
-      return BAD_INPUT;
-    });
-    cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
-      if (e instanceof IllegalArgumentException) {
-        err.println("blockscope: " + e.getMessage());
-        return BAD_INPUT;
-      }
-      if (e instanceof InterruptedException) {
-        err.println("blockscope: interrupted; scratch tables were dropped");
-        return FAILED;
-      }
-      err.println("blockscope: " + cmd.getCommandName() + " failed: " + e);
-      if (System.getenv("BLOCKSCOPE_DEBUG") != null) {
-        e.printStackTrace(err);
-      }
-      return FAILED;
-    });
+    cli.setParameterExceptionHandler(
+        (e, a) -> {
+          String command = e.getCommandLine().getCommandName();
+          err.println(
+              "blockscope: "
+                  + e.getMessage()
+                  + " (see: blockscope "
+                  + (command.equals("blockscope") ? "" : command + " ")
+                  + "--help)");
+          return BAD_INPUT;
+        });
+    cli.setExecutionExceptionHandler(
+        (e, cmd, parsed) -> {
+          if (e instanceof IllegalArgumentException) {
+            err.println("blockscope: " + e.getMessage());
+            return BAD_INPUT;
+          }
+          if (e instanceof InterruptedException) {
+            err.println("blockscope: interrupted; scratch tables were dropped");
+            return FAILED;
+          }
+          err.println("blockscope: " + cmd.getCommandName() + " failed: " + e);
+          if (System.getenv("BLOCKSCOPE_DEBUG") != null) {
+            e.printStackTrace(err);
+          }
+          return FAILED;
+        });
     return cli.execute(args);
   }
 }

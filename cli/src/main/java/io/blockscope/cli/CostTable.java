@@ -9,28 +9,40 @@ import java.util.Locale;
 /** Prints read costs as an aligned table, one row per scope (region, table, step). */
 final class CostTable {
   private static final String[] HEADER = {
-    "", "cache hit", "cache miss", "fs blocks", "fs MiB", "checksum MiB", "decomp blocks",
-    "decomp MiB out", "cells decoded", "seeks", "checksum ms", "decomp ms", "decode ms"
+    "",
+    "cache hit",
+    "cache miss",
+    "fs blocks",
+    "fs MiB",
+    "checksum MiB",
+    "decomp blocks",
+    "decomp MiB out",
+    "cells decoded",
+    "seeks",
+    "checksum ms",
+    "decomp ms",
+    "decode ms"
   };
 
   private final List<String[]> rows = new ArrayList<>();
 
   void add(String label, CostSnapshot s) {
-    rows.add(new String[] {
-      label,
-      num(s.sumKinds("blockCache.hit")),
-      num(s.sumKinds("blockCache.miss")),
-      num(s.sumKinds("fs.read.blocks")),
-      mib(s.sumKinds("fs.read.bytes")),
-      mib(s.get("checksum.bytes")),
-      num(s.sumOver("decompress", "blocks")),
-      mib(s.sumOver("decompress", "bytesOut")),
-      num(s.sumOver("decode", "cells")),
-      num(s.sumOver("decode", "seeks")),
-      ms(s.get("checksum.nanos")),
-      ms(s.sumOver("decompress", "nanos")),
-      ms(s.sumOver("decode", "nanos")),
-    });
+    rows.add(
+        new String[] {
+          label,
+          num(s.sumKinds("blockCache.hit")),
+          num(s.sumKinds("blockCache.miss")),
+          num(s.sumKinds("fs.read.blocks")),
+          mib(s.sumKinds("fs.read.bytes")),
+          mib(s.get("checksum.bytes")),
+          num(s.sumOver("decompress", "blocks")),
+          mib(s.sumOver("decompress", "bytesOut")),
+          num(s.sumOver("decode", "cells")),
+          num(s.sumOver("decode", "seeks")),
+          ms(s.get("checksum.nanos")),
+          ms(s.sumOver("decompress", "nanos")),
+          ms(s.sumOver("decode", "nanos")),
+        });
   }
 
   void print(PrintStream out) {

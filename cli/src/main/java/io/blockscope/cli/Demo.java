@@ -28,11 +28,16 @@ import picocli.CommandLine.Option;
  * Starts the embedded cluster with blockscope, reads two tables the seeds compare (FAST_DIFF and
  * GZ), and prints what each read cost, per step and per region.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true,
-    description = "Start an embedded HBase with blockscope, scan and get two tables, print the"
-        + " per-region read costs.")
+@Command(
+    name = "demo",
+    mixinStandardHelpOptions = true,
+    description =
+        "Start an embedded HBase with blockscope, scan and get two tables, print the"
+            + " per-region read costs.")
 final class Demo implements Callable<Integer> {
-  @Option(names = "--rows", defaultValue = "100000",
+  @Option(
+      names = "--rows",
+      defaultValue = "100000",
       description = "Rows per table (default ${DEFAULT-VALUE}); 1000 to 5000000.")
   int rows;
 
@@ -55,12 +60,15 @@ final class Demo implements Callable<Integer> {
       out.printf("  up in %.1f s%n", (System.nanoTime() - t0) / 1e9);
       TableName fastDiff = TableName.valueOf("demo_fast_diff");
       TableName gz = TableName.valueOf("demo_gz");
-      RawTable.create(cluster.admin(), new RawTable.Spec(fastDiff)
-          .encoding(DataBlockEncoding.FAST_DIFF).level("TIME"));
-      RawTable.create(cluster.admin(), new RawTable.Spec(gz)
-          .compression(Compression.Algorithm.GZ).level("TIME"));
-      out.printf("Loading %,d rows of (pk int, v1 float, v2 float) into %s and %s...%n", rows,
-          fastDiff, gz);
+      RawTable.create(
+          cluster.admin(),
+          new RawTable.Spec(fastDiff).encoding(DataBlockEncoding.FAST_DIFF).level("TIME"));
+      RawTable.create(
+          cluster.admin(),
+          new RawTable.Spec(gz).compression(Compression.Algorithm.GZ).level("TIME"));
+      out.printf(
+          "Loading %,d rows of (pk int, v1 float, v2 float) into %s and %s...%n",
+          rows, fastDiff, gz);
       RawTable.loadSeed(cluster.connection(), cluster.admin(), fastDiff, rows, 1);
       RawTable.loadSeed(cluster.connection(), cluster.admin(), gz, rows, 1);
 
@@ -69,19 +77,32 @@ final class Demo implements Callable<Integer> {
       CostTable steps = new CostTable();
       for (TableName t : new TableName[] {fastDiff, gz}) {
         StoreFiles.evict(cluster.blockCache(), cluster.regions(t));
-        step(steps, engine, t, "cold scan", () -> RawTable.scanCells(cluster.connection(), t,
-            new Scan()));
-        step(steps, engine, t, "warm scan", () -> RawTable.scanCells(cluster.connection(), t,
-            new Scan()));
-        step(steps, engine, t, gets + " random gets", () -> {
-          Random r = new Random(2);
-          try (Table table = cluster.connection().getTable(t)) {
-            for (int i = 0; i < gets; i++) {
-              table.get(new Get(RawTable.seedRow(r.nextInt(rows))));
-            }
-          }
-          return gets;
-        });
+        step(
+            steps,
+            engine,
+            t,
+            "cold scan",
+            () -> RawTable.scanCells(cluster.connection(), t, new Scan()));
+        step(
+            steps,
+            engine,
+            t,
+            "warm scan",
+            () -> RawTable.scanCells(cluster.connection(), t, new Scan()));
+        step(
+            steps,
+            engine,
+            t,
+            gets + " random gets",
+            () -> {
+              Random r = new Random(2);
+              try (Table table = cluster.connection().getTable(t)) {
+                for (int i = 0; i < gets; i++) {
+                  table.get(new Get(RawTable.seedRow(r.nextInt(rows))));
+                }
+              }
+              return gets;
+            });
       }
       out.println();
       out.println("What each step cost (table level TIME; times are summed over handler threads):");
@@ -102,12 +123,15 @@ final class Demo implements Callable<Integer> {
       out.println();
       out.println("The same figures as JMX beans (any JMX client or the Prometheus JMX exporter):");
       HRegion region = cluster.regions(fastDiff).get(0);
-      for (String key : new String[] {
-        MetricKeys.region(fastDiff.getNameAsString(), region.getRegionInfo().getEncodedName(),
-            "decode.FAST_DIFF.cells"),
-        MetricKeys.table(gz.getNameAsString(), "decompress.GZ.blocks"),
-        MetricKeys.server("blockCache.miss.data"),
-      }) {
+      for (String key :
+          new String[] {
+            MetricKeys.region(
+                fastDiff.getNameAsString(),
+                region.getRegionInfo().getEncodedName(),
+                "decode.FAST_DIFF.cells"),
+            MetricKeys.table(gz.getNameAsString(), "decompress.GZ.blocks"),
+            MetricKeys.server("blockCache.miss.data"),
+          }) {
         ObjectName name = MetricKeys.objectName(key);
         Object count = ManagementFactory.getPlatformMBeanServer().getAttribute(name, "Count");
         out.printf("  %s  Count=%s%n", name, count);
@@ -117,8 +141,9 @@ final class Demo implements Callable<Integer> {
     return 0;
   }
 
-  private void step(CostTable table, Engine engine, TableName t, String what,
-      Callable<Number> action) throws Exception {
+  private void step(
+      CostTable table, Engine engine, TableName t, String what, Callable<Number> action)
+      throws Exception {
     CostRegistry reg = engine.registry();
     CostSnapshot before = reg.tableSnapshot(t.getNameAsString());
     long start = System.nanoTime();
@@ -131,7 +156,8 @@ final class Demo implements Callable<Integer> {
   private static String probes(Engine engine) {
     StringBuilder sb = new StringBuilder();
     for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
-      sb.append(p == 0 ? "" : ", ").append(ProbeBridge.PROBE_NAMES[p])
+      sb.append(p == 0 ? "" : ", ")
+          .append(ProbeBridge.PROBE_NAMES[p])
           .append(engine.probeInstalled(p) ? " installed" : " UNAVAILABLE");
     }
     return sb.toString();

@@ -70,8 +70,8 @@ final class EmbeddedEvalCluster implements EvalCluster {
   }
 
   /**
-   * hbase.regionserver.checksum.verify reaches readers as HFileSystem.useHBaseChecksum, read
-   * when a store file is opened; the embedded cluster flips it and reopens the table.
+   * hbase.regionserver.checksum.verify reaches readers as HFileSystem.useHBaseChecksum, read when a
+   * store file is opened; the embedded cluster flips it and reopens the table.
    */
   @Override
   public void hbaseChecksumVerification(String table, boolean on) throws IOException {
@@ -120,9 +120,11 @@ final class EmbeddedEvalCluster implements EvalCluster {
     m.put("regionServers", 1);
     m.put("blockCacheBytes", cluster.blockCache().getMaxSize());
     m.put("blockCache", cluster.blockCache().getClass().getSimpleName());
-    m.put("hbase.regionserver.checksum.verify",
+    m.put(
+        "hbase.regionserver.checksum.verify",
         cluster.conf().getBoolean("hbase.regionserver.checksum.verify", true));
-    m.put("hbase.block.data.cachecompressed",
+    m.put(
+        "hbase.block.data.cachecompressed",
         cluster.conf().getBoolean("hbase.block.data.cachecompressed", false));
     m.put("compressionCodecs", "aircompressor (pure Java) for SNAPPY, LZ4, ZSTD; JDK for GZ");
     return m;

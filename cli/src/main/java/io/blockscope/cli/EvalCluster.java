@@ -25,8 +25,8 @@ interface EvalCluster extends AutoCloseable {
   void dropCache(String table) throws IOException;
 
   /**
-   * Null when the runner can switch HBase's own checksum verification off and on
-   * ({@code hbase.regionserver.checksum.verify}) for a table, else why it cannot.
+   * Null when the runner can switch HBase's own checksum verification off and on ({@code
+   * hbase.regionserver.checksum.verify}) for a table, else why it cannot.
    */
   default String whyNoVerifyToggle() {
     return "hbase.regionserver.checksum.verify is a region server setting; a client cannot"

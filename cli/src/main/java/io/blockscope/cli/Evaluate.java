@@ -19,70 +19,111 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/**
- * {@code blockscope evaluate}: the seeds' experiments as one command (docs/evaluate.md).
- */
-@Command(name = "evaluate", mixinStandardHelpOptions = true,
-    description = "Compare encodings x compressions on the seeds' workloads, with blockscope's"
-        + " cost breakdown beside every timing; prints a summary, writes results.json and"
-        + " report.html.")
+/** {@code blockscope evaluate}: the seeds' experiments as one command (docs/evaluate.md). */
+@Command(
+    name = "evaluate",
+    mixinStandardHelpOptions = true,
+    description =
+        "Compare encodings x compressions on the seeds' workloads, with blockscope's"
+            + " cost breakdown beside every timing; prints a summary, writes results.json and"
+            + " report.html.")
 final class Evaluate implements Callable<Integer> {
-  @Option(names = "--rows", defaultValue = "2^16", paramLabel = "N|2^K",
-      description = "Rows per table: a count (1024 to 67108864) or 2^K (K 10..26). Default ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--rows",
+      defaultValue = "2^16",
+      paramLabel = "N|2^K",
+      description =
+          "Rows per table: a count (1024 to 67108864) or 2^K (K 10..26). Default ${DEFAULT-VALUE}.")
   String rows;
 
-  @Option(names = "--matrix", defaultValue = "default", paramLabel = "default|full",
+  @Option(
+      names = "--matrix",
+      defaultValue = "default",
+      paramLabel = "default|full",
       description = "default: the seeds' 10 combinations; full: every encoding x compression.")
   String matrix;
 
-  @Option(names = "--configs", split = ",", paramLabel = "ENC[+COMP]",
-      description = "Explicit configurations instead of --matrix, e.g. FAST_DIFF,ROW_INDEX_V1+ZSTD.")
+  @Option(
+      names = "--configs",
+      split = ",",
+      paramLabel = "ENC[+COMP]",
+      description =
+          "Explicit configurations instead of --matrix, e.g. FAST_DIFF,ROW_INDEX_V1+ZSTD.")
   List<String> configs;
 
-  @Option(names = "--workloads", split = ",", paramLabel = "NAME",
+  @Option(
+      names = "--workloads",
+      split = ",",
+      paramLabel = "NAME",
       description = "Workloads to run (default all): ${COMPLETION-CANDIDATES}")
   List<String> workloads;
 
-  @Option(names = "--shape", defaultValue = "seeds", paramLabel = "seeds|pe",
-      description = "seeds: the seeds' Phoenix table (default); pe: PerformanceEvaluation's"
-          + " shape, 10-byte keys and one 1000-byte value per row (plain HBase workloads only).")
+  @Option(
+      names = "--shape",
+      defaultValue = "seeds",
+      paramLabel = "seeds|pe",
+      description =
+          "seeds: the seeds' Phoenix table (default); pe: PerformanceEvaluation's"
+              + " shape, 10-byte keys and one 1000-byte value per row (plain HBase workloads only).")
   String shape;
 
-  @Option(names = "--sample", paramLabel = "TABLE",
-      description = "Copy the first --rows rows of this existing table (any schema, as raw"
-          + " cells) into the scratch tables, and compare on your own data. Read only.")
+  @Option(
+      names = "--sample",
+      paramLabel = "TABLE",
+      description =
+          "Copy the first --rows rows of this existing table (any schema, as raw"
+              + " cells) into the scratch tables, and compare on your own data. Read only.")
   String sample;
 
-  @Option(names = "--suite", defaultValue = "default", paramLabel = "default|checksum|blockcache",
-      description = "checksum: seed 001, CRC32C vs CRC32 vs NULL and HBase verification off,"
-          + " timing a cold scan and a major compaction with process CPU and the checksum share."
-          + " blockcache: seed 004, LruBlockCache vs off-heap BucketCache at data:cache 1:1, 3:1"
-          + " and 9:1, get latency percentiles (embedded cluster only).")
+  @Option(
+      names = "--suite",
+      defaultValue = "default",
+      paramLabel = "default|checksum|blockcache",
+      description =
+          "checksum: seed 001, CRC32C vs CRC32 vs NULL and HBase verification off,"
+              + " timing a cold scan and a major compaction with process CPU and the checksum share."
+              + " blockcache: seed 004, LruBlockCache vs off-heap BucketCache at data:cache 1:1, 3:1"
+              + " and 9:1, get latency percentiles (embedded cluster only).")
   String suite;
 
-  @Option(names = "--runs", defaultValue = "3", description = "Timed runs per figure (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--runs",
+      defaultValue = "3",
+      description = "Timed runs per figure (default ${DEFAULT-VALUE}).")
   int runs;
 
-  @Option(names = "--weights", defaultValue = "scan=1,get=1,size=1",
+  @Option(
+      names = "--weights",
+      defaultValue = "scan=1,get=1,size=1",
       description = "Workload mix for the recommendation (default ${DEFAULT-VALUE}).")
   String weights;
 
-  @Option(names = "--out", paramLabel = "DIR",
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
       description = "Report directory (default ./blockscope-report/<timestamp>).")
   Path out;
 
-  @Option(names = "--zk", paramLabel = "host:port[:/znode]",
-      description = "Run against a real cluster through its ZooKeeper, on scratch tables in the schema (namespace) "
-          + EvaluationRunner.SCHEMA + ".")
+  @Option(
+      names = "--zk",
+      paramLabel = "host:port[:/znode]",
+      description =
+          "Run against a real cluster through its ZooKeeper, on scratch tables in the schema (namespace) "
+              + EvaluationRunner.SCHEMA
+              + ".")
   String zk;
 
-  @Option(names = "--hbase-site", paramLabel = "FILE",
+  @Option(
+      names = "--hbase-site",
+      paramLabel = "FILE",
       description = "Run against the real cluster an hbase-site.xml describes.")
   String hbaseSite;
 
-  @Option(names = "--check",
-      description = "Also check the timing forms of the seeds' relationships"
-          + " (docs/relationships.md) and exit with 1 if one fails.")
+  @Option(
+      names = "--check",
+      description =
+          "Also check the timing forms of the seeds' relationships"
+              + " (docs/relationships.md) and exit with 1 if one fails.")
   boolean check;
 
   @Spec CommandSpec spec;
@@ -103,8 +144,9 @@ final class Evaluate implements Callable<Integer> {
     DataShape dataShape = shapeGiven;
     boolean blockcacheSuite = suiteName.equals("blockcache");
     if (blockcacheSuite && (zk != null || hbaseSite != null)) {
-      throw new IllegalArgumentException("--suite blockcache needs the embedded cluster: a client"
-          + " cannot change a region server's block cache");
+      throw new IllegalArgumentException(
+          "--suite blockcache needs the embedded cluster: a client"
+              + " cannot change a region server's block cache");
     }
     if (blockcacheSuite && sample == null) {
       dataShape = DataShape.PE; // seed 004 used PerformanceEvaluation's rows
@@ -140,27 +182,37 @@ final class Evaluate implements Callable<Integer> {
     } else if (blockcacheSuite) {
       cluster = null; // one embedded cluster per cache setup
     } else {
-      console.println("Starting an embedded cluster (MiniDFS + ZooKeeper + HBase + Phoenix +"
-          + " blockscope)...");
+      console.println(
+          "Starting an embedded cluster (MiniDFS + ZooKeeper + HBase + Phoenix +"
+              + " blockscope)...");
       cluster = new EmbeddedEvalCluster();
     }
-    Thread hook = new Thread(() -> {
-      EvaluationRunner r = runner;
-      if (r != null) {
-        r.cleanUp();
-      }
-    }, "blockscope-evaluate-cleanup");
+    Thread hook =
+        new Thread(
+            () -> {
+              EvaluationRunner r = runner;
+              if (r != null) {
+                r.cleanUp();
+              }
+            },
+            "blockscope-evaluate-cleanup");
     Runtime.getRuntime().addShutdownHook(hook);
     Evaluation result;
     try {
-      console.printf(Locale.ROOT, "%d configurations x %d workloads, %,d rows, %d runs each%n",
-          cfgs.size(), ws.size(), rowCount, runs);
+      console.printf(
+          Locale.ROOT,
+          "%d configurations x %d workloads, %,d rows, %d runs each%n",
+          cfgs.size(),
+          ws.size(),
+          rowCount,
+          runs);
       if (blockcacheSuite) {
         result = blockCacheSuite(console, dataShape, cfgs, ws, rowCount);
         cluster = null;
       } else {
-        runner = new EvaluationRunner(cluster, dataShape, sample, cfgs, ws, rowCount, runs,
-            Progress.forConsole(console));
+        runner =
+            new EvaluationRunner(
+                cluster, dataShape, sample, cfgs, ws, rowCount, runs, Progress.forConsole(console));
         result = runner.run();
       }
     } finally {
@@ -206,8 +258,8 @@ final class Evaluate implements Callable<Integer> {
   }
 
   /**
-   * Stops the cluster without letting HBase's shutdown chatter (it prints thread dumps to
-   * standard output) into the summary.
+   * Stops the cluster without letting HBase's shutdown chatter (it prints thread dumps to standard
+   * output) into the summary.
    */
   private static void closeQuietly(EvalCluster cluster) throws Exception {
     PrintStream stdout = System.out;
@@ -234,12 +286,12 @@ final class Evaluate implements Callable<Integer> {
         n = Long.parseLong(t);
       }
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("bad --rows '" + text
-          + "': expected a number of rows (e.g. 131072) or 2^K (e.g. 2^17)");
+      throw new IllegalArgumentException(
+          "bad --rows '" + text + "': expected a number of rows (e.g. 131072) or 2^K (e.g. 2^17)");
     }
     if (n < 1024 || n > (1 << 26)) {
-      throw new IllegalArgumentException("bad --rows '" + text
-          + "': between 1024 and 67108864 rows");
+      throw new IllegalArgumentException(
+          "bad --rows '" + text + "': between 1024 and 67108864 rows");
     }
     return (int) n;
   }
@@ -265,8 +317,8 @@ final class Evaluate implements Callable<Integer> {
   private static String parseSuite(String text) {
     String t = text.trim().toLowerCase(Locale.ROOT);
     if (!List.of("default", "checksum", "blockcache").contains(t)) {
-      throw new IllegalArgumentException("bad --suite '" + text
-          + "': default, checksum or blockcache");
+      throw new IllegalArgumentException(
+          "bad --suite '" + text + "': default, checksum or blockcache");
     }
     return t;
   }
@@ -275,13 +327,19 @@ final class Evaluate implements Callable<Integer> {
   static final int[] CACHE_RATIOS = {1, 3, 9};
 
   /**
-   * Seed 004: the same table and gets on a fresh embedded cluster per block cache setup, the
-   * cache sized to 1/1, 1/3 and 1/9 of the table's uncompressed data.
+   * Seed 004: the same table and gets on a fresh embedded cluster per block cache setup, the cache
+   * sized to 1/1, 1/3 and 1/9 of the table's uncompressed data.
    */
-  private Evaluation blockCacheSuite(PrintWriter console, DataShape dataShape,
-      List<TableConfig> cfgs, List<Workload> ws, int rowCount) throws Exception {
+  private Evaluation blockCacheSuite(
+      PrintWriter console,
+      DataShape dataShape,
+      List<TableConfig> cfgs,
+      List<Workload> ws,
+      int rowCount)
+      throws Exception {
     Evaluation all = null;
-    long dataBytes = (long) rowCount * 1_050; // a PE row: 10-byte key, 1,000-byte value, cell overhead
+    long dataBytes =
+        (long) rowCount * 1_050; // a PE row: 10-byte key, 1,000-byte value, cell overhead
     for (String engine : List.of("LRU", "BUCKET_OFFHEAP")) {
       for (int ratio : CACHE_RATIOS) {
         // BucketCache needs room for 14 buckets of 4 x its largest bucket size (129 KB here).
@@ -293,7 +351,8 @@ final class Evaluate implements Callable<Integer> {
         } else {
           conf.set("hbase.bucketcache.ioengine", "offheap");
           conf.set("hbase.bucketcache.size", Long.toString(cacheBytes >> 20)); // MB
-          conf.set("hbase.bucketcache.bucket.sizes",
+          conf.set(
+              "hbase.bucketcache.bucket.sizes",
               "5120,9216,17408,33792,41984,50176,58368,66560,99328,132096");
           conf.set("hfile.block.cache.size", "0.02"); // L1: index and bloom blocks only
         }
@@ -302,8 +361,10 @@ final class Evaluate implements Callable<Integer> {
         EvalCluster c = new EmbeddedEvalCluster(conf);
         Evaluation one;
         try {
-          runner = new EvaluationRunner(c, dataShape, sample, cfgs, ws, rowCount, runs,
-              Progress.forConsole(console)).labelSuffix(label);
+          runner =
+              new EvaluationRunner(
+                      c, dataShape, sample, cfgs, ws, rowCount, runs, Progress.forConsole(console))
+                  .labelSuffix(label);
           one = runner.run();
         } finally {
           runner = null;
@@ -317,8 +378,13 @@ final class Evaluate implements Callable<Integer> {
         }
         @SuppressWarnings("unchecked")
         List<String> setups = (List<String>) all.cluster.get("blockCacheSetups");
-        setups.add(label.trim() + ": " + one.cluster.get("blockCache") + ", "
-            + one.cluster.get("blockCacheBytes") + " bytes");
+        setups.add(
+            label.trim()
+                + ": "
+                + one.cluster.get("blockCache")
+                + ", "
+                + one.cluster.get("blockCacheBytes")
+                + " bytes");
       }
     }
     return all;
@@ -345,8 +411,8 @@ final class Evaluate implements Callable<Integer> {
         for (Workload w : Workload.values()) {
           keys.add(w.key());
         }
-        throw new IllegalArgumentException("unknown workload '" + name + "'; expected one of "
-            + String.join(", ", keys));
+        throw new IllegalArgumentException(
+            "unknown workload '" + name + "'; expected one of " + String.join(", ", keys));
       }
       list.add(found);
     }

@@ -62,8 +62,10 @@ final class Evaluation {
   static final class ConfigResult {
     final TableConfig config;
     final String table;
+
     /** What reports call this configuration: the table setting, plus the cache setup if any. */
     String label;
+
     long storeFileBytes;
     long rawBytes;
     final Map<Workload, Measured> workloads = new LinkedHashMap<>();

@@ -1,5 +1,6 @@
 package io.blockscope.cli;
 
+import com.sun.management.OperatingSystemMXBean;
 import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.workloads.DataShape;
@@ -8,7 +9,6 @@ import io.blockscope.workloads.SeedTable;
 import io.blockscope.workloads.Stats;
 import io.blockscope.workloads.TableConfig;
 import io.blockscope.workloads.Workload;
-import com.sun.management.OperatingSystemMXBean;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.util.ArrayList;
@@ -23,17 +23,17 @@ import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 
 /**
- * Runs the matrix: per configuration, a scratch table holding the same rows, compacted to one
- * store file, read by every workload {@code runs} times with blockscope at TIME, then dropped.
+ * Runs the matrix: per configuration, a scratch table holding the same rows, compacted to one store
+ * file, read by every workload {@code runs} times with blockscope at TIME, then dropped.
  *
- * <p>Scratch tables are dropped when the run ends, fails or is interrupted ({@link #cleanUp},
- * also called from the CLI's shutdown hook on Ctrl-C); the runner touches no other table.
+ * <p>Scratch tables are dropped when the run ends, fails or is interrupted ({@link #cleanUp}, also
+ * called from the CLI's shutdown hook on Ctrl-C); the runner touches no other table.
  */
 final class EvaluationRunner {
   /**
    * evaluate's own Phoenix schema and HBase namespace: every table it creates lives there and
-   * nothing else is ever created, altered or dropped. Plain HBase tables go to the namespace
-   * {@code BLOCKSCOPE_EVAL}; Phoenix tables to the schema of that name, which Phoenix maps to the
+   * nothing else is ever created, altered or dropped. Plain HBase tables go to the namespace {@code
+   * BLOCKSCOPE_EVAL}; Phoenix tables to the schema of that name, which Phoenix maps to the
    * namespace when {@code phoenix.schema.isNamespaceMappingEnabled} is on, and otherwise names
    * {@code BLOCKSCOPE_EVAL.T_...} in the default namespace.
    */
@@ -52,13 +52,21 @@ final class EvaluationRunner {
   private final int runs;
   private final Progress progress;
   private String labelSuffix = "";
+
   /** Phoenix tables to drop (SQL names), and HBase tables to drop if still there. */
   private final Set<String> scratch = ConcurrentHashMap.newKeySet();
+
   private final Set<String> scratchHBase = ConcurrentHashMap.newKeySet();
   private volatile boolean createdNamespace;
 
-  EvaluationRunner(EvalCluster cluster, DataShape shape, String sample,
-      List<TableConfig> configs, List<Workload> workloads, int rows, int runs,
+  EvaluationRunner(
+      EvalCluster cluster,
+      DataShape shape,
+      String sample,
+      List<TableConfig> configs,
+      List<Workload> workloads,
+      int rows,
+      int runs,
       Progress progress) {
     this.cluster = cluster;
     this.shape = shape;
@@ -79,8 +87,11 @@ final class EvaluationRunner {
     try (Connection phoenix = shape.phoenix() ? cluster.phoenix() : null) {
       progress.start(configs.size() * (workloads.size() + 1));
       if (shape == DataShape.SEEDS) {
-        if (phoenix.unwrap(org.apache.phoenix.jdbc.PhoenixConnection.class).getQueryServices()
-            .getProps().getBoolean("phoenix.schema.isNamespaceMappingEnabled", false)) {
+        if (phoenix
+            .unwrap(org.apache.phoenix.jdbc.PhoenixConnection.class)
+            .getQueryServices()
+            .getProps()
+            .getBoolean("phoenix.schema.isNamespaceMappingEnabled", false)) {
           try (java.sql.Statement s = phoenix.createStatement()) {
             s.execute("CREATE SCHEMA IF NOT EXISTS " + SCHEMA);
           }
@@ -123,8 +134,11 @@ final class EvaluationRunner {
         expectScratch(table);
         SeedTable.drop(phoenix, table);
         SeedTable.create(phoenix, table, config);
-        tn = TableName.valueOf(org.apache.phoenix.util.PhoenixRuntime.getTable(phoenix, table)
-            .getPhysicalName().getString());
+        tn =
+            TableName.valueOf(
+                org.apache.phoenix.util.PhoenixRuntime.getTable(phoenix, table)
+                    .getPhysicalName()
+                    .getString());
         if (config.checksumAlgorithm() != null) {
           for (ColumnFamilyDescriptor f : admin.getDescriptor(tn).getColumnFamilies()) {
             admin.modifyColumnFamily(tn, RawTable.family(f, config));
@@ -138,26 +152,24 @@ final class EvaluationRunner {
         table = tn.getNameAsString();
         scratchHBase.add(table);
         if (shape == DataShape.PE) {
-          RawTable.create(admin, tn,
-              List.of(ColumnFamilyDescriptorBuilder.of(RawTable.PE_FAMILY)), config);
+          RawTable.create(
+              admin, tn, List.of(ColumnFamilyDescriptorBuilder.of(RawTable.PE_FAMILY)), config);
           RawTable.loadPe(cluster.hbase(), tn, rows, 20100401L);
         } else {
           TableName src = TableName.valueOf(sample);
-          RawTable.create(admin, tn, List.of(admin.getDescriptor(src).getColumnFamilies()),
-              config);
+          RawTable.create(admin, tn, List.of(admin.getDescriptor(src).getColumnFamilies()), config);
         }
       }
       default -> throw new IllegalStateException(shape.name());
     }
-    Evaluation.ConfigResult cr =
-        new Evaluation.ConfigResult(config, table, tn.getNameAsString());
+    Evaluation.ConfigResult cr = new Evaluation.ConfigResult(config, table, tn.getNameAsString());
     cr.label = config.label() + labelSuffix;
     switch (shape) {
       case SEEDS -> cr.keys = Workload.seedKeys(rows);
       case PE -> cr.keys = r -> RawTable.peRow(r.nextInt(rows));
       default -> {
-        List<byte[]> keys = RawTable.copySample(cluster.hbase(), TableName.valueOf(sample), tn,
-            rows, 7);
+        List<byte[]> keys =
+            RawTable.copySample(cluster.hbase(), TableName.valueOf(sample), tn, rows, 7);
         if (keys.isEmpty()) {
           throw new IllegalArgumentException("--sample: table '" + sample + "' has no rows");
         }
@@ -167,8 +179,10 @@ final class EvaluationRunner {
     admin.flush(tn);
     admin.majorCompact(tn);
     Workload.awaitCompaction(admin, tn);
-    admin.modifyTable(TableDescriptorBuilder.newBuilder(admin.getDescriptor(tn))
-        .setValue(Attributes.TABLE_LEVEL, "TIME").build());
+    admin.modifyTable(
+        TableDescriptorBuilder.newBuilder(admin.getDescriptor(tn))
+            .setValue(Attributes.TABLE_LEVEL, "TIME")
+            .build());
     cr.storeFileBytes = cluster.storeFileBytes(cr.hbaseTable);
     return cr;
   }
@@ -202,19 +216,20 @@ final class EvaluationRunner {
       cluster.admin().disableTable(tn);
       cluster.admin().deleteTable(tn);
     }
-    scratchHBase.removeIf(t -> {
-      try {
-        return !cluster.admin().tableExists(TableName.valueOf(t));
-      } catch (Exception e) {
-        return false;
-      }
-    });
+    scratchHBase.removeIf(
+        t -> {
+          try {
+            return !cluster.admin().tableExists(TableName.valueOf(t));
+          } catch (Exception e) {
+            return false;
+          }
+        });
   }
 
   private void measure(Connection phoenix, Evaluation.ConfigResult cr) throws Exception {
     List<Workload> ordered = new ArrayList<>(workloads);
-    ordered.sort(Comparator.comparing(Workload::afterDeletes)
-        .thenComparing(w -> w == Workload.COMPACTION));
+    ordered.sort(
+        Comparator.comparing(Workload::afterDeletes).thenComparing(w -> w == Workload.COMPACTION));
     String noVerify = cr.config.hbaseVerifies() ? null : cluster.whyNoVerifyToggle();
     if (!cr.config.hbaseVerifies() && noVerify == null) {
       cluster.hbaseChecksumVerification(cr.hbaseTable, false);
@@ -229,13 +244,16 @@ final class EvaluationRunner {
     cr.rawBytes = rawBytes(cr);
   }
 
-  private void measureAll(Connection phoenix, Evaluation.ConfigResult cr, List<Workload> ordered,
-      String skipAll) throws Exception {
+  private void measureAll(
+      Connection phoenix, Evaluation.ConfigResult cr, List<Workload> ordered, String skipAll)
+      throws Exception {
     boolean deleted = false;
     Workload.Target target =
         new Workload.Target(phoenix, cluster.hbase(), cr.table, cr.hbaseTable, rows, 42, cr.keys);
-    OperatingSystemMXBean os = cluster.cpuTimeIncludesServer()
-        ? (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean() : null;
+    OperatingSystemMXBean os =
+        cluster.cpuTimeIncludesServer()
+            ? (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()
+            : null;
     for (Workload w : ordered) {
       checkInterrupt();
       progress.step(cr.label + ": " + w.key());
@@ -246,8 +264,10 @@ final class EvaluationRunner {
         continue;
       }
       if (w.phoenixOnly() && !shape.phoenix()) {
-        m.skipped = "a Phoenix workload; " + shape.name().toLowerCase(java.util.Locale.ROOT)
-            + " tables are plain HBase tables";
+        m.skipped =
+            "a Phoenix workload; "
+                + shape.name().toLowerCase(java.util.Locale.ROOT)
+                + " tables are plain HBase tables";
         continue;
       }
       if (w.cache() == Workload.Cache.COLD && cluster.whyNoColdCache() != null) {
@@ -270,7 +290,8 @@ final class EvaluationRunner {
         checkInterrupt();
         if (w.cache() == Workload.Cache.COLD
             || (w.cache() == Workload.Cache.BYPASS && cluster.whyNoColdCache() == null)) {
-          cluster.dropCache(cr.hbaseTable); // a bypassing read should find nothing cached, as in seed 000
+          cluster.dropCache(
+              cr.hbaseTable); // a bypassing read should find nothing cached, as in seed 000
         }
         CostSnapshot before = cluster.costs().table(cr.hbaseTable);
         long cpu = os == null ? 0 : os.getProcessCpuTime();
@@ -303,8 +324,6 @@ final class EvaluationRunner {
     return decompressed > 0 ? decompressed : c.sumKinds("fs.read.bytes");
   }
 
-
-
   private static void checkInterrupt() throws InterruptedException {
     if (Thread.currentThread().isInterrupted()) {
       throw new InterruptedException("evaluate interrupted");
@@ -313,8 +332,8 @@ final class EvaluationRunner {
 
   /**
    * Drops every scratch table this runner created and has not dropped yet (through Phoenix, then
-   * through HBase for whatever Phoenix did not know), and the namespace if this run created it
-   * and left it empty.
+   * through HBase for whatever Phoenix did not know), and the namespace if this run created it and
+   * left it empty.
    */
   void cleanUp() {
     if (scratch.isEmpty() && scratchHBase.isEmpty() && !createdNamespace) {
@@ -346,8 +365,8 @@ final class EvaluationRunner {
           }
           scratchHBase.remove(table);
         } catch (Exception e) {
-          System.err.println("blockscope: could not drop scratch table " + table + ": "
-              + e.getMessage());
+          System.err.println(
+              "blockscope: could not drop scratch table " + table + ": " + e.getMessage());
         }
       }
       scratch.clear();
@@ -356,8 +375,8 @@ final class EvaluationRunner {
         createdNamespace = false;
       }
     } catch (Exception e) {
-      System.err.println("blockscope: could not drop scratch tables " + scratchHBase + ": "
-          + e.getMessage());
+      System.err.println(
+          "blockscope: could not drop scratch tables " + scratchHBase + ": " + e.getMessage());
     } finally {
       if (wasInterrupted) {
         Thread.currentThread().interrupt();

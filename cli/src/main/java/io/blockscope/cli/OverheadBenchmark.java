@@ -37,16 +37,30 @@ import picocli.CommandLine.Option;
  *
  * <p>Run: {@code bin/blockscope overhead --rows 200000 --rounds 5}.
  */
-@Command(name = "overhead", mixinStandardHelpOptions = true,
-    description = "Measure blockscope's overhead: scan and get with the coprocessor not installed,"
-        + " OFF, COUNT and TIME, interleaved on one table.")
+@Command(
+    name = "overhead",
+    mixinStandardHelpOptions = true,
+    description =
+        "Measure blockscope's overhead: scan and get with the coprocessor not installed,"
+            + " OFF, COUNT and TIME, interleaved on one table.")
 final class OverheadBenchmark implements Callable<Integer> {
-  enum Mode { NOT_INSTALLED, OFF, COUNT, TIME }
+  enum Mode {
+    NOT_INSTALLED,
+    OFF,
+    COUNT,
+    TIME
+  }
 
-  @Option(names = "--rows", defaultValue = "200000", description = "Rows (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--rows",
+      defaultValue = "200000",
+      description = "Rows (default ${DEFAULT-VALUE}).")
   int rows;
 
-  @Option(names = "--rounds", defaultValue = "5", description = "Rounds (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--rounds",
+      defaultValue = "5",
+      description = "Rounds (default ${DEFAULT-VALUE}).")
   int rounds;
 
   @Option(names = "--scans", defaultValue = "3", description = "Full scans per mode and round.")
@@ -98,8 +112,13 @@ final class OverheadBenchmark implements Callable<Integer> {
               getUs.get(m).add((System.nanoTime() - start) / 1e3);
             }
           }
-          out.printf(Locale.ROOT, "round %d/%d %-13s scan median %.0f ms%n", round + 1, rounds,
-              m, Stats.median(scanMs.get(m)));
+          out.printf(
+              Locale.ROOT,
+              "round %d/%d %-13s scan median %.0f ms%n",
+              round + 1,
+              rounds,
+              m,
+              Stats.median(scanMs.get(m)));
         }
       }
       report(scanMs, getUs);
@@ -115,9 +134,10 @@ final class OverheadBenchmark implements Callable<Integer> {
     if (m == Mode.NOT_INSTALLED) {
       ProbeInstaller.uninstallAll();
     } else {
-      b.setCoprocessor(CoprocessorDescriptorBuilder
-          .newBuilder(BlockscopeRegionObserver.class.getName())
-          .setPriority(Coprocessor.PRIORITY_USER).build());
+      b.setCoprocessor(
+          CoprocessorDescriptorBuilder.newBuilder(BlockscopeRegionObserver.class.getName())
+              .setPriority(Coprocessor.PRIORITY_USER)
+              .build());
       b.setValue(Attributes.TABLE_LEVEL, m.name());
     }
     TableDescriptor d = b.build();
@@ -132,17 +152,34 @@ final class OverheadBenchmark implements Callable<Integer> {
     double baseScan = Stats.median(scanMs.get(Mode.NOT_INSTALLED));
     double baseGet = Stats.median(getUs.get(Mode.NOT_INSTALLED));
     out.println();
-    out.printf(Locale.ROOT, "%d rows x 2 cells, FAST_DIFF, block cache warm; %d rounds, modes "
-        + "interleaved%n", rows, rounds);
-    out.printf(Locale.ROOT, "%-13s %12s %14s %8s %12s %12s %8s%n", "mode", "scan median",
-        "rows/s", "ratio", "get p50 us", "get p99 us", "ratio");
+    out.printf(
+        Locale.ROOT,
+        "%d rows x 2 cells, FAST_DIFF, block cache warm; %d rounds, modes " + "interleaved%n",
+        rows,
+        rounds);
+    out.printf(
+        Locale.ROOT,
+        "%-13s %12s %14s %8s %12s %12s %8s%n",
+        "mode",
+        "scan median",
+        "rows/s",
+        "ratio",
+        "get p50 us",
+        "get p99 us",
+        "ratio");
     for (Mode m : Mode.values()) {
       double scan = Stats.median(scanMs.get(m));
       double get = Stats.median(getUs.get(m));
-      out.printf(Locale.ROOT, "%-13s %9.0f ms %14.0f %8.3f %12.0f %12.0f %8.3f%n", m, scan,
-          rows / (scan / 1000), scan / baseScan, get, Stats.quantile(getUs.get(m), 0.99),
+      out.printf(
+          Locale.ROOT,
+          "%-13s %9.0f ms %14.0f %8.3f %12.0f %12.0f %8.3f%n",
+          m,
+          scan,
+          rows / (scan / 1000),
+          scan / baseScan,
+          get,
+          Stats.quantile(getUs.get(m), 0.99),
           get / baseGet);
     }
   }
-
 }

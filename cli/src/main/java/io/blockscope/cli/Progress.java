@@ -37,8 +37,15 @@ final class Progress {
     int width = 30;
     int filled = total == 0 ? 0 : Math.min(width, done * width / total);
     String bar = "[" + "#".repeat(filled) + ".".repeat(width - filled) + "]";
-    String text = String.format(Locale.ROOT, "%s %3d/%d %5.0fs  %s", bar, done, total,
-        (System.nanoTime() - started) / 1e9, what);
+    String text =
+        String.format(
+            Locale.ROOT,
+            "%s %3d/%d %5.0fs  %s",
+            bar,
+            done,
+            total,
+            (System.nanoTime() - started) / 1e9,
+            what);
     if (terminal) {
       out.print("\r\033[2K" + text);
     } else {

@@ -12,10 +12,10 @@ import java.util.Map;
  * Picks a configuration for a workload mix ({@code --weights scan=..,get=..,size=..}) and says
  * which measured trade-off it rests on.
  *
- * <p>Each configuration gets, per group, the geometric mean over the group's measured workloads
- * of its median time divided by the best configuration's median time (1.0 = fastest
- * everywhere), and its store file size divided by the smallest. The weighted mean of those
- * ratios ranks the configurations.
+ * <p>Each configuration gets, per group, the geometric mean over the group's measured workloads of
+ * its median time divided by the best configuration's median time (1.0 = fastest everywhere), and
+ * its store file size divided by the smallest. The weighted mean of those ratios ranks the
+ * configurations.
  */
 final class Recommendation {
   record Weights(double scan, double get, double size) {
@@ -26,15 +26,15 @@ final class Recommendation {
       for (String part : text.split(",")) {
         String[] kv = part.split("=", 2);
         if (kv.length != 2) {
-          throw new IllegalArgumentException("bad --weights '" + text
-              + "': expected scan=W,get=W,size=W with numbers >= 0");
+          throw new IllegalArgumentException(
+              "bad --weights '" + text + "': expected scan=W,get=W,size=W with numbers >= 0");
         }
         double v;
         try {
           v = Double.parseDouble(kv[1].trim());
         } catch (NumberFormatException e) {
-          throw new IllegalArgumentException("bad --weights '" + text + "': '" + kv[1]
-              + "' is not a number");
+          throw new IllegalArgumentException(
+              "bad --weights '" + text + "': '" + kv[1] + "' is not a number");
         }
         if (v < 0 || Double.isNaN(v) || Double.isInfinite(v)) {
           throw new IllegalArgumentException("bad --weights '" + text + "': weights must be >= 0");
@@ -43,8 +43,13 @@ final class Recommendation {
           case "scan" -> scan = v;
           case "get" -> get = v;
           case "size" -> size = v;
-          default -> throw new IllegalArgumentException("bad --weights '" + text + "': unknown '"
-              + kv[0] + "' (expected scan, get, size)");
+          default ->
+              throw new IllegalArgumentException(
+                  "bad --weights '"
+                      + text
+                      + "': unknown '"
+                      + kv[0]
+                      + "' (expected scan, get, size)");
         }
       }
       if (scan + get + size == 0) {
@@ -73,8 +78,8 @@ final class Recommendation {
   Recommendation(Evaluation e, Weights w) {
     this.weights = w;
     List<Score> scores = new ArrayList<>();
-    long smallest = e.configs.stream().mapToLong(c -> c.storeFileBytes).filter(b -> b > 0).min()
-        .orElse(1);
+    long smallest =
+        e.configs.stream().mapToLong(c -> c.storeFileBytes).filter(b -> b > 0).min().orElse(1);
     for (Evaluation.ConfigResult c : e.configs) {
       double scan = groupRatio(e, c, "scan");
       double get = groupRatio(e, c, "get");
@@ -88,8 +93,12 @@ final class Recommendation {
   }
 
   private static boolean measuredGroup(Evaluation e, String group) {
-    return e.configs.stream().anyMatch(c -> c.workloads.entrySet().stream()
-        .anyMatch(x -> x.getKey().group().equals(group) && x.getValue().skipped == null));
+    return e.configs.stream()
+        .anyMatch(
+            c ->
+                c.workloads.entrySet().stream()
+                    .anyMatch(
+                        x -> x.getKey().group().equals(group) && x.getValue().skipped == null));
   }
 
   private static double groupRatio(Evaluation e, Evaluation.ConfigResult c, String group) {
@@ -99,8 +108,13 @@ final class Recommendation {
       if (!w.group().equals(group) || c.measured(w) == null) {
         continue;
       }
-      double best = e.configs.stream().map(x -> x.measured(w)).filter(m -> m != null)
-          .mapToDouble(Evaluation.Measured::medianMillis).min().orElse(Double.NaN);
+      double best =
+          e.configs.stream()
+              .map(x -> x.measured(w))
+              .filter(m -> m != null)
+              .mapToDouble(Evaluation.Measured::medianMillis)
+              .min()
+              .orElse(Double.NaN);
       logSum += Math.log(c.measured(w).medianMillis() / best);
       n++;
     }
@@ -112,22 +126,31 @@ final class Recommendation {
       return "No configuration was measured.";
     }
     Score best = ranking.get(0);
-    String smallest = ranking.stream().min(Comparator.comparingDouble(Score::size))
-        .map(Score::config).orElse("?");
+    String smallest =
+        ranking.stream()
+            .min(Comparator.comparingDouble(Score::size))
+            .map(Score::config)
+            .orElse("?");
     boolean scans = measuredGroup(e, "scan");
     boolean gets = measuredGroup(e, "get");
     StringBuilder sb = new StringBuilder();
     sb.append(String.format(Locale.ROOT, "For %s: %s.", weights, best.config()));
     if (scans) {
-      sb.append(String.format(Locale.ROOT, " Its scans take %.2fx the fastest configuration's"
-          + " time (geometric mean over the scan workloads)%s", best.scan(), gets ? "," : "."));
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              " Its scans take %.2fx the fastest configuration's"
+                  + " time (geometric mean over the scan workloads)%s",
+              best.scan(),
+              gets ? "," : "."));
     }
     if (gets) {
-      sb.append(String.format(Locale.ROOT, "%s point reads %.2fx.", scans ? " its" : " Its",
-          best.get()));
+      sb.append(
+          String.format(Locale.ROOT, "%s point reads %.2fx.", scans ? " its" : " Its", best.get()));
     }
-    sb.append(String.format(Locale.ROOT, " Its store files are %.2fx the smallest (%s).",
-        best.size(), smallest));
+    sb.append(
+        String.format(
+            Locale.ROOT, " Its store files are %.2fx the smallest (%s).", best.size(), smallest));
     if (ranking.size() > 1) {
       Score next = ranking.get(1);
       List<String> parts = new ArrayList<>();
@@ -138,8 +161,13 @@ final class Recommendation {
         parts.add(String.format(Locale.ROOT, "point reads %.2fx", next.get()));
       }
       parts.add(String.format(Locale.ROOT, "size %.2fx", next.size()));
-      sb.append(String.format(Locale.ROOT, " Runner-up: %s (%s): %s.", next.config(),
-          String.join(", ", parts), tradeOff(best, next)));
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              " Runner-up: %s (%s): %s.",
+              next.config(),
+              String.join(", ", parts),
+              tradeOff(best, next)));
     }
     return sb.toString();
   }
@@ -147,15 +175,18 @@ final class Recommendation {
   private static String tradeOff(Score a, Score b) {
     List<String> better = new ArrayList<>();
     if (b.scan() < a.scan()) {
-      better.add(String.format(Locale.ROOT, "%.0f%% faster scans", 100 * (1 - b.scan() / a.scan())));
+      better.add(
+          String.format(Locale.ROOT, "%.0f%% faster scans", 100 * (1 - b.scan() / a.scan())));
     }
     if (b.get() < a.get()) {
-      better.add(String.format(Locale.ROOT, "%.0f%% faster point reads", 100 * (1 - b.get() / a.get())));
+      better.add(
+          String.format(Locale.ROOT, "%.0f%% faster point reads", 100 * (1 - b.get() / a.get())));
     }
     if (b.size() < a.size()) {
       better.add(String.format(Locale.ROOT, "%.0f%% smaller", 100 * (1 - b.size() / a.size())));
     }
-    return better.isEmpty() ? "worse on every count at these weights"
+    return better.isEmpty()
+        ? "worse on every count at these weights"
         : String.join(" and ", better) + ", which these weights do not pay for";
   }
 

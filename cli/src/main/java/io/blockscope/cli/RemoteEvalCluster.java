@@ -34,14 +34,15 @@ import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 
 /**
- * A real cluster reached through ZooKeeper ({@code --zk host:port[:/znode]}) or an
- * {@code hbase-site.xml} ({@code --hbase-site}). blockscope's costs are read from each region
- * server's {@code /jmx} servlet; where the coprocessor is not deployed the cost columns stay
- * empty and say why.
+ * A real cluster reached through ZooKeeper ({@code --zk host:port[:/znode]}) or an {@code
+ * hbase-site.xml} ({@code --hbase-site}). blockscope's costs are read from each region server's
+ * {@code /jmx} servlet; where the coprocessor is not deployed the cost columns stay empty and say
+ * why.
  */
 final class RemoteEvalCluster implements EvalCluster {
-  private static final String NO_INFO_PORT = "no region server publishes an info port"
-      + " (hbase.regionserver.info.port), so blockscope's figures cannot be read from /jmx";
+  private static final String NO_INFO_PORT =
+      "no region server publishes an info port"
+          + " (hbase.regionserver.info.port), so blockscope's figures cannot be read from /jmx";
   private final Configuration conf;
   private final String phoenixUrl;
   private final Connection connection;
@@ -63,8 +64,8 @@ final class RemoteEvalCluster implements EvalCluster {
     try {
       port = Integer.parseInt(parts[1]);
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("bad --zk '" + zk + "': port '" + parts[1]
-          + "' is not a number");
+      throw new IllegalArgumentException(
+          "bad --zk '" + zk + "': port '" + parts[1] + "' is not a number");
     }
     if (port < 1 || port > 65535) {
       throw new IllegalArgumentException("bad --zk '" + zk + "': port out of range");
@@ -98,8 +99,8 @@ final class RemoteEvalCluster implements EvalCluster {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress(first, port), 3000);
     } catch (IOException e) {
-      throw new IllegalArgumentException("cannot reach ZooKeeper at " + first + ":" + port
-          + " (" + e.getMessage() + ")");
+      throw new IllegalArgumentException(
+          "cannot reach ZooKeeper at " + first + ":" + port + " (" + e.getMessage() + ")");
     }
     // Fail fast instead of HBase's default minutes of retries against a wrong cluster.
     conf.setInt("hbase.client.retries.number", 3);
@@ -128,9 +129,12 @@ final class RemoteEvalCluster implements EvalCluster {
           long[] slots = new long[CostLayout.SIZE];
           int servers = 0;
           for (String base : infoServers()) {
-            String q = URLEncoder.encode("blockscope:type=Table,table="
-                + io.blockscope.metrics.MetricKeys.value(table) + ",*",
-                StandardCharsets.UTF_8);
+            String q =
+                URLEncoder.encode(
+                    "blockscope:type=Table,table="
+                        + io.blockscope.metrics.MetricKeys.value(table)
+                        + ",*",
+                    StandardCharsets.UTF_8);
             JsonObject doc = JsonParser.parseString(get(base + "/jmx?qry=" + q)).getAsJsonObject();
             JsonArray beans = doc.getAsJsonArray("beans");
             servers++;
@@ -167,8 +171,9 @@ final class RemoteEvalCluster implements EvalCluster {
               any |= get(base + "/jmx?qry=blockscope:type=Probe,*").contains("blockscope:");
             }
             if (!any) {
-              why = "the blockscope coprocessor is not deployed on this cluster (no blockscope"
-                  + " MBeans on any region server); timings are still measured";
+              why =
+                  "the blockscope coprocessor is not deployed on this cluster (no blockscope"
+                      + " MBeans on any region server); timings are still measured";
             }
           } catch (Exception e) {
             why = "cannot read region servers' /jmx: " + e.getMessage();
@@ -241,8 +246,12 @@ final class RemoteEvalCluster implements EvalCluster {
     m.put("hbase", cm.getHBaseVersion());
     m.put("clusterId", cm.getClusterId());
     m.put("regionServers", cm.getLiveServerMetrics().size());
-    m.put("zookeeper", conf.get("hbase.zookeeper.quorum") + ":"
-        + conf.get("hbase.zookeeper.property.clientPort") + conf.get("zookeeper.znode.parent"));
+    m.put(
+        "zookeeper",
+        conf.get("hbase.zookeeper.quorum")
+            + ":"
+            + conf.get("hbase.zookeeper.property.clientPort")
+            + conf.get("zookeeper.znode.parent"));
     m.put("storeFileSizeResolution", "MB (from region metrics)");
     return m;
   }

@@ -8,11 +8,12 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * Writes {@code results.json} (every raw figure) and {@code report.html} (one self-contained
- * page: Chart.js 4, from its WebJar, is inlined so the report opens offline).
+ * Writes {@code results.json} (every raw figure) and {@code report.html} (one self-contained page:
+ * Chart.js 4, from its WebJar, is inlined so the report opens offline).
  */
 final class Report {
-  private static final String CHART_JS = "META-INF/resources/webjars/chart.js/4.4.1/dist/chart.umd.js";
+  private static final String CHART_JS =
+      "META-INF/resources/webjars/chart.js/4.4.1/dist/chart.umd.js";
 
   private Report() {}
 
@@ -20,9 +21,7 @@ final class Report {
     Files.createDirectories(dir);
     String json = Json.write(results);
     Files.writeString(dir.resolve("results.json"), json, StandardCharsets.UTF_8);
-    String page = template()
-        .replace("/*CHART_JS*/", chartJs())
-        .replace("/*RESULTS*/", json);
+    String page = template().replace("/*CHART_JS*/", chartJs()).replace("/*RESULTS*/", json);
     Files.writeString(dir.resolve("report.html"), page, StandardCharsets.UTF_8);
   }
 

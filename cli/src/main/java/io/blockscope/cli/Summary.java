@@ -22,15 +22,19 @@ final class Summary {
           header.add(w.key() + " p50/p95/p99/p99.9 us");
           header.add("data block hit %");
         } else {
-          header.add(w.key() + (w.group().equals("get") && w != Workload.INDEX_FILTERED_COUNT
-              ? " p50us" : " ms"));
+          header.add(
+              w.key()
+                  + (w.group().equals("get") && w != Workload.INDEX_FILTERED_COUNT
+                      ? " p50us"
+                      : " ms"));
         }
       }
     }
     header.add("fs blk (nocache)");
     header.add("decoded cells (nocache)");
-    boolean cpu = e.configs.stream().anyMatch(c -> c.workloads.values().stream()
-        .anyMatch(m -> !m.cpuMillis.isEmpty()));
+    boolean cpu =
+        e.configs.stream()
+            .anyMatch(c -> c.workloads.values().stream().anyMatch(m -> !m.cpuMillis.isEmpty()));
     if (cpu) {
       header.add("checksum % of CPU (nocache scan)");
     }
@@ -47,14 +51,26 @@ final class Summary {
         } else if (m.skipped != null) {
           r.add("skip");
         } else if (w == Workload.RAW_GET_10K) {
-          r.add(String.format(Locale.ROOT, "%.0f/%.0f/%.0f/%.0f",
-              Stats.quantile(m.latenciesMicros, 0.5), Stats.quantile(m.latenciesMicros, 0.95),
-              Stats.quantile(m.latenciesMicros, 0.99), Stats.quantile(m.latenciesMicros, 0.999)));
+          r.add(
+              String.format(
+                  Locale.ROOT,
+                  "%.0f/%.0f/%.0f/%.0f",
+                  Stats.quantile(m.latenciesMicros, 0.5),
+                  Stats.quantile(m.latenciesMicros, 0.95),
+                  Stats.quantile(m.latenciesMicros, 0.99),
+                  Stats.quantile(m.latenciesMicros, 0.999)));
           CostSnapshot g = m.medianRunCosts;
-          long lookups = g == null ? 0 : g.sumKinds("blockCache.hit") + g.sumKinds("blockCache.miss");
-          r.add(lookups == 0 ? "n/a" : String.format(Locale.ROOT, "%.1f",
-              100.0 * g.get("blockCache.hit.data")
-                  / (g.get("blockCache.hit.data") + g.get("blockCache.miss.data"))));
+          long lookups =
+              g == null ? 0 : g.sumKinds("blockCache.hit") + g.sumKinds("blockCache.miss");
+          r.add(
+              lookups == 0
+                  ? "n/a"
+                  : String.format(
+                      Locale.ROOT,
+                      "%.1f",
+                      100.0
+                          * g.get("blockCache.hit.data")
+                          / (g.get("blockCache.hit.data") + g.get("blockCache.miss.data"))));
         } else if (!m.latenciesMicros.isEmpty()) {
           r.add(String.format(Locale.ROOT, "%.0f", Stats.median(m.latenciesMicros)));
         } else {
@@ -66,11 +82,22 @@ final class Summary {
         nc = c.measured(Workload.RAW_SCAN_NO_CACHE);
       }
       CostSnapshot costs = nc == null ? null : nc.medianRunCosts;
-      r.add(costs == null ? "n/a" : String.format(Locale.ROOT, "%,d", costs.sumKinds("fs.read.blocks")));
-      r.add(costs == null ? "n/a" : String.format(Locale.ROOT, "%,d", costs.sumOver("decode", "cells")));
+      r.add(
+          costs == null
+              ? "n/a"
+              : String.format(Locale.ROOT, "%,d", costs.sumKinds("fs.read.blocks")));
+      r.add(
+          costs == null
+              ? "n/a"
+              : String.format(Locale.ROOT, "%,d", costs.sumOver("decode", "cells")));
       if (cpu) {
-        r.add(costs == null || nc.cpuMillis.isEmpty() ? "n/a" : String.format(Locale.ROOT,
-            "%.1f", 100 * costs.get("checksum.nanos") / 1e6 / Stats.median(nc.cpuMillis)));
+        r.add(
+            costs == null || nc.cpuMillis.isEmpty()
+                ? "n/a"
+                : String.format(
+                    Locale.ROOT,
+                    "%.1f",
+                    100 * costs.get("checksum.nanos") / 1e6 / Stats.median(nc.cpuMillis)));
       }
       rows.add(r);
     }

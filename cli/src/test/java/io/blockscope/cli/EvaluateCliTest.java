@@ -19,8 +19,10 @@ public class EvaluateCliTest {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     int code = BlockscopeCli.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
-    List<String> lines = Arrays.stream(err.toString().split("\\R"))
-        .filter(l -> !l.isBlank()).collect(Collectors.toList());
+    List<String> lines =
+        Arrays.stream(err.toString().split("\\R"))
+            .filter(l -> !l.isBlank())
+            .collect(Collectors.toList());
     return new Outcome(code, lines, out.toString());
   }
 
@@ -55,8 +57,8 @@ public class EvaluateCliTest {
     assertOneClearLine(run("evaluate", "--runs", "three"), "--runs");
     assertOneClearLine(run("evaluate", "--suite", "everything"), "--suite");
     assertOneClearLine(run("evaluate", "--shape", "wide"), "--shape");
-    assertOneClearLine(run("evaluate", "--suite", "blockcache", "--zk", "127.0.0.1:1"),
-        "embedded cluster");
+    assertOneClearLine(
+        run("evaluate", "--suite", "blockcache", "--zk", "127.0.0.1:1"), "embedded cluster");
     assertOneClearLine(run("evaluate", "--sample", "t", "--shape", "pe"), "not both");
   }
 
@@ -73,8 +75,20 @@ public class EvaluateCliTest {
   public void helpListsEveryOption() {
     Outcome o = run("evaluate", "--help");
     assertEquals(0, o.code);
-    for (String opt : List.of("--rows", "--matrix", "--configs", "--workloads", "--runs",
-        "--weights", "--out", "--zk", "--hbase-site", "--shape", "--sample", "--suite")) {
+    for (String opt :
+        List.of(
+            "--rows",
+            "--matrix",
+            "--configs",
+            "--workloads",
+            "--runs",
+            "--weights",
+            "--out",
+            "--zk",
+            "--hbase-site",
+            "--shape",
+            "--sample",
+            "--suite")) {
       assertTrue(opt, o.out.contains(opt));
     }
   }

@@ -11,10 +11,10 @@ import java.util.Map;
 import org.junit.Test;
 
 public class RecommendationTest {
-  private static Evaluation.ConfigResult config(String label, long bytes, double scanMs,
-      double getMs) {
-    Evaluation.ConfigResult c = new Evaluation.ConfigResult(TableConfig.parse(label), "T_" + label,
-        "T_" + label);
+  private static Evaluation.ConfigResult config(
+      String label, long bytes, double scanMs, double getMs) {
+    Evaluation.ConfigResult c =
+        new Evaluation.ConfigResult(TableConfig.parse(label), "T_" + label, "T_" + label);
     c.storeFileBytes = bytes;
     Evaluation.Measured scan = new Evaluation.Measured();
     scan.millis.addAll(List.of(scanMs, scanMs * 2, scanMs / 2));
@@ -38,15 +38,24 @@ public class RecommendationTest {
 
   @Test
   public void theWeightsDecide() {
-    assertEquals("ROW_INDEX_V1+ZSTD",
+    assertEquals(
+        "ROW_INDEX_V1+ZSTD",
         new Recommendation(evaluation(), Recommendation.Weights.parse("scan=1,get=1,size=1"))
-            .ranking.get(0).config());
-    assertEquals("FAST_DIFF+ZSTD",
+            .ranking
+            .get(0)
+            .config());
+    assertEquals(
+        "FAST_DIFF+ZSTD",
         new Recommendation(evaluation(), Recommendation.Weights.parse("scan=0,get=0,size=1"))
-            .ranking.get(0).config());
-    assertEquals("NONE",
+            .ranking
+            .get(0)
+            .config());
+    assertEquals(
+        "NONE",
         new Recommendation(evaluation(), Recommendation.Weights.parse("scan=1,get=1,size=0"))
-            .ranking.get(0).config());
+            .ranking
+            .get(0)
+            .config());
   }
 
   @Test
@@ -65,8 +74,9 @@ public class RecommendationTest {
   @Test
   public void badWeightsAreOneClearMessage() {
     for (String bad : new String[] {"scan", "scan=x", "scan=-1", "disk=1", "scan=0,get=0,size=0"}) {
-      IllegalArgumentException e = assertThrows(bad, IllegalArgumentException.class,
-          () -> Recommendation.Weights.parse(bad));
+      IllegalArgumentException e =
+          assertThrows(
+              bad, IllegalArgumentException.class, () -> Recommendation.Weights.parse(bad));
       assertTrue(e.getMessage(), e.getMessage().startsWith("bad --weights"));
     }
   }

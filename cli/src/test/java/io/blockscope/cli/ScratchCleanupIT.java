@@ -26,8 +26,8 @@ import org.junit.BeforeClass;
 import org.junit.Test;
 
 /**
- * evaluate against a running cluster ({@code --zk}), here the embedded one: it creates only
- * scratch tables, removes them when interrupted, and leaves the cluster's other tables alone.
+ * evaluate against a running cluster ({@code --zk}), here the embedded one: it creates only scratch
+ * tables, removes them when interrupted, and leaves the cluster's other tables alone.
  */
 public class ScratchCleanupIT {
   private static EmbeddedCluster cluster;
@@ -54,13 +54,35 @@ public class ScratchCleanupIT {
     Path out = Files.createTempDirectory("evaluate-interrupted");
     AtomicInteger code = new AtomicInteger(-1);
     StringWriter err = new StringWriter();
-    Thread run = new Thread(() -> code.set(BlockscopeCli.execute(new String[] {
-        "evaluate", "--zk", zk(), "--rows", "2^10", "--runs", "1",
-        "--configs", "FAST_DIFF,PREFIX,GZ", "--out", out.toString()},
-        new PrintWriter(new StringWriter(), true), new PrintWriter(err, true))));
+    Thread run =
+        new Thread(
+            () ->
+                code.set(
+                    BlockscopeCli.execute(
+                        new String[] {
+                          "evaluate",
+                          "--zk",
+                          zk(),
+                          "--rows",
+                          "2^10",
+                          "--runs",
+                          "1",
+                          "--configs",
+                          "FAST_DIFF,PREFIX,GZ",
+                          "--out",
+                          out.toString()
+                        },
+                        new PrintWriter(new StringWriter(), true),
+                        new PrintWriter(err, true))));
     run.start();
-    cluster.util().waitFor(120_000, (Waiter.Predicate<Exception>) () ->
-        scratchTables().stream().anyMatch(t -> t.getNameAsString().endsWith("T_FAST_DIFF_NONE")));
+    cluster
+        .util()
+        .waitFor(
+            120_000,
+            (Waiter.Predicate<Exception>)
+                () ->
+                    scratchTables().stream()
+                        .anyMatch(t -> t.getNameAsString().endsWith("T_FAST_DIFF_NONE")));
     run.interrupt();
     run.join(120_000);
     assertFalse("evaluate stopped", run.isAlive());
@@ -74,36 +96,48 @@ public class ScratchCleanupIT {
   public void sampleComparesOnTheUsersOwnRowsAndOnlyReadsTheSource() throws Exception {
     TableName users = TableName.valueOf("users_own_table");
     Admin admin = cluster.admin();
-    admin.createTable(TableDescriptorBuilder.newBuilder(users)
-        .setColumnFamily(ColumnFamilyDescriptorBuilder.of("a"))
-        .setColumnFamily(ColumnFamilyDescriptorBuilder.of("b"))
-        .build());
+    admin.createTable(
+        TableDescriptorBuilder.newBuilder(users)
+            .setColumnFamily(ColumnFamilyDescriptorBuilder.of("a"))
+            .setColumnFamily(ColumnFamilyDescriptorBuilder.of("b"))
+            .build());
     try (Table t = cluster.connection().getTable(users)) {
       for (int i = 0; i < 3000; i++) {
-        t.put(new Put(org.apache.hadoop.hbase.util.Bytes
-            .toBytes("user" + i))
-            .addColumn(Bytes.toBytes("a"),
-                Bytes.toBytes("q"),
-                Bytes.toBytes("value-" + i))
-            .addColumn(Bytes.toBytes("b"),
-                Bytes.toBytes("r"),
-                Bytes.toBytes(i)));
+        t.put(
+            new Put(org.apache.hadoop.hbase.util.Bytes.toBytes("user" + i))
+                .addColumn(Bytes.toBytes("a"), Bytes.toBytes("q"), Bytes.toBytes("value-" + i))
+                .addColumn(Bytes.toBytes("b"), Bytes.toBytes("r"), Bytes.toBytes(i)));
       }
     }
     long before = admin.getDescriptor(users).hashCode();
     Path out = Files.createTempDirectory("evaluate-sample");
     StringWriter err = new StringWriter();
-    int code = BlockscopeCli.execute(new String[] {
-        "evaluate", "--zk", zk(), "--sample", users.getNameAsString(), "--rows", "2048",
-        "--runs", "1", "--configs", "FAST_DIFF,ROW_INDEX_V1+GZ", "--out", out.toString()},
-        new PrintWriter(new StringWriter(), true), new PrintWriter(err, true));
+    int code =
+        BlockscopeCli.execute(
+            new String[] {
+              "evaluate",
+              "--zk",
+              zk(),
+              "--sample",
+              users.getNameAsString(),
+              "--rows",
+              "2048",
+              "--runs",
+              "1",
+              "--configs",
+              "FAST_DIFF,ROW_INDEX_V1+GZ",
+              "--out",
+              out.toString()
+            },
+            new PrintWriter(new StringWriter(), true),
+            new PrintWriter(err, true));
     assertEquals(err.toString(), 0, code);
     assertEquals(List.of(), scratchTables());
-    assertFalse("the namespace it made is gone again", List.of(admin.listNamespaces())
-        .contains(EvaluationRunner.SCHEMA));
+    assertFalse(
+        "the namespace it made is gone again",
+        List.of(admin.listNamespaces()).contains(EvaluationRunner.SCHEMA));
     assertEquals(before, admin.getDescriptor(users).hashCode());
-    assertEquals(3000, RawTable.scanCells(cluster.connection(), users,
-        new Scan()) / 2);
+    assertEquals(3000, RawTable.scanCells(cluster.connection(), users, new Scan()) / 2);
     String json = Files.readString(out.resolve("results.json"));
     assertTrue(json, json.contains("\"shape\": \"sample\""));
     assertTrue(json, json.contains("\"raw.get\": {"));
@@ -116,17 +150,33 @@ public class ScratchCleanupIT {
     Path out = Files.createTempDirectory("evaluate-remote");
     StringWriter stdout = new StringWriter();
     StringWriter err = new StringWriter();
-    int code = BlockscopeCli.execute(new String[] {
-        "evaluate", "--zk", zk(), "--rows", "2^10", "--runs", "1", "--configs", "ROW_INDEX_V1",
-        "--workloads", "scan.serial,raw.get,raw.get.cold,index.filtered.count,deleted.reverse",
-        "--out", out.toString()},
-        new PrintWriter(stdout, true), new PrintWriter(err, true));
+    int code =
+        BlockscopeCli.execute(
+            new String[] {
+              "evaluate",
+              "--zk",
+              zk(),
+              "--rows",
+              "2^10",
+              "--runs",
+              "1",
+              "--configs",
+              "ROW_INDEX_V1",
+              "--workloads",
+              "scan.serial,raw.get,raw.get.cold,index.filtered.count,deleted.reverse",
+              "--out",
+              out.toString()
+            },
+            new PrintWriter(stdout, true),
+            new PrintWriter(err, true));
     assertEquals(err.toString(), 0, code);
     assertEquals(List.of(), scratchTables());
     String json = Files.readString(out.resolve("results.json"));
     // This cluster's region server has no info port, so /jmx cannot be read: the report says so.
-    assertTrue(json, json.contains("\"costsUnavailable\": \"no region server publishes an info port"));
-    assertTrue(json, json.contains("\"skipped\": \"a client cannot drop a real cluster's block cache"));
+    assertTrue(
+        json, json.contains("\"costsUnavailable\": \"no region server publishes an info port"));
+    assertTrue(
+        json, json.contains("\"skipped\": \"a client cannot drop a real cluster's block cache"));
     assertTrue(json.contains("\"mode\": \"remote\""));
     assertTrue(Files.readString(out.resolve("report.html")).contains("ROW_INDEX_V1"));
     assertTrue(stdout.toString(), stdout.toString().contains("Cost columns empty"));

@@ -16,8 +16,7 @@ import org.junit.Test;
 
 public class TimingChecksTest {
   private static Evaluation.ConfigResult config(String label, long bytes, Object... medians) {
-    Evaluation.ConfigResult c =
-        new Evaluation.ConfigResult(TableConfig.parse(label), "T", "T");
+    Evaluation.ConfigResult c = new Evaluation.ConfigResult(TableConfig.parse(label), "T", "T");
     c.storeFileBytes = bytes;
     for (int i = 0; i < medians.length; i += 2) {
       Evaluation.Measured m = new Evaluation.Measured();
@@ -28,21 +27,50 @@ public class TimingChecksTest {
   }
 
   private static Map<String, TimingChecks.Check> byRelationship(Evaluation e) {
-    return TimingChecks.run(e).stream().collect(Collectors.toMap(
-        TimingChecks.Check::relationship, Function.identity()));
+    return TimingChecks.run(e).stream()
+        .collect(Collectors.toMap(TimingChecks.Check::relationship, Function.identity()));
   }
 
   @Test
   public void theSeedsRelationshipsPassOnFiguresThatFollowThem() {
     Evaluation e = new Evaluation();
-    e.configs.add(config("NONE", 3_000_000, Workload.SCAN_SERIAL, 100.0,
-        Workload.SCAN_CACHING_1, 400.0, Workload.SCAN_CACHING_1000, 20.0,
-        Workload.RAW_GET, 300.0, Workload.RAW_GET_COLD, 900.0));
+    e.configs.add(
+        config(
+            "NONE",
+            3_000_000,
+            Workload.SCAN_SERIAL,
+            100.0,
+            Workload.SCAN_CACHING_1,
+            400.0,
+            Workload.SCAN_CACHING_1000,
+            20.0,
+            Workload.RAW_GET,
+            300.0,
+            Workload.RAW_GET_COLD,
+            900.0));
     e.configs.add(config("NONE+GZ", 600_000));
-    e.configs.add(config("FAST_DIFF", 1_200_000, Workload.SCAN_SERIAL, 150.0,
-        Workload.POINT_SELECT, 500.0, Workload.SCAN_REVERSE, 600.0, Workload.DELETED_SCAN, 100.0));
-    e.configs.add(config("ROW_INDEX_V1", 3_100_000, Workload.POINT_SELECT, 400.0,
-        Workload.SCAN_REVERSE, 100.0, Workload.DELETED_SCAN, 150.0));
+    e.configs.add(
+        config(
+            "FAST_DIFF",
+            1_200_000,
+            Workload.SCAN_SERIAL,
+            150.0,
+            Workload.POINT_SELECT,
+            500.0,
+            Workload.SCAN_REVERSE,
+            600.0,
+            Workload.DELETED_SCAN,
+            100.0));
+    e.configs.add(
+        config(
+            "ROW_INDEX_V1",
+            3_100_000,
+            Workload.POINT_SELECT,
+            400.0,
+            Workload.SCAN_REVERSE,
+            100.0,
+            Workload.DELETED_SCAN,
+            150.0));
     Map<String, TimingChecks.Check> checks = byRelationship(e);
     assertEquals(TimingChecks.Status.PASS, checks.get("1 sizes").status());
     assertEquals(TimingChecks.Status.PASS, checks.get("4 point selects").status());
@@ -50,9 +78,13 @@ public class TimingChecksTest {
     assertEquals(TimingChecks.Status.PASS, checks.get("2 decoding costs per cell").status());
     assertEquals(TimingChecks.Status.PASS, checks.get("6 scanner caching").status());
     assertEquals(TimingChecks.Status.PASS, checks.get("9 block cache").status());
-    assertEquals("slower, but only reported", TimingChecks.Status.INFO,
+    assertEquals(
+        "slower, but only reported",
+        TimingChecks.Status.INFO,
         checks.get("4 scans over deleted rows").status());
-    assertEquals("not measured: skipped, not passed", TimingChecks.Status.SKIP,
+    assertEquals(
+        "not measured: skipped, not passed",
+        TimingChecks.Status.SKIP,
         checks.get("5 uncovered local index").status());
     StringWriter out = new StringWriter();
     assertTrue(TimingChecks.print(new PrintWriter(out, true), TimingChecks.run(e)));
@@ -68,10 +100,14 @@ public class TimingChecksTest {
     Map<String, TimingChecks.Check> checks = byRelationship(e);
     assertEquals(TimingChecks.Status.FAIL, checks.get("1 sizes").status());
     assertTrue(checks.get("1 sizes").measured().contains("FAST_DIFF+ZSTD 1000001"));
-    assertEquals("0.9x is not the 1.5x the margin asks for", TimingChecks.Status.FAIL,
+    assertEquals(
+        "0.9x is not the 1.5x the margin asks for",
+        TimingChecks.Status.FAIL,
         checks.get("4 reverse scans").status());
-    assertEquals("a claim that does not hold on HBase 2.6 is reported, not judged",
-        TimingChecks.Status.SKIP, checks.get("4 scans over deleted rows").status());
+    assertEquals(
+        "a claim that does not hold on HBase 2.6 is reported, not judged",
+        TimingChecks.Status.SKIP,
+        checks.get("4 scans over deleted rows").status());
     assertFalse(TimingChecks.print(new PrintWriter(new StringWriter()), TimingChecks.run(e)));
   }
 

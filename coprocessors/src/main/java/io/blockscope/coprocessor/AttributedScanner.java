@@ -13,44 +13,46 @@ import org.apache.hadoop.hbase.regionserver.InternalScanner;
 
 /**
  * A compaction scanner whose every batch is one attribution frame of its region, and which is
- * otherwise the scanner it wraps: it implements every public interface that scanner implements
- * and forwards every call.
+ * otherwise the scanner it wraps: it implements every public interface that scanner implements and
+ * forwards every call.
  *
- * <p>Design note. HBase decides how to drive a compaction scanner by {@code instanceof}:
- * HBase 2.6's {@code Compactor.performCompaction} calls {@code Shipper.shipped()} on it every
- * {@code shippedCallSizeLimit} bytes written, but only if the scanner it got back from
- * {@code RegionObserver.preCompact} is a {@code Shipper} (the {@code StoreScanner} is one;
- * {@code shipped()} releases the blocks the batch referenced, which for an off-heap BucketCache
- * returns them to the pool). A wrapper that is only an {@code InternalScanner} keeps every block
- * of the compaction referenced until it ends. Which interfaces matter moves between versions
- * ({@code Shipper} in 2.x, and {@code KeyValueScanner} itself extends it), so the wrapper is a
- * dynamic proxy over all the wrapped scanner's interfaces rather than a class that names them:
- * nothing to update when HBase adds one, and {@code AttributedScannerTest} holds it to that.
- * The reflective call costs nanoseconds per batch of a compaction (a batch is up to
- * {@code hbase.hstore.compaction.kv.max} cells, 10 by default), not per cell.
+ * <p>Design note. HBase decides how to drive a compaction scanner by {@code instanceof}: HBase
+ * 2.6's {@code Compactor.performCompaction} calls {@code Shipper.shipped()} on it every {@code
+ * shippedCallSizeLimit} bytes written, but only if the scanner it got back from {@code
+ * RegionObserver.preCompact} is a {@code Shipper} (the {@code StoreScanner} is one; {@code
+ * shipped()} releases the blocks the batch referenced, which for an off-heap BucketCache returns
+ * them to the pool). A wrapper that is only an {@code InternalScanner} keeps every block of the
+ * compaction referenced until it ends. Which interfaces matter moves between versions ({@code
+ * Shipper} in 2.x, and {@code KeyValueScanner} itself extends it), so the wrapper is a dynamic
+ * proxy over all the wrapped scanner's interfaces rather than a class that names them: nothing to
+ * update when HBase adds one, and {@code AttributedScannerTest} holds it to that. The reflective
+ * call costs nanoseconds per batch of a compaction (a batch is up to {@code
+ * hbase.hstore.compaction.kv.max} cells, 10 by default), not per cell.
  */
 final class AttributedScanner implements InvocationHandler {
   private final InternalScanner delegate;
   private final Hooks hooks;
   private final RegionCoprocessorEnvironment env;
 
-  private AttributedScanner(InternalScanner delegate, Hooks hooks,
-      RegionCoprocessorEnvironment env) {
+  private AttributedScanner(
+      InternalScanner delegate, Hooks hooks, RegionCoprocessorEnvironment env) {
     this.delegate = delegate;
     this.hooks = hooks;
     this.env = env;
   }
 
   /** {@code delegate}, with its batches attributed to {@code env}'s region. */
-  static InternalScanner wrap(InternalScanner delegate, Hooks hooks,
-      RegionCoprocessorEnvironment env) {
+  static InternalScanner wrap(
+      InternalScanner delegate, Hooks hooks, RegionCoprocessorEnvironment env) {
     ClassLoader loader = delegate.getClass().getClassLoader();
     Set<Class<?>> interfaces = new LinkedHashSet<>();
     interfaces.add(InternalScanner.class);
     collectInterfaces(delegate.getClass(), loader, interfaces);
-    return (InternalScanner) Proxy.newProxyInstance(loader == null
-        ? InternalScanner.class.getClassLoader() : loader,
-        interfaces.toArray(new Class<?>[0]), new AttributedScanner(delegate, hooks, env));
+    return (InternalScanner)
+        Proxy.newProxyInstance(
+            loader == null ? InternalScanner.class.getClassLoader() : loader,
+            interfaces.toArray(new Class<?>[0]),
+            new AttributedScanner(delegate, hooks, env));
   }
 
   /** The public interfaces of {@code type} and its supertypes that {@code loader} can see. */
@@ -73,9 +75,13 @@ final class AttributedScanner implements InvocationHandler {
     }
   }
 
-  /** The batch calls of {@code InternalScanner}: {@code next(List)} and {@code next(List, ScannerContext)}. */
+  /**
+   * The batch calls of {@code InternalScanner}: {@code next(List)} and {@code next(List,
+   * ScannerContext)}.
+   */
   private static boolean isBatch(Method m) {
-    return m.getName().equals("next") && m.getParameterCount() >= 1
+    return m.getName().equals("next")
+        && m.getParameterCount() >= 1
         && m.getParameterTypes()[0] == List.class;
   }
 

@@ -7,9 +7,9 @@ import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * blockscope's settings, as read from {@code hbase-site.xml} (and table attributes for the
- * level). A bad value never stops a region from opening: it is reported in {@code problems} and
- * the documented default is used.
+ * blockscope's settings, as read from {@code hbase-site.xml} (and table attributes for the level).
+ * A bad value never stops a region from opening: it is reported in {@code problems} and the
+ * documented default is used.
  */
 public final class BlockscopeConfig {
   /** Profiling level of the region server: OFF, COUNT (default) or TIME. */
@@ -31,8 +31,8 @@ public final class BlockscopeConfig {
   public static final String PROBES_ENABLED = "blockscope.probes.enabled";
 
   /**
-   * How long a region open waits, once per JVM, for blockscope to attach its probes when the
-   * region server was not started with {@code -javaagent} (default 30000 ms).
+   * How long a region open waits, once per JVM, for blockscope to attach its probes when the region
+   * server was not started with {@code -javaagent} (default 30000 ms).
    */
   public static final String ATTACH_TIMEOUT_MS = "blockscope.probes.attach.timeout.ms";
 
@@ -56,8 +56,14 @@ public final class BlockscopeConfig {
     export = parse(conf, EXPORT_REGIONS, RegionExport.ALL, RegionExport::parse, problems);
     long interval = parse(conf, EXPORT_INTERVAL_MS, DEFAULT_INTERVAL_MS, Long::parseLong, problems);
     if (interval < MIN_INTERVAL_MS) {
-      problems.add(EXPORT_INTERVAL_MS + "=" + interval + " is below " + MIN_INTERVAL_MS
-          + " ms; using " + MIN_INTERVAL_MS);
+      problems.add(
+          EXPORT_INTERVAL_MS
+              + "="
+              + interval
+              + " is below "
+              + MIN_INTERVAL_MS
+              + " ms; using "
+              + MIN_INTERVAL_MS);
       interval = MIN_INTERVAL_MS;
     }
     exportIntervalMs = interval;
@@ -72,8 +78,8 @@ public final class BlockscopeConfig {
   }
 
   /** Parses one setting; on a bad value records why and returns the default. */
-  static <T> T parse(Configuration conf, String key, T dflt, Function<String, T> parser,
-      List<String> problems) {
+  static <T> T parse(
+      Configuration conf, String key, T dflt, Function<String, T> parser, List<String> problems) {
     String raw = conf.get(key);
     if (raw == null) {
       return dflt;
@@ -81,8 +87,15 @@ public final class BlockscopeConfig {
     try {
       return parser.apply(raw.trim());
     } catch (RuntimeException e) {
-      problems.add("bad value for " + key + " ('" + raw + "'): " + e.getMessage()
-          + "; using the default " + dflt);
+      problems.add(
+          "bad value for "
+              + key
+              + " ('"
+              + raw
+              + "'): "
+              + e.getMessage()
+              + "; using the default "
+              + dflt);
       return dflt;
     }
   }

@@ -1,13 +1,12 @@
 package io.blockscope.coprocessor;
 
+import com.google.protobuf.Service;
 import io.blockscope.metrics.Attributes;
+import io.blockscope.metrics.PerfLevel;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
 import org.apache.hadoop.hbase.Cell;
-import com.google.protobuf.Service;
-import io.blockscope.metrics.PerfLevel;
-import io.blockscope.metrics.QueryTracker;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Result;
@@ -26,14 +25,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The blockscope coprocessor: deploy it cluster-wide with
- * {@code hbase.coprocessor.region.classes=io.blockscope.coprocessor.BlockscopeRegionObserver}
- * or per table from a jar on a file system (see docs/deploy.md).
+ * The blockscope coprocessor: deploy it cluster-wide with {@code
+ * hbase.coprocessor.region.classes=io.blockscope.coprocessor.BlockscopeRegionObserver} or per table
+ * from a jar on a file system (see docs/deploy.md).
  *
  * <p>It tracks each region from {@link #start} to {@link #stop} (HBase stops a region's
- * coprocessors when the region closes, moves, splits or merges, which removes the region's
- * metrics) and brackets every read with the hooks below, so the probes' costs land on the right
- * region. Every hook returns what HBase handed it and never throws.
+ * coprocessors when the region closes, moves, splits or merges, which removes the region's metrics)
+ * and brackets every read with the hooks below, so the probes' costs land on the right region.
+ * Every hook returns what HBase handed it and never throws.
  */
 public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserver {
   private static final Logger LOG = LoggerFactory.getLogger(BlockscopeRegionObserver.class);
@@ -107,20 +106,27 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
       return -1;
     }
     String v = new String(attribute, java.nio.charset.StandardCharsets.US_ASCII);
-    return v.equals("TIME") ? PerfLevel.TIME.ordinal()
+    return v.equals("TIME")
+        ? PerfLevel.TIME.ordinal()
         : v.equals("COUNT") ? PerfLevel.COUNT.ordinal() : -1;
   }
 
   @Override
-  public RegionScanner postScannerOpen(ObserverContext<RegionCoprocessorEnvironment> c, Scan scan,
-      RegionScanner s) {
+  public RegionScanner postScannerOpen(
+      ObserverContext<RegionCoprocessorEnvironment> c, Scan scan, RegionScanner s) {
     Hooks h = hooks;
     RegionScanner result = s;
     if (h != null) {
       try {
         byte[] query = scan.getAttribute(Attributes.QUERY);
-        Object handle = query == null ? null : h.queryScan(query, scan, c.getEnvironment(),
-            profileLevel(scan.getAttribute(Attributes.PROFILE)));
+        Object handle =
+            query == null
+                ? null
+                : h.queryScan(
+                    query,
+                    scan,
+                    c.getEnvironment(),
+                    profileLevel(scan.getAttribute(Attributes.PROFILE)));
         if (handle != null) {
           h.queryActive(handle, 0); // what opening the scanner read is the query's too
           result = new TaggedScanner(s, h, handle);
@@ -134,57 +140,70 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
   }
 
   @Override
-  public boolean preScannerNext(ObserverContext<RegionCoprocessorEnvironment> c,
-      InternalScanner s, List<Result> result, int limit, boolean hasNext) {
+  public boolean preScannerNext(
+      ObserverContext<RegionCoprocessorEnvironment> c,
+      InternalScanner s,
+      List<Result> result,
+      int limit,
+      boolean hasNext) {
     enter(c);
     return hasNext;
   }
 
   @Override
-  public boolean postScannerNext(ObserverContext<RegionCoprocessorEnvironment> c,
-      InternalScanner s, List<Result> result, int limit, boolean hasNext) {
+  public boolean postScannerNext(
+      ObserverContext<RegionCoprocessorEnvironment> c,
+      InternalScanner s,
+      List<Result> result,
+      int limit,
+      boolean hasNext) {
     exit();
     return hasNext;
   }
 
   @Override
-  public void preGetOp(ObserverContext<RegionCoprocessorEnvironment> c, Get get,
-      List<Cell> result) {
+  public void preGetOp(
+      ObserverContext<RegionCoprocessorEnvironment> c, Get get, List<Cell> result) {
     enter(c);
   }
 
   @Override
-  public void postGetOp(ObserverContext<RegionCoprocessorEnvironment> c, Get get,
-      List<Cell> result) {
+  public void postGetOp(
+      ObserverContext<RegionCoprocessorEnvironment> c, Get get, List<Cell> result) {
     exit();
   }
 
   @Override
-  public boolean preExists(ObserverContext<RegionCoprocessorEnvironment> c, Get get,
-      boolean exists) {
+  public boolean preExists(
+      ObserverContext<RegionCoprocessorEnvironment> c, Get get, boolean exists) {
     enter(c);
     return exists;
   }
 
   @Override
-  public boolean postExists(ObserverContext<RegionCoprocessorEnvironment> c, Get get,
-      boolean exists) {
+  public boolean postExists(
+      ObserverContext<RegionCoprocessorEnvironment> c, Get get, boolean exists) {
     exit();
     return exists;
   }
 
   /**
    * Compaction reads are attributed batch by batch through a wrapping scanner that keeps every
-   * interface of the one it wraps ({@link AttributedScanner}); a region at level OFF keeps
-   * HBase's scanner as it is.
+   * interface of the one it wraps ({@link AttributedScanner}); a region at level OFF keeps HBase's
+   * scanner as it is.
    */
   @Override
-  public InternalScanner preCompact(ObserverContext<RegionCoprocessorEnvironment> c, Store store,
-      InternalScanner scanner, ScanType scanType, CompactionLifeCycleTracker tracker,
+  public InternalScanner preCompact(
+      ObserverContext<RegionCoprocessorEnvironment> c,
+      Store store,
+      InternalScanner scanner,
+      ScanType scanType,
+      CompactionLifeCycleTracker tracker,
       CompactionRequest request) {
     Hooks h = hooks;
     try {
-      return h == null || !h.measures(c.getEnvironment()) ? scanner
+      return h == null || !h.measures(c.getEnvironment())
+          ? scanner
           : AttributedScanner.wrap(scanner, h, c.getEnvironment());
     } catch (Throwable t) {
       LOG.warn("blockscope: compaction of {} runs unmeasured", region, t);

@@ -6,10 +6,10 @@ import io.blockscope.coprocessor.probe.ProbeInstaller;
 import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostRegistry;
-import io.blockscope.metrics.QueryTracker;
 import io.blockscope.metrics.CostRegistry.RegionCosts;
 import io.blockscope.metrics.MetricKeys;
 import io.blockscope.metrics.PerfLevel;
+import io.blockscope.metrics.QueryTracker;
 import io.blockscope.metrics.RegionExport;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -34,31 +34,32 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * blockscope inside one region server JVM: the probes, the per-region costs, their export to
- * JMX and to HBase's coprocessor metric registry, and the attribution of reads to regions.
+ * blockscope inside one region server JVM: the probes, the per-region costs, their export to JMX
+ * and to HBase's coprocessor metric registry, and the attribution of reads to regions.
  *
  * <p>There is one engine per JVM however many regions, tables and class-loader copies of the
  * coprocessor there are: it is published through {@link ProbeBridge}, which every copy reaches.
  *
  * <h2>Attribution</h2>
+ *
  * The probes fill a per-thread cost array while the thread's level slot is above OFF. The
  * RegionObserver brackets every client read (scanner open, scanner next, get, exists) and every
  * compaction batch with {@link #enter} and {@link #exit}: enter pushes a frame naming the region
- * and sets the thread's level to the region's, exit drains the array into the region's
- * accumulator and restores the outer frame's level. Frames nest (Phoenix serves some reads by
- * issuing region operations of its own inside a scan); the reads between two nested hooks go to
- * the innermost region. A frame holds its region ({@code RegionCosts.acquire}) so that a read
- * still in flight when the region closes is counted before the region's costs move to its table.
+ * and sets the thread's level to the region's, exit drains the array into the region's accumulator
+ * and restores the outer frame's level. Frames nest (Phoenix serves some reads by issuing region
+ * operations of its own inside a scan); the reads between two nested hooks go to the innermost
+ * region. A frame holds its region ({@code RegionCosts.acquire}) so that a read still in flight
+ * when the region closes is counted before the region's costs move to its table.
  *
  * <p>Post-hooks do not come when a read throws or an observer bypasses (HBase skips them), so a
  * frame is not closed by its post-hook alone: when the RPC call ends ({@code CallRunner.run}
- * returns, the {@code rpcCall} probe), every frame still open on the handler thread is closed,
- * its costs going to its own region and query, and the thread is back at depth 0 and level OFF
- * before it serves another call. Where that probe is unavailable, frames left open are dropped
- * once the stack is {@link #MAX_DEPTH} deep, so the stack stays bounded.
+ * returns, the {@code rpcCall} probe), every frame still open on the handler thread is closed, its
+ * costs going to its own region and query, and the thread is back at depth 0 and level OFF before
+ * it serves another call. Where that probe is unavailable, frames left open are dropped once the
+ * stack is {@link #MAX_DEPTH} deep, so the stack stays bounded.
  *
- * <p>Reads outside these brackets (region open, prefetch-on-open, flushes) run at level OFF and
- * are not counted: HBase gives no region for them.
+ * <p>Reads outside these brackets (region open, prefetch-on-open, flushes) run at level OFF and are
+ * not counted: HBase gives no region for them.
  */
 public final class Engine implements Hooks, ConfigurationObserver {
   private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
@@ -82,10 +83,13 @@ public final class Engine implements Hooks, ConfigurationObserver {
 
   private static final class Frames {
     final RegionCosts[] stack = new RegionCosts[MAX_DEPTH];
+
     /** The tagged query each frame works for, if any (see {@link #queryActive}). */
     final QueryTracker.RegionCosts[] query = new QueryTracker.RegionCosts[MAX_DEPTH];
+
     /** Written by its thread only; volatile so that {@link #openFrames()} reads it current. */
     volatile int depth;
+
     /** The Scan last tagged on this thread, so that a second copy of blockscope does not tag it. */
     Object taggedScan;
   }
@@ -93,13 +97,18 @@ public final class Engine implements Hooks, ConfigurationObserver {
   /** Every thread's frames, for {@link #openFrames()}; a thread's entry goes with the thread. */
   private final Set<Frames> allFrames =
       Collections.synchronizedSet(Collections.newSetFromMap(new java.util.WeakHashMap<>()));
-  private final ThreadLocal<Frames> frames = ThreadLocal.withInitial(() -> {
-    Frames f = new Frames();
-    allFrames.add(f);
-    return f;
-  });
+
+  private final ThreadLocal<Frames> frames =
+      ThreadLocal.withInitial(
+          () -> {
+            Frames f = new Frames();
+            allFrames.add(f);
+            return f;
+          });
+
   /** Problems kept for operators; more are counted, not kept. */
   static final int MAX_PROBLEMS = 100;
+
   private final AtomicLong problemsNotKept = new AtomicLong();
 
   private Engine(BlockscopeConfig config, BridgeHandle bridge, List<String> problems) {
@@ -110,24 +119,29 @@ public final class Engine implements Hooks, ConfigurationObserver {
     this.queryMaxLevel = config.queryMaxLevel;
     this.registry = new CostRegistry(config.export);
     registerProbeHealth();
-    registry.registerOnce(MetricKeys.server("hooks.failures"),
-        CostRegistry.readOnlyCounter(hookFailures::get));
-    registry.registerOnce(MetricKeys.server("frames.dropped"),
-        CostRegistry.readOnlyCounter(droppedFrames::get));
-    registry.registerOnce(MetricKeys.server("queries.evicted"),
-        CostRegistry.readOnlyCounter(queries::evicted));
-    registry.registerOnce(MetricKeys.server("frames.open"),
-        (com.codahale.metrics.Gauge<Integer>) this::openFrames);
+    registry.registerOnce(
+        MetricKeys.server("hooks.failures"), CostRegistry.readOnlyCounter(hookFailures::get));
+    registry.registerOnce(
+        MetricKeys.server("frames.dropped"), CostRegistry.readOnlyCounter(droppedFrames::get));
+    registry.registerOnce(
+        MetricKeys.server("queries.evicted"), CostRegistry.readOnlyCounter(queries::evicted));
+    registry.registerOnce(
+        MetricKeys.server("frames.open"), (com.codahale.metrics.Gauge<Integer>) this::openFrames);
     if (config.jmxEnabled) {
       registry.startJmx(ManagementFactory.getPlatformMBeanServer());
     }
-    exporter = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "blockscope-export");
-      t.setDaemon(true);
-      return t;
-    });
-    exporter.scheduleWithFixedDelay(this::refreshExportQuietly, config.exportIntervalMs,
-        config.exportIntervalMs, TimeUnit.MILLISECONDS);
+    exporter =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "blockscope-export");
+              t.setDaemon(true);
+              return t;
+            });
+    exporter.scheduleWithFixedDelay(
+        this::refreshExportQuietly,
+        config.exportIntervalMs,
+        config.exportIntervalMs,
+        TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -137,8 +151,8 @@ public final class Engine implements Hooks, ConfigurationObserver {
   static synchronized Hooks hooks(Configuration conf) {
     List<String> problems = new ArrayList<>();
     BlockscopeConfig config = new BlockscopeConfig(conf, problems);
-    BridgeHandle bridge = ProbeInstaller.installAll(config.probesEnabled, config.attachTimeoutMs,
-        problems);
+    BridgeHandle bridge =
+        ProbeInstaller.installAll(config.probesEnabled, config.attachTimeoutMs, problems);
     Object existing = bridge != null ? bridge.engine(null) : fallback;
     if (existing == null) {
       Engine engine = new Engine(config, bridge, problems);
@@ -149,8 +163,11 @@ public final class Engine implements Hooks, ConfigurationObserver {
           bridge.onCallEnd(engine::callEnded);
         }
         problems.forEach(p -> LOG.warn("blockscope: {}", p));
-        LOG.info("blockscope: engine started at level {} exporting regions {}; probes {}",
-            config.level, config.export, engine.probeSummary());
+        LOG.info(
+            "blockscope: engine started at level {} exporting regions {}; probes {}",
+            config.level,
+            config.export,
+            engine.probeSummary());
       } else {
         engine.close();
       }
@@ -159,12 +176,15 @@ public final class Engine implements Hooks, ConfigurationObserver {
       return (Engine) existing;
     }
     try {
-      LOG.info("blockscope: joining the engine of another blockscope copy ({})",
+      LOG.info(
+          "blockscope: joining the engine of another blockscope copy ({})",
           existing.getClass().getClassLoader());
       return new ForeignHooks(existing);
     } catch (ReflectiveOperationException e) {
-      LOG.warn("blockscope: cannot reach the engine of another blockscope copy; "
-          + "this copy stays passive", e);
+      LOG.warn(
+          "blockscope: cannot reach the engine of another blockscope copy; "
+              + "this copy stays passive",
+          e);
       return NO_HOOKS;
     }
   }
@@ -184,44 +204,45 @@ public final class Engine implements Hooks, ConfigurationObserver {
     }
   }
 
-  private static final Hooks NO_HOOKS = new Hooks() {
-    @Override
-    public void regionOpened(RegionCoprocessorEnvironment env) {}
+  private static final Hooks NO_HOOKS =
+      new Hooks() {
+        @Override
+        public void regionOpened(RegionCoprocessorEnvironment env) {}
 
-    @Override
-    public void regionClosed(RegionCoprocessorEnvironment env) {}
+        @Override
+        public void regionClosed(RegionCoprocessorEnvironment env) {}
 
-    @Override
-    public boolean measures(RegionCoprocessorEnvironment env) {
-      return false;
-    }
+        @Override
+        public boolean measures(RegionCoprocessorEnvironment env) {
+          return false;
+        }
 
-    @Override
-    public void enter(RegionCoprocessorEnvironment env) {}
+        @Override
+        public void enter(RegionCoprocessorEnvironment env) {}
 
-    @Override
-    public void exit() {}
+        @Override
+        public void exit() {}
 
-    @Override
-    public Object queryScan(byte[] queryId, Object scan, RegionCoprocessorEnvironment env,
-        int level) {
-      return null;
-    }
+        @Override
+        public Object queryScan(
+            byte[] queryId, Object scan, RegionCoprocessorEnvironment env, int level) {
+          return null;
+        }
 
-    @Override
-    public void scannerOpened(Object scanner, Object handle) {}
+        @Override
+        public void scannerOpened(Object scanner, Object handle) {}
 
-    @Override
-    public void queryActive(Object handle, int rows) {}
+        @Override
+        public void queryActive(Object handle, int rows) {}
 
-    @Override
-    public void scannerClosed(Object scanner) {}
+        @Override
+        public void scannerClosed(Object scanner) {}
 
-    @Override
-    public long[] queryCosts(String queryId, String region) {
-      return null;
-    }
-  };
+        @Override
+        public long[] queryCosts(String queryId, String region) {
+          return null;
+        }
+      };
 
   // ---- region lifecycle -----------------------------------------------------------------------
 
@@ -265,8 +286,14 @@ public final class Engine implements Hooks, ConfigurationObserver {
       return level;
     } catch (IllegalArgumentException e) {
       tableOverrides.remove(region);
-      String problem = "table " + table.getTableName() + ": attribute "
-          + Attributes.TABLE_LEVEL + ": " + e.getMessage() + "; using the server level";
+      String problem =
+          "table "
+              + table.getTableName()
+              + ": attribute "
+              + Attributes.TABLE_LEVEL
+              + ": "
+              + e.getMessage()
+              + "; using the server level";
       LOG.warn("blockscope: {}", problem);
       problem(problem);
       return serverLevel;
@@ -300,16 +327,16 @@ public final class Engine implements Hooks, ConfigurationObserver {
   // ---- tagged queries -------------------------------------------------------------------------
 
   /**
-   * The level a query may measure at: what it asks for, but never above
-   * {@code blockscope.query.max.level}; -1 when it asks for none.
+   * The level a query may measure at: what it asks for, but never above {@code
+   * blockscope.query.max.level}; -1 when it asks for none.
    */
   int queryLevel(int asked) {
     return asked < 0 ? -1 : Math.min(asked, queryMaxLevel.ordinal());
   }
 
   @Override
-  public Object queryScan(byte[] queryId, Object scan, RegionCoprocessorEnvironment env,
-      int level) {
+  public Object queryScan(
+      byte[] queryId, Object scan, RegionCoprocessorEnvironment env, int level) {
     try {
       String id = QueryTracker.parseId(queryId);
       if (id == null || queryMaxLevel == PerfLevel.OFF) {
@@ -347,8 +374,8 @@ public final class Engine implements Hooks, ConfigurationObserver {
   }
 
   /**
-   * Marks the innermost frame as the query's. A query raises the frame's level to what it asked
-   * for (within {@code blockscope.query.max.level}), but a region at OFF stays unmeasured.
+   * Marks the innermost frame as the query's. A query raises the frame's level to what it asked for
+   * (within {@code blockscope.query.max.level}), but a region at OFF stays unmeasured.
    */
   @Override
   public void queryActive(Object handle, int rows) {
@@ -476,8 +503,8 @@ public final class Engine implements Hooks, ConfigurationObserver {
   }
 
   /**
-   * The RPC call on this thread ended with frames open: what was read since the last hook goes
-   * to the innermost frame (the read that failed), and every frame is closed.
+   * The RPC call on this thread ended with frames open: what was read since the last hook goes to
+   * the innermost frame (the read that failed), and every frame is closed.
    */
   void callEnded() {
     try {
@@ -505,8 +532,8 @@ public final class Engine implements Hooks, ConfigurationObserver {
   }
 
   /**
-   * Attribution frames open now, summed over every thread. Between RPC calls it is 0; a
-   * quiescent server that shows more has a hook imbalance.
+   * Attribution frames open now, summed over every thread. Between RPC calls it is 0; a quiescent
+   * server that shows more has a hook imbalance.
    */
   public int openFrames() {
     synchronized (allFrames) {
@@ -525,7 +552,8 @@ public final class Engine implements Hooks, ConfigurationObserver {
       return;
     }
     // A plain (non-core) coprocessor's environment does not offer RegionServerServices, but
-    // getOnlineRegions() hands out the region server itself (RegionCoprocessorHost.RegionEnvironment).
+    // getOnlineRegions() hands out the region server itself
+    // (RegionCoprocessorHost.RegionEnvironment).
     OnlineRegions services = env.getOnlineRegions();
     if (services instanceof HRegionServer) {
       ((HRegionServer) services).getConfigurationManager().registerObserver(this);
@@ -534,9 +562,9 @@ public final class Engine implements Hooks, ConfigurationObserver {
   }
 
   /**
-   * Applies {@code blockscope.level} and {@code blockscope.export.regions} from a reloaded
-   * {@code hbase-site.xml} ({@code update_config} in the HBase shell); regions whose table sets
-   * its own level keep it.
+   * Applies {@code blockscope.level} and {@code blockscope.export.regions} from a reloaded {@code
+   * hbase-site.xml} ({@code update_config} in the HBase shell); regions whose table sets its own
+   * level keep it.
    */
   @Override
   public void onConfigurationChange(Configuration conf) {
@@ -552,7 +580,9 @@ public final class Engine implements Hooks, ConfigurationObserver {
         r.level(config.level);
       }
     }
-    LOG.info("blockscope: configuration reloaded: level {}, regions exported {}", config.level,
+    LOG.info(
+        "blockscope: configuration reloaded: level {}, regions exported {}",
+        config.level,
         config.export);
   }
 
@@ -579,9 +609,11 @@ public final class Engine implements Hooks, ConfigurationObserver {
     }
     for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
       final int probe = p;
-      hbase.register("probe." + ProbeBridge.PROBE_NAMES[p] + ".failures",
+      hbase.register(
+          "probe." + ProbeBridge.PROBE_NAMES[p] + ".failures",
           hbaseCounter(() -> probeFailures(probe)));
-      hbase.register("probe." + ProbeBridge.PROBE_NAMES[p] + ".installed",
+      hbase.register(
+          "probe." + ProbeBridge.PROBE_NAMES[p] + ".installed",
           (Gauge<Integer>) () -> probeInstalled(probe) ? 1 : 0);
     }
   }
@@ -618,9 +650,11 @@ public final class Engine implements Hooks, ConfigurationObserver {
   private void registerProbeHealth() {
     for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
       final int probe = p;
-      registry.registerOnce(MetricKeys.probe(ProbeBridge.PROBE_NAMES[p], "installed"),
+      registry.registerOnce(
+          MetricKeys.probe(ProbeBridge.PROBE_NAMES[p], "installed"),
           (com.codahale.metrics.Gauge<Integer>) () -> probeInstalled(probe) ? 1 : 0);
-      registry.registerOnce(MetricKeys.probe(ProbeBridge.PROBE_NAMES[p], "failures"),
+      registry.registerOnce(
+          MetricKeys.probe(ProbeBridge.PROBE_NAMES[p], "failures"),
           CostRegistry.readOnlyCounter(() -> probeFailures(probe)));
     }
   }
@@ -658,8 +692,8 @@ public final class Engine implements Hooks, ConfigurationObserver {
   }
 
   /**
-   * Problems found in settings and probe installation, for operators: the first
-   * {@value #MAX_PROBLEMS}, and a last line counting those not kept.
+   * Problems found in settings and probe installation, for operators: the first {@value
+   * #MAX_PROBLEMS}, and a last line counting those not kept.
    */
   public List<String> problems() {
     synchronized (problems) {
@@ -688,7 +722,8 @@ public final class Engine implements Hooks, ConfigurationObserver {
   String probeSummary() {
     StringBuilder sb = new StringBuilder();
     for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
-      sb.append(p == 0 ? "" : ", ").append(ProbeBridge.PROBE_NAMES[p])
+      sb.append(p == 0 ? "" : ", ")
+          .append(ProbeBridge.PROBE_NAMES[p])
           .append(probeInstalled(p) ? "=installed" : "=unavailable");
     }
     return sb.toString();

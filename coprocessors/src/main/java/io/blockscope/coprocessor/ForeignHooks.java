@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
  */
 final class ForeignHooks implements Hooks {
   private static final Logger LOG = LoggerFactory.getLogger(ForeignHooks.class);
-  private static final MethodType ENV = MethodType.methodType(void.class,
-      RegionCoprocessorEnvironment.class);
+  private static final MethodType ENV =
+      MethodType.methodType(void.class, RegionCoprocessorEnvironment.class);
 
   private final MethodHandle opened;
   private final MethodHandle closed;
@@ -33,21 +33,48 @@ final class ForeignHooks implements Hooks {
     Class<?> type = engine.getClass();
     opened = lookup.findVirtual(type, "regionOpened", ENV).bindTo(engine);
     closed = lookup.findVirtual(type, "regionClosed", ENV).bindTo(engine);
-    measures = lookup.findVirtual(type, "measures",
-        MethodType.methodType(boolean.class, RegionCoprocessorEnvironment.class)).bindTo(engine);
+    measures =
+        lookup
+            .findVirtual(
+                type,
+                "measures",
+                MethodType.methodType(boolean.class, RegionCoprocessorEnvironment.class))
+            .bindTo(engine);
     enter = lookup.findVirtual(type, "enter", ENV).bindTo(engine);
     exit = lookup.findVirtual(type, "exit", MethodType.methodType(void.class)).bindTo(engine);
-    queryScan = lookup.findVirtual(type, "queryScan", MethodType.methodType(
-        Object.class, byte[].class, Object.class, RegionCoprocessorEnvironment.class, int.class))
-        .bindTo(engine);
-    scannerOpened = lookup.findVirtual(type, "scannerOpened",
-        MethodType.methodType(void.class, Object.class, Object.class)).bindTo(engine);
-    queryActive = lookup.findVirtual(type, "queryActive",
-        MethodType.methodType(void.class, Object.class, int.class)).bindTo(engine);
-    scannerClosed = lookup.findVirtual(type, "scannerClosed",
-        MethodType.methodType(void.class, Object.class)).bindTo(engine);
-    queryCosts = lookup.findVirtual(type, "queryCosts",
-        MethodType.methodType(long[].class, String.class, String.class)).bindTo(engine);
+    queryScan =
+        lookup
+            .findVirtual(
+                type,
+                "queryScan",
+                MethodType.methodType(
+                    Object.class,
+                    byte[].class,
+                    Object.class,
+                    RegionCoprocessorEnvironment.class,
+                    int.class))
+            .bindTo(engine);
+    scannerOpened =
+        lookup
+            .findVirtual(
+                type,
+                "scannerOpened",
+                MethodType.methodType(void.class, Object.class, Object.class))
+            .bindTo(engine);
+    queryActive =
+        lookup
+            .findVirtual(
+                type, "queryActive", MethodType.methodType(void.class, Object.class, int.class))
+            .bindTo(engine);
+    scannerClosed =
+        lookup
+            .findVirtual(type, "scannerClosed", MethodType.methodType(void.class, Object.class))
+            .bindTo(engine);
+    queryCosts =
+        lookup
+            .findVirtual(
+                type, "queryCosts", MethodType.methodType(long[].class, String.class, String.class))
+            .bindTo(engine);
   }
 
   @Override
@@ -85,8 +112,8 @@ final class ForeignHooks implements Hooks {
   }
 
   @Override
-  public Object queryScan(byte[] queryId, Object scan, RegionCoprocessorEnvironment env,
-      int level) {
+  public Object queryScan(
+      byte[] queryId, Object scan, RegionCoprocessorEnvironment env, int level) {
     try {
       return (Object) queryScan.invokeExact(queryId, scan, env, level);
     } catch (Throwable t) {

@@ -4,8 +4,8 @@ import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 
 /**
  * What the RegionObserver asks of the JVM-wide {@link Engine}. Implemented by the engine itself
- * and, when the engine was made by another class loader's copy of blockscope, by a forwarder
- * that reaches it through method handles (only JDK and HBase types cross).
+ * and, when the engine was made by another class loader's copy of blockscope, by a forwarder that
+ * reaches it through method handles (only JDK and HBase types cross).
  *
  * <p>No method throws.
  */
@@ -25,9 +25,9 @@ interface Hooks {
 
   /**
    * A region scanner was opened for {@code scan}, tagged with a query id (the scan attribute's
-   * value; the profiling level it asks for, a {@code PerfLevel} ordinal, or -1). Returns the
-   * handle {@link #queryActive} and {@link #scannerOpened} take, or null if the query is not
-   * tracked or this very {@code scan} was tagged already (by another copy of blockscope).
+   * value; the profiling level it asks for, a {@code PerfLevel} ordinal, or -1). Returns the handle
+   * {@link #queryActive} and {@link #scannerOpened} take, or null if the query is not tracked or
+   * this very {@code scan} was tagged already (by another copy of blockscope).
    */
   Object queryScan(byte[] queryId, Object scan, RegionCoprocessorEnvironment env, int level);
 
@@ -45,8 +45,8 @@ interface Hooks {
   void scannerClosed(Object scanner);
 
   /**
-   * The costs region {@code region} recorded for query {@code queryId}, as {@code CostLayout}
-   * slots followed by one more: the rows returned; null if there are none.
+   * The costs region {@code region} recorded for query {@code queryId}, as {@code CostLayout} slots
+   * followed by one more: the rows returned; null if there are none.
    */
   long[] queryCosts(String queryId, String region);
 }

@@ -22,8 +22,8 @@ final class ProfileService implements Service {
   private final Supplier<String> region;
 
   /**
-   * HBase asks for a coprocessor's services before it starts the coprocessor
-   * ({@code RegionCoprocessorHost.createEnvironment}), so both are read when a call comes.
+   * HBase asks for a coprocessor's services before it starts the coprocessor ({@code
+   * RegionCoprocessorHost.createEnvironment}), so both are read when a call comes.
    */
   ProfileService(Supplier<Hooks> hooks, Supplier<String> region) {
     this.hooks = hooks;
@@ -36,15 +36,18 @@ final class ProfileService implements Service {
   }
 
   @Override
-  public void callMethod(Descriptors.MethodDescriptor method, RpcController controller,
-      Message request, RpcCallback<Message> done) {
+  public void callMethod(
+      Descriptors.MethodDescriptor method,
+      RpcController controller,
+      Message request,
+      RpcCallback<Message> done) {
     Map<String, Long> costs = null;
     long rows = 0;
     String name = region.get();
     try {
       Hooks h = hooks.get();
-      long[] c = h == null || name == null ? null
-          : h.queryCosts(ProfileProtocol.queryId(request), name);
+      long[] c =
+          h == null || name == null ? null : h.queryCosts(ProfileProtocol.queryId(request), name);
       if (c != null) {
         costs = new LinkedHashMap<>();
         for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {

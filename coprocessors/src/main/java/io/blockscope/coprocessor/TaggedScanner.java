@@ -11,27 +11,31 @@ import org.apache.hadoop.hbase.regionserver.ScannerContext;
 
 /**
  * The region scanner of a tagged query, unchanged but for one thing: closing it tells the engine.
- * Wrapping is how the close is seen whatever other coprocessors wrap around it afterwards (Phoenix's
- * observers run after blockscope's and wrap the scanner again; HBase closes the outermost, and
- * every wrapper closes what it wraps). HBase takes the per-batch {@code Shipper} from its core
- * scanner, not from this chain ({@code RSRpcServices.newRegionScanner}), so nothing else changes.
+ * Wrapping is how the close is seen whatever other coprocessors wrap around it afterwards
+ * (Phoenix's observers run after blockscope's and wrap the scanner again; HBase closes the
+ * outermost, and every wrapper closes what it wraps). HBase takes the per-batch {@code Shipper}
+ * from its core scanner, not from this chain ({@code RSRpcServices.newRegionScanner}), so nothing
+ * else changes.
  */
 final class TaggedScanner implements RegionScanner {
   private final RegionScanner delegate;
   private final Hooks hooks;
+
   /** Where the query's costs in this region go. */
   private final Object query;
+
   /** Tells the engine this scanner is gone: on close, or when it is collected unclosed. */
   private final Cleaner.Cleanable closed;
+
   /** A cell of the last row counted. */
   private Cell lastRow;
 
   /**
-   * Registers the scanner with the engine as open, under a token of its own rather than itself,
-   * and arranges for the token to be closed when this scanner is closed or, failing that, when
-   * it becomes unreachable: if a coprocessor after blockscope throws in {@code postScannerOpen},
-   * HBase 2.6 ({@code RSRpcServices.newRegionScanner}) closes the core scanner, never this one,
-   * and drops it; without the cleaner it would count as open for ever.
+   * Registers the scanner with the engine as open, under a token of its own rather than itself, and
+   * arranges for the token to be closed when this scanner is closed or, failing that, when it
+   * becomes unreachable: if a coprocessor after blockscope throws in {@code postScannerOpen}, HBase
+   * 2.6 ({@code RSRpcServices.newRegionScanner}) closes the core scanner, never this one, and drops
+   * it; without the cleaner it would count as open for ever.
    */
   TaggedScanner(RegionScanner delegate, Hooks hooks, Object query) {
     this.delegate = delegate;
@@ -43,11 +47,13 @@ final class TaggedScanner implements RegionScanner {
   }
 
   /** One daemon thread per copy of blockscope, closing the tokens of dropped scanners. */
-  private static final Cleaner CLEANER = Cleaner.create(r -> {
-    Thread t = new Thread(r, "blockscope-scanner-cleaner");
-    t.setDaemon(true);
-    return t;
-  });
+  private static final Cleaner CLEANER =
+      Cleaner.create(
+          r -> {
+            Thread t = new Thread(r, "blockscope-scanner-cleaner");
+            t.setDaemon(true);
+            return t;
+          });
 
   /** Marks the frame of the read about to happen as this query's (and its profiling level). */
   private int before(List<Cell> result) {
@@ -56,8 +62,8 @@ final class TaggedScanner implements RegionScanner {
   }
 
   /**
-   * Counts a row if cells of a row not counted yet came back: a row whose cells come in two
-   * calls (a batch or size limit inside the row) counts once.
+   * Counts a row if cells of a row not counted yet came back: a row whose cells come in two calls
+   * (a batch or size limit inside the row) counts once.
    */
   private boolean seen(boolean more, List<Cell> result, int sizeBefore) {
     if (result.size() > sizeBefore) {

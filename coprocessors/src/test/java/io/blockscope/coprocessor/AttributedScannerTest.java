@@ -21,9 +21,9 @@ import org.apache.hadoop.hbase.regionserver.StoreScanner;
 import org.junit.Test;
 
 /**
- * Issue 14, defect 1: the compaction wrapper was only an {@code InternalScanner}, so HBase's
- * {@code Compactor.performCompaction} never called {@code shipped()} on the store scanner
- * while blockscope measured a compaction. The wrapper must be everything the wrapped scanner is.
+ * Issue 14, defect 1: the compaction wrapper was only an {@code InternalScanner}, so HBase's {@code
+ * Compactor.performCompaction} never called {@code shipped()} on the store scanner while blockscope
+ * measured a compaction. The wrapper must be everything the wrapped scanner is.
  */
 public class AttributedScannerTest {
 
@@ -31,25 +31,44 @@ public class AttributedScannerTest {
   static final class RecordingHooks implements Hooks {
     final List<String> calls = new ArrayList<>();
 
-    @Override public void regionOpened(RegionCoprocessorEnvironment env) {}
-    @Override public void regionClosed(RegionCoprocessorEnvironment env) {}
-    @Override public boolean measures(RegionCoprocessorEnvironment env) {
+    @Override
+    public void regionOpened(RegionCoprocessorEnvironment env) {}
+
+    @Override
+    public void regionClosed(RegionCoprocessorEnvironment env) {}
+
+    @Override
+    public boolean measures(RegionCoprocessorEnvironment env) {
       return true;
     }
-    @Override public void enter(RegionCoprocessorEnvironment env) {
+
+    @Override
+    public void enter(RegionCoprocessorEnvironment env) {
       calls.add("enter");
     }
-    @Override public void exit() {
+
+    @Override
+    public void exit() {
       calls.add("exit");
     }
-    @Override public Object queryScan(byte[] queryId, Object scan,
-        RegionCoprocessorEnvironment env, int level) {
+
+    @Override
+    public Object queryScan(
+        byte[] queryId, Object scan, RegionCoprocessorEnvironment env, int level) {
       return null;
     }
-    @Override public void scannerOpened(Object scanner, Object handle) {}
-    @Override public void queryActive(Object handle, int rows) {}
-    @Override public void scannerClosed(Object scanner) {}
-    @Override public long[] queryCosts(String queryId, String region) {
+
+    @Override
+    public void scannerOpened(Object scanner, Object handle) {}
+
+    @Override
+    public void queryActive(Object handle, int rows) {}
+
+    @Override
+    public void scannerClosed(Object scanner) {}
+
+    @Override
+    public long[] queryCosts(String queryId, String region) {
       return null;
     }
   }
@@ -112,9 +131,9 @@ public class AttributedScannerTest {
   }
 
   /**
-   * Every interface HBase's own StoreScanner implements (in the HBase version on the classpath)
-   * is implemented by a wrapper of a scanner that has them: a new HBase interface fails here,
-   * not in a production compaction.
+   * Every interface HBase's own StoreScanner implements (in the HBase version on the classpath) is
+   * implemented by a wrapper of a scanner that has them: a new HBase interface fails here, not in a
+   * production compaction.
    */
   @Test
   public void theWrapperOfAStoreScannerIsEverythingAStoreScannerIs() throws IOException {
@@ -122,11 +141,14 @@ public class AttributedScannerTest {
     collect(StoreScanner.class, storeInterfaces);
     assertTrue(storeInterfaces.toString(), storeInterfaces.contains(Shipper.class));
     List<String> calls = new ArrayList<>();
-    Object fakeStore = Proxy.newProxyInstance(getClass().getClassLoader(),
-        storeInterfaces.toArray(new Class<?>[0]), (proxy, m, args) -> {
-          calls.add(m.getName());
-          return m.getReturnType() == boolean.class ? Boolean.FALSE : null;
-        });
+    Object fakeStore =
+        Proxy.newProxyInstance(
+            getClass().getClassLoader(),
+            storeInterfaces.toArray(new Class<?>[0]),
+            (proxy, m, args) -> {
+              calls.add(m.getName());
+              return m.getReturnType() == boolean.class ? Boolean.FALSE : null;
+            });
     InternalScanner wrapped =
         AttributedScanner.wrap((InternalScanner) fakeStore, new RecordingHooks(), null);
     for (Class<?> i : storeInterfaces) {

@@ -84,36 +84,34 @@ import org.apache.hadoop.io.WritableUtils;
  * <p>vint / vlong: unsigned LEB128, 7 bits per byte, low bits first, at most 5 / 10 bytes.
  *
  * <p>"The cell before" entry 0 is the base key with value length 0, no tags and sequence id 0;
- * entry 0 must take its whole key from it (flags ROW, FAMILY, QUALIFIER, TIMESTAMP and TYPE
- * set), else the block is corrupt. "The cell before" the first entry of every other group (its
- * restart entry) is the block's base cell: entry 0, every field of it. So a restart entry
- * decodes with nothing but entry 0, which the reader decodes once per block. For every other
- * entry "the cell before" is the entry before it, with one exception: the qualifier of an entry
- * that starts a new row diffs against the qualifier of the group's last anchor (its first entry,
- * or the last entry that started a row). A seek's walk can then step over the rows before the
- * key's without decoding their other qualifiers, and decode from the first cell of the row it
- * lands in. A group closes after {@code interval} cells or once it
- * holds {@link #RESTART_BYTES} bytes. A seek compares the rows of O(log r) restart entries where
- * they lie in the block, then walks at most one group.
+ * entry 0 must take its whole key from it (flags ROW, FAMILY, QUALIFIER, TIMESTAMP and TYPE set),
+ * else the block is corrupt. "The cell before" the first entry of every other group (its restart
+ * entry) is the block's base cell: entry 0, every field of it. So a restart entry decodes with
+ * nothing but entry 0, which the reader decodes once per block. For every other entry "the cell
+ * before" is the entry before it, with one exception: the qualifier of an entry that starts a new
+ * row diffs against the qualifier of the group's last anchor (its first entry, or the last entry
+ * that started a row). A seek's walk can then step over the rows before the key's without decoding
+ * their other qualifiers, and decode from the first cell of the row it lands in. A group closes
+ * after {@code interval} cells or once it holds {@link #RESTART_BYTES} bytes. A seek compares the
+ * rows of O(log r) restart entries where they lie in the block, then walks at most one group.
  */
 public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   /**
    * Cells per group (restart interval) of the registered encoder. The seeds' seeks measured 1.27
-   * times ROW_INDEX_V1's time with groups of 64 cells and 0.97 with 32 (0.99 with 16, 0.97 with
-   * 8: the binary search and the landing then cost more than the walk; one {@code SeekRatios 21}
-   * run each, with this constant edited at commit c942068, before small values moved into key
-   * entries). Each group costs
-   * about 10 bytes under ZSTD, where the margins are thinnest: with 32 the seeds' rows measured
-   * 0.89 to 0.97 of FAST_DIFF's size under ZSTD, with 16 up to 1.05 ({@code ./mvnw -pl encoders
-   * test -Dtest=EncodedSizeTest -Dsizes.intervals=16,32,64} prints them).
+   * times ROW_INDEX_V1's time with groups of 64 cells and 0.97 with 32 (0.99 with 16, 0.97 with 8:
+   * the binary search and the landing then cost more than the walk; one {@code SeekRatios 21} run
+   * each, with this constant edited at commit c942068, before small values moved into key entries).
+   * Each group costs about 10 bytes under ZSTD, where the margins are thinnest: with 32 the seeds'
+   * rows measured 0.89 to 0.97 of FAST_DIFF's size under ZSTD, with 16 up to 1.05 ({@code ./mvnw
+   * -pl encoders test -Dtest=EncodedSizeTest -Dsizes.intervals=16,32,64} prints them).
    */
   public static final int DEFAULT_INTERVAL = 32;
 
   /**
    * A group also closes once it holds this many bytes, so that blocks of large cells (a 1 KB value
-   * each) still get restarts every few cells: a seek then compares few keys however large the
-   * cells are. 8 KB rather than 4: PerformanceEvaluation rows under ZSTD measured larger than
-   * FAST_DIFF with 4 KB.
+   * each) still get restarts every few cells: a seek then compares few keys however large the cells
+   * are. 8 KB rather than 4: PerformanceEvaluation rows under ZSTD measured larger than FAST_DIFF
+   * with 4 KB.
    */
   static final int RESTART_BYTES = 8192;
 
@@ -127,21 +125,22 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   static final int SEQID = 1 << 7;
 
   /**
-   * Trailer bits next to the restart count: offsets are int32; the block has groups; it starts
-   * with its base key.
+   * Trailer bits next to the restart count: offsets are int32; the block has groups; it starts with
+   * its base key.
    */
   static final int WIDE = 0x80000000;
+
   static final int GROUPED = 0x40000000;
   static final int BASE_KEY = 0x20000000;
   static final int INLINE_VALUES = 0x10000000;
 
   /**
-   * Values of at most this many bytes are written in their key entry, right after its value
-   * length, not with the group's other values. Phoenix writes a one-byte value ('x') in the empty
-   * column of every row: among the group's values it split the random bytes of the others into
-   * short runs that ZSTD codes one by one (the seeds' rows measured 7% larger under
-   * aircompressor's ZSTD with it there: {@code EncodedSizeTest -Dsizes.intervals=64} at commits
-   * c942068 and bc94cbf); among the key entries it repeats with them, in one match.
+   * Values of at most this many bytes are written in their key entry, right after its value length,
+   * not with the group's other values. Phoenix writes a one-byte value ('x') in the empty column of
+   * every row: among the group's values it split the random bytes of the others into short runs
+   * that ZSTD codes one by one (the seeds' rows measured 7% larger under aircompressor's ZSTD with
+   * it there: {@code EncodedSizeTest -Dsizes.intervals=64} at commits c942068 and bc94cbf); among
+   * the key entries it repeats with them, in one match.
    */
   static final int INLINE_MAX = 2;
 
@@ -168,25 +167,34 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     Fields now = new Fields();
     int[] restarts = new int[64];
     int restartCount;
+
     /** The block's base cell, what restart entries diff against: entry 0, every field. */
     final Fields base = new Fields();
+
     /** Bytes written to the block's stream: values, and the key entries of closed groups. */
     int written;
+
     int sinceRestart;
+
     /**
-     * The qualifier of the last entry that started a group or a row: the one a new row's
-     * qualifier diffs against.
+     * The qualifier of the last entry that started a group or a row: the one a new row's qualifier
+     * diffs against.
      */
     final Fields anchor = new Fields();
+
     byte[] head = new byte[64];
+
     /** The open group's key entries, written after its values when the group closes. */
     byte[] keys = new byte[1024];
+
     int keysLen;
+
     /**
-     * The block as it is put together: its first {@link #written} bytes (base key, closed
-     * groups, the open group's values). Copied over the block's bytes by endBlockEncoding.
+     * The block as it is put together: its first {@link #written} bytes (base key, closed groups,
+     * the open group's values). Copied over the block's bytes by endBlockEncoding.
      */
     byte[] block;
+
     /** Bytes written to the block's stream: the size of the block if it ended now. */
     int reserved;
 
@@ -217,10 +225,10 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     }
 
     /**
-     * The block's size if it ended after the cells encoded so far: what endBlockEncoding adds
-     * to {@link #written} (the open group's key entries and their length, the restart offsets,
-     * the trailer). It grows with every cell (each adds a key entry of at least one byte, and no
-     * field of the tail ever gets narrower).
+     * The block's size if it ended after the cells encoded so far: what endBlockEncoding adds to
+     * {@link #written} (the open group's key entries and their length, the restart offsets, the
+     * trailer). It grows with every cell (each adds a key entry of at least one byte, and no field
+     * of the tail ever gets narrower).
      */
     int sizeIfEnded() {
       int groups = written + keysLen + (keysLen < 0x8000 ? 2 : 4);
@@ -229,8 +237,8 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   }
 
   /**
-   * One cell's fields, in arrays of their own: the encoder's cell before and cell now, and the
-   * base of the seeker's decoded entries ({@code BlockscopeV1Seeker.Entry}).
+   * One cell's fields, in arrays of their own: the encoder's cell before and cell now, and the base
+   * of the seeker's decoded entries ({@code BlockscopeV1Seeker.Entry}).
    */
   static class Fields {
     byte[] row = EMPTY;
@@ -246,9 +254,7 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     int tagsLen;
     long seqId;
 
-    /**
-     * Drops value length, tags and sequence id: with the base key, the cell before entry 0.
-     */
+    /** Drops value length, tags and sequence id: with the base key, the cell before entry 0. */
     void clearRest() {
       valueLen = 0;
       tagsLen = 0;
@@ -325,8 +331,8 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   }
 
   /**
-   * What every field array starts as: grown by {@link #room} or {@link #grow} before any write,
-   * so that a new seeker (every point get creates one) allocates only what it decodes.
+   * What every field array starts as: grown by {@link #room} or {@link #grow} before any write, so
+   * that a new seeker (every point get creates one) allocates only what it decodes.
    */
   static final byte[] EMPTY = new byte[0];
 
@@ -344,15 +350,19 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   public void startBlockEncoding(HFileBlockEncodingContext ctx, DataOutputStream out)
       throws IOException {
     if (ctx.getClass() != HFileBlockDefaultEncodingContext.class) {
-      throw new IOException(getClass().getName() + " only accepts "
-          + HFileBlockDefaultEncodingContext.class.getName() + " as the encoding context.");
+      throw new IOException(
+          getClass().getName()
+              + " only accepts "
+              + HFileBlockDefaultEncodingContext.class.getName()
+              + " as the encoding context.");
     }
     HFileBlockDefaultEncodingContext c = (HFileBlockDefaultEncodingContext) ctx;
     c.prepareEncoding(out);
     // the block of the last block's state is reused: a writer encodes one block at a time
     byte[] block = c.getEncodingState() instanceof BlockState b ? b.block : new byte[4096];
-    c.setEncodingState(new BlockState(c.getHFileContext().isIncludesTags(),
-        c.getHFileContext().isIncludesMvcc(), block));
+    c.setEncodingState(
+        new BlockState(
+            c.getHFileContext().isIncludesTags(), c.getHFileContext().isIncludesMvcc(), block));
   }
 
   @Override
@@ -362,7 +372,8 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     Fields now = s.now;
     now.read(cell, s.tags);
     Fields before = s.before;
-    if (s.sinceRestart == 0 || s.sinceRestart >= interval
+    if (s.sinceRestart == 0
+        || s.sinceRestart >= interval
         || s.written - s.restarts[s.restartCount - 1] + s.keysLen >= RESTART_BYTES) {
       if (s.restartCount > 0) {
         closeGroup(s);
@@ -389,15 +400,24 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     boolean tagsSame = s.tags && equal(now.tags, now.tagsLen, before.tags, before.tagsLen);
     boolean seqSame = s.mvcc && now.seqId == before.seqId;
     // the key entry is put together in `head`: flags, the fields that differ, tags, seqid
-    byte[] h = s.head = room(s.head,
-        now.rowLen + now.familyLen + now.qualifierLen + now.tagsLen + INLINE_MAX + 64);
+    byte[] h =
+        s.head =
+            room(
+                s.head,
+                now.rowLen + now.familyLen + now.qualifierLen + now.tagsLen + INLINE_MAX + 64);
     int n = 1;
     int flags = (tagsSame ? TAGS : 0) | (seqSame ? SEQID : 0);
     if (sameRow) {
       flags |= ROW;
     } else {
-      n = putSuffix(h, n, now.row, now.rowLen,
-          shared(now.row, now.rowLen, before.row, before.rowLen), before.rowLen);
+      n =
+          putSuffix(
+              h,
+              n,
+              now.row,
+              now.rowLen,
+              shared(now.row, now.rowLen, before.row, before.rowLen),
+              before.rowLen);
     }
     if (equal(now.family, now.familyLen, before.family, before.familyLen)) {
       flags |= FAMILY;
@@ -409,8 +429,14 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     if (equal(now.qualifier, now.qualifierLen, q.qualifier, q.qualifierLen)) {
       flags |= QUALIFIER;
     } else {
-      n = putSuffix(h, n, now.qualifier, now.qualifierLen,
-          shared(now.qualifier, now.qualifierLen, q.qualifier, q.qualifierLen), q.qualifierLen);
+      n =
+          putSuffix(
+              h,
+              n,
+              now.qualifier,
+              now.qualifierLen,
+              shared(now.qualifier, now.qualifierLen, q.qualifier, q.qualifierLen),
+              q.qualifierLen);
     }
     if (now.timestamp == before.timestamp) {
       flags |= TIMESTAMP;
@@ -458,11 +484,13 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     // the cell just written is the one the next is compared with
     s.now = before;
     s.before = now;
-    int keyLen = KeyValue.KEY_INFRASTRUCTURE_SIZE + now.rowLen + now.familyLen
-        + now.qualifierLen;
-    int unencoded = KeyValue.KEYVALUE_INFRASTRUCTURE_SIZE + keyLen + now.valueLen
-        + (s.tags ? KeyValue.TAGS_LENGTH_SIZE + now.tagsLen : 0)
-        + (s.mvcc ? WritableUtils.getVIntSize(now.seqId) : 0);
+    int keyLen = KeyValue.KEY_INFRASTRUCTURE_SIZE + now.rowLen + now.familyLen + now.qualifierLen;
+    int unencoded =
+        KeyValue.KEYVALUE_INFRASTRUCTURE_SIZE
+            + keyLen
+            + now.valueLen
+            + (s.tags ? KeyValue.TAGS_LENGTH_SIZE + now.tagsLen : 0)
+            + (s.mvcc ? WritableUtils.getVIntSize(now.seqId) : 0);
     s.postCellEncode(unencoded, encoded);
     reserve(s, out);
   }
@@ -575,8 +603,9 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
    */
 
   @Override
-  public void endBlockEncoding(HFileBlockEncodingContext ctx, DataOutputStream out,
-      byte[] uncompressedBytesWithHeader) throws IOException {
+  public void endBlockEncoding(
+      HFileBlockEncodingContext ctx, DataOutputStream out, byte[] uncompressedBytesWithHeader)
+      throws IOException {
     BlockState s = (BlockState) ctx.getEncodingState();
     if (s.restartCount == 0) {
       // HFileWriterImpl.finishBlock ends no empty block; the format has none
@@ -598,11 +627,18 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     // place, where BufferedDataBlockEncoder.endBlockEncoding writes its size
     out.flush();
     int at = HConstants.HFILEBLOCK_HEADER_SIZE + DataBlockEncoding.ID_SIZE;
-    if (s.written != size || size != s.reserved
-        || uncompressedBytesWithHeader.length < at + size) {
-      throw new IOException("BLOCKSCOPE_V1 cannot end its block: " + s.written + " bytes, "
-          + s.reserved + " reserved, expected " + size + ", in an array of "
-          + uncompressedBytesWithHeader.length + " bytes after a header of " + at);
+    if (s.written != size || size != s.reserved || uncompressedBytesWithHeader.length < at + size) {
+      throw new IOException(
+          "BLOCKSCOPE_V1 cannot end its block: "
+              + s.written
+              + " bytes, "
+              + s.reserved
+              + " reserved, expected "
+              + size
+              + ", in an array of "
+              + uncompressedBytesWithHeader.length
+              + " bytes after a header of "
+              + at);
     }
     System.arraycopy(s.block, 0, uncompressedBytesWithHeader, at, size);
     postEncoding(ctx);

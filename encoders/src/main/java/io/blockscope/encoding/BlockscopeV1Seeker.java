@@ -24,11 +24,10 @@ import org.apache.hadoop.hbase.nio.ByteBuff;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
- * Reads BLOCKSCOPE_V1 blocks ({@link BlockscopeV1Encoder} draws the format). Every length read
- * from the block is checked against the block's end before it is used, so a corrupt or
- * truncated block ends in a {@link CorruptBlockException}, never a read outside the block or an
- * allocation sized by an unchecked number; every step moves forward by at least one byte, so no
- * loop can hang.
+ * Reads BLOCKSCOPE_V1 blocks ({@link BlockscopeV1Encoder} draws the format). Every length read from
+ * the block is checked against the block's end before it is used, so a corrupt or truncated block
+ * ends in a {@link CorruptBlockException}, never a read outside the block or an allocation sized by
+ * an unchecked number; every step moves forward by at least one byte, so no loop can hang.
  *
  * <p>An on-heap block is read in place and the cells returned point into it (HBase keeps a block
  * until the cells read from it are shipped). An off-heap block (a BucketCache in direct memory) is
@@ -36,40 +35,50 @@ import org.apache.hadoop.hbase.util.Bytes;
  */
 final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   private final CellComparator comparator;
+
   /**
    * The comparator orders rows bytewise, as {@code CellComparatorImpl.compareRows} does: true for
    * {@code CellComparatorImpl} and {@code InnerStoreCellComparator} (every table's store files),
    * false for {@code MetaCellComparator} (hbase:meta) and anything else.
    */
   private final boolean bytewiseRows;
+
   /** InnerStoreCellComparator: families compare by length alone (one family per store). */
   private final boolean familyLengthOnly;
+
   private final boolean tags;
   private final boolean mvcc;
 
   private byte[] buf;
+
   /** Where the block starts in {@link #buf}; every offset below is from there. */
   private int base;
+
   /**
    * Per group, four ints: where it starts (its values), where its key entries start and end, and
    * the {@link #generation} of the block they were read for ({@link #openGroup}). One array, so
    * that a new seeker (every point get creates one) allocates one.
    */
   private int[] groups;
+
   private int restartCount;
+
   /** The block's base cell: entry 0's key, decoded once per block. */
   private final Entry first = new Entry();
 
   /** The entry the seeker is on, and a spare for looking one entry ahead. */
   private Entry current;
+
   private Entry ahead;
 
   BlockscopeV1Seeker(HFileBlockDecodingContext ctx) {
     this.comparator = ctx.getHFileContext().getCellComparator();
-    this.bytewiseRows = comparator != null && (comparator.getClass() == CellComparatorImpl.class
-        || comparator.getClass() == InnerStoreCellComparator.class);
-    this.familyLengthOnly = comparator != null
-        && comparator.getClass() == InnerStoreCellComparator.class;
+    this.bytewiseRows =
+        comparator != null
+            && (comparator.getClass() == CellComparatorImpl.class
+                || comparator.getClass() == InnerStoreCellComparator.class);
+    this.familyLengthOnly =
+        comparator != null && comparator.getClass() == InnerStoreCellComparator.class;
     this.tags = ctx.getHFileContext().isIncludesTags();
     this.mvcc = ctx.getHFileContext().isIncludesMvcc();
     // sized by the first block
@@ -82,21 +91,29 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   static class Entry extends BlockscopeV1Encoder.Fields {
     int valueOffset;
     int tagsOffset;
+
     /** Where the value of the entry after this one starts in the block's array. */
     int valueAt;
+
     /** Block-relative offsets of this entry and of the one after it. */
     int at;
+
     int next;
+
     /** Index of the restart this entry belongs to. */
     int restart;
+
     /** The row is the row of the entry before (false for a restart entry). */
     boolean sameRow;
+
     /**
      * The qualifier of the last entry that started the group or a row: the one a new row's
      * qualifier diffs against.
      */
     byte[] rowQualifier = BlockscopeV1Encoder.EMPTY;
+
     int rowQualifierLen;
+
     /** This entry as a Cell's key, made when first compared (not by every new seeker). */
     private KeyView key;
 
@@ -133,9 +150,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   /**
    * Moves the seeker to {@code block}. If the block is corrupt it throws, and the seeker keeps
    * nothing of the block before: until a block is set that reads, every call that reads a cell
-   * throws a {@link CorruptBlockException} naming this failure. (HBase's
-   * {@code HFileReaderImpl.EncodedScanner.updateCurrentBlock} makes the new block its current one
-   * before it calls this, so after the failure it may still ask this seeker for cells.)
+   * throws a {@link CorruptBlockException} naming this failure. (HBase's {@code
+   * HFileReaderImpl.EncodedScanner.updateCurrentBlock} makes the new block its current one before
+   * it calls this, so after the failure it may still ask this seeker for cells.)
    */
   @Override
   public void setCurrentBuffer(ByteBuff block) {
@@ -161,8 +178,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * The message of the failure of the last {@link #setCurrentBuffer}, or null if it read its
-   * block.
+   * The message of the failure of the last {@link #setCurrentBuffer}, or null if it read its block.
    */
   private String failed;
 
@@ -185,8 +201,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   /** Fails every read of a seeker whose last {@link #setCurrentBuffer} failed. */
   private void checkBlock() {
     if (failed != null) {
-      throw CorruptBlockException.raise("no block to read: the last one set was refused ("
-          + failed + ")");
+      throw CorruptBlockException.raise(
+          "no block to read: the last one set was refused (" + failed + ")");
     }
   }
 
@@ -200,16 +216,16 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * Reads and checks the trailer of a block of {@code n} bytes at {@link #base}: the restart
-   * index and the base key; then opens group 0 and decodes entry 0, the base of every other
-   * restart entry. The other groups are opened when first used ({@link #openGroup}).
+   * Reads and checks the trailer of a block of {@code n} bytes at {@link #base}: the restart index
+   * and the base key; then opens group 0 and decodes entry 0, the base of every other restart
+   * entry. The other groups are opened when first used ({@link #openGroup}).
    */
   private void readRestarts(int n) {
     if (n < 4) {
       throw CorruptBlockException.raise("block of " + n + " bytes is too short");
     }
-    int raw = trailer(n, buf[base + n - 4], buf[base + n - 3], buf[base + n - 2],
-        buf[base + n - 1]);
+    int raw =
+        trailer(n, buf[base + n - 4], buf[base + n - 3], buf[base + n - 2], buf[base + n - 1]);
     int count = raw & COUNT;
     int entries = groupsEnd(n, raw);
     if (groups.length < GROUP_INTS * count) {
@@ -219,8 +235,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     baseKeyLen = vint(buf, base, base + entries);
     baseKeyAt = next - base;
     if (baseKeyLen > entries - baseKeyAt) {
-      throw CorruptBlockException.raise("base key of " + baseKeyLen + " bytes in a block of "
-          + n + " bytes");
+      throw CorruptBlockException.raise(
+          "base key of " + baseKeyLen + " bytes in a block of " + n + " bytes");
     }
     checkBaseKey(buf, next, baseKeyLen);
     restartCount = count;
@@ -232,22 +248,25 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   /** Where the last group ends (the restart offsets start) in the current block. */
   private int groupsEnd;
+
   /** Bytes per restart offset in the current block: 2 or 4. */
   private int restartWidth;
+
   private static final int[] NO_GROUPS = new int[0];
   private static final int GROUP_INTS = 4;
+
   /**
-   * Stamps the groups read for the current block in {@link #groups}: a group is read when a seek
-   * or a walk first comes to it, so that moving to a block (every point get does) reads no group
-   * but the first.
+   * Stamps the groups read for the current block in {@link #groups}: a group is read when a seek or
+   * a walk first comes to it, so that moving to a block (every point get does) reads no group but
+   * the first.
    */
   private int generation;
 
   /**
    * Reads and checks where group {@code k} of the current block lies, unless done already: its
-   * restart offset and the next ({@link #restartAt}), and from its end where its key entries
-   * lie ({@link #keysAt}, {@link #keysEnd}). Every read of a group goes through a restart entry
-   * ({@link #decodeRestart}, the binary search's probes, entry 0), which opens it.
+   * restart offset and the next ({@link #restartAt}), and from its end where its key entries lie
+   * ({@link #keysAt}, {@link #keysEnd}). Every read of a group goes through a restart entry ({@link
+   * #decodeRestart}, the binary search's probes, entry 0), which opens it.
    */
   private void openGroup(int k) {
     int g = GROUP_INTS * k;
@@ -258,15 +277,28 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     int to = k + 1 < restartCount ? restartOffset(k + 1) : groupsEnd;
     int groupsStart = baseKeyAt + baseKeyLen;
     if ((k == 0 ? from != groupsStart : from <= groupsStart) || to > groupsEnd) {
-      throw CorruptBlockException.raise("restart " + k + " at " + from + " (groups from "
-          + groupsStart + " to " + groupsEnd + ")");
+      throw CorruptBlockException.raise(
+          "restart "
+              + k
+              + " at "
+              + from
+              + " (groups from "
+              + groupsStart
+              + " to "
+              + groupsEnd
+              + ")");
     }
     if (to - from < 3) {
       throw CorruptBlockException.raise("group " + k + " of " + (to - from) + " bytes");
     }
     groups[g] = from;
-    long keys = groupKeys(k, from, to, uint16(buf, base + to - 2),
-        to - from >= 4 ? uint16(buf, base + to - 4) : -1);
+    long keys =
+        groupKeys(
+            k,
+            from,
+            to,
+            uint16(buf, base + to - 2),
+            to - from >= 4 ? uint16(buf, base + to - 4) : -1);
     groups[g + 1] = (int) (keys >>> 32);
     groups[g + 2] = (int) keys;
     groups[g + 3] = generation;
@@ -289,6 +321,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   /** Where the base key lies in the block (after its length), and its length. */
   private int baseKeyAt;
+
   private int baseKeyLen;
 
   private static final int COUNT = 0x0fffffff;
@@ -299,11 +332,16 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
    */
   static void checkBaseKey(byte[] b, int at, int len) {
     int rowLen = len < KeyValue.KEY_INFRASTRUCTURE_SIZE ? -1 : uint16(b, at);
-    if (rowLen < 0 || rowLen > Short.MAX_VALUE
+    if (rowLen < 0
+        || rowLen > Short.MAX_VALUE
         || rowLen > len - KeyValue.KEY_INFRASTRUCTURE_SIZE
         || (b[at + 2 + rowLen] & 0xff) > len - KeyValue.KEY_INFRASTRUCTURE_SIZE - rowLen) {
-      throw CorruptBlockException.raise("base key of " + len + " bytes with a row of " + rowLen
-          + " bytes and a family that do not fit in it");
+      throw CorruptBlockException.raise(
+          "base key of "
+              + len
+              + " bytes with a row of "
+              + rowLen
+              + " bytes and a family that do not fit in it");
     }
   }
 
@@ -314,24 +352,27 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     }
     int raw = ((b0 & 0xff) << 24) | ((b1 & 0xff) << 16) | ((b2 & 0xff) << 8) | (b3 & 0xff);
     if ((raw & BlockscopeV1Encoder.GROUPED) == 0) {
-      throw CorruptBlockException.raise("block without groups: not a BLOCKSCOPE_V1 block, or one "
-          + "written before the grouped layout (blockscope builds before 2026-11-22)");
+      throw CorruptBlockException.raise(
+          "block without groups: not a BLOCKSCOPE_V1 block, or one "
+              + "written before the grouped layout (blockscope builds before 2026-11-22)");
     }
     if ((raw & BlockscopeV1Encoder.BASE_KEY) == 0) {
-      throw CorruptBlockException.raise("block without a base key: not a BLOCKSCOPE_V1 block, or "
-          + "one written before the base-key layout (blockscope builds before 2026-11-22)");
+      throw CorruptBlockException.raise(
+          "block without a base key: not a BLOCKSCOPE_V1 block, or "
+              + "one written before the base-key layout (blockscope builds before 2026-11-22)");
     }
     if ((raw & BlockscopeV1Encoder.INLINE_VALUES) == 0) {
-      throw CorruptBlockException.raise("block without inline values: not a BLOCKSCOPE_V1 block, "
-          + "or one written before small values moved into their key entries (blockscope builds "
-          + "before commit bc94cbf, 2026-11-22)");
+      throw CorruptBlockException.raise(
+          "block without inline values: not a BLOCKSCOPE_V1 block, "
+              + "or one written before small values moved into their key entries (blockscope builds "
+              + "before commit bc94cbf, 2026-11-22)");
     }
     int width = width(raw);
     int count = raw & COUNT;
     // each group takes at least its restart offset, one entry's flags and two length bytes
     if (count < 1 || count > (n - 4) / (width + 3)) {
-      throw CorruptBlockException.raise("restart count " + count + " in a block of " + n
-          + " bytes");
+      throw CorruptBlockException.raise(
+          "restart count " + count + " in a block of " + n + " bytes");
     }
     return raw;
   }
@@ -347,9 +388,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * Where group {@code k}, from {@code from} to {@code to}, keeps its key entries, from the
-   * length at its end: {@code last} is the uint16 ending the group, {@code before} the one
-   * before it (or -1). Returns start and end offsets packed in a long.
+   * Where group {@code k}, from {@code from} to {@code to}, keeps its key entries, from the length
+   * at its end: {@code last} is the uint16 ending the group, {@code before} the one before it (or
+   * -1). Returns start and end offsets packed in a long.
    */
   private static long groupKeys(int k, int from, int to, int last, int before) {
     int length;
@@ -364,8 +405,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       throw CorruptBlockException.raise("group " + k + " of " + (to - from) + " bytes");
     }
     if (length < 1 || length > to - from - tail) {
-      throw CorruptBlockException.raise("group " + k + " of " + (to - from) + " bytes has "
-          + length + " bytes of key entries");
+      throw CorruptBlockException.raise(
+          "group " + k + " of " + (to - from) + " bytes has " + length + " bytes of key entries");
     }
     int end = to - tail;
     return ((long) (end - length) << 32) | end;
@@ -382,8 +423,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * Decodes entry 0 into {@link #first}, the base cell of restart entries: its key is the
-   * block's base key, which its key entry must not change.
+   * Decodes entry 0 into {@link #first}, the base cell of restart entries: its key is the block's
+   * base key, which its key entry must not change.
    */
   private void decodeFirst() {
     Entry f = first;
@@ -402,7 +443,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   private static final int BASE_FIELDS = ROW | FAMILY | QUALIFIER | TIMESTAMP | TYPE;
 
   private static int readInt(byte[] b, int at) {
-    return ((b[at] & 0xff) << 24) | ((b[at + 1] & 0xff) << 16) | ((b[at + 2] & 0xff) << 8)
+    return ((b[at] & 0xff) << 24)
+        | ((b[at + 1] & 0xff) << 16)
+        | ((b[at + 2] & 0xff) << 8)
         | (b[at + 3] & 0xff);
   }
 
@@ -438,8 +481,13 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       return true;
     }
     if (e.valueAt != base + keysAt(k)) {
-      throw corrupt(at, "the values of group " + k + " end " + (base + keysAt(k) - e.valueAt)
-          + " bytes before its key entries");
+      throw corrupt(
+          at,
+          "the values of group "
+              + k
+              + " end "
+              + (base + keysAt(k) - e.valueAt)
+              + " bytes before its key entries");
     }
     if (k + 1 == restartCount) {
       return false;
@@ -449,8 +497,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * Decodes the entry at block offset {@code at} over {@code e}, which holds the cell before
-   * (the base cell at a restart); with {@code whole} false, stops after the key.
+   * Decodes the entry at block offset {@code at} over {@code e}, which holds the cell before (the
+   * base cell at a restart); with {@code whole} false, stops after the key.
    */
   private void decode(Entry e, int at, boolean whole) {
     byte[] b = buf;
@@ -478,8 +526,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       p += len;
     }
     if ((flags & QUALIFIER) == 0) {
-      e.qualifier = prefixed(b, p, limit, at, e.qualifier, e.qualifierLen, Integer.MAX_VALUE,
-          "qualifier");
+      e.qualifier =
+          prefixed(b, p, limit, at, e.qualifier, e.qualifierLen, Integer.MAX_VALUE, "qualifier");
       e.qualifierLen = decodedLen;
       p = next;
     }
@@ -508,8 +556,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * Reads the timestamp and type of the entry at {@code at} (flags {@code flags}) from
-   * {@code p} over those of {@code e}, the cell before; returns the position after them.
+   * Reads the timestamp and type of the entry at {@code at} (flags {@code flags}) from {@code p}
+   * over those of {@code e}, the cell before; returns the position after them.
    */
   private int timestampAndType(Entry e, byte[] b, int p, int limit, int at, int flags) {
     if ((flags & TIMESTAMP) == 0) {
@@ -527,9 +575,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * Reads the value length, tags and sequence id of the entry at {@code at} of group {@code k}
-   * from {@code p} over those of {@code e}, the cell before, and moves {@code e}'s value cursor
-   * past its value (which starts at {@code e.valueOffset}); returns the position after them.
+   * Reads the value length, tags and sequence id of the entry at {@code at} of group {@code k} from
+   * {@code p} over those of {@code e}, the cell before, and moves {@code e}'s value cursor past its
+   * value (which starts at {@code e.valueOffset}); returns the position after them.
    */
   private int valueTagsAndSeqId(Entry e, int k, byte[] b, int p, int limit, int at, int flags) {
     if ((flags & VALUE_LEN) == 0) {
@@ -582,20 +630,23 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   /** Position after the last vint/vlong read (a field, to spare an allocation per read). */
   private int next;
+
   /** The last lengths read by {@link #lengths}. */
   private int pairShared;
+
   private int pairRest;
+
   /** The length of the last row or qualifier read by {@link #prefixed}. */
   private int decodedLen;
 
   /**
    * Reads a row or qualifier at {@code p} over {@code old}, whose first {@code oldLen} bytes are
-   * the one before: its lengths, then its bytes after the shared prefix. Returns the array
-   * holding it ({@code old} or a larger copy), its length in {@link #decodedLen}, the position
-   * after it in {@link #next}.
+   * the one before: its lengths, then its bytes after the shared prefix. Returns the array holding
+   * it ({@code old} or a larger copy), its length in {@link #decodedLen}, the position after it in
+   * {@link #next}.
    */
-  private byte[] prefixed(byte[] b, int p, int limit, int at, byte[] old, int oldLen, int max,
-      String what) {
+  private byte[] prefixed(
+      byte[] b, int p, int limit, int at, byte[] old, int oldLen, int max, String what) {
     p = lengths(b, p, limit, at, oldLen, what);
     int shared = pairShared;
     int suffix = pairRest;
@@ -620,10 +671,10 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * Reads the lengths (shared prefix, rest) of {@code what}, a row or qualifier whose
-   * predecessor had {@code before} bytes, into {@link #pairShared} and {@link #pairRest}, and
-   * checks that the prefix is the predecessor's and the rest lies before {@code limit}; returns
-   * the position after the lengths (where the rest starts).
+   * Reads the lengths (shared prefix, rest) of {@code what}, a row or qualifier whose predecessor
+   * had {@code before} bytes, into {@link #pairShared} and {@link #pairRest}, and checks that the
+   * prefix is the predecessor's and the rest lies before {@code limit}; returns the position after
+   * the lengths (where the rest starts).
    */
   private int lengths(byte[] b, int p, int limit, int at, int before, String what) {
     if (p >= limit) {
@@ -721,16 +772,16 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * The seek for comparators that order rows bytewise (every table but hbase:meta). Rows of
-   * restart entries are compared with the key's row where they lie in the block; a restart entry
-   * equal to the key ends the seek. From the restart entry found, the walk steps over entries
-   * without decoding them while their rows are before the key's, comparing only where a new row
-   * starts, and keeping the length of the prefix the key's row shares with the current one (a
-   * new row sharing fewer bytes with the row before is after the key, one sharing more is before
-   * it; only one sharing exactly as many is compared byte by byte). A new row's qualifier diffs
-   * against the last anchor's, which the walk keeps, and it keeps the other fields as numbers,
-   * so the seeker decodes from the start of the row it lands in, and only that row. The walk
-   * ends in its group: the next group's first key is not below the key.
+   * The seek for comparators that order rows bytewise (every table but hbase:meta). Rows of restart
+   * entries are compared with the key's row where they lie in the block; a restart entry equal to
+   * the key ends the seek. From the restart entry found, the walk steps over entries without
+   * decoding them while their rows are before the key's, comparing only where a new row starts, and
+   * keeping the length of the prefix the key's row shares with the current one (a new row sharing
+   * fewer bytes with the row before is after the key, one sharing more is before it; only one
+   * sharing exactly as many is compared byte by byte). A new row's qualifier diffs against the last
+   * anchor's, which the walk keeps, and it keeps the other fields as numbers, so the seeker decodes
+   * from the start of the row it lands in, and only that row. The walk ends in its group: the next
+   * group's first key is not below the key.
    */
   private int seekByRows(Cell key, boolean seekBefore) {
     byte[] kr = key.getRowArray();
@@ -758,9 +809,19 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       // the key's row starts at `at`: compare the key with its first cell where it lies
       Walk w = walk;
       boolean family = w.familyAt >= 0;
-      int cmp = peek(key, at, walkFieldsAt, k, family ? buf : f.family, family ? w.familyAt : 0,
-          family ? w.familyLen : f.familyLen, anchorQualifier, anchorQualifierLen,
-          w.timestamp, w.type);
+      int cmp =
+          peek(
+              key,
+              at,
+              walkFieldsAt,
+              k,
+              family ? buf : f.family,
+              family ? w.familyAt : 0,
+              family ? w.familyLen : f.familyLen,
+              anchorQualifier,
+              anchorQualifierLen,
+              w.timestamp,
+              w.type);
       if (cmp >= 0 && !(cmp == 0 && seekBefore)) {
         Entry r = ahead;
         decodeRowStart(r, k, at, walk);
@@ -779,19 +840,21 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   /** {@link #walkRows} stopped at the first entry of the key's row (else after the key's row). */
   private boolean walkAtKeyRow;
+
   /** With {@link #walkAtKeyRow}: where the fields after the row of that entry start. */
   private int walkFieldsAt;
+
   /** Where the walk's current row starts (its anchor). */
   private int walkAnchor;
 
   /**
-   * Steps over the entries of group {@code k}, from its restart entry and the base cell before
-   * it, while their rows are before the key's row {@code kr[ko, ko + kl)}, which shares
-   * {@code rowMatch} bytes with the base cell's; returns the entry it stopped at and sets
-   * {@link #walkAtKeyRow}, {@link #walkAnchor} and {@link #walkFieldsAt}, and {@link #walk} to
-   * the cell before that entry. It checks every length as {@link #decode} does but copies
-   * nothing except the rows' and the anchors' qualifiers' new bytes. The fields of the cell
-   * before are kept in local variables: this loop is where a seek spends most of its time.
+   * Steps over the entries of group {@code k}, from its restart entry and the base cell before it,
+   * while their rows are before the key's row {@code kr[ko, ko + kl)}, which shares {@code
+   * rowMatch} bytes with the base cell's; returns the entry it stopped at and sets {@link
+   * #walkAtKeyRow}, {@link #walkAnchor} and {@link #walkFieldsAt}, and {@link #walk} to the cell
+   * before that entry. It checks every length as {@link #decode} does but copies nothing except the
+   * rows' and the anchors' qualifiers' new bytes. The fields of the cell before are kept in local
+   * variables: this loop is where a seek spends most of its time.
    */
   private int walkRows(byte[] kr, int ko, int kl, int k, int rowMatch) {
     final byte[] b = buf;
@@ -956,9 +1019,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * What a walk keeps of the cell before the next entry: its fields as numbers (no row, family
-   * or qualifier bytes; the qualifier's length only), enough to decode a new row's first cell,
-   * whose qualifier diffs against the walk's anchor qualifier.
+   * What a walk keeps of the cell before the next entry: its fields as numbers (no row, family or
+   * qualifier bytes; the qualifier's length only), enough to decode a new row's first cell, whose
+   * qualifier diffs against the walk's anchor qualifier.
    */
   private static final class Walk extends Entry {
     /** Where the family last written lies in the block, or -1: the base cell's family. */
@@ -982,17 +1045,20 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   /** The walk's current row, the state before the next entry and before the row's first. */
   private byte[] walkRow = BlockscopeV1Encoder.EMPTY;
+
   private int walkRowLen;
+
   /** The qualifier of the walk's last anchor: the group's first entry or a row's first. */
   private byte[] anchorQualifier = BlockscopeV1Encoder.EMPTY;
+
   private int anchorQualifierLen;
   private final Walk walk = new Walk();
   private final Walk atAnchor = new Walk();
 
   /**
-   * Makes {@code x} the cell before a new row's first entry in group {@code k}: the walk's row
-   * and the fields in {@code w}; the family, unless one was written since the walk started (at
-   * the restart entry), is the base cell's.
+   * Makes {@code x} the cell before a new row's first entry in group {@code k}: the walk's row and
+   * the fields in {@code w}; the family, unless one was written since the walk started (at the
+   * restart entry), is the base cell's.
    */
   private void start(Entry x, Walk w, int k) {
     x.row = BlockscopeV1Encoder.room(x.row, walkRowLen);
@@ -1020,9 +1086,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * Decodes into {@code x} the entry at {@code at} of group {@code k}, which starts a row the
-   * walk came to: the restart entry, or another whose cell before is {@code before} (the walk's
-   * row, which the new row's prefix is shared with, and the fields in {@code before}).
+   * Decodes into {@code x} the entry at {@code at} of group {@code k}, which starts a row the walk
+   * came to: the restart entry, or another whose cell before is {@code before} (the walk's row,
+   * which the new row's prefix is shared with, and the fields in {@code before}).
    */
   private void decodeRowStart(Entry x, int k, int at, Walk before) {
     if (at == keysAt(k)) {
@@ -1034,9 +1100,9 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * Decodes into {@link #current} the cells of group {@code k} from the one at {@code anchor}
-   * (the restart entry, or the first cell of the walk's current row, the state before it in
-   * {@link #atAnchor}) up to the one before the entry at {@code to}.
+   * Decodes into {@link #current} the cells of group {@code k} from the one at {@code anchor} (the
+   * restart entry, or the first cell of the walk's current row, the state before it in {@link
+   * #atAnchor}) up to the one before the entry at {@code to}.
    */
   private void land(int k, int anchor, int to) {
     Entry e = current;
@@ -1064,8 +1130,19 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
         // the key, nor equal to it without seekBefore), or a new row, after the key's
         return 1;
       }
-      int c = peek(key, at, base + at + 1, k, e.family, 0, e.familyLen, e.qualifier,
-          e.qualifierLen, e.timestamp, e.type);
+      int c =
+          peek(
+              key,
+              at,
+              base + at + 1,
+              k,
+              e.family,
+              0,
+              e.familyLen,
+              e.qualifier,
+              e.qualifierLen,
+              e.timestamp,
+              e.type);
       if (c < 0 || (c == 0 && seekBefore)) {
         return 1;
       }
@@ -1078,12 +1155,22 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   /**
    * Compares the key with the entry at {@code at} of group {@code k}, in the key's row, without
-   * decoding it: its family, qualifier (the prefix it shares with the one it diffs against, and
-   * the rest in the block), timestamp and type. Its fields after the row start at {@code p};
-   * what they diff against is given: family, qualifier, timestamp and type.
+   * decoding it: its family, qualifier (the prefix it shares with the one it diffs against, and the
+   * rest in the block), timestamp and type. Its fields after the row start at {@code p}; what they
+   * diff against is given: family, qualifier, timestamp and type.
    */
-  private int peek(Cell key, int at, int p, int k, byte[] family, int familyAt, int familyLen,
-      byte[] qualifier, int qualifierLen, long timestamp, byte type) {
+  private int peek(
+      Cell key,
+      int at,
+      int p,
+      int k,
+      byte[] family,
+      int familyAt,
+      int familyLen,
+      byte[] qualifier,
+      int qualifierLen,
+      long timestamp,
+      byte type) {
     byte[] b = buf;
     int limit = base + keysEnd(k);
     int flags = b[base + at] & 0xff;
@@ -1114,8 +1201,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       }
       type = b[p];
     }
-    return compareWithoutRow(key, family, familyAt, familyLen, qualifier, shared, b, restAt,
-        rest, timestamp, type);
+    return compareWithoutRow(
+        key, family, familyAt, familyLen, qualifier, shared, b, restAt, rest, timestamp, type);
   }
 
   /**
@@ -1123,8 +1210,17 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
    * compares families by length only) for a cell of the key's row given by its fields: family,
    * qualifier as a prefix and a rest, timestamp, type.
    */
-  private int compareWithoutRow(Cell key, byte[] family, int familyAt, int familyLen,
-      byte[] prefix, int prefixLen, byte[] rest, int restAt, int restLen, long timestamp,
+  private int compareWithoutRow(
+      Cell key,
+      byte[] family,
+      int familyAt,
+      int familyLen,
+      byte[] prefix,
+      int prefixLen,
+      byte[] rest,
+      int restAt,
+      int restLen,
+      long timestamp,
       byte type) {
     int kf = key.getFamilyLength();
     int kq = key.getQualifierLength();
@@ -1135,14 +1231,24 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     if (familyLen + prefixLen + restLen == 0 && type == MINIMUM) {
       return -1;
     }
-    int c = familyLengthOnly ? kf - familyLen
-        : Bytes.compareTo(key.getFamilyArray(), key.getFamilyOffset(), kf, family, familyAt,
-            familyLen);
+    int c =
+        familyLengthOnly
+            ? kf - familyLen
+            : Bytes.compareTo(
+                key.getFamilyArray(), key.getFamilyOffset(), kf, family, familyAt, familyLen);
     if (c != 0) {
       return c;
     }
-    c = compareSplit(key.getQualifierArray(), key.getQualifierOffset(), kq, prefix, prefixLen,
-        rest, restAt, restLen);
+    c =
+        compareSplit(
+            key.getQualifierArray(),
+            key.getQualifierOffset(),
+            kq,
+            prefix,
+            prefixLen,
+            rest,
+            restAt,
+            restLen);
     if (c != 0) {
       return c;
     }
@@ -1156,12 +1262,12 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   private static final byte MINIMUM = KeyValue.Type.Minimum.getCode();
 
   /**
-   * The last restart whose first key is below {@code key}, or -1, by binary search. With the
-   * key's row given ({@code kr} not null) rows are compared where they lie and keys decoded only
-   * when the rows are equal; without, every probed key is decoded and compared. With
-   * {@code stopAtEqual}, a restart whose key equals {@code key} ends the search: it is returned
-   * and {@link #equalRestart} set. Every restart after the one returned has a key above
-   * {@code key}, or equal to it without {@code stopAtEqual}: a walk from it ends in its group.
+   * The last restart whose first key is below {@code key}, or -1, by binary search. With the key's
+   * row given ({@code kr} not null) rows are compared where they lie and keys decoded only when the
+   * rows are equal; without, every probed key is decoded and compared. With {@code stopAtEqual}, a
+   * restart whose key equals {@code key} ends the search: it is returned and {@link #equalRestart}
+   * set. Every restart after the one returned has a key above {@code key}, or equal to it without
+   * {@code stopAtEqual}: a walk from it ends in its group.
    */
   private int lastRestartBelow(Cell key, byte[] kr, int ko, int kl, boolean stopAtEqual) {
     int lo = 0;
@@ -1200,8 +1306,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
    * Compares the key's row {@code kr[ko, ko + kl)} with the row of restart entry {@code restart}
    * (which diffs against the base cell's row) where it lies in the block, from how the key's row
    * compares with the base cell's ({@link #keyBaseOrder}, {@link #keyBaseMatch}): only a row that
-   * shares exactly as many bytes with the base cell's as the key's does is compared byte by
-   * byte, and only after them. Opens the group.
+   * shares exactly as many bytes with the base cell's as the key's does is compared byte by byte,
+   * and only after them. Opens the group.
    */
   private int compareRowAt(byte[] kr, int ko, int kl, int restart) {
     openGroup(restart);
@@ -1221,16 +1327,15 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     if (shared > keyBaseMatch) {
       return keyBaseOrder;
     }
-    return compareSplit(kr, ko + shared, kl - shared, BlockscopeV1Encoder.EMPTY, 0, buf, p,
-        pairRest);
+    return compareSplit(
+        kr, ko + shared, kl - shared, BlockscopeV1Encoder.EMPTY, 0, buf, p, pairRest);
   }
 
   /**
-   * Compares {@code a[ao, ao + al)} bytewise with {@code p[0, pl)} followed by
-   * {@code q[qo, qo + ql)}: negative, zero or positive as {@code Bytes.compareTo} would.
+   * Compares {@code a[ao, ao + al)} bytewise with {@code p[0, pl)} followed by {@code q[qo, qo +
+   * ql)}: negative, zero or positive as {@code Bytes.compareTo} would.
    */
-  private int compareSplit(byte[] a, int ao, int al, byte[] p, int pl, byte[] q, int qo,
-      int ql) {
+  private int compareSplit(byte[] a, int ao, int al, byte[] p, int pl, byte[] q, int qo, int ql) {
     int n = Math.min(al, pl);
     int i = mismatch(a, ao, p, 0, n);
     if (i < n) {
@@ -1251,10 +1356,11 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /**
-   * The key's row against the base cell's, as {@link #compareSplit} orders them, and the length
-   * of their common prefix: set by {@link #lastRestartBelow} for the seek that compares rows.
+   * The key's row against the base cell's, as {@link #compareSplit} orders them, and the length of
+   * their common prefix: set by {@link #lastRestartBelow} for the seek that compares rows.
    */
   private int keyBaseOrder;
+
   private int keyBaseMatch;
 
   /** The last {@link #lastRestartBelow} stopped at a restart entry equal to the key. */
@@ -1316,8 +1422,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   private int beforeFirst(Cell key, boolean seekBefore) {
     rewound = true;
     if (seekBefore) {
-      throw new IllegalStateException("Cannot seekBefore if positioned at the first key in "
-          + "the block: key=" + key);
+      throw new IllegalStateException(
+          "Cannot seekBefore if positioned at the first key in " + "the block: key=" + key);
     }
     return compare(key, current()) == 0 ? 0 : HConstants.INDEX_KEY_MAGIC;
   }
@@ -1351,16 +1457,29 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   @Override
   public Cell getCell() {
     Entry e = current();
-    return new DecodedCell(e.row, e.rowLen, e.family, e.familyLen, e.qualifier, e.qualifierLen,
-        e.timestamp, e.type, buf, e.valueOffset, e.valueLen, buf, e.tagsOffset, e.tagsLen,
+    return new DecodedCell(
+        e.row,
+        e.rowLen,
+        e.family,
+        e.familyLen,
+        e.qualifier,
+        e.qualifierLen,
+        e.timestamp,
+        e.type,
+        buf,
+        e.valueOffset,
+        e.valueLen,
+        buf,
+        e.tagsOffset,
+        e.tagsLen,
         e.seqId);
   }
 
   /**
-   * The first key of an encoded block, without moving the block's position: a copy of its base
-   * key. HBase asks for it on every seekBefore ({@code HFileReaderImpl.HFileScannerImpl
-   * .seekBefore}) and keeps it as the scanner's next indexed key, possibly past the release of
-   * the block's buffer, so it is copied rather than viewed.
+   * The first key of an encoded block, without moving the block's position: a copy of its base key.
+   * HBase asks for it on every seekBefore ({@code HFileReaderImpl.HFileScannerImpl .seekBefore})
+   * and keeps it as the scanner's next indexed key, possibly past the release of the block's
+   * buffer, so it is copied rather than viewed.
    */
   static Cell firstKey(ByteBuff block) {
     int n = block.remaining();
@@ -1368,8 +1487,13 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     if (n < 4) {
       throw CorruptBlockException.raise("block of " + n + " bytes is too short");
     }
-    int raw = trailer(n, block.get(at + n - 4), block.get(at + n - 3), block.get(at + n - 2),
-        block.get(at + n - 1));
+    int raw =
+        trailer(
+            n,
+            block.get(at + n - 4),
+            block.get(at + n - 3),
+            block.get(at + n - 2),
+            block.get(at + n - 1));
     int entries = groupsEnd(n, raw);
     int len = 0;
     int p = 0;
@@ -1384,8 +1508,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       }
     }
     if (len < 0 || len > entries - p) {
-      throw CorruptBlockException.raise("base key of " + len + " bytes in a block of " + n
-          + " bytes");
+      throw CorruptBlockException.raise(
+          "base key of " + len + " bytes in a block of " + n + " bytes");
     }
     byte[] k = new byte[len];
     block.get(at + p, k, 0, len);

@@ -4,10 +4,10 @@ import org.apache.hadoop.hbase.io.hfile.CorruptHFileException;
 
 /**
  * A BLOCKSCOPE_V1 block that cannot be what the encoder wrote: a length past the end of its
- * entries, a restart index out of order, a number longer than ten bytes. To HBase it is a
- * corrupt store file: a {@link CorruptHFileException}, so a {@link java.io.IOException} and a
- * {@code DoNotRetryIOException}, as HBase's own reader throws for a block it cannot decode
- * ({@code HFileReaderImpl.EncodedScanner.updateCurrentBlock}).
+ * entries, a restart index out of order, a number longer than ten bytes. To HBase it is a corrupt
+ * store file: a {@link CorruptHFileException}, so a {@link java.io.IOException} and a {@code
+ * DoNotRetryIOException}, as HBase's own reader throws for a block it cannot decode ({@code
+ * HFileReaderImpl.EncodedScanner.updateCurrentBlock}).
  *
  * <p>Thrown with {@link #raise}, also from the seeker's methods, which declare no exception.
  */
@@ -56,9 +56,9 @@ public class CorruptBlockException extends CorruptHFileException {
   }
 
   /**
-   * Throws a new CorruptBlockException from any method, declared or not (see above). Declared
-   * to return an exception so that callers write {@code throw raise(...)} and the compiler sees
-   * the path end.
+   * Throws a new CorruptBlockException from any method, declared or not (see above). Declared to
+   * return an exception so that callers write {@code throw raise(...)} and the compiler sees the
+   * path end.
    */
   static RuntimeException raise(String message) {
     throw CorruptBlockException.<RuntimeException>unchecked(new CorruptBlockException(message));

@@ -10,9 +10,13 @@ import org.apache.hadoop.hbase.util.ClassSize;
  * own (the seeker reuses its buffers), value and tags pointing into the block.
  */
 final class DecodedCell implements ExtendedCell {
-  private static final long FIXED_HEAP = ClassSize.align(ClassSize.OBJECT
-      + 3 * ClassSize.REFERENCE + 2 * Bytes.SIZEOF_LONG + 7 * Bytes.SIZEOF_INT
-      + Bytes.SIZEOF_BYTE);
+  private static final long FIXED_HEAP =
+      ClassSize.align(
+          ClassSize.OBJECT
+              + 3 * ClassSize.REFERENCE
+              + 2 * Bytes.SIZEOF_LONG
+              + 7 * Bytes.SIZEOF_INT
+              + Bytes.SIZEOF_BYTE);
 
   private final byte[] key;
   private final int rowLen;
@@ -28,9 +32,22 @@ final class DecodedCell implements ExtendedCell {
   private final int tagsLen;
   private long seqId;
 
-  DecodedCell(byte[] row, int rowLen, byte[] family, int familyLen, byte[] qualifier,
-      int qualifierLen, long timestamp, byte type, byte[] value, int valueOffset, int valueLen,
-      byte[] tags, int tagsOffset, int tagsLen, long seqId) {
+  DecodedCell(
+      byte[] row,
+      int rowLen,
+      byte[] family,
+      int familyLen,
+      byte[] qualifier,
+      int qualifierLen,
+      long timestamp,
+      byte type,
+      byte[] value,
+      int valueOffset,
+      int valueLen,
+      byte[] tags,
+      int tagsOffset,
+      int tagsLen,
+      long seqId) {
     this.key = new byte[rowLen + familyLen + qualifierLen];
     System.arraycopy(row, 0, key, 0, rowLen);
     System.arraycopy(family, 0, key, rowLen, familyLen);

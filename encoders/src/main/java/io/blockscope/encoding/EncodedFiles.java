@@ -20,41 +20,45 @@ import org.apache.hadoop.hbase.io.hfile.CacheConfig;
 import org.apache.hadoop.hbase.io.hfile.HFile;
 import org.apache.hadoop.hbase.mob.MobUtils;
 import org.apache.hadoop.hbase.regionserver.StoreFileInfo;
+import org.apache.hadoop.hbase.shaded.protobuf.generated.SnapshotProtos.SnapshotDescription;
 import org.apache.hadoop.hbase.snapshot.SnapshotDescriptionUtils;
 import org.apache.hadoop.hbase.snapshot.SnapshotReferenceUtil;
 import org.apache.hadoop.hbase.util.CommonFSUtils;
 import org.apache.hadoop.hbase.util.HFileArchiveUtil;
 
-import org.apache.hadoop.hbase.shaded.protobuf.generated.SnapshotProtos.SnapshotDescription;
-
 /**
- * Lists every file of a table still written in BLOCKSCOPE_V1, for the way back
- * (docs/encoder.md): the files a JVM without blockscope's encoders could not read. Run as
+ * Lists every file of a table still written in BLOCKSCOPE_V1, for the way back (docs/encoder.md):
+ * the files a JVM without blockscope's encoders could not read. Run as
+ *
  * <pre>
  *   hbase io.blockscope.encoding.EncodedFiles [namespace:]table
  * </pre>
- * with the encoders jar on HBase's class path (in {@code lib/}, or {@code HBASE_CLASSPATH}).
- * It reads the file system under {@code hbase.rootdir}, not the cluster: it works with the
- * table disabled or deleted, and lists what the table's regions, its MOB files, its archived
- * files and its snapshots still hold:
+ *
+ * with the encoders jar on HBase's class path (in {@code lib/}, or {@code HBASE_CLASSPATH}). It
+ * reads the file system under {@code hbase.rootdir}, not the cluster: it works with the table
+ * disabled or deleted, and lists what the table's regions, its MOB files, its archived files and
+ * its snapshots still hold:
+ *
  * <ul>
- * <li>{@code table}: store files under {@code <rootdir>/data/<ns>/<table>};
- * <li>{@code mob}: MOB files under {@code <rootdir>/mobdir/data/<ns>/<table>};
- * <li>{@code archive}: files under {@code <rootdir>/archive/data/<ns>/<table>}, which HBase's
- * cleaner deletes once no snapshot or clone refers to them and their TTL has passed;
- * <li>{@code snapshot <name>}: files a snapshot of the table refers to, wherever they lie.
+ *   <li>{@code table}: store files under {@code <rootdir>/data/<ns>/<table>};
+ *   <li>{@code mob}: MOB files under {@code <rootdir>/mobdir/data/<ns>/<table>};
+ *   <li>{@code archive}: files under {@code <rootdir>/archive/data/<ns>/<table>}, which HBase's
+ *       cleaner deletes once no snapshot or clone refers to them and their TTL has passed;
+ *   <li>{@code snapshot <name>}: files a snapshot of the table refers to, wherever they lie.
  * </ul>
- * References (split daughters) and HFileLinks (clones) are followed to the file they name.
- * Each file is listed once, with every place it was reached from, in path order. Output, on
- * stdout:
+ *
+ * References (split daughters) and HFileLinks (clones) are followed to the file they name. Each
+ * file is listed once, with every place it was reached from, in path order. Output, on stdout:
+ *
  * <pre>
  *   BLOCKSCOPE_V1 &lt;path&gt; (&lt;places&gt;)
  *   UNREADABLE &lt;path&gt; (&lt;places&gt;): &lt;why&gt;
  *   &lt;table&gt;: &lt;n&gt; of &lt;m&gt; files in BLOCKSCOPE_V1 (table a, mob b, archive c, snapshots d); &lt;u&gt; unreadable
  * </pre>
- * Exit status: 0 when every file was read and none is in BLOCKSCOPE_V1; 1 when every file was
- * read and some are; 2 when the answer is incomplete (bad argument, nothing of the table found,
- * a file or snapshot that could not be read), with the reason on stderr.
+ *
+ * Exit status: 0 when every file was read and none is in BLOCKSCOPE_V1; 1 when every file was read
+ * and some are; 2 when the answer is incomplete (bad argument, nothing of the table found, a file
+ * or snapshot that could not be read), with the reason on stderr.
  */
 public final class EncodedFiles {
   /*
@@ -80,8 +84,10 @@ public final class EncodedFiles {
   private final Path root;
   private final TableName table;
   private final PrintStream out;
+
   /** Each file (as found, resolved) and the places it was reached from, in path order. */
   private final Map<Path, Set<String>> files = new TreeMap<>();
+
   private final List<String> problems = new ArrayList<>();
   private boolean found;
 
@@ -102,8 +108,10 @@ public final class EncodedFiles {
   public static int run(Configuration conf, String[] args, PrintStream out, PrintStream err) {
     if (args.length != 1 || args[0].isEmpty() || args[0].startsWith("-")) {
       err.println("usage: hbase " + EncodedFiles.class.getName() + " [namespace:]table");
-      err.println("lists the table's store, MOB, archived and snapshot files written in "
-          + BlockscopeEncoding.NAME + "; exit 0: none, 1: some, 2: could not tell");
+      err.println(
+          "lists the table's store, MOB, archived and snapshot files written in "
+              + BlockscopeEncoding.NAME
+              + "; exit 0: none, 1: some, 2: could not tell");
       return 2;
     }
     TableName table;
@@ -116,8 +124,12 @@ public final class EncodedFiles {
     try {
       BlockscopeEncoding.register();
     } catch (RuntimeException | LinkageError e) {
-      err.println("cannot register " + BlockscopeEncoding.NAME + " in this JVM, so its files "
-          + "cannot be told from unreadable ones: " + e);
+      err.println(
+          "cannot register "
+              + BlockscopeEncoding.NAME
+              + " in this JVM, so its files "
+              + "cannot be told from unreadable ones: "
+              + e);
       return 2;
     }
     try {
@@ -135,9 +147,13 @@ public final class EncodedFiles {
     walk(HFileArchiveUtil.getTableArchivePath(root, table), ARCHIVE);
     snapshots();
     if (!found) {
-      err.println("nothing of table " + table.getNameAsString() + " under " + root
-          + ": no table, MOB or archive directory and no snapshot (is the name right? "
-          + "namespace:table)");
+      err.println(
+          "nothing of table "
+              + table.getNameAsString()
+              + " under "
+              + root
+              + ": no table, MOB or archive directory and no snapshot (is the name right? "
+              + "namespace:table)");
       return 2;
     }
     int encoded = 0;
@@ -165,13 +181,29 @@ public final class EncodedFiles {
     for (String p : problems) {
       out.println(p);
     }
-    out.println(table.getNameAsString() + ": " + encoded + " of " + files.size() + " files in "
-        + BlockscopeEncoding.NAME + " (table " + byPlace[0] + ", mob " + byPlace[1]
-        + ", archive " + byPlace[2] + ", snapshots " + byPlace[3] + "); "
-        + (unreadable + problems.size()) + " unreadable");
+    out.println(
+        table.getNameAsString()
+            + ": "
+            + encoded
+            + " of "
+            + files.size()
+            + " files in "
+            + BlockscopeEncoding.NAME
+            + " (table "
+            + byPlace[0]
+            + ", mob "
+            + byPlace[1]
+            + ", archive "
+            + byPlace[2]
+            + ", snapshots "
+            + byPlace[3]
+            + "); "
+            + (unreadable + problems.size())
+            + " unreadable");
     if (unreadable + problems.size() > 0) {
-      err.println("some files or snapshots could not be read (UNREADABLE above): the list is "
-          + "incomplete");
+      err.println(
+          "some files or snapshots could not be read (UNREADABLE above): the list is "
+              + "incomplete");
       return 2;
     }
     return encoded > 0 ? 1 : 0;
@@ -183,8 +215,8 @@ public final class EncodedFiles {
       return r.getDataBlockEncoding().name();
     } catch (FileNotFoundException moved) {
       // compacted or cleaned since it was listed: follow it once through its link
-      Path again = resolve(p.getParent().getParent().getName(),
-          p.getParent().getName(), p.getName());
+      Path again =
+          resolve(p.getParent().getParent().getName(), p.getParent().getName(), p.getName());
       if (again == null || again.equals(p)) {
         throw moved;
       }
@@ -205,7 +237,8 @@ public final class EncodedFiles {
         continue;
       }
       for (FileStatus family : children(region.getPath())) {
-        if (!family.isDirectory() || hidden(family.getPath())
+        if (!family.isDirectory()
+            || hidden(family.getPath())
             || family.getPath().getName().equals("recovered.edits")) {
           continue;
         }
@@ -242,19 +275,28 @@ public final class EncodedFiles {
       found = true;
       String place = SNAPSHOT + desc.getName();
       try {
-        SnapshotReferenceUtil.visitReferencedFiles(conf, fs, s.getPath(), desc,
-            (region, family, file) -> add(place, null, region.getEncodedName(), family,
-                file.getName()));
+        SnapshotReferenceUtil.visitReferencedFiles(
+            conf,
+            fs,
+            s.getPath(),
+            desc,
+            (region, family, file) ->
+                add(place, null, region.getEncodedName(), family, file.getName()));
       } catch (IOException | RuntimeException e) {
-        problems.add("UNREADABLE snapshot " + desc.getName() + " (" + s.getPath()
-            + "): its manifest: " + oneLine(e));
+        problems.add(
+            "UNREADABLE snapshot "
+                + desc.getName()
+                + " ("
+                + s.getPath()
+                + "): its manifest: "
+                + oneLine(e));
       }
     }
   }
 
   /**
-   * Records the file named {@code name} in {@code region}/{@code family} of the table, reached
-   * from {@code place}; {@code at} is where it was seen (null for a snapshot's entry).
+   * Records the file named {@code name} in {@code region}/{@code family} of the table, reached from
+   * {@code place}; {@code at} is where it was seen (null for a snapshot's entry).
    */
   private void add(String place, Path at, String region, String family, String name)
       throws IOException {
@@ -262,8 +304,12 @@ public final class EncodedFiles {
     if (at == null || HFileLink.isHFileLink(name) || StoreFileInfo.isReference(name)) {
       file = resolve(region, family, name);
       if (file == null) {
-        problems.add("UNREADABLE " + (at != null ? at : region + "/" + family + "/" + name)
-            + " (" + place + "): the file it names is in none of its locations");
+        problems.add(
+            "UNREADABLE "
+                + (at != null ? at : region + "/" + family + "/" + name)
+                + " ("
+                + place
+                + "): the file it names is in none of its locations");
         return;
       }
     }
@@ -272,8 +318,8 @@ public final class EncodedFiles {
 
   /**
    * Where the file named {@code name} of {@code region}/{@code family} is now: a reference is
-   * followed to its parent's file, a link to its table's; each looked for in the table's
-   * directory, the MOB directory and the archive. Null if in none.
+   * followed to its parent's file, a link to its table's; each looked for in the table's directory,
+   * the MOB directory and the archive. Null if in none.
    */
   private Path resolve(String region, String family, String name) throws IOException {
     String r = region;

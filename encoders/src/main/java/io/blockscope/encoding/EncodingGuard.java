@@ -29,13 +29,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The master's side of BLOCKSCOPE_V1 ({@code hbase.coprocessor.master.classes}): registers the
- * encoding in the master, and refuses a CREATE, a clone of a snapshot, an ALTER or a restore of
- * a snapshot that puts the encoding on a column family that did not have it, unless every live
- * region server reports {@link EncodingRegistrar} among its coprocessors, so that no server is
- * handed a kind of store it cannot open. HBase's master does not look at a family's encoding
- * itself: without this check, the regions of such a table would fail to open, over and over,
- * wherever the encoding is missing. An ALTER or restore that keeps the encoding of a family that
- * already had it (a TTL change, the coprocessor Phoenix adds with an index) is not checked.
+ * encoding in the master, and refuses a CREATE, a clone of a snapshot, an ALTER or a restore of a
+ * snapshot that puts the encoding on a column family that did not have it, unless every live region
+ * server reports {@link EncodingRegistrar} among its coprocessors, so that no server is handed a
+ * kind of store it cannot open. HBase's master does not look at a family's encoding itself: without
+ * this check, the regions of such a table would fail to open, over and over, wherever the encoding
+ * is missing. An ALTER or restore that keeps the encoding of a family that already had it (a TTL
+ * change, the coprocessor Phoenix adds with an index) is not checked.
  */
 public final class EncodingGuard implements MasterCoprocessor, MasterObserver {
   /*
@@ -76,9 +76,11 @@ public final class EncodingGuard implements MasterCoprocessor, MasterObserver {
    * BLOCKSCOPE_V1 files, and its clone is not refused. EncodedFiles lists such files.
    */
   private static final Logger LOG = LoggerFactory.getLogger(EncodingGuard.class);
+
   /** The registrar's names in a server's report: the simple name is what HBase 2.6.1 sends. */
   static final Set<String> REGISTRAR_NAMES =
       Set.of(EncodingRegistrar.class.getSimpleName(), EncodingRegistrar.class.getName());
+
   private static final String ENCODING_KEY = "DATA_BLOCK_ENCODING";
 
   @Override
@@ -86,8 +88,11 @@ public final class EncodingGuard implements MasterCoprocessor, MasterObserver {
     try {
       BlockscopeEncoding.register();
     } catch (RuntimeException | LinkageError e) {
-      LOG.error("blockscope: cannot register data block encoding {} in the master; changes "
-          + "that set it will be refused", BlockscopeEncoding.NAME, e);
+      LOG.error(
+          "blockscope: cannot register data block encoding {} in the master; changes "
+              + "that set it will be refused",
+          BlockscopeEncoding.NAME,
+          e);
     }
   }
 
@@ -97,28 +102,41 @@ public final class EncodingGuard implements MasterCoprocessor, MasterObserver {
   }
 
   @Override
-  public void preCreateTable(ObserverContext<MasterCoprocessorEnvironment> ctx,
-      TableDescriptor desc, RegionInfo[] regions) throws IOException {
+  public void preCreateTable(
+      ObserverContext<MasterCoprocessorEnvironment> ctx, TableDescriptor desc, RegionInfo[] regions)
+      throws IOException {
     check(ctx, "create " + desc.getTableName().getNameAsString(), addedFamilies(null, desc));
   }
 
   @Override
-  public TableDescriptor preModifyTable(ObserverContext<MasterCoprocessorEnvironment> ctx,
-      TableName tableName, TableDescriptor current, TableDescriptor next) throws IOException {
+  public TableDescriptor preModifyTable(
+      ObserverContext<MasterCoprocessorEnvironment> ctx,
+      TableName tableName,
+      TableDescriptor current,
+      TableDescriptor next)
+      throws IOException {
     check(ctx, "alter " + tableName.getNameAsString(), addedFamilies(current, next));
     return next;
   }
 
   @Override
-  public void preCloneSnapshot(ObserverContext<MasterCoprocessorEnvironment> ctx,
-      SnapshotDescription snapshot, TableDescriptor desc) throws IOException {
-    check(ctx, "clone snapshot " + snapshot.getName() + " as "
-        + desc.getTableName().getNameAsString(), addedFamilies(null, desc));
+  public void preCloneSnapshot(
+      ObserverContext<MasterCoprocessorEnvironment> ctx,
+      SnapshotDescription snapshot,
+      TableDescriptor desc)
+      throws IOException {
+    check(
+        ctx,
+        "clone snapshot " + snapshot.getName() + " as " + desc.getTableName().getNameAsString(),
+        addedFamilies(null, desc));
   }
 
   @Override
-  public void preRestoreSnapshot(ObserverContext<MasterCoprocessorEnvironment> ctx,
-      SnapshotDescription snapshot, TableDescriptor desc) throws IOException {
+  public void preRestoreSnapshot(
+      ObserverContext<MasterCoprocessorEnvironment> ctx,
+      SnapshotDescription snapshot,
+      TableDescriptor desc)
+      throws IOException {
     List<String> added = addedFamilies(null, desc);
     if (!added.isEmpty()) {
       TableDescriptor current = null;
@@ -129,8 +147,10 @@ public final class EncodingGuard implements MasterCoprocessor, MasterObserver {
       }
       added = addedFamilies(current, desc);
     }
-    check(ctx, "restore snapshot " + snapshot.getName() + " onto "
-        + desc.getTableName().getNameAsString(), added);
+    check(
+        ctx,
+        "restore snapshot " + snapshot.getName() + " onto " + desc.getTableName().getNameAsString(),
+        added);
   }
 
   static boolean usesBlockscope(ColumnFamilyDescriptor f) {
@@ -158,16 +178,25 @@ public final class EncodingGuard implements MasterCoprocessor, MasterObserver {
   }
 
   /**
-   * Why {@code action} must be refused, or empty if it may go ahead: {@code added} are the
-   * families it gives BLOCKSCOPE_V1, {@code servers} the live region servers' last reports.
+   * Why {@code action} must be refused, or empty if it may go ahead: {@code added} are the families
+   * it gives BLOCKSCOPE_V1, {@code servers} the live region servers' last reports.
    */
-  static Optional<String> refusal(String action, List<String> added, boolean registeredHere,
+  static Optional<String> refusal(
+      String action,
+      List<String> added,
+      boolean registeredHere,
       Map<ServerName, ServerMetrics> servers) {
     if (added.isEmpty()) {
       return Optional.empty();
     }
-    String head = "blockscope: refusing to " + action + ": families " + added + " would use "
-        + BlockscopeEncoding.NAME + ", and ";
+    String head =
+        "blockscope: refusing to "
+            + action
+            + ": families "
+            + added
+            + " would use "
+            + BlockscopeEncoding.NAME
+            + ", and ";
     if (!registeredHere) {
       return Optional.of(head + "it is not registered in the master (see its log)");
     }
@@ -184,13 +213,18 @@ public final class EncodingGuard implements MasterCoprocessor, MasterObserver {
     if (missing.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(head + "these region servers do not report "
-        + EncodingRegistrar.class.getName() + " (set it in hbase.coprocessor.region.classes and "
-        + "restart them; a server that holds no region reports no coprocessor): " + missing);
+    return Optional.of(
+        head
+            + "these region servers do not report "
+            + EncodingRegistrar.class.getName()
+            + " (set it in hbase.coprocessor.region.classes and "
+            + "restart them; a server that holds no region reports no coprocessor): "
+            + missing);
   }
 
-  private static void check(ObserverContext<MasterCoprocessorEnvironment> ctx, String action,
-      List<String> added) throws IOException {
+  private static void check(
+      ObserverContext<MasterCoprocessorEnvironment> ctx, String action, List<String> added)
+      throws IOException {
     if (added.isEmpty()) {
       return;
     }
@@ -198,14 +232,20 @@ public final class EncodingGuard implements MasterCoprocessor, MasterObserver {
     try (Admin admin = ctx.getEnvironment().getConnection().getAdmin()) {
       // answered by this master from the servers' last reports (ServerManager); a non-core
       // coprocessor's environment does not hand out the ServerManager itself
-      servers = admin.getClusterMetrics(EnumSet.of(ClusterMetrics.Option.LIVE_SERVERS))
-          .getLiveServerMetrics();
+      servers =
+          admin
+              .getClusterMetrics(EnumSet.of(ClusterMetrics.Option.LIVE_SERVERS))
+              .getLiveServerMetrics();
     }
     Optional<String> why = refusal(action, added, BlockscopeEncoding.isRegistered(), servers);
     if (why.isPresent()) {
       throw new DoNotRetryIOException(why.get());
     }
-    LOG.info("blockscope: {} with {} on families {}: all {} region servers report the registrar",
-        action, BlockscopeEncoding.NAME, added, servers.size());
+    LOG.info(
+        "blockscope: {} with {} on families {}: all {} region servers report the registrar",
+        action,
+        BlockscopeEncoding.NAME,
+        added,
+        servers.size());
   }
 }

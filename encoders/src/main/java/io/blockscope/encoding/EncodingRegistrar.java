@@ -7,19 +7,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Registers BLOCKSCOPE_V1 in a region server. Deployed cluster-wide through
- * {@code hbase.coprocessor.region.classes}: HBase starts a region's coprocessors in the
- * region's constructor ({@code RegionCoprocessorHost}), before the region opens its stores, so
- * the encoding exists before any store file of the region is read or written. Registration runs
- * once per JVM; later starts only find it done.
+ * Registers BLOCKSCOPE_V1 in a region server. Deployed cluster-wide through {@code
+ * hbase.coprocessor.region.classes}: HBase starts a region's coprocessors in the region's
+ * constructor ({@code RegionCoprocessorHost}), before the region opens its stores, so the encoding
+ * exists before any store file of the region is read or written. Registration runs once per JVM;
+ * later starts only find it done.
  *
  * <p>Its name in the region server's report to the master ({@code ServerMetrics
- * .getCoprocessorNames()}) is what {@link EncodingGuard} checks: its simple name, since HBase
- * 2.6.1 reports each coprocessor as {@code CoprocessorHost.getCoprocessors()} names it
- * ({@code getClass().getSimpleName()}), and only while the server holds a region. Keep the
- * class name: it is the deployment's contract (hbase-site.xml) and the guard's signal. It never
- * throws: a failed registration (another HBase version) is logged as an error, the region still opens, and a
- * store using the encoding fails to open on that server as it would without blockscope.
+ * .getCoprocessorNames()}) is what {@link EncodingGuard} checks: its simple name, since HBase 2.6.1
+ * reports each coprocessor as {@code CoprocessorHost.getCoprocessors()} names it ({@code
+ * getClass().getSimpleName()}), and only while the server holds a region. Keep the class name: it
+ * is the deployment's contract (hbase-site.xml) and the guard's signal. It never throws: a failed
+ * registration (another HBase version) is logged as an error, the region still opens, and a store
+ * using the encoding fails to open on that server as it would without blockscope.
  */
 public final class EncodingRegistrar implements RegionCoprocessor {
   private static final Logger LOG = LoggerFactory.getLogger(EncodingRegistrar.class);
@@ -31,12 +31,17 @@ public final class EncodingRegistrar implements RegionCoprocessor {
       BlockscopeEncoding.register();
       if (!logged) {
         logged = true;
-        LOG.info("blockscope: data block encoding {} (id {}) registered",
-            BlockscopeEncoding.NAME, BlockscopeEncoding.ID);
+        LOG.info(
+            "blockscope: data block encoding {} (id {}) registered",
+            BlockscopeEncoding.NAME,
+            BlockscopeEncoding.ID);
       }
     } catch (RuntimeException | LinkageError e) {
-      LOG.error("blockscope: cannot register data block encoding {}; stores using it will not "
-          + "open on this server", BlockscopeEncoding.NAME, e);
+      LOG.error(
+          "blockscope: cannot register data block encoding {}; stores using it will not "
+              + "open on this server",
+          BlockscopeEncoding.NAME,
+          e);
     }
   }
 

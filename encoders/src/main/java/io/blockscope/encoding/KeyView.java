@@ -4,8 +4,8 @@ import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.HConstants;
 
 /**
- * The key of the seeker's current (or probed) entry as a {@link Cell}, for the comparator; no
- * copy, valid until the entry changes. Never leaves the seeker.
+ * The key of the seeker's current (or probed) entry as a {@link Cell}, for the comparator; no copy,
+ * valid until the entry changes. Never leaves the seeker.
  */
 final class KeyView implements Cell {
   private final BlockscopeV1Seeker.Entry e;

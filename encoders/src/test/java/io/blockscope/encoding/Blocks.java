@@ -38,17 +38,29 @@ final class Blocks {
     return context(tags, mvcc, CellComparatorImpl.COMPARATOR);
   }
 
-  static HFileContext context(boolean tags, boolean mvcc,
-      org.apache.hadoop.hbase.CellComparator comparator) {
-    return new HFileContextBuilder().withIncludesTags(tags).withIncludesMvcc(mvcc)
-        .withCellComparator(comparator).build();
+  static HFileContext context(
+      boolean tags, boolean mvcc, org.apache.hadoop.hbase.CellComparator comparator) {
+    return new HFileContextBuilder()
+        .withIncludesTags(tags)
+        .withIncludesMvcc(mvcc)
+        .withCellComparator(comparator)
+        .build();
   }
 
   /** Encodes {@code cells} as one block; returns what a seeker is given. */
-  static byte[] encode(DataBlockEncoder encoder, DataBlockEncoding encoding, List<? extends Cell> cells,
-      boolean tags, boolean mvcc) throws IOException {
-    HFileBlockEncodingContext ctx = encoder.newDataBlockEncodingContext(new Configuration(false),
-        encoding, HConstants.HFILEBLOCK_DUMMY_HEADER, context(tags, mvcc));
+  static byte[] encode(
+      DataBlockEncoder encoder,
+      DataBlockEncoding encoding,
+      List<? extends Cell> cells,
+      boolean tags,
+      boolean mvcc)
+      throws IOException {
+    HFileBlockEncodingContext ctx =
+        encoder.newDataBlockEncodingContext(
+            new Configuration(false),
+            encoding,
+            HConstants.HFILEBLOCK_DUMMY_HEADER,
+            context(tags, mvcc));
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     bytes.write(HConstants.HFILEBLOCK_DUMMY_HEADER);
     DataOutputStream out = new DataOutputStream(bytes);
@@ -69,8 +81,13 @@ final class Blocks {
    * Encodes {@code cells} into blocks cut as {@code HFileWriterImpl.checkBlockBoundary} cuts them:
    * a block ends once the cells written to it take 64 KB unencoded.
    */
-  static List<byte[]> encodeBlocks(DataBlockEncoder encoder, DataBlockEncoding encoding,
-      List<? extends Cell> cells, boolean tags, boolean mvcc) throws IOException {
+  static List<byte[]> encodeBlocks(
+      DataBlockEncoder encoder,
+      DataBlockEncoding encoding,
+      List<? extends Cell> cells,
+      boolean tags,
+      boolean mvcc)
+      throws IOException {
     List<byte[]> blocks = new ArrayList<>();
     int from = 0;
     while (from < cells.size()) {
@@ -78,8 +95,9 @@ final class Blocks {
       long unencoded = 0;
       while (to < cells.size() && unencoded < 64 * 1024) {
         Cell c = cells.get(to++);
-        unencoded += ((org.apache.hadoop.hbase.ExtendedCell) c).getSerializedSize(tags)
-            + (mvcc ? org.apache.hadoop.io.WritableUtils.getVIntSize(c.getSequenceId()) : 0);
+        unencoded +=
+            ((org.apache.hadoop.hbase.ExtendedCell) c).getSerializedSize(tags)
+                + (mvcc ? org.apache.hadoop.io.WritableUtils.getVIntSize(c.getSequenceId()) : 0);
       }
       blocks.add(encode(encoder, encoding, cells.subList(from, to), tags, mvcc));
       from = to;
@@ -89,7 +107,9 @@ final class Blocks {
 
   /** How a block reaches a seeker: on the heap, in one direct buffer, or split in two. */
   enum Memory {
-    HEAP, DIRECT, SPLIT;
+    HEAP,
+    DIRECT,
+    SPLIT;
 
     ByteBuff wrap(byte[] block) {
       switch (this) {
@@ -115,16 +135,22 @@ final class Blocks {
 
   /** What the random cells look like. */
   /** {@code longKeys}: up to that many more bytes on rows and qualifiers. */
-  record Shape(String name, int rows, int maxCellsPerRow, int maxValue, double deletes,
-      boolean huge, int longKeys) {}
+  record Shape(
+      String name,
+      int rows,
+      int maxCellsPerRow,
+      int maxValue,
+      double deletes,
+      boolean huge,
+      int longKeys) {}
 
   static final Shape MANY_PER_ROW = new Shape("many cells per row", 40, 60, 40, 0.1, false, 0);
   static final Shape FEW_PER_ROW =
       new Shape("one or two cells per row", 600, 2, 20, 0.05, false, 0);
   static final Shape DELETES = new Shape("mostly delete markers", 200, 6, 10, 0.9, false, 0);
   static final Shape HUGE = new Shape("empty and huge values", 30, 4, 0, 0.1, true, 0);
-  static final Shape LONG_KEYS = new Shape("rows and qualifiers of up to 300 bytes", 150, 8, 20,
-      0.1, false, 300);
+  static final Shape LONG_KEYS =
+      new Shape("rows and qualifiers of up to 300 bytes", 150, 8, 20, 0.1, false, 300);
 
   /**
    * Random cells of {@code shape} in one family, sorted and with distinct keys (ignoring the
@@ -145,25 +171,41 @@ final class Blocks {
     byte[][] familyList = new byte[families][];
     for (int f = 0; f < families; f++) {
       String suffix = f == 0 ? "" : "-" + f;
-      familyList[f] = (r.nextBoolean() ? "f" + suffix : "family-" + r.nextInt(100) + suffix)
-          .getBytes();
+      familyList[f] =
+          (r.nextBoolean() ? "f" + suffix : "family-" + r.nextInt(100) + suffix).getBytes();
     }
-    KeyValue.Type[] types = {KeyValue.Type.Delete, KeyValue.Type.DeleteColumn,
-        KeyValue.Type.DeleteFamily, KeyValue.Type.DeleteFamilyVersion};
+    KeyValue.Type[] types = {
+      KeyValue.Type.Delete,
+      KeyValue.Type.DeleteColumn,
+      KeyValue.Type.DeleteFamily,
+      KeyValue.Type.DeleteFamilyVersion
+    };
     for (int i = 0; i < shape.rows(); i++) {
-      byte[] row = ("row-" + String.format("%06d", i * 7 + r.nextInt(7))
-          + (r.nextInt(4) == 0 ? "-" + r.nextInt(1000) : "")
-          + pad(r, shape.longKeys())).getBytes();
+      byte[] row =
+          ("row-"
+                  + String.format("%06d", i * 7 + r.nextInt(7))
+                  + (r.nextInt(4) == 0 ? "-" + r.nextInt(1000) : "")
+                  + pad(r, shape.longKeys()))
+              .getBytes();
       int cells = 1 + r.nextInt(shape.maxCellsPerRow());
       for (int j = 0; j < cells; j++) {
-        byte[] qualifier = r.nextInt(20) == 0 ? new byte[0]
-            : ("q" + r.nextInt(40) + (r.nextBoolean() ? "-suffix" + r.nextInt(100) : "")
-                + pad(r, shape.longKeys())).getBytes();
+        byte[] qualifier =
+            r.nextInt(20) == 0
+                ? new byte[0]
+                : ("q"
+                        + r.nextInt(40)
+                        + (r.nextBoolean() ? "-suffix" + r.nextInt(100) : "")
+                        + pad(r, shape.longKeys()))
+                    .getBytes();
         long ts = 1_700_000_000_000L + r.nextInt(1000) * (r.nextBoolean() ? 1 : 1_000);
-        KeyValue.Type type = r.nextDouble() < shape.deletes() ? types[r.nextInt(types.length)]
-            : KeyValue.Type.Put;
-        int valueLen = shape.huge() ? (r.nextInt(3) == 0 ? 0 : r.nextInt(3) == 0
-            ? 100_000 + r.nextInt(100_000) : r.nextInt(2000)) : r.nextInt(shape.maxValue() + 1);
+        KeyValue.Type type =
+            r.nextDouble() < shape.deletes() ? types[r.nextInt(types.length)] : KeyValue.Type.Put;
+        int valueLen =
+            shape.huge()
+                ? (r.nextInt(3) == 0
+                    ? 0
+                    : r.nextInt(3) == 0 ? 100_000 + r.nextInt(100_000) : r.nextInt(2000))
+                : r.nextInt(shape.maxValue() + 1);
         if (type != KeyValue.Type.Put) {
           valueLen = 0;
         }
@@ -178,8 +220,23 @@ final class Blocks {
           }
         }
         byte[] family = families == 1 ? familyList[0] : familyList[r.nextInt(families)];
-        KeyValue kv = new KeyValue(row, 0, row.length, family, 0, family.length, qualifier, 0,
-            qualifier.length, ts, type, value, 0, value.length, tagList);
+        KeyValue kv =
+            new KeyValue(
+                row,
+                0,
+                row.length,
+                family,
+                0,
+                family.length,
+                qualifier,
+                0,
+                qualifier.length,
+                ts,
+                type,
+                value,
+                0,
+                value.length,
+                tagList);
         if (mvcc) {
           kv.setSequenceId(r.nextInt(4) == 0 ? 0 : r.nextInt(1 << 20));
         }

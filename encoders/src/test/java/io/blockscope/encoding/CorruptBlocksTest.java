@@ -22,18 +22,18 @@ import org.junit.Test;
 
 /**
  * Truncated, corrupted and fuzzed BLOCKSCOPE_V1 blocks end in a {@link CorruptBlockException} (an
- * IOException to HBase: a {@code CorruptHFileException}) or decode to some cells; nothing else,
- * and every truncation is reported. The blocks are handed over in arrays and direct buffers of
- * exactly their size, so a read past the block would be an {@code ArrayIndexOutOfBounds} or
- * {@code IndexOutOfBounds} exception, which fails the test, as would a negative or huge
- * allocation from an unchecked length ({@code NegativeArraySize}, {@code OutOfMemoryError}).
- * A hang shows as more cells than the block has bytes (every entry takes at least one).
+ * IOException to HBase: a {@code CorruptHFileException}) or decode to some cells; nothing else, and
+ * every truncation is reported. The blocks are handed over in arrays and direct buffers of exactly
+ * their size, so a read past the block would be an {@code ArrayIndexOutOfBounds} or {@code
+ * IndexOutOfBounds} exception, which fails the test, as would a negative or huge allocation from an
+ * unchecked length ({@code NegativeArraySize}, {@code OutOfMemoryError}). A hang shows as more
+ * cells than the block has bytes (every entry takes at least one).
  *
- * <p>The fuzzer is a seeded mutation fuzzer (no Jazzer: it needs its own runner and native
- * agent): 100,000 mutants of valid blocks, each with 1-8 mutations drawn from byte flips, random
- * bytes, runs of 0xFF (endless varints), deletions, insertions, and a rewritten restart count or
- * restart offset; each mutant is iterated to its end and sought into five times. Same seed, same
- * mutants, on every run.
+ * <p>The fuzzer is a seeded mutation fuzzer (no Jazzer: it needs its own runner and native agent):
+ * 100,000 mutants of valid blocks, each with 1-8 mutations drawn from byte flips, random bytes,
+ * runs of 0xFF (endless varints), deletions, insertions, and a rewritten restart count or restart
+ * offset; each mutant is iterated to its end and sought into five times. Same seed, same mutants,
+ * on every run.
  */
 public class CorruptBlocksTest {
   private static final DataBlockEncoding ENCODING = BlockscopeEncoding.register();
@@ -81,8 +81,9 @@ public class CorruptBlocksTest {
       byte[] m = mutate(s.block(), r);
       by[read(m, s, r, "mutant " + i)]++;
     }
-    System.out.println("fuzz, mutants by what reported them (none, first key, walk, ...): "
-        + java.util.Arrays.toString(by));
+    System.out.println(
+        "fuzz, mutants by what reported them (none, first key, walk, ...): "
+            + java.util.Arrays.toString(by));
     // The mutants are fixed by the seed, so the counts are exact: they change only when the
     // decoder's checks do, and then deliberately, with the new counts in the commit. Issue 14:
     // seeks that found damage were counted as decoded (CorruptBlockException was an
@@ -139,25 +140,31 @@ public class CorruptBlocksTest {
 
   /**
    * A block of an earlier layout (one whose trailer lacks a layout bit: the grouped layout, the
-   * base key, small values in key entries) is refused with the layout named, by the seeker and
-   * by the first-key read, not decoded as the current layout.
+   * base key, small values in key entries) is refused with the layout named, by the seeker and by
+   * the first-key read, not decoded as the current layout.
    */
   @Test
   public void blocksOfAnEarlierLayoutAreRefusedByName() throws Exception {
     Sample s = samples().get(0);
-    Object[][] layouts = {{BlockscopeV1Encoder.GROUPED, "block without groups"},
-        {BlockscopeV1Encoder.BASE_KEY, "block without a base key"},
-        {BlockscopeV1Encoder.INLINE_VALUES, "block without inline values"}};
+    Object[][] layouts = {
+      {BlockscopeV1Encoder.GROUPED, "block without groups"},
+      {BlockscopeV1Encoder.BASE_KEY, "block without a base key"},
+      {BlockscopeV1Encoder.INLINE_VALUES, "block without inline values"}
+    };
     for (Object[] layout : layouts) {
       byte[] old = s.block().clone();
       int at = old.length - 4;
       int trailer = org.apache.hadoop.hbase.util.Bytes.toInt(old, at) & ~(int) layout[0];
       org.apache.hadoop.hbase.util.Bytes.putInt(old, at, trailer);
       ByteBuff buff = new SingleByteBuff(ByteBuffer.wrap(old));
-      EncodedSeeker seeker = ENCODER.createSeeker(ENCODER.newDataBlockDecodingContext(
-          new Configuration(false), Blocks.context(s.tags(), s.mvcc())));
-      for (Runnable read : new Runnable[] {() -> seeker.setCurrentBuffer(buff),
-          () -> ENCODER.getFirstKeyCellInBlock(buff)}) {
+      EncodedSeeker seeker =
+          ENCODER.createSeeker(
+              ENCODER.newDataBlockDecodingContext(
+                  new Configuration(false), Blocks.context(s.tags(), s.mvcc())));
+      for (Runnable read :
+          new Runnable[] {
+            () -> seeker.setCurrentBuffer(buff), () -> ENCODER.getFirstKeyCellInBlock(buff)
+          }) {
         CorruptBlockException expected = refused(read);
         assertTrue(expected.getMessage(), expected.getMessage().startsWith((String) layout[1]));
       }
@@ -168,30 +175,39 @@ public class CorruptBlocksTest {
    * Issue 14: after {@code setCurrentBuffer} refused a block, the seeker still held the restart
    * index, base cell and current entry of the block before, and getCell, next and seeks read them
    * against the refused block's bytes (HBase's {@code EncodedScanner.updateCurrentBlock} makes the
-   * block current before it hands it to the seeker, so it may ask for cells after the refusal).
-   * Now every read fails, naming the refusal, until a block that reads is set.
+   * block current before it hands it to the seeker, so it may ask for cells after the refusal). Now
+   * every read fails, naming the refusal, until a block that reads is set.
    */
   @Test
   public void aRefusedBlockLeavesTheSeekerNothingOfTheBlockBefore() throws Exception {
     Sample s = samples().get(0);
     byte[] bad = s.block().clone();
     int at = bad.length - 4;
-    org.apache.hadoop.hbase.util.Bytes.putInt(bad, at,
-        org.apache.hadoop.hbase.util.Bytes.toInt(bad, at) & ~BlockscopeV1Encoder.GROUPED);
-    EncodedSeeker seeker = ENCODER.createSeeker(ENCODER.newDataBlockDecodingContext(
-        new Configuration(false), Blocks.context(s.tags(), s.mvcc())));
+    org.apache.hadoop.hbase.util.Bytes.putInt(
+        bad, at, org.apache.hadoop.hbase.util.Bytes.toInt(bad, at) & ~BlockscopeV1Encoder.GROUPED);
+    EncodedSeeker seeker =
+        ENCODER.createSeeker(
+            ENCODER.newDataBlockDecodingContext(
+                new Configuration(false), Blocks.context(s.tags(), s.mvcc())));
     KeyValue middle = s.cells().get(60);
     seeker.setCurrentBuffer(new SingleByteBuff(ByteBuffer.wrap(s.block())));
     assertEquals(0, seeker.seekToKeyInBlock(middle, false));
-    String refusal = refused(() -> seeker.setCurrentBuffer(
-        new SingleByteBuff(ByteBuffer.wrap(bad)))).getMessage();
-    Runnable[] reads = {seeker::getCell, seeker::getKey, seeker::getValueShallowCopy,
-        seeker::next, () -> seeker.compareKey(CellComparatorImpl.COMPARATOR, middle),
-        () -> seeker.seekToKeyInBlock(middle, false), () -> seeker.seekToKeyInBlock(middle, true),
-        () -> {
-          seeker.rewind();
-          seeker.getCell();
-        }};
+    String refusal =
+        refused(() -> seeker.setCurrentBuffer(new SingleByteBuff(ByteBuffer.wrap(bad))))
+            .getMessage();
+    Runnable[] reads = {
+      seeker::getCell,
+      seeker::getKey,
+      seeker::getValueShallowCopy,
+      seeker::next,
+      () -> seeker.compareKey(CellComparatorImpl.COMPARATOR, middle),
+      () -> seeker.seekToKeyInBlock(middle, false),
+      () -> seeker.seekToKeyInBlock(middle, true),
+      () -> {
+        seeker.rewind();
+        seeker.getCell();
+      }
+    };
     for (Runnable read : reads) {
       String m = refused(read).getMessage();
       assertTrue(m, m.startsWith("no block to read") && m.contains(refusal));
@@ -224,6 +240,7 @@ public class CorruptBlocksTest {
    * {@link #WALK}, {@link #SEEK}, or 0 if everything decoded.
    */
   private static final int FIRST_KEY = 1;
+
   private static final int WALK = 2;
   private static final int SEEK = 4;
 
@@ -238,42 +255,62 @@ public class CorruptBlocksTest {
       } else {
         buff = new SingleByteBuff(ByteBuffer.wrap(block));
       }
-      EncodedSeeker seeker = ENCODER.createSeeker(ENCODER.newDataBlockDecodingContext(
-          new Configuration(false), Blocks.context(s.tags(), s.mvcc())));
+      EncodedSeeker seeker =
+          ENCODER.createSeeker(
+              ENCODER.newDataBlockDecodingContext(
+                  new Configuration(false), Blocks.context(s.tags(), s.mvcc())));
       String where = what + (direct ? " (direct)" : " (heap)");
       reported |= ranThrough(where, () -> ENCODER.getFirstKeyCellInBlock(buff)) ? 0 : FIRST_KEY;
-      reported |= ranThrough(where, () -> {
-        seeker.setCurrentBuffer(buff);
-        int cells = 0;
-        do {
-          Cell c = seeker.getCell();
-          c.getValueLength();
-          if (++cells > block.length) {
-            fail(what + ": more cells than bytes, the seeker does not advance");
-          }
-        } while (seeker.next());
-      }) ? 0 : WALK;
+      reported |=
+          ranThrough(
+                  where,
+                  () -> {
+                    seeker.setCurrentBuffer(buff);
+                    int cells = 0;
+                    do {
+                      Cell c = seeker.getCell();
+                      c.getValueLength();
+                      if (++cells > block.length) {
+                        fail(what + ": more cells than bytes, the seeker does not advance");
+                      }
+                    } while (seeker.next());
+                  })
+              ? 0
+              : WALK;
       for (int k = 0; k < 6; k++) {
         Cell target = s.cells().get(r.nextInt(s.cells().size()));
         boolean before = k % 2 == 1;
         Cell key = before ? PrivateCellUtil.createFirstOnRow(CellUtil.cloneRow(target)) : target;
-        reported |= ranThrough(where, () -> {
-          seeker.setCurrentBuffer(buff);
-          seeker.rewind();
-          try {
-            seeker.seekToKeyInBlock(key, before);
-          } catch (IllegalStateException firstKeyOfTheBlock) {
-            // HBase's contract (BufferedDataBlockEncoder's seekers throw the same): seekBefore
-            // the block's first key, which HFileScannerImpl.seekBefore never asks. Nothing else
-            // may come out as an IllegalStateException: corruption is a CorruptBlockException,
-            // which is not one (issue 14: it was, and this catch counted it as decoded)
-            assertTrue(what + ": " + firstKeyOfTheBlock, before && firstKeyOfTheBlock.getMessage()
-                .startsWith("Cannot seekBefore if positioned at the first key in the block"));
-            return;
-          }
-          seeker.getCell();
-          seeker.next();
-        }) ? 0 : SEEK;
+        reported |=
+            ranThrough(
+                    where,
+                    () -> {
+                      seeker.setCurrentBuffer(buff);
+                      seeker.rewind();
+                      try {
+                        seeker.seekToKeyInBlock(key, before);
+                      } catch (IllegalStateException firstKeyOfTheBlock) {
+                        // HBase's contract (BufferedDataBlockEncoder's seekers throw the same):
+                        // seekBefore
+                        // the block's first key, which HFileScannerImpl.seekBefore never asks.
+                        // Nothing else
+                        // may come out as an IllegalStateException: corruption is a
+                        // CorruptBlockException,
+                        // which is not one (issue 14: it was, and this catch counted it as decoded)
+                        assertTrue(
+                            what + ": " + firstKeyOfTheBlock,
+                            before
+                                && firstKeyOfTheBlock
+                                    .getMessage()
+                                    .startsWith(
+                                        "Cannot seekBefore if positioned at the first key in the block"));
+                        return;
+                      }
+                      seeker.getCell();
+                      seeker.next();
+                    })
+                ? 0
+                : SEEK;
       }
     }
     return reported;

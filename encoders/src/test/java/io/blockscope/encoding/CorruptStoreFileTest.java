@@ -40,12 +40,12 @@ import org.apache.hadoop.hbase.util.CommonFSUtils;
 import org.junit.Test;
 
 /**
- * Issue 14 (A), LevelDB's corruption_test on real store files: a BLOCKSCOPE_V1 store file
- * written by HBase's writer, damaged on disk, read by an {@link HRegion} on the local file
- * system with HBase's block checksums not verified ({@link StoreFiles#unchecked}), so that the
- * damage reaches the decoder. Scans, gets and compactions fail with an IOException whose causes
- * name the CorruptBlockException; what they return before failing is exactly what the file
- * holds; the damage is confined to its block; nothing hangs (every test has a timeout).
+ * Issue 14 (A), LevelDB's corruption_test on real store files: a BLOCKSCOPE_V1 store file written
+ * by HBase's writer, damaged on disk, read by an {@link HRegion} on the local file system with
+ * HBase's block checksums not verified ({@link StoreFiles#unchecked}), so that the damage reaches
+ * the decoder. Scans, gets and compactions fail with an IOException whose causes name the
+ * CorruptBlockException; what they return before failing is exactly what the file holds; the damage
+ * is confined to its block; nothing hangs (every test has a timeout).
  */
 public class CorruptStoreFileTest {
   private static final DataBlockEncoding ENCODING = BlockscopeEncoding.register();
@@ -76,10 +76,14 @@ public class CorruptStoreFileTest {
     final Configuration conf = StoreFiles.unchecked();
     final Path root;
     final FileSystem fs;
-    final TableDescriptor table = TableDescriptorBuilder.newBuilder(TableName.valueOf("t"))
-        .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(F)
-            .setDataBlockEncoding(ENCODING).setBlocksize(4096).build())
-        .build();
+    final TableDescriptor table =
+        TableDescriptorBuilder.newBuilder(TableName.valueOf("t"))
+            .setColumnFamily(
+                ColumnFamilyDescriptorBuilder.newBuilder(F)
+                    .setDataBlockEncoding(ENCODING)
+                    .setBlocksize(4096)
+                    .build())
+            .build();
     final RegionInfo info = RegionInfoBuilder.newBuilder(table.getTableName()).build();
     final Path file;
 
@@ -89,8 +93,9 @@ public class CorruptStoreFileTest {
       CommonFSUtils.setRootDir(conf, root);
       fs = root.getFileSystem(conf);
       HRegion.createHRegion(info, root, conf, table, null).close();
-      Path family = new Path(CommonFSUtils.getRegionDir(root, table.getTableName(),
-          info.getEncodedName()), "f");
+      Path family =
+          new Path(
+              CommonFSUtils.getRegionDir(root, table.getTableName(), info.getEncodedName()), "f");
       file = StoreFiles.write(conf, new Path(family, FILE), cells(), ENCODING, false, 4096);
     }
 
@@ -99,8 +104,8 @@ public class CorruptStoreFileTest {
     }
 
     /**
-     * Data block {@code k} of the store file (read before it is damaged): its offset, its size
-     * with the header, and the index of its first row.
+     * Data block {@code k} of the store file (read before it is damaged): its offset, its size with
+     * the header, and the index of its first row.
      */
     long[] block(int k) throws IOException {
       try (HFile.Reader r = HFile.createReader(fs, file, new CacheConfig(conf), true, conf)) {
@@ -179,7 +184,8 @@ public class CorruptStoreFileTest {
       }
       assertCorrupt("scan", scan, what);
       // the scanner reads one cell ahead: the last row before the block may not come out
-      assertTrue(got.size() + " rows before block " + k + " at row " + first,
+      assertTrue(
+          got.size() + " rows before block " + k + " at row " + first,
           got.size() == first || got.size() == first - 1);
       List<KeyValue> want = cells();
       for (int i = 0; i < got.size(); i++) {
@@ -222,15 +228,15 @@ public class CorruptStoreFileTest {
   }
 
   /**
-   * {@code e} is an IOException whose causes hold a CorruptBlockException, a
-   * CorruptHFileException, saying {@code what}.
+   * {@code e} is an IOException whose causes hold a CorruptBlockException, a CorruptHFileException,
+   * saying {@code what}.
    */
   private static void assertCorrupt(String where, IOException e, String what) {
     assertTrue(where + " did not fail", e != null);
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof CorruptBlockException) {
-        assertTrue(where + ": " + t, t instanceof CorruptHFileException
-            && t.getMessage().contains(what));
+        assertTrue(
+            where + ": " + t, t instanceof CorruptHFileException && t.getMessage().contains(what));
         return;
       }
     }

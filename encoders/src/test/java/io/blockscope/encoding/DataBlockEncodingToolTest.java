@@ -20,14 +20,14 @@ import org.apache.hadoop.hbase.regionserver.StoreFileScanner;
 import org.junit.Test;
 
 /**
- * Issue 14 (B): with BLOCKSCOPE_V1 registered, HBase's {@code DataBlockEncodingTool -f <store
- * file> -b} stopped in {@code verifyCodecs} with "CorruptBlockException: block without groups":
- * HBase's {@code EncodedDataBlock.encodeData}, which the tool encodes every codec with, keeps
- * only the bytes written before {@code endBlockEncoding} (and what that writes in place into the
- * array it is handed), special-casing ROW_INDEX_V1 alone, and BLOCKSCOPE_V1 wrote its last group
- * and trailer to the stream there. Here the tool runs as its {@code testCodecs} does (a store
- * file scanner over a real BLOCKSCOPE_V1 store file; statistics, verification, the benchmark and
- * the sizes), with every registered encoding, and must verify them all.
+ * Issue 14 (B): with BLOCKSCOPE_V1 registered, HBase's {@code DataBlockEncodingTool -f <store file>
+ * -b} stopped in {@code verifyCodecs} with "CorruptBlockException: block without groups": HBase's
+ * {@code EncodedDataBlock.encodeData}, which the tool encodes every codec with, keeps only the
+ * bytes written before {@code endBlockEncoding} (and what that writes in place into the array it is
+ * handed), special-casing ROW_INDEX_V1 alone, and BLOCKSCOPE_V1 wrote its last group and trailer to
+ * the stream there. Here the tool runs as its {@code testCodecs} does (a store file scanner over a
+ * real BLOCKSCOPE_V1 store file; statistics, verification, the benchmark and the sizes), with every
+ * registered encoding, and must verify them all.
  */
 public class DataBlockEncodingToolTest {
   private static final DataBlockEncoding ENCODING = BlockscopeEncoding.register();
@@ -38,21 +38,27 @@ public class DataBlockEncodingToolTest {
       java.nio.file.Path dir = Files.createTempDirectory("dbetool");
       Configuration conf = StoreFiles.unchecked();
       List<KeyValue> cells = new ArrayList<>(Blocks.cells(Blocks.MANY_PER_ROW, 5, tags, true));
-      Path file = StoreFiles.write(conf, new Path(dir.toUri().toString(),
-          "0123456789abcdef0123456789abcdef"), cells, ENCODING, tags, 64 * 1024);
+      Path file =
+          StoreFiles.write(
+              conf,
+              new Path(dir.toUri().toString(), "0123456789abcdef0123456789abcdef"),
+              cells,
+              ENCODING,
+              tags,
+              64 * 1024);
       // the tool as `-f <file> -b` runs it: statistics, verification (a failure only logged),
       // benchmark (throws if two codecs decode to different sizes), sizes
-      DataBlockEncodingTool.testCodecs(conf, Integer.MAX_VALUE, file.toString(), "gz", true,
-          true);
+      DataBlockEncodingTool.testCodecs(conf, Integer.MAX_VALUE, file.toString(), "gz", true, true);
       // and its verification again, as testCodecs sets it up, with the result asserted
-      HStoreFile sf = new HStoreFile(file.getFileSystem(conf), file, conf, new CacheConfig(conf),
-          BloomType.NONE, true);
+      HStoreFile sf =
+          new HStoreFile(
+              file.getFileSystem(conf), file, conf, new CacheConfig(conf), BloomType.NONE, true);
       sf.initReader();
       StoreFileReader reader = sf.getReader();
       reader.loadFileInfo();
       assertEquals(ENCODING, reader.getHFileReader().getDataBlockEncoding());
-      StoreFileScanner scanner = reader.getStoreFileScanner(false, false, false,
-          sf.getMaxMemStoreTS(), 0, false);
+      StoreFileScanner scanner =
+          reader.getStoreFileScanner(false, false, false, sf.getMaxMemStoreTS(), 0, false);
       try {
         DataBlockEncodingTool tool = new DataBlockEncodingTool(conf, "gz");
         // testCodecs sets these two from the file (HFile v3: tags as written; checksummed
@@ -60,10 +66,10 @@ public class DataBlockEncodingToolTest {
         set(tool, "USE_TAG", reader.getHFileReader().getFileContext().isIncludesTags());
         set(tool, "useHBaseChecksum", true);
         tool.checkStatistics(scanner, Integer.MAX_VALUE);
-        assertEquals(List.of("PREFIX", "DIFF", "FAST_DIFF", "ROW_INDEX_V1", "BLOCKSCOPE_V1"),
-            codecs(tool));
-        assertTrue("verifyCodecs (tags " + tags + ")",
-            tool.verifyCodecs(scanner, Integer.MAX_VALUE));
+        assertEquals(
+            List.of("PREFIX", "DIFF", "FAST_DIFF", "ROW_INDEX_V1", "BLOCKSCOPE_V1"), codecs(tool));
+        assertTrue(
+            "verifyCodecs (tags " + tags + ")", tool.verifyCodecs(scanner, Integer.MAX_VALUE));
       } finally {
         scanner.close();
         reader.close(true);

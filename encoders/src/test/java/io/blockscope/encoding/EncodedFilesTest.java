@@ -25,10 +25,10 @@ import org.junit.Before;
 import org.junit.Test;
 
 /**
- * {@link EncodedFiles} on a root directory laid out as HBase lays it out, on the local file
- * system: store, MOB and archived files, references and links followed, each file once; and
- * what it answers to bad input. Snapshots are read on the embedded cluster
- * ({@code EncoderWayBackIT}), whose snapshot manifests HBase writes.
+ * {@link EncodedFiles} on a root directory laid out as HBase lays it out, on the local file system:
+ * store, MOB and archived files, references and links followed, each file once; and what it answers
+ * to bad input. Snapshots are read on the embedded cluster ({@code EncoderWayBackIT}), whose
+ * snapshot manifests HBase writes.
  */
 public class EncodedFilesTest {
   private static final String R1 = "0123456789abcdef0123456789abcdef";
@@ -51,12 +51,19 @@ public class EncodedFilesTest {
 
   private Path hfile(String relative, DataBlockEncoding encoding) throws IOException {
     Path p = new Path(root, relative);
-    try (HFile.Writer w = HFile.getWriterFactory(conf, CacheConfig.DISABLED).withPath(fs, p)
-        .withFileContext(new HFileContextBuilder().withDataBlockEncoding(encoding).build())
-        .create()) {
+    try (HFile.Writer w =
+        HFile.getWriterFactory(conf, CacheConfig.DISABLED)
+            .withPath(fs, p)
+            .withFileContext(new HFileContextBuilder().withDataBlockEncoding(encoding).build())
+            .create()) {
       for (int i = 0; i < 100; i++) {
-        w.append(new KeyValue(Bytes.toBytes(String.format("row%04d", i)), Bytes.toBytes("f"),
-            Bytes.toBytes("q"), 1L, Bytes.toBytes("value" + i)));
+        w.append(
+            new KeyValue(
+                Bytes.toBytes(String.format("row%04d", i)),
+                Bytes.toBytes("f"),
+                Bytes.toBytes("q"),
+                1L,
+                Bytes.toBytes("value" + i)));
       }
     }
     return p;
@@ -78,8 +85,12 @@ public class EncodedFilesTest {
   private String[] run(String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int status = EncodedFiles.run(conf, args, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
+    int status =
+        EncodedFiles.run(
+            conf,
+            args,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
     String e = err.toString(StandardCharsets.UTF_8);
     assertFalse("a stack trace: " + e, e.contains("\tat "));
     return new String[] {Integer.toString(status), out.toString(StandardCharsets.UTF_8), e};
@@ -101,12 +112,16 @@ public class EncodedFilesTest {
 
     String[] r = run("t");
     assertEquals(r[2], "1", r[0]);
-    assertEquals(String.join("\n",
-        "BLOCKSCOPE_V1 " + archived + " (archive, table)",
-        "BLOCKSCOPE_V1 " + store + " (table)",
-        "BLOCKSCOPE_V1 " + mob + " (mob)",
-        "t: 3 of 4 files in BLOCKSCOPE_V1 (table 2, mob 1, archive 1, snapshots 0); "
-            + "0 unreadable", ""), r[1]);
+    assertEquals(
+        String.join(
+            "\n",
+            "BLOCKSCOPE_V1 " + archived + " (archive, table)",
+            "BLOCKSCOPE_V1 " + store + " (table)",
+            "BLOCKSCOPE_V1 " + mob + " (mob)",
+            "t: 3 of 4 files in BLOCKSCOPE_V1 (table 2, mob 1, archive 1, snapshots 0); "
+                + "0 unreadable",
+            ""),
+        r[1]);
   }
 
   @Test
@@ -115,8 +130,12 @@ public class EncodedFilesTest {
     file("data/ns/clone/" + R2 + "/f/ns=src=" + R1 + "-dddd0001", "");
     String[] r = run("ns:clone");
     assertEquals(r[2], "1", r[0]);
-    assertEquals("BLOCKSCOPE_V1 " + source + " (table)\nns:clone: 1 of 1 files in BLOCKSCOPE_V1 "
-        + "(table 1, mob 0, archive 0, snapshots 0); 0 unreadable\n", r[1]);
+    assertEquals(
+        "BLOCKSCOPE_V1 "
+            + source
+            + " (table)\nns:clone: 1 of 1 files in BLOCKSCOPE_V1 "
+            + "(table 1, mob 0, archive 0, snapshots 0); 0 unreadable\n",
+        r[1]);
   }
 
   @Test
@@ -125,14 +144,16 @@ public class EncodedFilesTest {
     hfile("archive/data/default/t/" + R1 + "/f/eeee0000", DataBlockEncoding.NONE);
     String[] r = run("default:t");
     assertEquals(r[2], "0", r[0]);
-    assertEquals("t: 0 of 2 files in BLOCKSCOPE_V1 (table 0, mob 0, archive 0, snapshots 0); "
-        + "0 unreadable\n", r[1]);
+    assertEquals(
+        "t: 0 of 2 files in BLOCKSCOPE_V1 (table 0, mob 0, archive 0, snapshots 0); "
+            + "0 unreadable\n",
+        r[1]);
   }
 
   @Test
   public void badArgumentsAreRefusedInOneLineWithStatusTwo() {
-    for (String[] args : List.of(new String[0], new String[] {"a", "b"}, new String[] {"-h"},
-        new String[] {""})) {
+    for (String[] args :
+        List.of(new String[0], new String[] {"a", "b"}, new String[] {"-h"}, new String[] {""})) {
       String[] r = run(args);
       assertEquals("2", r[0]);
       assertTrue(r[2], r[2].startsWith("usage: hbase io.blockscope.encoding.EncodedFiles"));
@@ -160,10 +181,13 @@ public class EncodedFilesTest {
     assertEquals(r[1], 4, lines.length);
     assertEquals("BLOCKSCOPE_V1 " + v1 + " (table)", lines[0]);
     assertTrue(lines[1], lines[1].startsWith("UNREADABLE " + garbage + " (table): "));
-    assertEquals("UNREADABLE " + dangling + " (table): the file it names is in none of its "
-        + "locations", lines[2]);
-    assertEquals("t: 1 of 2 files in BLOCKSCOPE_V1 (table 1, mob 0, archive 0, snapshots 0); "
-        + "2 unreadable", lines[3]);
+    assertEquals(
+        "UNREADABLE " + dangling + " (table): the file it names is in none of its " + "locations",
+        lines[2]);
+    assertEquals(
+        "t: 1 of 2 files in BLOCKSCOPE_V1 (table 1, mob 0, archive 0, snapshots 0); "
+            + "2 unreadable",
+        lines[3]);
     assertTrue(r[2], r[2].startsWith("some files or snapshots could not be read"));
   }
 }

@@ -28,14 +28,14 @@ import org.junit.runners.Parameterized;
 import org.junit.runners.Parameterized.Parameters;
 
 /**
- * Every data block encoding HBase 2.6 has, and BLOCKSCOPE_V1 with restart intervals 1, 16 and
- * 1024, against the reference: the cells themselves, in order, as NONE stores them. For random
- * blocks of several shapes, with and without tags and sequence ids, on the heap, in a direct
- * buffer and split over two: the full iteration returns the cells; every seek (to each key, just
- * before and after it, to the first and last key of each row, before and after the block), with
- * and without seekBefore, lands where the reference says, returns what HBase's scanner expects
- * (0, 1 or INDEX_KEY_MAGIC), and iterates on correctly from there; seeks forward without rewind
- * (as {@code reseekTo} does) too; and the block's first key is right without moving the buffer.
+ * Every data block encoding HBase 2.6 has, and BLOCKSCOPE_V1 with restart intervals 1, 16 and 1024,
+ * against the reference: the cells themselves, in order, as NONE stores them. For random blocks of
+ * several shapes, with and without tags and sequence ids, on the heap, in a direct buffer and split
+ * over two: the full iteration returns the cells; every seek (to each key, just before and after
+ * it, to the first and last key of each row, before and after the block), with and without
+ * seekBefore, lands where the reference says, returns what HBase's scanner expects (0, 1 or
+ * INDEX_KEY_MAGIC), and iterates on correctly from there; seeks forward without rewind (as {@code
+ * reseekTo} does) too; and the block's first key is right without moving the buffer.
  */
 @RunWith(Parameterized.class)
 public class EncodingContractTest {
@@ -43,21 +43,41 @@ public class EncodingContractTest {
   public static Collection<Object[]> encoders() {
     DataBlockEncoding ours = BlockscopeEncoding.register();
     List<Object[]> all = new ArrayList<>();
-    for (DataBlockEncoding e : new DataBlockEncoding[] {DataBlockEncoding.PREFIX,
-        DataBlockEncoding.DIFF, DataBlockEncoding.FAST_DIFF, DataBlockEncoding.ROW_INDEX_V1}) {
+    for (DataBlockEncoding e :
+        new DataBlockEncoding[] {
+          DataBlockEncoding.PREFIX,
+          DataBlockEncoding.DIFF,
+          DataBlockEncoding.FAST_DIFF,
+          DataBlockEncoding.ROW_INDEX_V1
+        }) {
       all.add(new Object[] {e.name(), e, e.getEncoder(), CellComparatorImpl.COMPARATOR});
     }
     for (int interval : new int[] {1, 16, 1024}) {
-      all.add(new Object[] {"BLOCKSCOPE_V1 interval " + interval, ours,
-          new BlockscopeV1Encoder(interval), CellComparatorImpl.COMPARATOR});
+      all.add(
+          new Object[] {
+            "BLOCKSCOPE_V1 interval " + interval,
+            ours,
+            new BlockscopeV1Encoder(interval),
+            CellComparatorImpl.COMPARATOR
+          });
     }
     // InnerStoreCellComparator, which store files are read with, takes the same seek as
     // CellComparatorImpl; any other comparator class (hbase:meta's) the seek that decodes keys:
     // a subclass that orders as CellComparatorImpl does checks that one against the same cells
-    all.add(new Object[] {"BLOCKSCOPE_V1 interval 16, InnerStoreCellComparator", ours,
-        new BlockscopeV1Encoder(16), InnerStoreCellComparator.INNER_STORE_COMPARATOR});
-    all.add(new Object[] {"BLOCKSCOPE_V1 interval 16, keys decoded", ours,
-        new BlockscopeV1Encoder(16), new CellComparatorImpl() {}});
+    all.add(
+        new Object[] {
+          "BLOCKSCOPE_V1 interval 16, InnerStoreCellComparator",
+          ours,
+          new BlockscopeV1Encoder(16),
+          InnerStoreCellComparator.INNER_STORE_COMPARATOR
+        });
+    all.add(
+        new Object[] {
+          "BLOCKSCOPE_V1 interval 16, keys decoded",
+          ours,
+          new BlockscopeV1Encoder(16),
+          new CellComparatorImpl() {}
+        });
     return all;
   }
 
@@ -65,7 +85,10 @@ public class EncodingContractTest {
   private final DataBlockEncoder encoder;
   private final CellComparator comparator;
 
-  public EncodingContractTest(String name, DataBlockEncoding encoding, DataBlockEncoder encoder,
+  public EncodingContractTest(
+      String name,
+      DataBlockEncoding encoding,
+      DataBlockEncoder encoder,
       CellComparator comparator) {
     this.encoding = encoding;
     this.encoder = encoder;
@@ -98,16 +121,17 @@ public class EncodingContractTest {
   }
 
   /**
-   * Cells of three families in one block: never in a store file, but BLOCKSCOPE_V1's format
-   * writes a family that changes, and its seeks must follow it. PREFIX, DIFF and FAST_DIFF keep
-   * the block's first family for every cell (they decode f-1 cells as f: a store holds one
-   * family), so they are not run; nor is InnerStoreCellComparator, which orders families by
-   * length alone.
+   * Cells of three families in one block: never in a store file, but BLOCKSCOPE_V1's format writes
+   * a family that changes, and its seeks must follow it. PREFIX, DIFF and FAST_DIFF keep the
+   * block's first family for every cell (they decode f-1 cells as f: a store holds one family), so
+   * they are not run; nor is InnerStoreCellComparator, which orders families by length alone.
    */
   @Test
   public void severalFamilies() throws Exception {
-    Assume.assumeTrue(encoding != DataBlockEncoding.PREFIX && encoding != DataBlockEncoding.DIFF
-        && encoding != DataBlockEncoding.FAST_DIFF);
+    Assume.assumeTrue(
+        encoding != DataBlockEncoding.PREFIX
+            && encoding != DataBlockEncoding.DIFF
+            && encoding != DataBlockEncoding.FAST_DIFF);
     Assume.assumeFalse(comparator instanceof InnerStoreCellComparator);
     long seed = 77;
     for (boolean mvcc : new boolean[] {false, true}) {
@@ -132,9 +156,11 @@ public class EncodingContractTest {
       cells.add(Blocks.cells(shapes[i], 100 + i, true, true));
       blocks.add(Blocks.encode(encoder, encoding, cells.get(i), true, true));
     }
-    EncodedSeeker seeker = encoder.createSeeker(
-        encoder.newDataBlockDecodingContext(new org.apache.hadoop.conf.Configuration(false),
-            Blocks.context(true, true, comparator)));
+    EncodedSeeker seeker =
+        encoder.createSeeker(
+            encoder.newDataBlockDecodingContext(
+                new org.apache.hadoop.conf.Configuration(false),
+                Blocks.context(true, true, comparator)));
     for (int b : new int[] {0, 1, 2, 1, 0, 2, 0}) {
       List<KeyValue> in = cells.get(b);
       String where = encoder + " block " + b + " (" + shapes[b].name() + ")";
@@ -176,12 +202,14 @@ public class EncodingContractTest {
 
   private void checkBlock(List<KeyValue> cells, boolean tags, boolean mvcc, Blocks.Memory memory)
       throws Exception {
-    String where = encoder + " tags=" + tags + " mvcc=" + mvcc + " " + memory + " "
-        + cells.size() + " cells";
+    String where =
+        encoder + " tags=" + tags + " mvcc=" + mvcc + " " + memory + " " + cells.size() + " cells";
     byte[] block = Blocks.encode(encoder, encoding, cells, tags, mvcc);
-    EncodedSeeker seeker = encoder.createSeeker(
-        encoder.newDataBlockDecodingContext(new org.apache.hadoop.conf.Configuration(false),
-            Blocks.context(tags, mvcc, comparator)));
+    EncodedSeeker seeker =
+        encoder.createSeeker(
+            encoder.newDataBlockDecodingContext(
+                new org.apache.hadoop.conf.Configuration(false),
+                Blocks.context(tags, mvcc, comparator)));
     ByteBuff buff = memory.wrap(block);
     seeker.setCurrentBuffer(buff);
 
@@ -208,8 +236,7 @@ public class EncodingContractTest {
         assertEquals(where + " exact seek " + probe, 0, result);
         assertOnAndOn(where + " exact seek " + probe, cells, at, seeker, tags, mvcc);
       } else if (at == 0) {
-        assertEquals(where + " seek before the block " + probe, HConstants.INDEX_KEY_MAGIC,
-            result);
+        assertEquals(where + " seek before the block " + probe, HConstants.INDEX_KEY_MAGIC, result);
         assertOnAndOn(where + " seek before the block " + probe, cells, 0, seeker, tags, mvcc);
       } else if (result == HConstants.INDEX_KEY_MAGIC) {
         // also what StoreFileScanner accepts: on the first cell after the key (ROW_INDEX_V1
@@ -266,12 +293,13 @@ public class EncodingContractTest {
   /**
    * HBase's ROW_INDEX_V1 seeker seeks before a key only at row granularity: asked for the cell
    * before a key inside a row (or before a row's last-on-row key) it stops on another cell of the
-   * row (observed with HBase 2.6.1). HBase's readers only ever pass it first-on-row keys
-   * ({@code StoreFileScanner.seekToPreviousRow}), so only those are checked for it.
+   * row (observed with HBase 2.6.1). HBase's readers only ever pass it first-on-row keys ({@code
+   * StoreFileScanner.seekToPreviousRow}), so only those are checked for it.
    */
   private static boolean firstOnRow(Cell probe) {
     return probe.getTypeByte() == KeyValue.Type.Maximum.getCode()
-        && probe.getFamilyLength() == 0 && probe.getQualifierLength() == 0;
+        && probe.getFamilyLength() == 0
+        && probe.getQualifierLength() == 0;
   }
 
   private static int firstAtOrAfter(List<KeyValue> cells, Cell key) {
@@ -289,8 +317,13 @@ public class EncodingContractTest {
   }
 
   /** The seeker is on cell {@code at}, and next() walks on through the following few cells. */
-  private static void assertOnAndOn(String where, List<KeyValue> cells, int at,
-      EncodedSeeker seeker, boolean tags, boolean mvcc) {
+  private static void assertOnAndOn(
+      String where,
+      List<KeyValue> cells,
+      int at,
+      EncodedSeeker seeker,
+      boolean tags,
+      boolean mvcc) {
     assertCell(where, cells.get(at), seeker, tags, mvcc);
     for (int i = at + 1; i < Math.min(cells.size(), at + 3); i++) {
       assertTrue(where + " next", seeker.next());
@@ -298,8 +331,8 @@ public class EncodingContractTest {
     }
   }
 
-  private static void assertCell(String where, KeyValue expected, EncodedSeeker seeker,
-      boolean tags, boolean mvcc) {
+  private static void assertCell(
+      String where, KeyValue expected, EncodedSeeker seeker, boolean tags, boolean mvcc) {
     Cell got = seeker.getCell();
     if (Blocks.compare(expected, got) != 0) {
       fail(where + ": expected " + expected + " got " + got);
@@ -311,8 +344,8 @@ public class EncodingContractTest {
     v.duplicate().get(copy);
     assertArrayEquals(where + " value copy", CellUtil.cloneValue(expected), copy);
     if (tags) {
-      assertArrayEquals(where + " tags", PrivateCellUtil.cloneTags(expected),
-          PrivateCellUtil.cloneTags(got));
+      assertArrayEquals(
+          where + " tags", PrivateCellUtil.cloneTags(expected), PrivateCellUtil.cloneTags(got));
     }
     if (mvcc) {
       assertEquals(where + " sequence id", expected.getSequenceId(), got.getSequenceId());

@@ -24,9 +24,9 @@ import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.Test;
 
 /**
- * The guard's decision, with HBase's own descriptors and server reports: which changes it
- * checks, and what a region server's report must name. The cluster side (the hooks called by
- * the master, a server started without the registrar) is {@code EncoderGuardIT}.
+ * The guard's decision, with HBase's own descriptors and server reports: which changes it checks,
+ * and what a region server's report must name. The cluster side (the hooks called by the master, a
+ * server started without the registrar) is {@code EncoderGuardIT}.
  */
 public class EncodingGuardTest {
   private static final ServerName A = ServerName.valueOf("rs-a.example", 16020, 1L);
@@ -36,7 +36,8 @@ public class EncodingGuardTest {
     TableDescriptorBuilder b = TableDescriptorBuilder.newBuilder(TableName.valueOf("t"));
     for (String fe : familyEncodings) {
       String[] p = fe.split("=");
-      ColumnFamilyDescriptorBuilder f = ColumnFamilyDescriptorBuilder.newBuilder(Bytes.toBytes(p[0]));
+      ColumnFamilyDescriptorBuilder f =
+          ColumnFamilyDescriptorBuilder.newBuilder(Bytes.toBytes(p[0]));
       if (p.length > 1) {
         // as Phoenix and the shell's METADATA pass it: a string, any case, maybe padded
         f.setValue("DATA_BLOCK_ENCODING", p[1]);
@@ -48,8 +49,8 @@ public class EncodingGuardTest {
 
   /** A server's report as the master holds it: through the protobuf HBase sends. */
   private static ServerMetrics report(ServerName sn, List<String> coprocessors) {
-    ServerMetrics built = ServerMetricsBuilder.newBuilder(sn).setCoprocessorNames(coprocessors)
-        .build();
+    ServerMetrics built =
+        ServerMetricsBuilder.newBuilder(sn).setCoprocessorNames(coprocessors).build();
     return ServerMetricsBuilder.toServerMetrics(sn, ServerMetricsBuilder.toServerLoad(built));
   }
 
@@ -67,8 +68,8 @@ public class EncodingGuardTest {
     CoprocessorHost<RegionCoprocessor, BaseEnvironment<RegionCoprocessor>> host =
         new CoprocessorHost<>(null) {
           @Override
-          public BaseEnvironment<RegionCoprocessor> createEnvironment(RegionCoprocessor instance,
-              int priority, int sequence, Configuration conf) {
+          public BaseEnvironment<RegionCoprocessor> createEnvironment(
+              RegionCoprocessor instance, int priority, int sequence, Configuration conf) {
             return new BaseEnvironment<>(instance, priority, sequence, conf);
           }
 
@@ -97,25 +98,43 @@ public class EncodingGuardTest {
   public void createIsRefusedNamingEveryServerThatLacksTheRegistrar() throws Exception {
     List<String> added = EncodingGuard.addedFamilies(null, table("f=BLOCKSCOPE_V1", "g=FAST_DIFF"));
     assertEquals(List.of("f"), added);
-    Optional<String> why = EncodingGuard.refusal("create t", added, true, servers(
-        report(A, namesHBaseReports(EncodingRegistrar.class)), report(B, List.of())));
+    Optional<String> why =
+        EncodingGuard.refusal(
+            "create t",
+            added,
+            true,
+            servers(report(A, namesHBaseReports(EncodingRegistrar.class)), report(B, List.of())));
     assertTrue(why.isPresent());
-    assertEquals("blockscope: refusing to create t: families [f] would use BLOCKSCOPE_V1, and "
-        + "these region servers do not report io.blockscope.encoding.EncodingRegistrar (set it "
-        + "in hbase.coprocessor.region.classes and restart them; a server that holds no region "
-        + "reports no coprocessor): [" + B.getServerName() + "]", why.get());
-    assertEquals(Optional.empty(), EncodingGuard.refusal("create t", added, true, servers(
-        report(A, List.of("EncodingRegistrar")), report(B, List.of("EncodingRegistrar")))));
+    assertEquals(
+        "blockscope: refusing to create t: families [f] would use BLOCKSCOPE_V1, and "
+            + "these region servers do not report io.blockscope.encoding.EncodingRegistrar (set it "
+            + "in hbase.coprocessor.region.classes and restart them; a server that holds no region "
+            + "reports no coprocessor): ["
+            + B.getServerName()
+            + "]",
+        why.get());
+    assertEquals(
+        Optional.empty(),
+        EncodingGuard.refusal(
+            "create t",
+            added,
+            true,
+            servers(
+                report(A, List.of("EncodingRegistrar")), report(B, List.of("EncodingRegistrar")))));
   }
 
   @Test
   public void refusedWithNoServerOnlineOrWithoutTheEncodingInTheMaster() {
     List<String> added = List.of("f");
-    assertTrue(EncodingGuard.refusal("create t", added, true, Map.of()).get()
-        .endsWith("no region server is online"));
-    assertTrue(EncodingGuard.refusal("create t", added, false,
-        servers(report(A, List.of("EncodingRegistrar")))).get()
-        .endsWith("it is not registered in the master (see its log)"));
+    assertTrue(
+        EncodingGuard.refusal("create t", added, true, Map.of())
+            .get()
+            .endsWith("no region server is online"));
+    assertTrue(
+        EncodingGuard.refusal(
+                "create t", added, false, servers(report(A, List.of("EncodingRegistrar"))))
+            .get()
+            .endsWith("it is not registered in the master (see its log)"));
   }
 
   @Test
@@ -123,19 +142,25 @@ public class EncodingGuardTest {
     // A TTL change, or the coprocessor Phoenix adds for an index, on a BLOCKSCOPE_V1 table: the
     // guard refused it because server B, holding no region, reported no coprocessor.
     TableDescriptor current = table("f=BLOCKSCOPE_V1", "g=FAST_DIFF");
-    TableDescriptor next = TableDescriptorBuilder.newBuilder(current)
-        .modifyColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(current.getColumnFamily(
-            Bytes.toBytes("f"))).setTimeToLive(3600).build())
-        .setValue("PHOENIX_INDEX_HINT", "added").build();
+    TableDescriptor next =
+        TableDescriptorBuilder.newBuilder(current)
+            .modifyColumnFamily(
+                ColumnFamilyDescriptorBuilder.newBuilder(
+                        current.getColumnFamily(Bytes.toBytes("f")))
+                    .setTimeToLive(3600)
+                    .build())
+            .setValue("PHOENIX_INDEX_HINT", "added")
+            .build();
     Map<ServerName, ServerMetrics> oneEmpty =
         servers(report(A, List.of("EncodingRegistrar")), report(B, List.of()));
     assertEquals(List.of(), EncodingGuard.addedFamilies(current, next));
-    assertEquals(Optional.empty(),
-        EncodingGuard.refusal("alter t", EncodingGuard.addedFamilies(current, next), true,
-            oneEmpty));
+    assertEquals(
+        Optional.empty(),
+        EncodingGuard.refusal(
+            "alter t", EncodingGuard.addedFamilies(current, next), true, oneEmpty));
     // the same encoding spelled as Phoenix or a shell user may give it
-    assertEquals(List.of(),
-        EncodingGuard.addedFamilies(current, table("f= blockscope_v1 ", "g=FAST_DIFF")));
+    assertEquals(
+        List.of(), EncodingGuard.addedFamilies(current, table("f= blockscope_v1 ", "g=FAST_DIFF")));
   }
 
   @Test
@@ -146,8 +171,9 @@ public class EncodingGuardTest {
     // another family switched to it, and a new family with it
     List<String> switched =
         EncodingGuard.addedFamilies(current, table("f=BLOCKSCOPE_V1", "g=BLOCKSCOPE_V1"));
-    List<String> added = EncodingGuard.addedFamilies(current,
-        table("f=BLOCKSCOPE_V1", "g=FAST_DIFF", "h=BLOCKSCOPE_V1"));
+    List<String> added =
+        EncodingGuard.addedFamilies(
+            current, table("f=BLOCKSCOPE_V1", "g=FAST_DIFF", "h=BLOCKSCOPE_V1"));
     assertEquals(List.of("g"), switched);
     assertEquals(List.of("h"), added);
     assertTrue(EncodingGuard.refusal("alter t", switched, true, oneEmpty).isPresent());
@@ -173,10 +199,16 @@ public class EncodingGuardTest {
     List<String> impostor =
         namesHBaseReports(io.blockscope.encoding.impostor.EncodingRegistrar.class);
     assertEquals(namesHBaseReports(EncodingRegistrar.class), impostor);
-    assertFalse(EncodingGuard.refusal("create t", List.of("f"), true,
-        servers(report(A, impostor))).isPresent());
+    assertFalse(
+        EncodingGuard.refusal("create t", List.of("f"), true, servers(report(A, impostor)))
+            .isPresent());
     // a name that only contains it does not pass
-    assertTrue(EncodingGuard.refusal("create t", List.of("f"), true,
-        servers(report(A, List.of("MyEncodingRegistrar", "EncodingRegistrar2")))).isPresent());
+    assertTrue(
+        EncodingGuard.refusal(
+                "create t",
+                List.of("f"),
+                true,
+                servers(report(A, List.of("MyEncodingRegistrar", "EncodingRegistrar2"))))
+            .isPresent());
   }
 }

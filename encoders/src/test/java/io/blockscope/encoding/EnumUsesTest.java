@@ -18,12 +18,12 @@ import org.junit.Test;
 
 /**
  * What registration relies on in HBase's own classes, checked in their bytecode rather than
- * assumed: no class switches on {@code DataBlockEncoding} (a switch compiles to a
- * {@code $SwitchMap$...DataBlockEncoding} array sized when the class loads, which an added
- * ordinal would overrun), and the only classes that put the enum in an EnumMap or EnumSet (whose
- * key universe is fixed at creation) are the two block caches' test-only counters
- * ({@code getEncodingCountsForTest}). Reads every hbase-*.jar on the test class path but HBase's
- * test jars; fails, naming the class, when an HBase version adds such a use.
+ * assumed: no class switches on {@code DataBlockEncoding} (a switch compiles to a {@code
+ * $SwitchMap$...DataBlockEncoding} array sized when the class loads, which an added ordinal would
+ * overrun), and the only classes that put the enum in an EnumMap or EnumSet (whose key universe is
+ * fixed at creation) are the two block caches' test-only counters ({@code
+ * getEncodingCountsForTest}). Reads every hbase-*.jar on the test class path but HBase's test jars;
+ * fails, naming the class, when an HBase version adds such a use.
  */
 public class EnumUsesTest {
   private static final byte[] ENUM = bytes("org/apache/hadoop/hbase/io/encoding/DataBlockEncoding");
@@ -38,8 +38,8 @@ public class EnumUsesTest {
 
   @Test
   public void hbaseNeitherSwitchesOnTheEnumNorKeysMapsByIt() throws IOException {
-    String path = System.getProperty("surefire.test.class.path",
-        System.getProperty("java.class.path"));
+    String path =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     List<String> jars = new ArrayList<>();
     Set<String> switches = new TreeSet<>();
     Set<String> enumCollections = new TreeSet<>();
@@ -54,9 +54,10 @@ public class EnumUsesTest {
       }
       jars.add(name);
       try (JarFile jar = new JarFile(entry)) {
-        for (Enumeration<JarEntry> e = jar.entries(); e.hasMoreElements();) {
+        for (Enumeration<JarEntry> e = jar.entries(); e.hasMoreElements(); ) {
           JarEntry c = e.nextElement();
-          if (!c.getName().endsWith(".class") || c.getName().contains("/shaded/")
+          if (!c.getName().endsWith(".class")
+              || c.getName().contains("/shaded/")
               || c.getName().startsWith("org/apache/hbase/thirdparty/")) {
             continue;
           }
@@ -77,8 +78,10 @@ public class EnumUsesTest {
     System.out.println(classes + " classes in " + jars);
     assertTrue("no HBase jar on the class path: " + path, jars.size() >= 3);
     assertEquals("classes that switch on DataBlockEncoding", Set.of(), switches);
-    assertEquals("classes that may key an EnumMap/EnumSet by DataBlockEncoding",
-        Set.of("org/apache/hadoop/hbase/io/hfile/LruAdaptiveBlockCache.class",
+    assertEquals(
+        "classes that may key an EnumMap/EnumSet by DataBlockEncoding",
+        Set.of(
+            "org/apache/hadoop/hbase/io/hfile/LruAdaptiveBlockCache.class",
             "org/apache/hadoop/hbase/io/hfile/LruBlockCache.class"),
         enumCollections);
   }

@@ -22,25 +22,32 @@ import org.apache.hadoop.hbase.nio.SingleByteBuff;
 import org.junit.Test;
 
 /**
- * Encoded blocks checked in under {@code src/test/resources/golden/}: each must decode to the
- * cells it was made from, and encoding those cells again must give the same bytes, so the format
- * cannot change without this test failing. Once released, a deliberate format change is a new
- * encoding (new name and id, e.g. BLOCKSCOPE_V2), since files written in the old one stay on
- * disk; before the first release the files were rewritten with each deliberate change (the last:
- * the grouped layout of 2026-11-22). They are written only by running this test with
- * {@code -Dgolden.write=<directory>}.
+ * Encoded blocks checked in under {@code src/test/resources/golden/}: each must decode to the cells
+ * it was made from, and encoding those cells again must give the same bytes, so the format cannot
+ * change without this test failing. Once released, a deliberate format change is a new encoding
+ * (new name and id, e.g. BLOCKSCOPE_V2), since files written in the old one stay on disk; before
+ * the first release the files were rewritten with each deliberate change (the last: the grouped
+ * layout of 2026-11-22). They are written only by running this test with {@code
+ * -Dgolden.write=<directory>}.
  */
 public class GoldenBlocksTest {
   private static final DataBlockEncoding ENCODING = BlockscopeEncoding.register();
 
-  private record Golden(String file, Blocks.Shape shape, long seed, int cells, int interval,
-      boolean tags, boolean mvcc) {}
+  private record Golden(
+      String file,
+      Blocks.Shape shape,
+      long seed,
+      int cells,
+      int interval,
+      boolean tags,
+      boolean mvcc) {}
 
   private static final Golden[] GOLDEN = {
-      new Golden("many-per-row-tags-mvcc-16.bin", Blocks.MANY_PER_ROW, 11, 400, 16, true, true),
-      new Golden("few-per-row-mvcc-1.bin", Blocks.FEW_PER_ROW, 12, 300, 1, false, true),
-      new Golden("deletes-16.bin", Blocks.DELETES, 13, 300, 16, false, false),
-      new Golden("few-per-row-tags-1024.bin", Blocks.FEW_PER_ROW, 14, 200, 1024, true, false)};
+    new Golden("many-per-row-tags-mvcc-16.bin", Blocks.MANY_PER_ROW, 11, 400, 16, true, true),
+    new Golden("few-per-row-mvcc-1.bin", Blocks.FEW_PER_ROW, 12, 300, 1, false, true),
+    new Golden("deletes-16.bin", Blocks.DELETES, 13, 300, 16, false, false),
+    new Golden("few-per-row-tags-1024.bin", Blocks.FEW_PER_ROW, 14, 200, 1024, true, false)
+  };
 
   private static List<KeyValue> cells(Golden g) {
     List<KeyValue> all = Blocks.cells(g.shape(), g.seed(), g.tags(), g.mvcc());
@@ -63,8 +70,10 @@ public class GoldenBlocksTest {
         assertNotNull("missing golden file " + g.file(), in);
         golden = in.readAllBytes();
       }
-      EncodedSeeker seeker = encoder.createSeeker(encoder.newDataBlockDecodingContext(
-          new Configuration(false), Blocks.context(g.tags(), g.mvcc())));
+      EncodedSeeker seeker =
+          encoder.createSeeker(
+              encoder.newDataBlockDecodingContext(
+                  new Configuration(false), Blocks.context(g.tags(), g.mvcc())));
       seeker.setCurrentBuffer(new SingleByteBuff(ByteBuffer.wrap(golden)));
       for (int i = 0; i < cells.size(); i++) {
         Cell got = seeker.getCell();
@@ -81,8 +90,8 @@ public class GoldenBlocksTest {
         assertEquals(where, i + 1 < cells.size(), seeker.next());
       }
       assertFalse(seeker.next());
-      assertArrayEquals(g.file() + ": the encoder no longer writes the checked-in bytes", golden,
-          encoded);
+      assertArrayEquals(
+          g.file() + ": the encoder no longer writes the checked-in bytes", golden, encoded);
     }
   }
 }

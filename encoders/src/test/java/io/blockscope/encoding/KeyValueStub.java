@@ -13,13 +13,21 @@ final class KeyValueStub {
   }
 
   static Cell withTimestamp(KeyValue c, long ts) {
-    return new KeyValue(CellUtil.cloneRow(c), CellUtil.cloneFamily(c), CellUtil.cloneQualifier(c),
-        ts, KeyValue.Type.codeToType(c.getTypeByte()));
+    return new KeyValue(
+        CellUtil.cloneRow(c),
+        CellUtil.cloneFamily(c),
+        CellUtil.cloneQualifier(c),
+        ts,
+        KeyValue.Type.codeToType(c.getTypeByte()));
   }
 
   /** A key below every test row ("a" &lt; "row-..."). */
   static Cell before(KeyValue first) {
-    return new KeyValue("a".getBytes(), CellUtil.cloneFamily(first), new byte[0],
-        first.getTimestamp(), KeyValue.Type.Put);
+    return new KeyValue(
+        "a".getBytes(),
+        CellUtil.cloneFamily(first),
+        new byte[0],
+        first.getTimestamp(),
+        KeyValue.Type.Put);
   }
 }

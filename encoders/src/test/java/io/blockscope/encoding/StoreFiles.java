@@ -15,18 +15,18 @@ import org.apache.hadoop.hbase.io.hfile.HFileContextBuilder;
 import org.apache.hadoop.hbase.regionserver.StoreFileWriter;
 
 /**
- * Test helpers: real store files on the local file system, written by HBase's own writer
- * ({@code StoreFileWriter}, so {@code HFileWriterImpl} and {@code HFileBlock.Writer} drive the
- * encoder), with metadata a store opens.
+ * Test helpers: real store files on the local file system, written by HBase's own writer ({@code
+ * StoreFileWriter}, so {@code HFileWriterImpl} and {@code HFileBlock.Writer} drive the encoder),
+ * with metadata a store opens.
  */
 final class StoreFiles {
   private StoreFiles() {}
 
   /**
-   * A configuration whose local file system keeps no {@code .crc} files
-   * ({@link RawLocalFileSystem}) and whose HFile reader does not verify HBase's block checksums
-   * ({@code hbase.regionserver.checksum.verify=false}): bytes changed on disk reach the decoder,
-   * as on a cluster where the damage happened before the checksums were computed.
+   * A configuration whose local file system keeps no {@code .crc} files ({@link
+   * RawLocalFileSystem}) and whose HFile reader does not verify HBase's block checksums ({@code
+   * hbase.regionserver.checksum.verify=false}): bytes changed on disk reach the decoder, as on a
+   * cluster where the damage happened before the checksums were computed.
    */
   static Configuration unchecked() {
     Configuration conf = HBaseConfiguration.create();
@@ -37,15 +37,27 @@ final class StoreFiles {
   }
 
   /** Writes {@code cells} (sorted) as store file {@code path}, blocks of {@code blockSize}. */
-  static Path write(Configuration conf, Path path, List<? extends Cell> cells,
-      DataBlockEncoding encoding, boolean tags, int blockSize) throws IOException {
+  static Path write(
+      Configuration conf,
+      Path path,
+      List<? extends Cell> cells,
+      DataBlockEncoding encoding,
+      boolean tags,
+      int blockSize)
+      throws IOException {
     FileSystem fs = path.getFileSystem(conf);
-    StoreFileWriter w = new StoreFileWriter.Builder(conf, new CacheConfig(conf), fs)
-        .withFilePath(path)
-        .withFileContext(new HFileContextBuilder().withDataBlockEncoding(encoding)
-            .withIncludesTags(tags).withIncludesMvcc(true).withBlockSize(blockSize)
-            .withCellComparator(CellComparatorImpl.COMPARATOR).build())
-        .build();
+    StoreFileWriter w =
+        new StoreFileWriter.Builder(conf, new CacheConfig(conf), fs)
+            .withFilePath(path)
+            .withFileContext(
+                new HFileContextBuilder()
+                    .withDataBlockEncoding(encoding)
+                    .withIncludesTags(tags)
+                    .withIncludesMvcc(true)
+                    .withBlockSize(blockSize)
+                    .withCellComparator(CellComparatorImpl.COMPARATOR)
+                    .build())
+            .build();
     long maxSeqId = 0;
     for (Cell c : cells) {
       w.append(c);

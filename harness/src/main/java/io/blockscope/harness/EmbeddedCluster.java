@@ -18,11 +18,11 @@ import org.apache.hadoop.hbase.regionserver.HRegionServer;
 
 /**
  * A real HBase cluster in this JVM (MiniDFS + ZooKeeper + master + one region server) with
- * blockscope deployed cluster-wide and Phoenix's server side configured, for the integration
- * tests, the demo and the benchmarks.
+ * blockscope deployed cluster-wide and Phoenix's server side configured, for the integration tests,
+ * the demo and the benchmarks.
  *
- * <p>Starting one costs 15 to 20 seconds and the first Phoenix connection as much again, so a
- * JVM keeps one: {@link #shared()} starts it on first use and stops it when the JVM exits.
+ * <p>Starting one costs 15 to 20 seconds and the first Phoenix connection as much again, so a JVM
+ * keeps one: {@link #shared()} starts it on first use and stops it when the JVM exits.
  */
 public final class EmbeddedCluster implements AutoCloseable {
   private static EmbeddedCluster shared;
@@ -39,18 +39,24 @@ public final class EmbeddedCluster implements AutoCloseable {
     Configuration conf = util.getConfiguration();
     // blockscope's read-cost observer, and the BLOCKSCOPE_V1 encoding on every server (its
     // registrar in each region, its guard in the master): docs/deploy.md, docs/encoder.md.
-    conf.set("hbase.coprocessor.region.classes", BlockscopeRegionObserver.class.getName() + ","
-        + io.blockscope.encoding.EncodingRegistrar.class.getName());
-    conf.set("hbase.coprocessor.master.classes",
-        io.blockscope.encoding.EncodingGuard.class.getName());
+    conf.set(
+        "hbase.coprocessor.region.classes",
+        BlockscopeRegionObserver.class.getName()
+            + ","
+            + io.blockscope.encoding.EncodingRegistrar.class.getName());
+    conf.set(
+        "hbase.coprocessor.master.classes", io.blockscope.encoding.EncodingGuard.class.getName());
     // PROFILE(TIME) is honoured here (a production server caps queries at COUNT by default).
     conf.set(io.blockscope.coprocessor.BlockscopeConfig.QUERY_MAX_LEVEL, "TIME");
     // Phoenix's server side, as its own test harness configures it.
-    conf.set("hbase.regionserver.wal.codec",
+    conf.set(
+        "hbase.regionserver.wal.codec",
         "org.apache.hadoop.hbase.regionserver.wal.IndexedWALEditCodec");
-    conf.set("hbase.region.server.rpc.scheduler.factory.class",
+    conf.set(
+        "hbase.region.server.rpc.scheduler.factory.class",
         "org.apache.hadoop.hbase.ipc.PhoenixRpcSchedulerFactory");
-    conf.set("hbase.rpc.controllerfactory.class",
+    conf.set(
+        "hbase.rpc.controllerfactory.class",
         "org.apache.hadoop.hbase.ipc.controller.ServerRpcControllerFactory");
     // A 2-core machine: few handlers, no web UIs, no balancer moving regions under a test.
     conf.setInt("hbase.regionserver.handler.count", 10);
@@ -81,8 +87,7 @@ public final class EmbeddedCluster implements AutoCloseable {
   }
 
   /** A new cluster of {@code regionServers} region servers (in this JVM, one engine). */
-  public static EmbeddedCluster start(Configuration overrides, int regionServers)
-      throws Exception {
+  public static EmbeddedCluster start(Configuration overrides, int regionServers) throws Exception {
     return new EmbeddedCluster(overrides, regionServers);
   }
 

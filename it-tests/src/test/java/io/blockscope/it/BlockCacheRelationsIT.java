@@ -33,11 +33,11 @@ import org.junit.Test;
  * Relationships 7 and 9 of docs/relationships.md, seeds 000, 003 and 004: what a block cache
  * smaller than the data does for gets, and what a scan does to it.
  *
- * <p>The shared cluster's region server has a large on-heap cache; these relationships need a
- * small one. The class adds a second region server to the shared cluster, configured as seed 004's
- * L1+L2 deployment (an {@value #L2_MB} MB off-heap BucketCache for data blocks, the on-heap LRU
- * cache for index and bloom blocks), moves its one table there, and stops the server afterwards.
- * The balancer is off, so no other table moves onto it meanwhile.
+ * <p>The shared cluster's region server has a large on-heap cache; these relationships need a small
+ * one. The class adds a second region server to the shared cluster, configured as seed 004's L1+L2
+ * deployment (an {@value #L2_MB} MB off-heap BucketCache for data blocks, the on-heap LRU cache for
+ * index and bloom blocks), moves its one table there, and stops the server afterwards. The balancer
+ * is off, so no other table moves onto it meanwhile.
  */
 public class BlockCacheRelationsIT extends ClusterTestBase {
   private static final int L2_MB = 8;
@@ -71,9 +71,13 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
     assertTrue(l1 instanceof LruBlockCache);
 
     cluster.admin().balancerSwitch(false, true);
-    try (Connection c = cluster.phoenix(); Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE " + TABLE + " (pk INTEGER PRIMARY KEY, payload VARCHAR)"
-          + " DATA_BLOCK_ENCODING='NONE', BLOCKSIZE=16384, UPDATE_CACHE_FREQUENCY=NEVER");
+    try (Connection c = cluster.phoenix();
+        Statement s = c.createStatement()) {
+      s.execute(
+          "CREATE TABLE "
+              + TABLE
+              + " (pk INTEGER PRIMARY KEY, payload VARCHAR)"
+              + " DATA_BLOCK_ENCODING='NONE', BLOCKSIZE=16384, UPDATE_CACHE_FREQUENCY=NEVER");
       moveTo(TableName.valueOf(TABLE), rs);
       c.setAutoCommit(false);
       Random r = new Random(4);
@@ -87,40 +91,47 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
       c.commit();
       c.setAutoCommit(true);
       for (int d = 0, rows = BASE_ROWS; d < DOUBLINGS; d++, rows *= 2) {
-        s.executeUpdate("UPSERT INTO " + TABLE + " SELECT pk + " + rows + ", payload FROM "
-            + TABLE);
+        s.executeUpdate(
+            "UPSERT INTO " + TABLE + " SELECT pk + " + rows + ", payload FROM " + TABLE);
       }
     }
     SeedTables.compact(cluster, TableName.valueOf(TABLE));
     assertEquals(ROWS, SeedTables.queryLong(cluster, "SELECT COUNT(*) FROM " + TABLE));
-    assertEquals("the table lives on the small-cache server", 1,
+    assertEquals(
+        "the table lives on the small-cache server",
+        1,
         rs.getRegions(TableName.valueOf(TABLE)).size());
-    bytesPerRow = (double) SeedTables.storeFileBytes(cluster.regions(TableName.valueOf(TABLE)))
-        / ROWS;
+    bytesPerRow =
+        (double) SeedTables.storeFileBytes(cluster.regions(TableName.valueOf(TABLE))) / ROWS;
   }
 
   /**
-   * Moves the table's one region to {@code rs} and waits until it is open there, asking again
-   * every five seconds ({@code HBaseTestingUtility.moveRegionAndWait} once waited for minutes on a
-   * move the master had not started).
+   * Moves the table's one region to {@code rs} and waits until it is open there, asking again every
+   * five seconds ({@code HBaseTestingUtility.moveRegionAndWait} once waited for minutes on a move
+   * the master had not started).
    */
   private static void moveTo(TableName t, HRegionServer rs) throws Exception {
     RegionInfo region = cluster.regions(t).get(0).getRegionInfo();
     long[] lastAsked = {0};
-    cluster.util().waitFor(120_000, 100, () -> {
-      if (!rs.getRegions(t).isEmpty()) {
-        return true;
-      }
-      if (System.currentTimeMillis() - lastAsked[0] > 5_000) {
-        lastAsked[0] = System.currentTimeMillis();
-        try {
-          cluster.admin().move(region.getEncodedNameAsBytes(), rs.getServerName());
-        } catch (java.io.IOException inTransition) {
-          // asked again in five seconds
-        }
-      }
-      return false;
-    });
+    cluster
+        .util()
+        .waitFor(
+            120_000,
+            100,
+            () -> {
+              if (!rs.getRegions(t).isEmpty()) {
+                return true;
+              }
+              if (System.currentTimeMillis() - lastAsked[0] > 5_000) {
+                lastAsked[0] = System.currentTimeMillis();
+                try {
+                  cluster.admin().move(region.getEncodedNameAsBytes(), rs.getServerName());
+                } catch (java.io.IOException inTransition) {
+                  // asked again in five seconds
+                }
+              }
+              return false;
+            });
   }
 
   /** Adds a region server to the shared cluster with {@code settings} on top of its own. */
@@ -151,7 +162,8 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
     if (server == null) {
       return;
     }
-    try (Connection c = cluster.phoenix(); Statement s = c.createStatement()) {
+    try (Connection c = cluster.phoenix();
+        Statement s = c.createStatement()) {
       s.execute("DROP TABLE IF EXISTS " + TABLE);
     }
     MiniHBaseCluster mini = cluster.util().getMiniHBaseCluster();
@@ -195,14 +207,14 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
   }
 
   private static void evictTable() {
-    StoreFiles.evict(server.getRegionServer().getBlockCache().get(),
-        cluster.regions(TableName.valueOf(TABLE)));
+    StoreFiles.evict(
+        server.getRegionServer().getBlockCache().get(), cluster.regions(TableName.valueOf(TABLE)));
   }
 
   /**
    * Seed 004: "with the first configuration, the BlockCache shouldn't need to ever evict a block";
-   * seed 000, TL;DR 7: for gets "it is quite important to have your data set cached". Gets over
-   * a key range half the size of the cache, once warmed up, all hit.
+   * seed 000, TL;DR 7: for gets "it is quite important to have your data set cached". Gets over a
+   * key range half the size of the cache, once warmed up, all hit.
    */
   @Test
   public void dataSmallerThanTheCacheServesEveryGetFromIt() throws Exception {
@@ -213,8 +225,8 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
     Random r = new Random(1);
     CostSnapshot warmUp = randomGets(r, range, 1000);
     CostSnapshot d = randomGets(r, range, 1000);
-    System.out.println("data half the L2: warm-up gets " + warmUp.nonZero() + "; then "
-        + d.nonZero());
+    System.out.println(
+        "data half the L2: warm-up gets " + warmUp.nonZero() + "; then " + d.nonZero());
     assertEquals(0, d.get("blockCache.miss.data"));
     assertEquals(0, d.sumKinds("fs.read.blocks"));
     // A get reads one data block, or two when its row ends a block (the scanner looks at the
@@ -236,9 +248,11 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
     CostSnapshot d = randomGets(r, range, 3000);
     double ratio = dataHitRatio(d);
     double expected = l2.getMaxSize() / (range * bytesPerRow);
-    System.out.printf("data %.1f MB over a %d MB L2: data hit ratio %.3f, cache/data %.3f%n",
+    System.out.printf(
+        "data %.1f MB over a %d MB L2: data hit ratio %.3f, cache/data %.3f%n",
         range * bytesPerRow / 1e6, L2_MB, ratio, expected);
-    assertTrue("hit ratio " + ratio + " near cache/data " + expected,
+    assertTrue(
+        "hit ratio " + ratio + " near cache/data " + expected,
         ratio >= 0.5 * expected && ratio <= 1.1 * expected);
   }
 
@@ -265,9 +279,13 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
     CostSnapshot d = gets(keys);
     long dataHits = d.get("blockCache.hit.data");
     long otherHits = hits(d) - dataHits;
-    System.out.println("L1+L2 gets: " + d.nonZero() + "; L1 hits +"
-        + (l1.getStats().getHitCount() - l1Hits) + ", L2 hits +"
-        + (l2.getStats().getHitCount() - l2Hits));
+    System.out.println(
+        "L1+L2 gets: "
+            + d.nonZero()
+            + "; L1 hits +"
+            + (l1.getStats().getHitCount() - l1Hits)
+            + ", L2 hits +"
+            + (l2.getStats().getHitCount() - l2Hits));
     assertEquals(0, misses(d));
     assertTrue(d.toString(), dataHits >= keys.size());
     assertTrue("index or bloom blocks were read too: " + d, otherHits > 0);
@@ -286,12 +304,11 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
    *
    * <p>Not all of it, most likely because the scan itself hits each working-set block on its way,
    * which makes that block a multi-access one in HBase's priority scheme (BucketCache keeps
-   * single-access, multi-access and in-memory blocks in separate shares), so some survive the
-   * flood of single-access scan blocks. Measured here: 1 to 16 of 51 or 52 data blocks still hit.
+   * single-access, multi-access and in-memory blocks in separate shares), so some survive the flood
+   * of single-access scan blocks. Measured here: 1 to 16 of 51 or 52 data blocks still hit.
    */
   @Test
-  public void aCachingScanEvictsMostOfTheWorkingSetOfGetsAndNoCacheKeepsAllOfIt()
-      throws Exception {
+  public void aCachingScanEvictsMostOfTheWorkingSetOfGetsAndNoCacheKeepsAllOfIt() throws Exception {
     List<Integer> workingSet = new ArrayList<>();
     Random r = new Random(5);
     for (int i = 0; i < 50; i++) {
@@ -302,7 +319,9 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
     gets(workingSet); // cached, touched once
     SeedTables.queryLong(cluster, "SELECT /*+ NO_CACHE */ COUNT(*) FROM " + TABLE);
     CostSnapshot afterNoCache = gets(workingSet);
-    assertEquals("NO_CACHE left the working set cached: " + afterNoCache, 0,
+    assertEquals(
+        "NO_CACHE left the working set cached: " + afterNoCache,
+        0,
         afterNoCache.get("blockCache.miss.data"));
 
     evictTable();
@@ -310,7 +329,8 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
     SeedTables.queryLong(cluster, "SELECT COUNT(*) FROM " + TABLE);
     CostSnapshot afterCaching = gets(workingSet);
     System.out.println("working set after a caching scan: " + afterCaching.nonZero());
-    assertTrue("the caching scan evicted most of the working set: " + afterCaching,
+    assertTrue(
+        "the caching scan evicted most of the working set: " + afterCaching,
         dataHitRatio(afterCaching) < 0.5);
   }
 }

@@ -30,12 +30,13 @@ import org.junit.Test;
 
 /**
  * Relationship 8 of docs/relationships.md, seed 001: "On read, by default HDFS checksum
- * verification is turned off, and HBase itself verifies data integrity", and "we fall back to
- * them [HDFS checksums] when HBase verification fails for any reason".
+ * verification is turned off, and HBase itself verifies data integrity", and "we fall back to them
+ * [HDFS checksums] when HBase verification fails for any reason".
  */
 public class ChecksumRelationsIT extends ClusterTestBase {
   /** HFile block header: where the on-disk size and the end of the data are stored. */
   private static final int ON_DISK_SIZE_WITHOUT_HEADER = 8;
+
   private static final int ON_DISK_DATA_SIZE_WITH_HEADER = 29;
   private static final int HEADER_SIZE = 33;
 
@@ -114,7 +115,8 @@ public class ChecksumRelationsIT extends ClusterTestBase {
     CostSnapshot first = coldScan(t, digest);
     System.out.println("cold scan with one bad block checksum: " + first.nonZero());
     assertEquals("the bad block was detected once", 1, first.get("checksum.failures"));
-    assertTrue("after the failure the next reads were left to HDFS's checksums: " + first,
+    assertTrue(
+        "after the failure the next reads were left to HDFS's checksums: " + first,
         first.get("checksum.bytes") < first.sumKinds("fs.read.bytes"));
     // The reader that fell back keeps HDFS verification for its next few reads, so whether a
     // second cold read sees the mismatch again depends on that reader's state; its answer is

@@ -47,8 +47,8 @@ public abstract class ClusterTestBase {
 
   /**
    * Starts a second region server with blockscope's observer but without the BLOCKSCOPE_V1
-   * registrar, and waits until the master counts two live servers; {@link #stopSecondServer}
-   * takes it away again.
+   * registrar, and waits until the master counts two live servers; {@link #stopSecondServer} takes
+   * it away again.
    */
   protected static org.apache.hadoop.hbase.util.JVMClusterUtil.RegionServerThread
       startServerWithoutRegistrar() throws Exception {
@@ -56,15 +56,20 @@ public abstract class ClusterTestBase {
     org.apache.hadoop.conf.Configuration conf = mini.getConf();
     String saved = conf.get("hbase.coprocessor.region.classes");
     org.apache.hadoop.hbase.util.JVMClusterUtil.RegionServerThread bare;
-    conf.set("hbase.coprocessor.region.classes",
+    conf.set(
+        "hbase.coprocessor.region.classes",
         io.blockscope.coprocessor.BlockscopeRegionObserver.class.getName());
     try {
       bare = mini.startRegionServerAndWait(60_000);
     } finally {
       conf.set("hbase.coprocessor.region.classes", saved);
     }
-    cluster.util().waitFor(30_000, 100,
-        () -> cluster.admin().getClusterMetrics().getLiveServerMetrics().size() == 2);
+    cluster
+        .util()
+        .waitFor(
+            30_000,
+            100,
+            () -> cluster.admin().getClusterMetrics().getLiveServerMetrics().size() == 2);
     return bare;
   }
 
@@ -75,8 +80,12 @@ public abstract class ClusterTestBase {
     int index = mini.getLiveRegionServerThreads().indexOf(server);
     mini.stopRegionServer(index);
     mini.waitOnRegionServer(index);
-    cluster.util().waitFor(60_000, 100,
-        () -> cluster.admin().getClusterMetrics().getLiveServerMetrics().size() == 1);
+    cluster
+        .util()
+        .waitFor(
+            60_000,
+            100,
+            () -> cluster.admin().getClusterMetrics().getLiveServerMetrics().size() == 1);
   }
 
   /** Total block cache misses of all kinds in a snapshot. */

@@ -13,9 +13,9 @@ import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.junit.Test;
 
 /**
- * Relationship 2 of docs/relationships.md, seed 000: "the cost of decompression is proportional
- * to the number of blocks that have to be decompressed, whereas the cost of decoding is
- * proportional to the number of Cells visited."
+ * Relationship 2 of docs/relationships.md, seed 000: "the cost of decompression is proportional to
+ * the number of blocks that have to be decompressed, whereas the cost of decoding is proportional
+ * to the number of Cells visited."
  */
 public class DecodeWorkRelationsIT extends ClusterTestBase {
 
@@ -38,31 +38,37 @@ public class DecodeWorkRelationsIT extends ClusterTestBase {
     long dataBlocks = SeedTables.dataBlocksAndCells(regions)[0];
 
     StoreFiles.evict(cluster.blockCache(), regions);
-    CostSnapshot half = query(table, "SELECT /*+ SERIAL */ COUNT(*) FROM " + table
-        + " WHERE pk < " + SeedTables.ROWS / 2, SeedTables.ROWS / 2);
+    CostSnapshot half =
+        query(
+            table,
+            "SELECT /*+ SERIAL */ COUNT(*) FROM " + table + " WHERE pk < " + SeedTables.ROWS / 2,
+            SeedTables.ROWS / 2);
     long halfBlocks = half.get("decompress.GZ.blocks");
     assertEquals(half.sumKinds("fs.read.blocks"), halfBlocks);
-    assertTrue("half the rows, about half the " + dataBlocks + " data blocks: " + half,
+    assertTrue(
+        "half the rows, about half the " + dataBlocks + " data blocks: " + half,
         Math.abs(half.get("fs.read.blocks.data") - dataBlocks / 2.0) <= 2);
 
     StoreFiles.evict(cluster.blockCache(), regions);
-    CostSnapshot cold = query(table, "SELECT /*+ SERIAL */ COUNT(*) FROM " + table,
-        SeedTables.ROWS);
+    CostSnapshot cold =
+        query(table, "SELECT /*+ SERIAL */ COUNT(*) FROM " + table, SeedTables.ROWS);
     assertEquals(dataBlocks, cold.get("fs.read.blocks.data"));
-    assertEquals("every block read from the file system was decompressed once",
-        cold.sumKinds("fs.read.blocks"), cold.get("decompress.GZ.blocks"));
+    assertEquals(
+        "every block read from the file system was decompressed once",
+        cold.sumKinds("fs.read.blocks"),
+        cold.get("decompress.GZ.blocks"));
     assertEquals(0, cold.sumOver("decode", "cells"));
 
-    CostSnapshot warm = query(table, "SELECT /*+ SERIAL */ COUNT(*) FROM " + table,
-        SeedTables.ROWS);
+    CostSnapshot warm =
+        query(table, "SELECT /*+ SERIAL */ COUNT(*) FROM " + table, SeedTables.ROWS);
     assertEquals(dataBlocks, warm.get("blockCache.hit.data"));
     assertEquals(0, warm.sumOver("decompress", "blocks"));
     assertEquals(0, warm.sumOver("decode", "cells"));
   }
 
   /**
-   * FAST_DIFF blocks are cached encoded: with every block a cache hit, each scan decodes every
-   * cell again, and half the rows decode half the cells.
+   * FAST_DIFF blocks are cached encoded: with every block a cache hit, each scan decodes every cell
+   * again, and half the rows decode half the cells.
    */
   @Test
   public void decodingFollowsCellsVisitedEvenWhenEveryBlockIsACacheHit() throws Exception {
@@ -77,7 +83,9 @@ public class DecodeWorkRelationsIT extends ClusterTestBase {
       CostSnapshot d = tableCosts(t).minus(before);
       assertEquals(dataBlocks, d.get("blockCache.hit.data"));
       assertEquals(0, misses(d));
-      assertEquals("scan " + scan + " decoded every cell again", SeedTables.CELLS,
+      assertEquals(
+          "scan " + scan + " decoded every cell again",
+          SeedTables.CELLS,
           d.get("decode.FAST_DIFF.cells"));
     }
 
@@ -87,7 +95,8 @@ public class DecodeWorkRelationsIT extends ClusterTestBase {
     CostSnapshot h = tableCosts(t).minus(before);
     long cellsPerBlock = SeedTables.CELLS / dataBlocks;
     long decoded = h.get("decode.FAST_DIFF.cells");
-    assertTrue("half the rows decode about half the cells: " + decoded,
+    assertTrue(
+        "half the rows decode about half the cells: " + decoded,
         decoded >= SeedTables.CELLS / 2 && decoded <= SeedTables.CELLS / 2 + 2 * cellsPerBlock);
     assertEquals(0, h.sumOver("decompress", "blocks"));
   }

@@ -11,7 +11,6 @@ import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
-import io.blockscope.metrics.QueryTracker;
 import io.blockscope.workloads.RawTable;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -40,7 +39,6 @@ import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.regionserver.HRegion;
-import org.apache.hadoop.hbase.regionserver.HRegionServer;
 import org.apache.hadoop.hbase.util.JVMClusterUtil;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
@@ -48,27 +46,30 @@ import org.junit.Test;
 
 /**
  * The fault campaign (issue 14, docs/reliability.md), in the style of HBase's chaos monkey, on a
- * cluster of its own: three region servers in this JVM with an off-heap BucketCache. Client
- * threads read (gets, short scans, tagged query scans) while regions split, merge, move and
- * compact and a region server aborts and is replaced; a scraper reads every blockscope server
- * and table counter over JMX every 200 ms. Runs in its own surefire execution (its own JVM).
+ * cluster of its own: three region servers in this JVM with an off-heap BucketCache. Client threads
+ * read (gets, short scans, tagged query scans) while regions split, merge, move and compact and a
+ * region server aborts and is replaced; a scraper reads every blockscope server and table counter
+ * over JMX every 200 ms. Runs in its own surefire execution (its own JVM).
  *
- * <p>{@code -Dblockscope.campaign.seconds=600} runs the long form; the default is the short
- * form CI runs. All three region servers share this JVM's one blockscope engine, so server
- * series here are the sum over them.
+ * <p>{@code -Dblockscope.campaign.seconds=600} runs the long form; the default is the short form CI
+ * runs. All three region servers share this JVM's one blockscope engine, so server series here are
+ * the sum over them.
  */
 public class FaultCampaignIT {
   private static final int ROWS = 20_000;
   private static final long SECONDS = Long.getLong("blockscope.campaign.seconds", 60);
   private static final String PHOENIX_TABLE = "CHAOS_P";
+
   /**
    * Region server aborts per run: each replacement allocates an off-heap BucketCache of its own,
    * and in one JVM an aborted server's is not given back (the long form ran out of direct memory
    * after four with -XX:MaxDirectMemorySize=512m).
    */
   private static final int MAX_ABORTS = 6;
+
   /** Incremented as each fault starts and ends: odd while one is in progress. */
   private static final AtomicLong EPOCH = new AtomicLong();
+
   private static final int PHOENIX_ROWS = 8_000;
 
   private static EmbeddedCluster cluster;
@@ -76,9 +77,13 @@ public class FaultCampaignIT {
   @BeforeClass
   public static void start() throws Exception {
     Configuration conf = new Configuration(false);
-    conf.set("hbase.coprocessor.region.classes", ShippedCounter.class.getName() + ","
-        + BlockscopeRegionObserver.class.getName() + ","
-        + io.blockscope.encoding.EncodingRegistrar.class.getName());
+    conf.set(
+        "hbase.coprocessor.region.classes",
+        ShippedCounter.class.getName()
+            + ","
+            + BlockscopeRegionObserver.class.getName()
+            + ","
+            + io.blockscope.encoding.EncodingRegistrar.class.getName());
     conf.set("hbase.bucketcache.ioengine", "offheap");
     conf.set("hbase.bucketcache.size", "64");
     conf.set("blockscope.export.interval.ms", "1000");
@@ -105,31 +110,42 @@ public class FaultCampaignIT {
   }
 
   /**
-   * Defect 1: with blockscope measuring a compaction, HBase's Compactor must call shipped() on
-   * the store scanner exactly as often as when blockscope leaves the compaction alone (a table
-   * at OFF), with an off-heap BucketCache holding the blocks the compaction reads.
+   * Defect 1: with blockscope measuring a compaction, HBase's Compactor must call shipped() on the
+   * store scanner exactly as often as when blockscope leaves the compaction alone (a table at OFF),
+   * with an off-heap BucketCache holding the blocks the compaction reads.
    */
   @Test
   public void aMeasuredCompactionShipsAsOftenAsAnUnmeasuredOne() throws Exception {
     Map<String, Long> shipped = new HashMap<>();
     for (String level : List.of("COUNT", "OFF")) {
       TableName t = TableName.valueOf("ship_" + level.toLowerCase());
-      RawTable.create(cluster.admin(), new RawTable.Spec(t).level(level).blockSize(4096)
-          .encoding(DataBlockEncoding.FAST_DIFF));
+      RawTable.create(
+          cluster.admin(),
+          new RawTable.Spec(t).level(level).blockSize(4096).encoding(DataBlockEncoding.FAST_DIFF));
       for (int file = 0; file < 3; file++) {
         RawTable.loadSeed(cluster.connection(), cluster.admin(), t, 30_000, file);
       }
       RawTable.scanCells(cluster.connection(), t, new Scan()); // the blocks in the BucketCache
       cluster.admin().majorCompact(t);
-      Waiter.waitFor(cluster.conf(), 120_000, 200, () -> cluster.regions(t).stream()
-          .allMatch(r -> r.getStores().stream().allMatch(s -> s.getStorefilesCount() == 1)));
+      Waiter.waitFor(
+          cluster.conf(),
+          120_000,
+          200,
+          () ->
+              cluster.regions(t).stream()
+                  .allMatch(
+                      r -> r.getStores().stream().allMatch(s -> s.getStorefilesCount() == 1)));
       shipped.put(level, ShippedCounter.SHIPPED.get(t.getNameAsString()).get());
-      assertEquals("BucketCache blocks still referenced by a reader after the compaction", 0,
+      assertEquals(
+          "BucketCache blocks still referenced by a reader after the compaction",
+          0,
           heldBucketBlocks());
     }
     System.out.println("shipped() calls reaching the store scanner: " + shipped);
     assertTrue("the compaction ships at all: " + shipped, shipped.get("OFF") > 0);
-    assertEquals("shipped() calls reaching the StoreScanner, COUNT vs OFF", shipped.get("OFF"),
+    assertEquals(
+        "shipped() calls reaching the StoreScanner, COUNT vs OFF",
+        shipped.get("OFF"),
         shipped.get("COUNT"));
   }
 
@@ -137,8 +153,9 @@ public class FaultCampaignIT {
   public void countersStayMonotonicAndNothingLeaksWhileTheClusterMisbehaves() throws Exception {
     TableName t = TableName.valueOf("chaos");
     byte[][] splits = {RawTable.seedRow(5_000), RawTable.seedRow(10_000), RawTable.seedRow(15_000)};
-    RawTable.create(cluster.admin(), new RawTable.Spec(t).blockSize(4096)
-        .encoding(DataBlockEncoding.FAST_DIFF).splits(splits));
+    RawTable.create(
+        cluster.admin(),
+        new RawTable.Spec(t).blockSize(4096).encoding(DataBlockEncoding.FAST_DIFF).splits(splits));
     RawTable.loadSeed(cluster.connection(), cluster.admin(), t, ROWS, 7);
     SeedTables.createSplit(cluster, PHOENIX_TABLE, PHOENIX_ROWS, 5, "");
     TableName phoenix = TableName.valueOf(PHOENIX_TABLE);
@@ -158,14 +175,18 @@ public class FaultCampaignIT {
     AtomicLong queries = new AtomicLong();
     AtomicLong queryErrors = new AtomicLong();
     AtomicLong quietProfiles = new AtomicLong();
-    threads.add(new Thread(() -> phoenixLoop(stop, queries, queryErrors, quietProfiles,
-        violations), "phoenix"));
+    threads.add(
+        new Thread(
+            () -> phoenixLoop(stop, queries, queryErrors, quietProfiles, violations), "phoenix"));
     threads.forEach(Thread::start);
     java.util.concurrent.ScheduledExecutorService scraper =
         java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
     Map<ObjectName, Long> lastScraped = new HashMap<>();
-    scraper.scheduleWithFixedDelay(() -> scrape(lastScraped, violations, scrapes, seriesChecked),
-        0, 200, java.util.concurrent.TimeUnit.MILLISECONDS);
+    scraper.scheduleWithFixedDelay(
+        () -> scrape(lastScraped, violations, scrapes, seriesChecked),
+        0,
+        200,
+        java.util.concurrent.TimeUnit.MILLISECONDS);
 
     long end = System.currentTimeMillis() + SECONDS * 1000;
     Random rnd = new Random(14);
@@ -189,8 +210,14 @@ public class FaultCampaignIT {
             }
             regions.sort(RegionInfo.COMPARATOR);
             int i = rnd.nextInt(regions.size() - 1);
-            admin.mergeRegionsAsync(new byte[][] {regions.get(i).getEncodedNameAsBytes(),
-                regions.get(i + 1).getEncodedNameAsBytes()}, false).get();
+            admin
+                .mergeRegionsAsync(
+                    new byte[][] {
+                      regions.get(i).getEncodedNameAsBytes(),
+                      regions.get(i + 1).getEncodedNameAsBytes()
+                    },
+                    false)
+                .get();
             faults.add("merge");
             break;
           case 2:
@@ -223,16 +250,21 @@ public class FaultCampaignIT {
     }
     stop.set(true);
     scraper.shutdown();
-    assertTrue("the scraper stopped",
-        scraper.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS));
+    assertTrue(
+        "the scraper stopped", scraper.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS));
     for (Thread th : threads) {
       th.join(120_000);
       assertFalse(th.getName() + " did not stop", th.isAlive());
     }
     cluster.util().waitUntilNoRegionsInTransition(120_000);
     for (TableName table : List.of(t, phoenix)) {
-      Waiter.waitFor(cluster.conf(), 300_000, 200, () -> admin.getCompactionState(table)
-          == org.apache.hadoop.hbase.client.CompactionState.NONE);
+      Waiter.waitFor(
+          cluster.conf(),
+          300_000,
+          200,
+          () ->
+              admin.getCompactionState(table)
+                  == org.apache.hadoop.hbase.client.CompactionState.NONE);
     }
 
     // the drop phase: a table created, read, disabled, truncated and dropped leaves nothing
@@ -262,8 +294,8 @@ public class FaultCampaignIT {
     assertEquals(List.of(), violations);
     assertEquals("hook failures", 0, serverCounter("hooks.failures"));
     for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
-      assertEquals("probe " + ProbeBridge.PROBE_NAMES[p] + " failures", 0,
-          engine().probeFailures(p));
+      assertEquals(
+          "probe " + ProbeBridge.PROBE_NAMES[p] + " failures", 0, engine().probeFailures(p));
     }
     for (JVMClusterUtil.RegionServerThread rs :
         cluster.util().getMiniHBaseCluster().getLiveRegionServerThreads()) {
@@ -278,24 +310,38 @@ public class FaultCampaignIT {
       regionsAt.put(e, engine().registry().regionSnapshot(e));
     }
     RawTable.scanCells(cluster.connection(), t, new Scan());
-    CostSnapshot tableDelta = engine().registry().tableSnapshot(t.getNameAsString())
-        .minus(tableBefore);
+    CostSnapshot tableDelta =
+        engine().registry().tableSnapshot(t.getNameAsString()).minus(tableBefore);
     CostSnapshot regionSum = CostSnapshot.ZERO;
     for (HRegion r : cluster.regions(t)) {
       String e = r.getRegionInfo().getEncodedName();
       regionSum = regionSum.plus(engine().registry().regionSnapshot(e).minus(regionsAt.get(e)));
     }
     assertEquals(tableDelta, regionSum);
-    assertTrue("every cell of the scan decoded at least once (half-files of split parents "
-        + "may decode more): " + tableDelta,
+    assertTrue(
+        "every cell of the scan decoded at least once (half-files of split parents "
+            + "may decode more): "
+            + tableDelta,
         tableDelta.get("decode.FAST_DIFF.cells") >= ROWS * 2L);
 
-    System.out.printf("fault campaign: %d s, %d reads (%d failed after the client's retries), "
-        + "%d profiled Phoenix queries (%d failed, %d checked exactly), %d faults %s, %d scrapes checking %d counter "
-        + "readings, query ids evicted: %d, violations: %d%n", SECONDS, reads.get(), readErrors.get(), queries.get(),
-        queryErrors.get(), quietProfiles.get(), faults.size(), summary(faults), scrapes.get(), seriesChecked.get(),
-        engine().queries().evicted(), violations.size());
-    assertTrue("profiled queries ran, some with no fault in between: " + quietProfiles,
+    System.out.printf(
+        "fault campaign: %d s, %d reads (%d failed after the client's retries), "
+            + "%d profiled Phoenix queries (%d failed, %d checked exactly), %d faults %s, %d scrapes checking %d counter "
+            + "readings, query ids evicted: %d, violations: %d%n",
+        SECONDS,
+        reads.get(),
+        readErrors.get(),
+        queries.get(),
+        queryErrors.get(),
+        quietProfiles.get(),
+        faults.size(),
+        summary(faults),
+        scrapes.get(),
+        seriesChecked.get(),
+        engine().queries().evicted(),
+        violations.size());
+    assertTrue(
+        "profiled queries ran, some with no fault in between: " + quietProfiles,
         quietProfiles.get() > 0);
     assertTrue("a region server was aborted: " + summary(faults), faults.contains("abort"));
   }
@@ -308,8 +354,8 @@ public class FaultCampaignIT {
         cluster.util().getMiniHBaseCluster().getLiveRegionServerThreads()) {
       var cache = rs.getRegionServer().getBlockCache().orElseThrow();
       var l2 = ((org.apache.hadoop.hbase.io.hfile.CombinedBlockCache) cache).getSecondLevelCache();
-      for (var e : ((org.apache.hadoop.hbase.io.hfile.bucket.BucketCache) l2).getBackingMap()
-          .values()) {
+      for (var e :
+          ((org.apache.hadoop.hbase.io.hfile.bucket.BucketCache) l2).getBackingMap().values()) {
         entries++;
         if (e.refCnt() > 1) {
           held++;
@@ -350,8 +396,8 @@ public class FaultCampaignIT {
     return s;
   }
 
-  private static void readLoop(TableName t, int seed, AtomicBoolean stop, AtomicLong reads,
-      AtomicLong errors) {
+  private static void readLoop(
+      TableName t, int seed, AtomicBoolean stop, AtomicLong reads, AtomicLong errors) {
     Random rnd = new Random(seed);
     while (!stop.get()) {
       try (Table table = cluster.connection().getTable(t)) {
@@ -364,16 +410,16 @@ public class FaultCampaignIT {
             }
             break;
           case 1:
-            try (ResultScanner s = table.getScanner(
-                new Scan().withStartRow(RawTable.seedRow(row)).setLimit(100))) {
-              s.forEach(x -> { });
+            try (ResultScanner s =
+                table.getScanner(new Scan().withStartRow(RawTable.seedRow(row)).setLimit(100))) {
+              s.forEach(x -> {});
             }
             break;
           default:
             Scan q = taggedScan(String.format("%032x", rnd.nextLong() & Long.MAX_VALUE));
             q.withStartRow(RawTable.seedRow(row)).setLimit(100);
             try (ResultScanner s = table.getScanner(q)) {
-              s.forEach(x -> { });
+              s.forEach(x -> {});
             }
             break;
         }
@@ -396,21 +442,30 @@ public class FaultCampaignIT {
   }
 
   /**
-   * Profiled Phoenix queries through blockscope's driver over random ranges of the Phoenix
-   * table: each count must be exact, and the profile of a query during which no fault happened
-   * must hold exactly its rows (one that overlapped a split or move may count a retried scan's
-   * rows twice, or miss those of a region that is gone). A query Phoenix itself gives up on
-   * (retries exhausted while regions move) is counted, not a violation.
+   * Profiled Phoenix queries through blockscope's driver over random ranges of the Phoenix table:
+   * each count must be exact, and the profile of a query during which no fault happened must hold
+   * exactly its rows (one that overlapped a split or move may count a retried scan's rows twice, or
+   * miss those of a region that is gone). A query Phoenix itself gives up on (retries exhausted
+   * while regions move) is counted, not a violation.
    */
-  private static void phoenixLoop(AtomicBoolean stop, AtomicLong queries, AtomicLong errors,
-      AtomicLong quietProfiles, List<String> violations) {
+  private static void phoenixLoop(
+      AtomicBoolean stop,
+      AtomicLong queries,
+      AtomicLong errors,
+      AtomicLong quietProfiles,
+      List<String> violations) {
     Random rnd = new Random(5);
     try (java.sql.Connection c = SeedTables.blockscope(cluster)) {
       while (!stop.get()) {
         int from = rnd.nextInt(PHOENIX_ROWS);
         int to = Math.min(PHOENIX_ROWS, from + 1 + rnd.nextInt(2_000));
-        String sql = "SELECT /*+ PROFILE */ PK FROM " + PHOENIX_TABLE + " WHERE PK >= " + from
-            + " AND PK < " + to;
+        String sql =
+            "SELECT /*+ PROFILE */ PK FROM "
+                + PHOENIX_TABLE
+                + " WHERE PK >= "
+                + from
+                + " AND PK < "
+                + to;
         long epoch = EPOCH.get();
         try (java.sql.Statement st = c.createStatement();
             java.sql.ResultSet rs = st.executeQuery(sql)) {
@@ -429,9 +484,17 @@ public class FaultCampaignIT {
           } else if (quiet) {
             quietProfiles.incrementAndGet();
             if (profile.rows() != n) {
-              violations.add(sql + ": profile of " + profile.rows() + " rows for " + n
-                  + " (tracker: " + engine().queries().dropped() + " dropped, "
-                  + engine().queries().evicted() + " evicted)");
+              violations.add(
+                  sql
+                      + ": profile of "
+                      + profile.rows()
+                      + " rows for "
+                      + n
+                      + " (tracker: "
+                      + engine().queries().dropped()
+                      + " dropped, "
+                      + engine().queries().evicted()
+                      + " evicted)");
             }
           }
           queries.incrementAndGet();
@@ -456,22 +519,23 @@ public class FaultCampaignIT {
   }
 
   private static Set<ObjectName> beans() throws Exception {
-    return new TreeSet<>(ManagementFactory.getPlatformMBeanServer()
-        .queryNames(new ObjectName(MetricKeys.DOMAIN + ":*"), null));
+    return new TreeSet<>(
+        ManagementFactory.getPlatformMBeanServer()
+            .queryNames(new ObjectName(MetricKeys.DOMAIN + ":*"), null));
   }
 
   /**
    * Reads every server and table counter over JMX once; a series that went down since the last
    * scrape ({@code last}) is a violation.
    */
-  private static void scrape(Map<ObjectName, Long> last, List<String> violations,
-      AtomicLong scrapes, AtomicLong checked) {
+  private static void scrape(
+      Map<ObjectName, Long> last, List<String> violations, AtomicLong scrapes, AtomicLong checked) {
     MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
     try {
       Set<ObjectName> seen = new java.util.HashSet<>();
       for (String type : List.of("Server", "Table")) {
-        for (ObjectName n : jmx.queryNames(
-            new ObjectName(MetricKeys.DOMAIN + ":type=" + type + ",*"), null)) {
+        for (ObjectName n :
+            jmx.queryNames(new ObjectName(MetricKeys.DOMAIN + ":type=" + type + ",*"), null)) {
           Object v;
           try {
             v = jmx.getAttribute(n, "Count");

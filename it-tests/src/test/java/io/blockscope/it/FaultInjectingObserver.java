@@ -17,9 +17,9 @@ import org.apache.hadoop.hbase.util.Bytes;
 /**
  * Another coprocessor on a table, loaded after blockscope's (table coprocessors run after the
  * cluster-wide ones), that fails or bypasses on request: what AccessController, Phoenix's
- * stale-region checks or a region move do to a read between blockscope's pre- and post-hooks.
- * A get or scan asks for a fault with the attribute {@value #FAULT}: {@code throw} (pre-hook
- * throws), {@code bypass} (pre-hook bypasses), {@code postOpen} (postScannerOpen throws).
+ * stale-region checks or a region move do to a read between blockscope's pre- and post-hooks. A get
+ * or scan asks for a fault with the attribute {@value #FAULT}: {@code throw} (pre-hook throws),
+ * {@code bypass} (pre-hook bypasses), {@code postOpen} (postScannerOpen throws).
  */
 public class FaultInjectingObserver implements RegionCoprocessor, RegionObserver {
   public static final String FAULT = "blockscope.test.fault";
@@ -34,8 +34,8 @@ public class FaultInjectingObserver implements RegionCoprocessor, RegionObserver
   }
 
   @Override
-  public void preGetOp(ObserverContext<RegionCoprocessorEnvironment> c, Get get,
-      List<Cell> result) throws IOException {
+  public void preGetOp(ObserverContext<RegionCoprocessorEnvironment> c, Get get, List<Cell> result)
+      throws IOException {
     switch (fault(get.getAttribute(FAULT))) {
       case "throw":
         throw new DoNotRetryIOException("injected: get refused");
@@ -56,8 +56,9 @@ public class FaultInjectingObserver implements RegionCoprocessor, RegionObserver
   }
 
   @Override
-  public RegionScanner postScannerOpen(ObserverContext<RegionCoprocessorEnvironment> c,
-      Scan scan, RegionScanner s) throws IOException {
+  public RegionScanner postScannerOpen(
+      ObserverContext<RegionCoprocessorEnvironment> c, Scan scan, RegionScanner s)
+      throws IOException {
     if (fault(scan.getAttribute(FAULT)).equals("postOpen")) {
       throw new DoNotRetryIOException("injected: postScannerOpen failed");
     }

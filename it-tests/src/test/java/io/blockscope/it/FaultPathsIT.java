@@ -9,7 +9,6 @@ import io.blockscope.coprocessor.Engine;
 import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
-import io.blockscope.metrics.QueryTracker;
 import io.blockscope.workloads.RawTable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -43,17 +42,24 @@ public class FaultPathsIT extends ClusterTestBase {
   @BeforeClass
   public static void tables() throws Exception {
     faulty = newTable("faulty");
-    cluster.admin().createTable(TableDescriptorBuilder.newBuilder(faulty)
-        .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(RawTable.SEED_FAMILY)
-            .setBlocksize(4096).build())
-        .setCoprocessor(FaultInjectingObserver.class.getName())
-        .build());
+    cluster
+        .admin()
+        .createTable(
+            TableDescriptorBuilder.newBuilder(faulty)
+                .setColumnFamily(
+                    ColumnFamilyDescriptorBuilder.newBuilder(RawTable.SEED_FAMILY)
+                        .setBlocksize(4096)
+                        .build())
+                .setCoprocessor(FaultInjectingObserver.class.getName())
+                .build());
     RawTable.loadSeed(cluster.connection(), cluster.admin(), faulty, 2_000, 14);
     counters = newTable("counters");
     RawTable.create(cluster.admin(), new RawTable.Spec(counters).blockSize(4096));
     try (Table t = cluster.connection().getTable(counters)) {
       for (int i = 0; i < 500; i++) {
-        t.put(new Put(RawTable.seedRow(i)).addColumn(RawTable.SEED_FAMILY, COUNTER, Bytes.toBytes(0L)));
+        t.put(
+            new Put(RawTable.seedRow(i))
+                .addColumn(RawTable.SEED_FAMILY, COUNTER, Bytes.toBytes(0L)));
       }
     }
     cluster.admin().flush(counters);
@@ -71,17 +77,24 @@ public class FaultPathsIT extends ClusterTestBase {
   }
 
   /**
-   * Defect 2: a frame opened by a pre-hook whose post-hook never came stayed on the handler
-   * thread at its region's level; reads outside hooks on that thread (an increment reads its
-   * current value with no coprocessor hook) were then counted into the failed read's region.
+   * Defect 2: a frame opened by a pre-hook whose post-hook never came stayed on the handler thread
+   * at its region's level; reads outside hooks on that thread (an increment reads its current value
+   * with no coprocessor hook) were then counted into the failed read's region.
    */
   @Test
   public void readsThatThrowOrAreBypassedLeaveNoFrameBehind() throws Exception {
     Engine engine = cluster.engine();
-    assertEquals("the rpcCall probe closes what post-hooks leave open", true,
+    assertEquals(
+        "the rpcCall probe closes what post-hooks leave open",
+        true,
         engine.probeInstalled(io.blockscope.coprocessor.probe.ProbeBridge.RPC_CALL));
-    long droppedBefore = engine.registry().metrics().getCounters()
-        .get(io.blockscope.metrics.MetricKeys.server("frames.dropped")).getCount();
+    long droppedBefore =
+        engine
+            .registry()
+            .metrics()
+            .getCounters()
+            .get(io.blockscope.metrics.MetricKeys.server("frames.dropped"))
+            .getCount();
     try (Table t = cluster.connection().getTable(faulty)) {
       for (int i = 0; i < 30; i++) {
         try {
@@ -102,10 +115,18 @@ public class FaultPathsIT extends ClusterTestBase {
       }
     }
     awaitNoOpenFrame(engine);
-    long dropped = engine.registry().metrics().getCounters()
-        .get(io.blockscope.metrics.MetricKeys.server("frames.dropped")).getCount();
-    assertEquals("one frame left open by each refused get, bypassed get and refused scan, "
-        + "each closed when its call ended", 90, dropped - droppedBefore);
+    long dropped =
+        engine
+            .registry()
+            .metrics()
+            .getCounters()
+            .get(io.blockscope.metrics.MetricKeys.server("frames.dropped"))
+            .getCount();
+    assertEquals(
+        "one frame left open by each refused get, bypassed get and refused scan, "
+            + "each closed when its call ended",
+        90,
+        dropped - droppedBefore);
 
     HRegion faultyRegion = onlyRegion(faulty);
     HRegion counterRegion = onlyRegion(counters);
@@ -115,8 +136,10 @@ public class FaultPathsIT extends ClusterTestBase {
       for (int i = 0; i < 100; i++) {
         c.increment(new Increment(RawTable.seedRow(i)).addColumn(RawTable.SEED_FAMILY, COUNTER, 1));
       }
-      assertEquals("no increment's read is counted into the region whose read failed",
-          faultyBefore, regionCosts(faultyRegion));
+      assertEquals(
+          "no increment's read is counted into the region whose read failed",
+          faultyBefore,
+          regionCosts(faultyRegion));
 
       // and gets that go through the hooks land where they belong, as HBase's CacheStats count
       CacheStats stats = cluster.blockCache().getStats();
@@ -131,15 +154,17 @@ public class FaultPathsIT extends ClusterTestBase {
       CostSnapshot server = serverCosts().minus(serverBefore);
       assertEquals(stats.getHitCount() - hits, hits(server));
       assertEquals(stats.getMissCount() - misses, misses(server));
-      assertEquals("every lookup of the gets is the counters region's", server,
+      assertEquals(
+          "every lookup of the gets is the counters region's",
+          server,
           regionCosts(counterRegion).minus(counterBefore));
       assertEquals(faultyBefore, regionCosts(faultyRegion));
     }
   }
 
   /**
-   * Defect 5: when a coprocessor after blockscope throws in postScannerOpen, HBase closes the
-   * core scanner, never blockscope's wrapper; the wrapper stayed counted as open for ever.
+   * Defect 5: when a coprocessor after blockscope throws in postScannerOpen, HBase closes the core
+   * scanner, never blockscope's wrapper; the wrapper stayed counted as open for ever.
    */
   @Test
   public void aScannerWhoseOpenFailsLaterIsNotLeftOpen() throws Exception {
@@ -159,41 +184,51 @@ public class FaultPathsIT extends ClusterTestBase {
         }
       }
     }
-    assertEquals("each failed open was seen once", 20,
-        engine.queries().stats(query).scanners());
+    assertEquals("each failed open was seen once", 20, engine.queries().stats(query).scanners());
     // HBase dropped blockscope's wrappers unclosed; each is closed once it is collected
-    Waiter.waitFor(cluster.conf(), 30_000, 100, () -> {
-      System.gc();
-      return engine.queries().stats(query).open() == 0
-          && engine.queries().openScanners() == openBefore;
-    });
+    Waiter.waitFor(
+        cluster.conf(),
+        30_000,
+        100,
+        () -> {
+          System.gc();
+          return engine.queries().stats(query).open() == 0
+              && engine.queries().openScanners() == openBefore;
+        });
   }
 
   /**
-   * Defect 3: a client's PROFILE attribute could switch a table at OFF to TIME, and any query
-   * to TIME. A table at OFF stays unmeasured whatever a scan asks, a query never goes above
-   * {@code blockscope.query.max.level}, and malformed attributes are ignored.
+   * Defect 3: a client's PROFILE attribute could switch a table at OFF to TIME, and any query to
+   * TIME. A table at OFF stays unmeasured whatever a scan asks, a query never goes above {@code
+   * blockscope.query.max.level}, and malformed attributes are ignored.
    */
   @Test
   public void aClientCannotRaiseTheServersLevel() throws Exception {
     Engine engine = cluster.engine();
     TableName off = newTable("offtable");
-    RawTable.create(cluster.admin(), new RawTable.Spec(off).level("OFF").blockSize(4096)
-        .encoding(org.apache.hadoop.hbase.io.encoding.DataBlockEncoding.FAST_DIFF));
+    RawTable.create(
+        cluster.admin(),
+        new RawTable.Spec(off)
+            .level("OFF")
+            .blockSize(4096)
+            .encoding(org.apache.hadoop.hbase.io.encoding.DataBlockEncoding.FAST_DIFF));
     RawTable.loadSeed(cluster.connection(), cluster.admin(), off, 2_000, 3);
     TableName count = newTable("counttable");
-    RawTable.create(cluster.admin(), new RawTable.Spec(count).level("COUNT").blockSize(4096)
-        .encoding(org.apache.hadoop.hbase.io.encoding.DataBlockEncoding.FAST_DIFF));
+    RawTable.create(
+        cluster.admin(),
+        new RawTable.Spec(count)
+            .level("COUNT")
+            .blockSize(4096)
+            .encoding(org.apache.hadoop.hbase.io.encoding.DataBlockEncoding.FAST_DIFF));
     RawTable.loadSeed(cluster.connection(), cluster.admin(), count, 2_000, 3);
 
     String q1 = "000000000000000000000000000000f1";
     assertEquals(2_000, profiledScan(off, q1, "TIME"));
-    assertEquals("an OFF table is never measured", CostSnapshot.ZERO,
-        regionCosts(onlyRegion(off)));
+    assertEquals("an OFF table is never measured", CostSnapshot.ZERO, regionCosts(onlyRegion(off)));
     long[] offQuery = engine.queryCosts(q1, onlyRegion(off).getRegionInfo().getEncodedName());
     assertEquals("its rows are still the query's", 2_000, offQuery[CostLayout.SIZE]);
-    assertEquals(0, offQuery[CostLayout.DECODE + 3 * CostLayout.DECODE_WIDTH
-        + CostLayout.DECODE_CELLS]);
+    assertEquals(
+        0, offQuery[CostLayout.DECODE + 3 * CostLayout.DECODE_WIDTH + CostLayout.DECODE_CELLS]);
     assertEquals("FAST_DIFF is slot 3", "FAST_DIFF", CostLayout.ENCODINGS.get(3));
 
     int fastDiffCells = CostLayout.DECODE + 3 * CostLayout.DECODE_WIDTH + CostLayout.DECODE_CELLS;
@@ -209,33 +244,52 @@ public class FaultPathsIT extends ClusterTestBase {
       assertEquals(2_000, profiledScan(count, q2, "TIME"));
       capped2 = engine.queryCosts(q2, encoded);
       assertEquals("not timed: TIME is above the cap", 0, capped2[fastDiffNanos]);
-      assertEquals(nanosBefore,
-          engine.registry().regionSnapshot(encoded).get("decode.FAST_DIFF.nanos"));
+      assertEquals(
+          nanosBefore, engine.registry().regionSnapshot(encoded).get("decode.FAST_DIFF.nanos"));
     } finally {
       engine.onConfigurationChange(cluster.conf());
     }
     String q3 = "000000000000000000000000000000f3";
     assertEquals(2_000, profiledScan(count, q3, "TIME"));
     long[] timed = engine.queryCosts(q3, onlyRegion(count).getRegionInfo().getEncodedName());
-    assertEquals("the capped query counted the same cells", timed[fastDiffCells],
-        capped2[fastDiffCells]);
+    assertEquals(
+        "the capped query counted the same cells", timed[fastDiffCells], capped2[fastDiffCells]);
     assertTrue("under a TIME cap the query is timed", timed[fastDiffNanos] > 0);
 
     // hostile or malformed attributes: ignored, the reads are served and counted as usual
-    long hookFailures = engine.registry().metrics().getCounters()
-        .get(io.blockscope.metrics.MetricKeys.server("hooks.failures")).getCount();
-    for (byte[][] attrs : new byte[][][] {
-        {"not-a-query-id".getBytes(StandardCharsets.US_ASCII), "TIME".getBytes(StandardCharsets.US_ASCII)},
-        {q3.toUpperCase().getBytes(StandardCharsets.US_ASCII), "\u0000\uffff".getBytes(StandardCharsets.UTF_8)},
-        {new byte[1 << 20], new byte[1 << 20]},
-        {new byte[0], new byte[0]}}) {
+    long hookFailures =
+        engine
+            .registry()
+            .metrics()
+            .getCounters()
+            .get(io.blockscope.metrics.MetricKeys.server("hooks.failures"))
+            .getCount();
+    for (byte[][] attrs :
+        new byte[][][] {
+          {
+            "not-a-query-id".getBytes(StandardCharsets.US_ASCII),
+            "TIME".getBytes(StandardCharsets.US_ASCII)
+          },
+          {
+            q3.toUpperCase().getBytes(StandardCharsets.US_ASCII),
+            "\u0000\uffff".getBytes(StandardCharsets.UTF_8)
+          },
+          {new byte[1 << 20], new byte[1 << 20]},
+          {new byte[0], new byte[0]}
+        }) {
       Scan s = new Scan();
       s.setAttribute(Attributes.QUERY, attrs[0]);
       s.setAttribute(Attributes.PROFILE, attrs[1]);
       assertEquals(2_000, RawTable.scanCells(cluster.connection(), count, s) / 2);
     }
-    assertEquals(hookFailures, engine.registry().metrics().getCounters()
-        .get(io.blockscope.metrics.MetricKeys.server("hooks.failures")).getCount());
+    assertEquals(
+        hookFailures,
+        engine
+            .registry()
+            .metrics()
+            .getCounters()
+            .get(io.blockscope.metrics.MetricKeys.server("hooks.failures"))
+            .getCount());
   }
 
   /**
@@ -260,13 +314,13 @@ public class FaultPathsIT extends ClusterTestBase {
   }
 
   /** Scans a whole table as one tagged query asking for {@code level}; returns the rows. */
-  private static long profiledScan(TableName table, String query, String level)
-      throws IOException {
+  private static long profiledScan(TableName table, String query, String level) throws IOException {
     Scan s = new Scan();
     s.setAttribute(Attributes.QUERY, query.getBytes(StandardCharsets.US_ASCII));
     s.setAttribute(Attributes.PROFILE, level.getBytes(StandardCharsets.US_ASCII));
     long rows = 0;
-    try (Table t = cluster.connection().getTable(table); ResultScanner r = t.getScanner(s)) {
+    try (Table t = cluster.connection().getTable(table);
+        ResultScanner r = t.getScanner(s)) {
       for (Result ignored : r) {
         rows++;
       }

@@ -10,9 +10,9 @@ import org.apache.hadoop.hbase.io.hfile.HFileScanner;
 
 /**
  * Reads HFiles with nothing but HBase on the class path: run by {@link EncoderPhoenixIT} in a
- * separate JVM whose class path lacks blockscope's encoders, as a server without the
- * registration would. Arguments: the file system URI, then HFile paths. Prints one line per
- * file: {@code OK <path> <encoding> <cells>} or {@code FAILED <path> <exception>}.
+ * separate JVM whose class path lacks blockscope's encoders, as a server without the registration
+ * would. Arguments: the file system URI, then HFile paths. Prints one line per file: {@code OK
+ * <path> <encoding> <cells>} or {@code FAILED <path> <exception>}.
  */
 public final class HFileReadCheck {
   private HFileReadCheck() {}

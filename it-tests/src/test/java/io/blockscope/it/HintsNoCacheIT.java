@@ -22,8 +22,8 @@ import org.junit.Test;
 /**
  * blockscope's NO_CACHE through its JDBC driver ({@code jdbc:blockscope:phoenix:...}) on a table
  * split into four regions: every scan of every query shape leaves the block cache as it was,
- * including the shapes where Phoenix's own NO_CACHE does not reach every scan (a UNION ALL's
- * second branch). HBase's CacheStats agrees: the scans miss without caching.
+ * including the shapes where Phoenix's own NO_CACHE does not reach every scan (a UNION ALL's second
+ * branch). HBase's CacheStats agrees: the scans miss without caching.
  */
 public class HintsNoCacheIT extends ClusterTestBase {
   private static final String TABLE = "HINTS_NC";
@@ -49,22 +49,29 @@ public class HintsNoCacheIT extends ClusterTestBase {
     long cachingMisses = stats.getMissCachingCount();
     long misses = stats.getMissCount();
     long rows = 0;
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
       while (rs.next()) {
         rows++;
       }
     }
-    return new CacheEffect(StoreFiles.cachedDataBlocks(cache, regions),
-        stats.getMissCachingCount() - cachingMisses, stats.getMissCount() - misses, rows);
+    return new CacheEffect(
+        StoreFiles.cachedDataBlocks(cache, regions),
+        stats.getMissCachingCount() - cachingMisses,
+        stats.getMissCount() - misses,
+        rows);
   }
 
   private static final String[] SHAPES = {
-      "SELECT /*+ NO_CACHE */ COUNT(*) FROM " + TABLE,
-      "SELECT /*+ NO_CACHE */ pk, v1 FROM " + TABLE + " WHERE v2 < 0.5",
-      "SELECT /*+ NO_CACHE */ pk FROM " + TABLE + " ORDER BY v1 LIMIT 10",
-      "SELECT /*+ NO_CACHE */ ROUND(v1, 1), COUNT(*) FROM " + TABLE + " GROUP BY ROUND(v1, 1)",
-      "SELECT /*+ NO_CACHE */ pk FROM " + TABLE + " WHERE pk < 7000 UNION ALL SELECT pk FROM "
-          + TABLE + " WHERE pk >= 7000",
+    "SELECT /*+ NO_CACHE */ COUNT(*) FROM " + TABLE,
+    "SELECT /*+ NO_CACHE */ pk, v1 FROM " + TABLE + " WHERE v2 < 0.5",
+    "SELECT /*+ NO_CACHE */ pk FROM " + TABLE + " ORDER BY v1 LIMIT 10",
+    "SELECT /*+ NO_CACHE */ ROUND(v1, 1), COUNT(*) FROM " + TABLE + " GROUP BY ROUND(v1, 1)",
+    "SELECT /*+ NO_CACHE */ pk FROM "
+        + TABLE
+        + " WHERE pk < 7000 UNION ALL SELECT pk FROM "
+        + TABLE
+        + " WHERE pk >= 7000",
   };
 
   @Test
@@ -77,7 +84,8 @@ public class HintsNoCacheIT extends ClusterTestBase {
         assertEquals(sql + ": CacheStats counted no caching miss: " + e, 0, e.cachingMisses());
       }
       CacheEffect cached = run(c, SHAPES[0].replace("/*+ NO_CACHE */ ", ""));
-      assertTrue("without the hint the same scan fills the cache: " + cached,
+      assertTrue(
+          "without the hint the same scan fills the cache: " + cached,
           cached.cachedBlocks() > 20 && cached.cachingMisses() >= cached.cachedBlocks());
     }
   }
@@ -95,8 +103,7 @@ public class HintsNoCacheIT extends ClusterTestBase {
     }
     assertEquals(ROWS, stock.rows());
     assertEquals(ROWS, ours.rows());
-    assertTrue("Phoenix's NO_CACHE misses the unhinted branch: " + stock,
-        stock.cachedBlocks() > 0);
+    assertTrue("Phoenix's NO_CACHE misses the unhinted branch: " + stock, stock.cachedBlocks() > 0);
     assertEquals(0, ours.cachedBlocks());
   }
 
@@ -113,7 +120,8 @@ public class HintsNoCacheIT extends ClusterTestBase {
   @Test
   public void explainSaysWhichExtensionsApply() throws Exception {
     List<String> plan = new ArrayList<>();
-    try (Connection c = blockscope(); Statement s = c.createStatement();
+    try (Connection c = blockscope();
+        Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("EXPLAIN " + SHAPES[1])) {
       while (rs.next()) {
         plan.add(rs.getString(1));
@@ -121,18 +129,22 @@ public class HintsNoCacheIT extends ClusterTestBase {
     }
     System.out.println("EXPLAIN " + SHAPES[1] + "\n" + String.join("\n", plan));
     assertTrue(plan.toString(), plan.get(0).contains("PARALLEL"));
-    assertEquals("BLOCKSCOPE NO_CACHE: every scan of this query runs with block caching off",
+    assertEquals(
+        "BLOCKSCOPE NO_CACHE: every scan of this query runs with block caching off",
         plan.get(plan.size() - 1));
   }
 
   @Test
   public void badHintArgumentsAreErrorsAndUnknownHintsAreIgnored() throws Exception {
-    try (Connection c = blockscope(); Statement s = c.createStatement()) {
-      SQLException e = assertThrows(SQLException.class,
-          () -> s.executeQuery("SELECT /*+ NO_CACHE(yes) */ COUNT(*) FROM " + TABLE));
+    try (Connection c = blockscope();
+        Statement s = c.createStatement()) {
+      SQLException e =
+          assertThrows(
+              SQLException.class,
+              () -> s.executeQuery("SELECT /*+ NO_CACHE(yes) */ COUNT(*) FROM " + TABLE));
       assertEquals("42601", e.getSQLState());
-      try (ResultSet rs = s.executeQuery(
-          "SELECT /*+ NO_SUCH_HINT(1) NO_CACHE */ COUNT(*) FROM " + TABLE)) {
+      try (ResultSet rs =
+          s.executeQuery("SELECT /*+ NO_SUCH_HINT(1) NO_CACHE */ COUNT(*) FROM " + TABLE)) {
         assertTrue(rs.next());
         assertEquals(ROWS, rs.getLong(1));
       }

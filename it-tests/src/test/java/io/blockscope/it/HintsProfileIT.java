@@ -54,7 +54,8 @@ public class HintsProfileIT extends ClusterTestBase {
 
   /** Runs a query to its end through blockscope and returns its profile and row count. */
   private static QueryProfile profiled(Connection c, String sql, long[] rowsOut) throws Exception {
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
       long n = 0;
       while (rs.next()) {
         n++;
@@ -68,8 +69,8 @@ public class HintsProfileIT extends ClusterTestBase {
   }
 
   /** Every cost of every region: the sum of the profiles that touched it = what it rose by. */
-  private static void assertProfilesAddUp(Map<String, CostSnapshot> before,
-      Map<String, CostSnapshot> after, QueryProfile... profiles) {
+  private static void assertProfilesAddUp(
+      Map<String, CostSnapshot> before, Map<String, CostSnapshot> after, QueryProfile... profiles) {
     for (Map.Entry<String, CostSnapshot> e : after.entrySet()) {
       CostSnapshot rose = e.getValue().minus(before.get(e.getKey()));
       for (int slot = CostLayout.FIRST_COST; slot < CostLayout.SIZE; slot++) {
@@ -108,8 +109,8 @@ public class HintsProfileIT extends ClusterTestBase {
   @Test
   public void pointSelectsAreProfiledInTheOneRegionTheyRead() throws Exception {
     try (Connection c = SeedTables.blockscope(cluster);
-        PreparedStatement ps = c.prepareStatement(
-            "SELECT /*+ PROFILE */ pk, v1 FROM " + TABLE + " WHERE pk = ?")) {
+        PreparedStatement ps =
+            c.prepareStatement("SELECT /*+ PROFILE */ pk, v1 FROM " + TABLE + " WHERE pk = ?")) {
       for (int pk : new int[] {7, 5_003, 12_345, 19_999}) {
         ps.setInt(1, pk);
         Map<String, CostSnapshot> before = snapshots();
@@ -123,8 +124,8 @@ public class HintsProfileIT extends ClusterTestBase {
         Map<String, CostSnapshot> after = snapshots();
         assertEquals(p.toText(), 1, p.regions().size());
         assertEquals(1, p.rows());
-        assertTrue(p.toText(), p.total("blockCache.hit.data") + p.total("blockCache.miss.data")
-            >= 1);
+        assertTrue(
+            p.toText(), p.total("blockCache.hit.data") + p.total("blockCache.miss.data") >= 1);
         assertProfilesAddUp(before, after, p);
       }
     }
@@ -135,8 +136,8 @@ public class HintsProfileIT extends ClusterTestBase {
     StoreFiles.evict(cluster.blockCache(), regions());
     String count = "SELECT /*+ PROFILE */ COUNT(*) FROM " + TABLE;
     String filtered = "SELECT /*+ PROFILE */ pk FROM " + TABLE + " WHERE v1 < 0.3";
-    long matching = SeedTables.queryLong(cluster,
-        "SELECT COUNT(*) FROM " + TABLE + " WHERE v1 < 0.3");
+    long matching =
+        SeedTables.queryLong(cluster, "SELECT COUNT(*) FROM " + TABLE + " WHERE v1 < 0.3");
     Map<String, CostSnapshot> before = snapshots();
     ExecutorService pool = Executors.newFixedThreadPool(2);
     QueryProfile a;
@@ -177,13 +178,15 @@ public class HintsProfileIT extends ClusterTestBase {
   @Test
   public void anUnknownOrMalformedIdGivesAnEmptyProfile() throws Exception {
     try (Connection c = SeedTables.blockscope(cluster)) {
-      assertTrue(BlockscopePhoenix.fetchProfile(c, TABLE, "0123456789abcdef0123456789abcdef")
-          .regions().isEmpty());
+      assertTrue(
+          BlockscopePhoenix.fetchProfile(c, TABLE, "0123456789abcdef0123456789abcdef")
+              .regions()
+              .isEmpty());
       assertTrue(BlockscopePhoenix.fetchProfile(c, TABLE, "not an id").regions().isEmpty());
       try (Statement s = c.createStatement();
           ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + TABLE)) {
-        SQLException e = assertThrows(SQLException.class,
-            () -> rs.unwrap(BlockscopeResultSet.class).profile());
+        SQLException e =
+            assertThrows(SQLException.class, () -> rs.unwrap(BlockscopeResultSet.class).profile());
         assertTrue(e.getMessage(), e.getMessage().contains("no PROFILE hint"));
       }
     }

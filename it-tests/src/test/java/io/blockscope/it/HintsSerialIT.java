@@ -1,7 +1,6 @@
 package io.blockscope.it;
 
 import static org.junit.Assert.assertEquals;
-import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
@@ -17,8 +16,8 @@ import org.junit.BeforeClass;
 import org.junit.Test;
 
 /**
- * blockscope's SERIAL through its JDBC driver on a table split into four regions, checked from
- * the servers' side: the coprocessor counts, per tagged query, the region scanners open at once.
+ * blockscope's SERIAL through its JDBC driver on a table split into four regions, checked from the
+ * servers' side: the coprocessor counts, per tagged query, the region scanners open at once.
  */
 public class HintsSerialIT extends ClusterTestBase {
   private static final String TABLE = "HINTS_SERIAL";
@@ -40,7 +39,8 @@ public class HintsSerialIT extends ClusterTestBase {
     List<String> rows = new ArrayList<>();
     String id;
     List<String> notApplied;
-    try (Connection c = blockscope(); Statement s = c.createStatement();
+    try (Connection c = blockscope();
+        Statement s = c.createStatement();
         ResultSet rs = s.executeQuery(sql)) {
       BlockscopeResultSet b = rs.unwrap(BlockscopeResultSet.class);
       id = b.queryId();
@@ -56,27 +56,32 @@ public class HintsSerialIT extends ClusterTestBase {
     Run serial = run(sql);
     assertTrue(sql + ": applied everywhere " + serial.notApplied(), serial.notApplied().isEmpty());
     assertEquals(sql, expectedRows, serial.rows().size());
-    assertTrue(sql + ": every region scanned " + serial.servers(),
-        serial.servers().scanners() >= 4);
-    assertEquals(sql + ": one scanner open at a time " + serial.servers(), 1,
-        serial.servers().maxOpen());
+    assertTrue(
+        sql + ": every region scanned " + serial.servers(), serial.servers().scanners() >= 4);
+    assertEquals(
+        sql + ": one scanner open at a time " + serial.servers(), 1, serial.servers().maxOpen());
     assertEquals(sql + ": all closed " + serial.servers(), 0, serial.servers().open());
 
     // The same query tagged but not serial: Phoenix's parallel scans.
     Run parallel = run(sql.replace("/*+ SERIAL */", "/*+ PROFILE */"));
-    System.out.println(sql + ": servers saw " + serial.servers() + " with SERIAL, "
-        + parallel.servers() + " without");
+    System.out.println(
+        sql
+            + ": servers saw "
+            + serial.servers()
+            + " with SERIAL, "
+            + parallel.servers()
+            + " without");
     assertEquals(serial.rows().size(), parallel.rows().size());
-    assertTrue(sql + " without SERIAL: scanners open at once " + parallel.servers(),
+    assertTrue(
+        sql + " without SERIAL: scanners open at once " + parallel.servers(),
         parallel.servers().maxOpen() > 1);
   }
 
   @Test
   public void aFilteredScanWithoutLimitRunsOneRegionAtATime() throws Exception {
-    long expected = SeedTables.queryLong(cluster,
-        "SELECT COUNT(*) FROM " + TABLE + " WHERE v2 < 0.5");
-    assertSerial("SELECT /*+ SERIAL */ pk, v1 FROM " + TABLE + " WHERE v2 < 0.5",
-        (int) expected);
+    long expected =
+        SeedTables.queryLong(cluster, "SELECT COUNT(*) FROM " + TABLE + " WHERE v2 < 0.5");
+    assertSerial("SELECT /*+ SERIAL */ pk, v1 FROM " + TABLE + " WHERE v2 < 0.5", (int) expected);
   }
 
   @Test
@@ -98,15 +103,16 @@ public class HintsSerialIT extends ClusterTestBase {
 
   @Test
   public void orderByTheRowKeyRunsOneRegionAtATime() throws Exception {
-    assertSerial("SELECT /*+ SERIAL */ pk FROM " + TABLE + " WHERE v2 > 0.9 ORDER BY pk DESC",
-        (int) SeedTables.queryLong(cluster,
-            "SELECT COUNT(*) FROM " + TABLE + " WHERE v2 > 0.9"));
+    assertSerial(
+        "SELECT /*+ SERIAL */ pk FROM " + TABLE + " WHERE v2 > 0.9 ORDER BY pk DESC",
+        (int) SeedTables.queryLong(cluster, "SELECT COUNT(*) FROM " + TABLE + " WHERE v2 > 0.9"));
   }
 
   /** The rows of {@code sql} through stock Phoenix, first column as text. */
   private static List<String> stock(String sql) throws Exception {
     List<String> rows = new ArrayList<>();
-    try (Connection c = cluster.phoenix(); Statement s = c.createStatement();
+    try (Connection c = cluster.phoenix();
+        Statement s = c.createStatement();
         ResultSet rs = s.executeQuery(sql)) {
       while (rs.next()) {
         rows.add(rs.getString(1));
@@ -117,10 +123,12 @@ public class HintsSerialIT extends ClusterTestBase {
 
   @Test
   public void orderByOtherColumnsRunsOneRegionAtATimeAndSortsOnTheClient() throws Exception {
-    for (String sql : new String[] {
-        "SELECT /*+ SERIAL */ pk FROM " + TABLE + " ORDER BY v1 LIMIT 10",
-        "SELECT /*+ SERIAL */ pk FROM " + TABLE + " WHERE v2 < 0.1 ORDER BY v1 DESC, pk",
-        "SELECT /*+ SERIAL */ pk FROM " + TABLE + " ORDER BY v2 LIMIT 5 OFFSET 20"}) {
+    for (String sql :
+        new String[] {
+          "SELECT /*+ SERIAL */ pk FROM " + TABLE + " ORDER BY v1 LIMIT 10",
+          "SELECT /*+ SERIAL */ pk FROM " + TABLE + " WHERE v2 < 0.1 ORDER BY v1 DESC, pk",
+          "SELECT /*+ SERIAL */ pk FROM " + TABLE + " ORDER BY v2 LIMIT 5 OFFSET 20"
+        }) {
       List<String> expected = stock(sql.replace("/*+ SERIAL */ ", ""));
       Run serial = run(sql);
       assertTrue(sql + ": " + serial.notApplied(), serial.notApplied().isEmpty());
@@ -132,8 +140,8 @@ public class HintsSerialIT extends ClusterTestBase {
 
   @Test
   public void groupByOtherColumnsRunsOneRegionAtATimeWithTheRightGroups() throws Exception {
-    String grouped = "SELECT /*+ SERIAL */ ROUND(v1, 1), COUNT(*) FROM " + TABLE
-        + " GROUP BY ROUND(v1, 1)";
+    String grouped =
+        "SELECT /*+ SERIAL */ ROUND(v1, 1), COUNT(*) FROM " + TABLE + " GROUP BY ROUND(v1, 1)";
     List<String> expected = stock(grouped.replace("/*+ SERIAL */ ", ""));
     Run serial = run(grouped);
     assertTrue(serial.notApplied().toString(), serial.notApplied().isEmpty());
@@ -142,53 +150,88 @@ public class HintsSerialIT extends ClusterTestBase {
     assertTrue(serial.servers().toString(), serial.servers().scanners() >= 4);
     // Stock Phoenix 5.2.1 honours SERIAL here and returns each region's groups unmerged; if this
     // fails, Phoenix changed.
-    assertEquals("stock Phoenix with SERIAL: one set of groups per region",
-        4 * expected.size(), stock(grouped).size());
+    assertEquals(
+        "stock Phoenix with SERIAL: one set of groups per region",
+        4 * expected.size(),
+        stock(grouped).size());
   }
 
   @Test
   public void hashJoinsBuildEachSideThenScanOneRegionAtATime() throws Exception {
     // The right side (filtered) becomes a hash table first, then the left side scans with it:
     // both read all four regions of the table, one scanner at a time.
-    String join = "SELECT /*+ SERIAL */ a.pk FROM " + TABLE + " a JOIN " + TABLE
-        + " b ON a.pk = b.pk WHERE b.v2 < 0.1";
+    String join =
+        "SELECT /*+ SERIAL */ a.pk FROM "
+            + TABLE
+            + " a JOIN "
+            + TABLE
+            + " b ON a.pk = b.pk WHERE b.v2 < 0.1";
     assertSerialAsStock(join, 8);
-    String in = "SELECT /*+ SERIAL */ pk FROM " + TABLE + " WHERE pk IN (SELECT pk FROM "
-        + TABLE + " WHERE v1 < 0.05)";
+    String in =
+        "SELECT /*+ SERIAL */ pk FROM "
+            + TABLE
+            + " WHERE pk IN (SELECT pk FROM "
+            + TABLE
+            + " WHERE v1 < 0.05)";
     assertSerialAsStock(in, 8);
   }
 
   @Test
   public void sortMergeJoinsReadOneSideThenTheOther() throws Exception {
-    String merge = "SELECT /*+ USE_SORT_MERGE_JOIN SERIAL */ a.pk, b.v1 FROM " + TABLE
-        + " a JOIN " + TABLE + " b ON a.pk = b.pk WHERE b.v2 < 0.1";
+    String merge =
+        "SELECT /*+ USE_SORT_MERGE_JOIN SERIAL */ a.pk, b.v1 FROM "
+            + TABLE
+            + " a JOIN "
+            + TABLE
+            + " b ON a.pk = b.pk WHERE b.v2 < 0.1";
     assertSerialAsStock(merge, 8, " SERIAL */", " */");
-    String full = "SELECT /*+ SERIAL */ a.pk, b.pk FROM " + TABLE + " a FULL OUTER JOIN "
-        + TABLE + " b ON a.pk = b.pk + 1 WHERE a.v1 < 0.05 OR b.v1 < 0.05";
+    String full =
+        "SELECT /*+ SERIAL */ a.pk, b.pk FROM "
+            + TABLE
+            + " a FULL OUTER JOIN "
+            + TABLE
+            + " b ON a.pk = b.pk + 1 WHERE a.v1 < 0.05 OR b.v1 < 0.05";
     assertSerialAsStock(full, 8);
   }
 
   @Test
   public void unionAllReadsItsBranchesOneAfterTheOther() throws Exception {
-    String union = "SELECT /*+ SERIAL */ pk FROM " + TABLE + " WHERE v1 < 0.1 UNION ALL"
-        + " SELECT pk FROM " + TABLE + " WHERE v2 < 0.1";
+    String union =
+        "SELECT /*+ SERIAL */ pk FROM "
+            + TABLE
+            + " WHERE v1 < 0.1 UNION ALL"
+            + " SELECT pk FROM "
+            + TABLE
+            + " WHERE v2 < 0.1";
     assertSerialAsStock(union, 8);
     // LIMIT 50 in descending order: each branch's serial scan stops in the last region.
     assertSerialAsStock(union + " ORDER BY pk DESC LIMIT 50", 2);
-    assertSerialAsStock("SELECT /*+ SERIAL */ pk, v1 FROM " + TABLE + " WHERE v1 < 0.1"
-        + " UNION ALL SELECT pk, v2 FROM " + TABLE + " WHERE v2 < 0.1 ORDER BY v1", 8);
+    assertSerialAsStock(
+        "SELECT /*+ SERIAL */ pk, v1 FROM "
+            + TABLE
+            + " WHERE v1 < 0.1"
+            + " UNION ALL SELECT pk, v2 FROM "
+            + TABLE
+            + " WHERE v2 < 0.1 ORDER BY v1",
+        8);
     // The union as a sorted derived table.
-    assertSerialAsStock("SELECT /*+ SERIAL */ pk FROM (SELECT pk FROM " + TABLE
-        + " WHERE pk < 8000 UNION ALL SELECT pk FROM " + TABLE + " WHERE pk >= 12000"
-        + " ORDER BY pk DESC)", 4);
-    assertSerialAsStock("SELECT /*+ SERIAL */ COUNT(*) FROM (SELECT v1 FROM " + TABLE
-        + " ORDER BY v2 LIMIT 100)", 4);
+    assertSerialAsStock(
+        "SELECT /*+ SERIAL */ pk FROM (SELECT pk FROM "
+            + TABLE
+            + " WHERE pk < 8000 UNION ALL SELECT pk FROM "
+            + TABLE
+            + " WHERE pk >= 12000"
+            + " ORDER BY pk DESC)",
+        4);
+    assertSerialAsStock(
+        "SELECT /*+ SERIAL */ COUNT(*) FROM (SELECT v1 FROM " + TABLE + " ORDER BY v2 LIMIT 100)",
+        4);
   }
 
   /**
-   * Runs {@code sql} with SERIAL and without any hint: the same rows (stock Phoenix returns
-   * them in no particular order, SERIAL in key order, so they are compared sorted); with the
-   * hint the servers saw at least {@code scanners} scanners of the query, never two at once.
+   * Runs {@code sql} with SERIAL and without any hint: the same rows (stock Phoenix returns them in
+   * no particular order, SERIAL in key order, so they are compared sorted); with the hint the
+   * servers saw at least {@code scanners} scanners of the query, never two at once.
    */
   private static void assertSerialAsStock(String sql, int scanners) throws Exception {
     assertSerialAsStock(sql, scanners, "/*+ SERIAL */ ", "");
@@ -199,8 +242,8 @@ public class HintsSerialIT extends ClusterTestBase {
     explain(sql);
     List<String> expected = stock(sql.replace(hint, stock));
     Run serial = run(sql);
-    System.out.println(sql + ": servers saw " + serial.servers() + ", " + expected.size()
-        + " rows");
+    System.out.println(
+        sql + ": servers saw " + serial.servers() + ", " + expected.size() + " rows");
     assertTrue(sql + ": " + serial.notApplied(), serial.notApplied().isEmpty());
     assertEquals(sql, expected.size(), serial.rows().size());
     assertEquals(sql, sorted(expected), sorted(serial.rows()));
@@ -214,7 +257,8 @@ public class HintsSerialIT extends ClusterTestBase {
   /** blockscope's EXPLAIN of {@code sql}, also printed. */
   private static List<String> explain(String sql) throws Exception {
     List<String> plan = new ArrayList<>();
-    try (Connection c = blockscope(); Statement s = c.createStatement();
+    try (Connection c = blockscope();
+        Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("EXPLAIN " + sql)) {
       while (rs.next()) {
         plan.add(rs.getString(1));
@@ -233,9 +277,11 @@ public class HintsSerialIT extends ClusterTestBase {
   @Test
   public void aSaltedTableInKeyOrderIsReportedNotSerialized() throws Exception {
     // Rows in key order from a salted table need its buckets' scans merged side by side.
-    try (Connection c = cluster.phoenix(); Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE IF NOT EXISTS HINTS_SALTED (pk INTEGER PRIMARY KEY, v1 FLOAT)"
-          + " SALT_BUCKETS = 4");
+    try (Connection c = cluster.phoenix();
+        Statement s = c.createStatement()) {
+      s.execute(
+          "CREATE TABLE IF NOT EXISTS HINTS_SALTED (pk INTEGER PRIMARY KEY, v1 FLOAT)"
+              + " SALT_BUCKETS = 4");
       for (int i = 0; i < 100; i++) {
         s.execute("UPSERT INTO HINTS_SALTED VALUES (" + i + ", " + i / 100.0 + ")");
       }
@@ -253,7 +299,8 @@ public class HintsSerialIT extends ClusterTestBase {
 
   @Test
   public void queriesWithoutSerialOrProfileCarryNoId() throws Exception {
-    try (Connection c = blockscope(); Statement s = c.createStatement();
+    try (Connection c = blockscope();
+        Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT /*+ NO_CACHE */ COUNT(*) FROM " + TABLE)) {
       assertNull(rs.unwrap(BlockscopeResultSet.class).queryId());
     }

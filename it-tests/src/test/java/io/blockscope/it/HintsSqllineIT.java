@@ -5,12 +5,12 @@ import static org.junit.Assert.assertTrue;
 
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
-import java.io.Writer;
-import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,23 +39,43 @@ public class HintsSqllineIT extends ClusterTestBase {
   @Test
   public void theSeedsStatementsRunFromSqlline() throws Exception {
     Path script = Files.createTempFile("blockscope-sqlline", ".sql");
-    Files.writeString(script, String.join("\n",
-        "select /*+ NO_CACHE */ count(*) from " + TABLE + ";",
-        "SELECT /*+ SERIAL */ COUNT(*) FROM " + TABLE + ";",
-        "EXPLAIN SELECT /*+ SERIAL NO_CACHE */ pk FROM " + TABLE + " WHERE v2 < 0.5;",
-        "SELECT /*+ PROFILE(BAD) */ COUNT(*) FROM " + TABLE + ";",
-        ""));
+    Files.writeString(
+        script,
+        String.join(
+            "\n",
+            "select /*+ NO_CACHE */ count(*) from " + TABLE + ";",
+            "SELECT /*+ SERIAL */ COUNT(*) FROM " + TABLE + ";",
+            "EXPLAIN SELECT /*+ SERIAL NO_CACHE */ pk FROM " + TABLE + " WHERE v2 < 0.5;",
+            "SELECT /*+ PROFILE(BAD) */ COUNT(*) FROM " + TABLE + ";",
+            ""));
     String url = cluster.phoenixUrl().replace("jdbc:phoenix:", "jdbc:blockscope:phoenix:");
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     SqlLine sqlline = new SqlLine();
     PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
     sqlline.setOutputStream(print);
     sqlline.setErrorStream(print);
-    SqlLine.Status status = sqlline.begin(new String[] {
-        "-d", "io.blockscope.hints.BlockscopeDriver", "-u", url, "-n", "", "-p", "",
-        "--isolation=TRANSACTION_READ_COMMITTED", "--outputformat=csv", "--showHeader=false",
-        "--force=true", "--silent=true", "--verbose=true",
-        "-f", script.toString()}, new ByteArrayInputStream(new byte[0]), false);
+    SqlLine.Status status =
+        sqlline.begin(
+            new String[] {
+              "-d",
+              "io.blockscope.hints.BlockscopeDriver",
+              "-u",
+              url,
+              "-n",
+              "",
+              "-p",
+              "",
+              "--isolation=TRANSACTION_READ_COMMITTED",
+              "--outputformat=csv",
+              "--showHeader=false",
+              "--force=true",
+              "--silent=true",
+              "--verbose=true",
+              "-f",
+              script.toString()
+            },
+            new ByteArrayInputStream(new byte[0]),
+            false);
     Files.delete(script);
     String printed = out.toString(StandardCharsets.UTF_8);
     System.out.println("sqlline printed:\n" + printed);
@@ -101,7 +121,12 @@ public class HintsSqllineIT extends ClusterTestBase {
   private record Child(int exitCode, long millisAfterQuit, String output, String threads) {
     @Override
     public String toString() {
-      return "exit " + exitCode + " " + millisAfterQuit + " ms after !quit; printed:\n" + output
+      return "exit "
+          + exitCode
+          + " "
+          + millisAfterQuit
+          + " ms after !quit; printed:\n"
+          + output
           + (threads.isEmpty() ? "" : "\nthreads left:\n" + threads);
     }
   }
@@ -113,41 +138,71 @@ public class HintsSqllineIT extends ClusterTestBase {
   private static Child sqllineProcess(String... jvmArgs) throws Exception {
     String url = cluster.phoenixUrl().replace("jdbc:phoenix:", "jdbc:blockscope:phoenix:");
     Path home = Files.createTempDirectory("blockscope-sqlline-home");
-    List<String> cmd = new ArrayList<>(List.of(System.getProperty("java.home") + "/bin/java",
-        "-Xmx384m", "-Duser.home=" + home,
-        "--add-opens", "java.base/java.lang=ALL-UNNAMED",
-        "--add-opens", "java.base/java.nio=ALL-UNNAMED",
-        "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED"));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                System.getProperty("java.home") + "/bin/java",
+                "-Xmx384m",
+                "-Duser.home=" + home,
+                "--add-opens",
+                "java.base/java.lang=ALL-UNNAMED",
+                "--add-opens",
+                "java.base/java.nio=ALL-UNNAMED",
+                "--add-opens",
+                "java.base/sun.nio.ch=ALL-UNNAMED"));
     cmd.addAll(List.of(jvmArgs));
-    cmd.addAll(List.of("-cp", System.getProperty("surefire.test.class.path",
-            System.getProperty("java.class.path")),
-        "sqlline.SqlLine", "-d", "io.blockscope.hints.BlockscopeDriver", "-u", url,
-        "-n", "none", "-p", "none", "--isolation=TRANSACTION_READ_COMMITTED",
-        "--outputformat=csv", "--showHeader=false", "--silent=true"));
+    cmd.addAll(
+        List.of(
+            "-cp",
+            System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
+            "sqlline.SqlLine",
+            "-d",
+            "io.blockscope.hints.BlockscopeDriver",
+            "-u",
+            url,
+            "-n",
+            "none",
+            "-p",
+            "none",
+            "--isolation=TRANSACTION_READ_COMMITTED",
+            "--outputformat=csv",
+            "--showHeader=false",
+            "--silent=true"));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     StringBuffer output = new StringBuffer();
-    Thread reader = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(
-          new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line; (line = r.readLine()) != null; ) {
-          output.append(line).append('\n');
-          lines.add(line);
-        }
-      } catch (IOException gone) {
-        // the process ended
-      }
-    }, "sqlline-child-output");
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(
+                      new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                  output.append(line).append('\n');
+                  lines.add(line);
+                }
+              } catch (IOException gone) {
+                // the process ended
+              }
+            },
+            "sqlline-child-output");
     reader.setDaemon(true);
     reader.start();
     try (Writer in = new OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8)) {
       // The shapes that use threads: a plain SERIAL scan, a GROUP BY on other columns (its region
       // tasks on Phoenix's pool), a sort-merge join (Phoenix's own two-thread pool).
-      in.write("SELECT /*+ SERIAL */ COUNT(*) FROM " + TABLE + ";\n"
-          + "SELECT /*+ SERIAL */ ROUND(v1, 1), COUNT(*) FROM " + TABLE
-          + " GROUP BY ROUND(v1, 1);\n"
-          + "SELECT /*+ USE_SORT_MERGE_JOIN SERIAL */ COUNT(*) FROM " + TABLE + " a JOIN "
-          + TABLE + " b ON a.pk = b.pk;\n");
+      in.write(
+          "SELECT /*+ SERIAL */ COUNT(*) FROM "
+              + TABLE
+              + ";\n"
+              + "SELECT /*+ SERIAL */ ROUND(v1, 1), COUNT(*) FROM "
+              + TABLE
+              + " GROUP BY ROUND(v1, 1);\n"
+              + "SELECT /*+ USE_SORT_MERGE_JOIN SERIAL */ COUNT(*) FROM "
+              + TABLE
+              + " a JOIN "
+              + TABLE
+              + " b ON a.pk = b.pk;\n");
       in.flush();
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
       for (int counts = 0; counts < 2; ) {
@@ -178,8 +233,10 @@ public class HintsSqllineIT extends ClusterTestBase {
 
   /** The non-daemon threads of a running JVM, from jstack. */
   private static String threadDump(long pid) throws Exception {
-    Process j = new ProcessBuilder(System.getProperty("java.home") + "/bin/jstack",
-        String.valueOf(pid)).redirectErrorStream(true).start();
+    Process j =
+        new ProcessBuilder(System.getProperty("java.home") + "/bin/jstack", String.valueOf(pid))
+            .redirectErrorStream(true)
+            .start();
     String dump = new String(j.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     j.waitFor(30, TimeUnit.SECONDS);
     StringBuilder alive = new StringBuilder();

@@ -31,8 +31,8 @@ import org.junit.BeforeClass;
 import org.junit.Test;
 
 /**
- * Reads blockscope's figures the way a scraper (the Prometheus JMX exporter, jconsole) does:
- * over a JMX connector on localhost, by ObjectName.
+ * Reads blockscope's figures the way a scraper (the Prometheus JMX exporter, jconsole) does: over a
+ * JMX connector on localhost, by ObjectName.
  */
 public class JmxScrapeIT extends ClusterTestBase {
   /** A namespaced table: the colon must be quoted in every ObjectName. */
@@ -50,10 +50,11 @@ public class JmxScrapeIT extends ClusterTestBase {
       port = s.getLocalPort();
     }
     rmi = LocateRegistry.createRegistry(port);
-    JMXServiceURL url = new JMXServiceURL(
-        "service:jmx:rmi:///jndi/rmi://127.0.0.1:" + port + "/jmxrmi");
-    server = JMXConnectorServerFactory.newJMXConnectorServer(url, null,
-        ManagementFactory.getPlatformMBeanServer());
+    JMXServiceURL url =
+        new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + port + "/jmxrmi");
+    server =
+        JMXConnectorServerFactory.newJMXConnectorServer(
+            url, null, ManagementFactory.getPlatformMBeanServer());
     server.start();
     client = JMXConnectorFactory.connect(url);
     jmx = client.getMBeanServerConnection();
@@ -85,20 +86,27 @@ public class JmxScrapeIT extends ClusterTestBase {
     String enc = region.getRegionInfo().getEncodedName();
     assertTrue(table.get("blockCache.miss.data") > 10);
 
-    assertEquals(table.get("blockCache.miss.data"), count(
-        "blockscope:type=Table,table=\"bs_ns:odd.name-1\",name=blockCache.miss.data"));
-    assertEquals(regionCosts(region).get("fs.read.bytes.data"), count(
-        "blockscope:type=Region,table=\"bs_ns:odd.name-1\",region=" + enc
-            + ",name=fs.read.bytes.data"));
-    assertEquals(serverCosts().get("checksum.bytes"),
-        count("blockscope:type=Server,name=checksum.bytes"));
-    assertEquals(1, jmx.getAttribute(
-        new ObjectName("blockscope:type=Probe,probe=decode,name=installed"), "Value"));
-    assertEquals(cluster.engine().probeFailures(ProbeBridge.CHECKSUM),
+    assertEquals(
+        table.get("blockCache.miss.data"),
+        count("blockscope:type=Table,table=\"bs_ns:odd.name-1\",name=blockCache.miss.data"));
+    assertEquals(
+        regionCosts(region).get("fs.read.bytes.data"),
+        count(
+            "blockscope:type=Region,table=\"bs_ns:odd.name-1\",region="
+                + enc
+                + ",name=fs.read.bytes.data"));
+    assertEquals(
+        serverCosts().get("checksum.bytes"), count("blockscope:type=Server,name=checksum.bytes"));
+    assertEquals(
+        1,
+        jmx.getAttribute(
+            new ObjectName("blockscope:type=Probe,probe=decode,name=installed"), "Value"));
+    assertEquals(
+        cluster.engine().probeFailures(ProbeBridge.CHECKSUM),
         count("blockscope:type=Probe,probe=checksum,name=failures"));
 
-    Set<ObjectName> tableBeans = jmx.queryNames(
-        new ObjectName("blockscope:type=Table,table=\"bs_ns:odd.name-1\",*"), null);
+    Set<ObjectName> tableBeans =
+        jmx.queryNames(new ObjectName("blockscope:type=Table,table=\"bs_ns:odd.name-1\",*"), null);
     assertTrue(tableBeans.size() >= 4);
     for (ObjectName n : tableBeans) {
       assertEquals("bs_ns:odd.name-1", ObjectName.unquote(n.getKeyProperty("table")));
@@ -107,18 +115,27 @@ public class JmxScrapeIT extends ClusterTestBase {
   }
 
   @Test
-  public void hbaseCoprocessorRegistryShowsTheServerTotalsInTheRegionServersJmx()
-      throws Exception {
-    ObjectName cp = new ObjectName("Hadoop:service=HBase,name=RegionServer,"
-        + "sub=Coprocessor.Region.CP_io.blockscope.coprocessor.BlockscopeRegionObserver");
+  public void hbaseCoprocessorRegistryShowsTheServerTotalsInTheRegionServersJmx() throws Exception {
+    ObjectName cp =
+        new ObjectName(
+            "Hadoop:service=HBase,name=RegionServer,"
+                + "sub=Coprocessor.Region.CP_io.blockscope.coprocessor.BlockscopeRegionObserver");
     // HBase copies coprocessor registries into Hadoop metrics2 on a 10 s period; metrics2
     // capitalizes the first letter of each name.
-    cluster.util().waitFor(60_000, (Waiter.Predicate<Exception>) () ->
-        jmx.isRegistered(cp) && ((Number) jmx.getAttribute(cp, "BlockCache.miss.data"))
-            .longValue() >= tableCosts(ODD).get("blockCache.miss.data"));
+    cluster
+        .util()
+        .waitFor(
+            60_000,
+            (Waiter.Predicate<Exception>)
+                () ->
+                    jmx.isRegistered(cp)
+                        && ((Number) jmx.getAttribute(cp, "BlockCache.miss.data")).longValue()
+                            >= tableCosts(ODD).get("blockCache.miss.data"));
     assertEquals(1, ((Number) jmx.getAttribute(cp, "Probe.fsRead.installed")).intValue());
-    assertEquals(cluster.engine().probeFailures(ProbeBridge.FS_READ),
-        ((Number) jmx.getAttribute(cp, "Probe.fsRead.failures")).longValue(), 0);
+    assertEquals(
+        cluster.engine().probeFailures(ProbeBridge.FS_READ),
+        ((Number) jmx.getAttribute(cp, "Probe.fsRead.failures")).longValue(),
+        0);
   }
 
   @Test
@@ -129,10 +146,15 @@ public class JmxScrapeIT extends ClusterTestBase {
       cluster.engine().registry().export(RegionExport.NONE);
       cluster.engine().refreshExport();
       assertTrue(jmx.queryNames(anyRegion, null).isEmpty());
-      assertEquals(0, jmx.getAttribute(
-          new ObjectName("blockscope:type=Server,name=regions.exported"), "Value"));
-      assertTrue("table series stay", !jmx.queryNames(new ObjectName(
-          "blockscope:type=Table,table=\"bs_ns:odd.name-1\",*"), null).isEmpty());
+      assertEquals(
+          0,
+          jmx.getAttribute(
+              new ObjectName("blockscope:type=Server,name=regions.exported"), "Value"));
+      assertTrue(
+          "table series stay",
+          !jmx.queryNames(
+                  new ObjectName("blockscope:type=Table,table=\"bs_ns:odd.name-1\",*"), null)
+              .isEmpty());
 
       // The region read most since the last refresh is the one exported by top:1.
       cluster.engine().registry().export(RegionExport.top(1));
@@ -141,8 +163,10 @@ public class JmxScrapeIT extends ClusterTestBase {
       cluster.engine().refreshExport();
       Set<ObjectName> exported = jmx.queryNames(anyRegion, null);
       assertEquals(exported, jmx.queryNames(oddRegion, null));
-      assertEquals(1, jmx.getAttribute(
-          new ObjectName("blockscope:type=Server,name=regions.exported"), "Value"));
+      assertEquals(
+          1,
+          jmx.getAttribute(
+              new ObjectName("blockscope:type=Server,name=regions.exported"), "Value"));
     } finally {
       cluster.engine().registry().export(RegionExport.ALL);
       cluster.engine().refreshExport();

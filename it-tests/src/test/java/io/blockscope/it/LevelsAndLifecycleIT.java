@@ -42,16 +42,23 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
   }
 
   private static long nanos(CostSnapshot s) {
-    return s.get("checksum.nanos") + s.sumOver("decompress", "nanos") + s.sumOver("decode", "nanos");
+    return s.get("checksum.nanos")
+        + s.sumOver("decompress", "nanos")
+        + s.sumOver("decode", "nanos");
   }
 
   @Test
   public void tableAttributeSetsTheLevel() throws Exception {
-    RawTable.Spec base = new RawTable.Spec(newTable("lvl_time"))
-        .encoding(DataBlockEncoding.FAST_DIFF).compression(Compression.Algorithm.GZ);
+    RawTable.Spec base =
+        new RawTable.Spec(newTable("lvl_time"))
+            .encoding(DataBlockEncoding.FAST_DIFF)
+            .compression(Compression.Algorithm.GZ);
     TableName time = loaded(base.level("TIME"));
-    TableName count = loaded(new RawTable.Spec(newTable("lvl_count"))
-        .encoding(DataBlockEncoding.FAST_DIFF).compression(Compression.Algorithm.GZ));
+    TableName count =
+        loaded(
+            new RawTable.Spec(newTable("lvl_count"))
+                .encoding(DataBlockEncoding.FAST_DIFF)
+                .compression(Compression.Algorithm.GZ));
     TableName off = loaded(new RawTable.Spec(newTable("lvl_off")).level("off"));
     TableName bad = loaded(new RawTable.Spec(newTable("lvl_bad")).level("LOUD"));
 
@@ -101,8 +108,11 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
     assertEquals(2, StoreFiles.names(List.of(region)).size());
     CostSnapshot before = regionCosts(region);
     cluster.admin().majorCompact(t);
-    cluster.util().waitFor(60_000, (Waiter.Predicate<Exception>) () ->
-        StoreFiles.names(cluster.regions(t)).size() == 1);
+    cluster
+        .util()
+        .waitFor(
+            60_000,
+            (Waiter.Predicate<Exception>) () -> StoreFiles.names(cluster.regions(t)).size() == 1);
     CostSnapshot compaction = regionCosts(region).minus(before);
     assertTrue(compaction.toString(), compaction.get("fs.read.blocks.data") > 0);
     assertEquals(compaction.sumKinds("fs.read.bytes"), compaction.get("checksum.bytes"));
@@ -118,15 +128,19 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
     coldScan(t);
     cluster.engine().refreshExport();
     MBeanServer mbs = ManagementFactory.getPlatformMBeanServer();
-    ObjectName parentBeans = new ObjectName(
-        "blockscope:type=Region,region=" + parentName + ",*");
+    ObjectName parentBeans = new ObjectName("blockscope:type=Region,region=" + parentName + ",*");
     assertFalse(mbs.queryNames(parentBeans, null).isEmpty());
     long tableMissesBefore = misses(tableCosts(t));
 
     cluster.admin().split(t, RawTable.seedRow(ROWS / 2));
-    cluster.util().waitFor(60_000, (Waiter.Predicate<Exception>) () ->
-        cluster.regions(t).size() == 2
-            && cluster.regions(t).stream().allMatch(r -> r.isAvailable()));
+    cluster
+        .util()
+        .waitFor(
+            60_000,
+            (Waiter.Predicate<Exception>)
+                () ->
+                    cluster.regions(t).size() == 2
+                        && cluster.regions(t).stream().allMatch(r -> r.isAvailable()));
     cluster.util().waitUntilNoRegionsInTransition(60_000);
 
     assertNull(cluster.engine().registry().region(parentName));
@@ -140,11 +154,12 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
       assertNotEquals(parentName, name);
       CostSnapshot c = regionCosts(d);
       assertTrue(name + " read its own blocks", c.get("fs.read.blocks.data") > 0);
-      Set<ObjectName> beans = mbs.queryNames(
-          new ObjectName("blockscope:type=Region,region=" + name + ",*"), null);
+      Set<ObjectName> beans =
+          mbs.queryNames(new ObjectName("blockscope:type=Region,region=" + name + ",*"), null);
       assertFalse(beans.isEmpty());
     }
-    assertTrue("table counters stay monotonic across the split",
+    assertTrue(
+        "table counters stay monotonic across the split",
         misses(tableCosts(t)) > tableMissesBefore);
   }
 }

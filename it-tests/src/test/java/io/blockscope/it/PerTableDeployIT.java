@@ -26,9 +26,9 @@ import org.apache.hadoop.hbase.util.CoprocessorClassLoader;
 import org.junit.Test;
 
 /**
- * Deployment through the table descriptor, with the shaded jar on HDFS, as operators do it.
- * The copy loaded from the jar lives in HBase's child-first CoprocessorClassLoader and joins the
- * JVM's engine (here, the cluster-wide copy's) instead of counting a second time.
+ * Deployment through the table descriptor, with the shaded jar on HDFS, as operators do it. The
+ * copy loaded from the jar lives in HBase's child-first CoprocessorClassLoader and joins the JVM's
+ * engine (here, the cluster-wide copy's) instead of counting a second time.
  */
 public class PerTableDeployIT extends ClusterTestBase {
   @Test
@@ -40,25 +40,32 @@ public class PerTableDeployIT extends ClusterTestBase {
     fs.copyFromLocalFile(new Path(jar.getAbsolutePath()), onHdfs);
 
     TableName t = newTable("pertable");
-    cluster.admin().createTable(TableDescriptorBuilder.newBuilder(t)
-        .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(RawTable.SEED_FAMILY)
-            .setBlocksize(4096).build())
-        .setCoprocessor(CoprocessorDescriptorBuilder
-            .newBuilder(BlockscopeRegionObserver.class.getName())
-            .setJarPath(fs.makeQualified(onHdfs).toString())
-            .setPriority(Coprocessor.PRIORITY_USER)
-            .build())
-        .build());
+    cluster
+        .admin()
+        .createTable(
+            TableDescriptorBuilder.newBuilder(t)
+                .setColumnFamily(
+                    ColumnFamilyDescriptorBuilder.newBuilder(RawTable.SEED_FAMILY)
+                        .setBlocksize(4096)
+                        .build())
+                .setCoprocessor(
+                    CoprocessorDescriptorBuilder.newBuilder(
+                            BlockscopeRegionObserver.class.getName())
+                        .setJarPath(fs.makeQualified(onHdfs).toString())
+                        .setPriority(Coprocessor.PRIORITY_USER)
+                        .build())
+                .build());
     RawTable.loadSeed(cluster.connection(), cluster.admin(), t, 10_000, 9);
     HRegion region = onlyRegion(t);
 
-    List<RegionCoprocessor> copies = region.getCoprocessorHost()
-        .findCoprocessors(RegionCoprocessor.class).stream()
-        .filter(c -> c.getClass().getName().equals(BlockscopeRegionObserver.class.getName()))
-        .collect(Collectors.toList());
+    List<RegionCoprocessor> copies =
+        region.getCoprocessorHost().findCoprocessors(RegionCoprocessor.class).stream()
+            .filter(c -> c.getClass().getName().equals(BlockscopeRegionObserver.class.getName()))
+            .collect(Collectors.toList());
     assertEquals("cluster-wide copy plus the table's copy", 2, copies.size());
-    assertTrue(copies.stream().anyMatch(
-        c -> c.getClass().getClassLoader() instanceof CoprocessorClassLoader));
+    assertTrue(
+        copies.stream()
+            .anyMatch(c -> c.getClass().getClassLoader() instanceof CoprocessorClassLoader));
 
     StoreFiles.evict(cluster.blockCache(), cluster.regions(t));
     CostSnapshot before = regionCosts(region);
@@ -66,14 +73,14 @@ public class PerTableDeployIT extends ClusterTestBase {
     CostSnapshot cold = regionCosts(region).minus(before);
     long cached = StoreFiles.cachedDataBlocks(cluster.blockCache(), cluster.regions(t));
     assertTrue(cached > 10);
-    assertEquals("each block counted once, not once per copy", cached,
-        cold.get("blockCache.miss.data"));
+    assertEquals(
+        "each block counted once, not once per copy", cached, cold.get("blockCache.miss.data"));
 
     // a tagged scan is wrapped once, by one of the two copies: one scanner, each row once
     String query = "00000000000000000000000000000a7e";
     Scan tagged = new Scan();
-    tagged.setAttribute(Attributes.QUERY,
-        query.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    tagged.setAttribute(
+        Attributes.QUERY, query.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
     long rows;
     try (var table = cluster.connection().getTable(t);
         var scanner = table.getScanner(tagged)) {
@@ -81,9 +88,12 @@ public class PerTableDeployIT extends ClusterTestBase {
     }
     assertEquals(10_000, rows);
     String encoded = region.getRegionInfo().getEncodedName();
-    assertEquals(new io.blockscope.metrics.QueryTracker.Stats(0, 1, 1),
+    assertEquals(
+        new io.blockscope.metrics.QueryTracker.Stats(0, 1, 1),
         cluster.engine().queries().stats(query));
-    assertEquals("rows counted once, not once per copy", rows,
+    assertEquals(
+        "rows counted once, not once per copy",
+        rows,
         cluster.engine().queryCosts(query, encoded)[io.blockscope.metrics.CostLayout.SIZE]);
 
     cluster.admin().disableTable(t);

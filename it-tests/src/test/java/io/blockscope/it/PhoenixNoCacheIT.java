@@ -14,8 +14,8 @@ import org.junit.BeforeClass;
 import org.junit.Test;
 
 /**
- * The seeds' Phoenix table, read through Phoenix with its server side loaded: blockscope sees
- * what Phoenix's {@code NO_CACHE} hint does to the block cache (seed 000).
+ * The seeds' Phoenix table, read through Phoenix with its server side loaded: blockscope sees what
+ * Phoenix's {@code NO_CACHE} hint does to the block cache (seed 000).
  */
 public class PhoenixNoCacheIT extends ClusterTestBase {
   private static final String TABLE = "SEED_T";
@@ -23,9 +23,10 @@ public class PhoenixNoCacheIT extends ClusterTestBase {
 
   @BeforeClass
   public static void load() throws Exception {
-    try (Connection c = cluster.phoenix(); Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE " + TABLE
-          + " (pk INTEGER PRIMARY KEY, v1 FLOAT, v2 FLOAT) BLOCKSIZE=8192");
+    try (Connection c = cluster.phoenix();
+        Statement s = c.createStatement()) {
+      s.execute(
+          "CREATE TABLE " + TABLE + " (pk INTEGER PRIMARY KEY, v1 FLOAT, v2 FLOAT) BLOCKSIZE=8192");
       SeedTable.fill(c, TABLE, ROWS, 5);
     }
     cluster.admin().flush(TableName.valueOf(TABLE));
@@ -34,7 +35,8 @@ public class PhoenixNoCacheIT extends ClusterTestBase {
 
   private static CostSnapshot query(String sql, long expected) throws Exception {
     CostSnapshot before = tableCosts(TableName.valueOf(TABLE));
-    try (Connection c = cluster.phoenix(); Statement s = c.createStatement();
+    try (Connection c = cluster.phoenix();
+        Statement s = c.createStatement();
         ResultSet rs = s.executeQuery(sql)) {
       assertTrue(rs.next());
       assertEquals(sql, expected, rs.getLong(1));
@@ -48,12 +50,14 @@ public class PhoenixNoCacheIT extends ClusterTestBase {
     long dataBlocks = first.get("blockCache.miss.data");
     assertTrue("the table spans many blocks: " + first, dataBlocks > 10);
     assertEquals(dataBlocks, first.get("fs.read.blocks.data"));
-    assertEquals("HBase verified every block it read",
-        first.sumKinds("fs.read.bytes"), first.get("checksum.bytes"));
+    assertEquals(
+        "HBase verified every block it read",
+        first.sumKinds("fs.read.bytes"),
+        first.get("checksum.bytes"));
 
     CostSnapshot second = query("SELECT /*+ NO_CACHE */ COUNT(*) FROM " + TABLE, ROWS);
-    assertEquals("NO_CACHE left nothing in the cache", dataBlocks,
-        second.get("blockCache.miss.data"));
+    assertEquals(
+        "NO_CACHE left nothing in the cache", dataBlocks, second.get("blockCache.miss.data"));
     assertEquals(0, second.get("blockCache.hit.data"));
 
     CostSnapshot caching = query("SELECT COUNT(*) FROM " + TABLE, ROWS);

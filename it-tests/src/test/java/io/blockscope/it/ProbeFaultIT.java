@@ -24,9 +24,13 @@ public class ProbeFaultIT extends ClusterTestBase {
   @Test
   public void readsStayCorrectWhileEachProbeFailsAndTheFailuresAreCounted() throws Exception {
     TableName t = newTable("fault");
-    RawTable.create(cluster.admin(), new RawTable.Spec(t)
-        .encoding(DataBlockEncoding.FAST_DIFF).compression(Compression.Algorithm.GZ)
-        .blockSize(4096).level("TIME"));
+    RawTable.create(
+        cluster.admin(),
+        new RawTable.Spec(t)
+            .encoding(DataBlockEncoding.FAST_DIFF)
+            .compression(Compression.Algorithm.GZ)
+            .blockSize(4096)
+            .level("TIME"));
     RawTable.loadSeed(cluster.connection(), cluster.admin(), t, ROWS, 11);
     Engine engine = cluster.engine();
     Get get = new Get(RawTable.seedRow(1234));
@@ -45,9 +49,13 @@ public class ProbeFaultIT extends ClusterTestBase {
       try (Table table = cluster.connection().getTable(t)) {
         assertEquals(name, 2L * ROWS, RawTable.scanCells(cluster.connection(), t, new Scan()));
         Result r = table.get(get);
-        assertArrayEquals(name, expected.getValue(RawTable.SEED_FAMILY, RawTable.SEED_V1),
+        assertArrayEquals(
+            name,
+            expected.getValue(RawTable.SEED_FAMILY, RawTable.SEED_V1),
             r.getValue(RawTable.SEED_FAMILY, RawTable.SEED_V1));
-        assertArrayEquals(name, expected.getValue(RawTable.SEED_FAMILY, RawTable.SEED_V2),
+        assertArrayEquals(
+            name,
+            expected.getValue(RawTable.SEED_FAMILY, RawTable.SEED_V2),
             r.getValue(RawTable.SEED_FAMILY, RawTable.SEED_V2));
       } finally {
         engine.injectFault(-1);

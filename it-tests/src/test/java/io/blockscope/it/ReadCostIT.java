@@ -19,8 +19,8 @@ import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.junit.Test;
 
 /**
- * blockscope's per-region counts checked against ground truth that HBase keeps independently:
- * its CacheStats, the blocks its cache holds, the cells a scan returns.
+ * blockscope's per-region counts checked against ground truth that HBase keeps independently: its
+ * CacheStats, the blocks its cache holds, the cells a scan returns.
  */
 public class ReadCostIT extends ClusterTestBase {
   private static final int ROWS = 20_000;
@@ -50,7 +50,8 @@ public class ReadCostIT extends ClusterTestBase {
     assertEquals(cachedData, cold.get("blockCache.miss.data"));
     assertEquals(cachedData, cold.get("fs.read.blocks.data"));
     assertEquals(0, cold.get("blockCache.hit.data"));
-    assertEquals("every miss HBase's CacheStats counted, blockscope counted",
+    assertEquals(
+        "every miss HBase's CacheStats counted, blockscope counted",
         cache.getStats().getMissCount() - statsMissesBefore,
         misses(serverCosts().minus(serverBefore)));
 
@@ -64,8 +65,10 @@ public class ReadCostIT extends ClusterTestBase {
 
   @Test
   public void gzTableDecompressesEveryBlockItReadsFromTheFileSystem() throws Exception {
-    TableName t = table(new RawTable.Spec(newTable("gz"))
-        .compression(Compression.Algorithm.GZ).blockSize(8192), ROWS);
+    TableName t =
+        table(
+            new RawTable.Spec(newTable("gz")).compression(Compression.Algorithm.GZ).blockSize(8192),
+            ROWS);
     CostSnapshot before = tableCosts(t);
     RawTable.scanCells(cluster.connection(), t, new Scan());
     CostSnapshot cold = tableCosts(t).minus(before);
@@ -80,14 +83,16 @@ public class ReadCostIT extends ClusterTestBase {
     CostSnapshot beforeWarm = tableCosts(t);
     RawTable.scanCells(cluster.connection(), t, new Scan());
     CostSnapshot warm = tableCosts(t).minus(beforeWarm);
-    assertEquals("blocks are cached uncompressed: a warm scan decompresses nothing",
-        0, warm.sumOver("decompress", "blocks"));
+    assertEquals(
+        "blocks are cached uncompressed: a warm scan decompresses nothing",
+        0,
+        warm.sumOver("decompress", "blocks"));
   }
 
   @Test
   public void fastDiffDecodesEveryCellTheScanVisitsAndNoneDecodesNothing() throws Exception {
-    TableName fast = table(new RawTable.Spec(newTable("fastdiff"))
-        .encoding(DataBlockEncoding.FAST_DIFF), ROWS);
+    TableName fast =
+        table(new RawTable.Spec(newTable("fastdiff")).encoding(DataBlockEncoding.FAST_DIFF), ROWS);
     TableName none = table(new RawTable.Spec(newTable("noenc")), ROWS);
 
     CostSnapshot fastBefore = tableCosts(fast);

@@ -12,9 +12,9 @@ import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 import org.junit.Test;
 
 /**
- * Relationship 6 of docs/relationships.md, seed 003: {@code Scan.setCaching} "tells the scanner
- * how many rows to fetch at a time from the server"; caching 1 costs about one RPC per row, 1000
- * about one per thousand rows. Counted by HBase's own ScanMetrics.
+ * Relationship 6 of docs/relationships.md, seed 003: {@code Scan.setCaching} "tells the scanner how
+ * many rows to fetch at a time from the server"; caching 1 costs about one RPC per row, 1000 about
+ * one per thousand rows. Counted by HBase's own ScanMetrics.
  */
 public class ScannerCachingRelationIT extends ClusterTestBase {
   private static final int ROWS = 5000;
@@ -41,10 +41,18 @@ public class ScannerCachingRelationIT extends ClusterTestBase {
     long one = scan(t, new Scan().setCaching(1)).countOfRPCcalls.get();
     long thousand = scan(t, new Scan().setCaching(1000)).countOfRPCcalls.get();
     long unset = scan(t, new Scan()).countOfRPCcalls.get();
-    System.out.println("RPCs for " + ROWS + " rows: caching 1 " + one + ", caching 1000 "
-        + thousand + ", default " + unset);
+    System.out.println(
+        "RPCs for "
+            + ROWS
+            + " rows: caching 1 "
+            + one
+            + ", caching 1000 "
+            + thousand
+            + ", default "
+            + unset);
     assertTrue("caching 1: about one RPC per row, " + one, one >= ROWS && one <= ROWS + 3);
-    assertTrue("caching 1000: about rows / 1000, " + thousand,
+    assertTrue(
+        "caching 1000: about rows / 1000, " + thousand,
         thousand >= ROWS / 1000 && thousand <= ROWS / 1000 + 3);
     // From HBase 1.1 on, the default is unlimited rows bounded by a 2 MB result size
     // (hbase.client.scanner.max.result.size): the seed's caching-1 default no longer applies.

@@ -15,11 +15,11 @@ import org.apache.hadoop.hbase.regionserver.HStore;
 import org.apache.hadoop.hbase.regionserver.HStoreFile;
 
 /**
- * The seeds' Phoenix table {@code (pk INTEGER PRIMARY KEY, v1 FLOAT, v2 FLOAT)}, one per
- * encoding and compression, loaded through Phoenix once per test JVM and shared by the
- * relationship tests. Every copy holds the same {@value #ROWS} rows (one source table written
- * with a fixed random seed, copied with {@code UPSERT SELECT}), flushed and major-compacted into
- * one store file, so sizes and per-block counts compare like with like.
+ * The seeds' Phoenix table {@code (pk INTEGER PRIMARY KEY, v1 FLOAT, v2 FLOAT)}, one per encoding
+ * and compression, loaded through Phoenix once per test JVM and shared by the relationship tests.
+ * Every copy holds the same {@value #ROWS} rows (one source table written with a fixed random seed,
+ * copied with {@code UPSERT SELECT}), flushed and major-compacted into one store file, so sizes and
+ * per-block counts compare like with like.
  *
  * <p>Tests that need a cold cache evict the table's blocks themselves; nobody writes to these
  * tables after loading.
@@ -27,6 +27,7 @@ import org.apache.hadoop.hbase.regionserver.HStoreFile;
 final class SeedTables {
   /** 2^15 rows, three cells each (v1, v2 and Phoenix's empty column). */
   static final int ROWS = 1 << 15;
+
   static final int CELLS = 3 * ROWS;
 
   private static final String SOURCE = "SEEDREL_SOURCE";
@@ -74,12 +75,23 @@ final class SeedTables {
    * A seed-shaped table of {@code rows} rows split into four regions at {@code rows / 4} steps,
    * written through Phoenix and compacted; for the hint tests.
    */
-  static void createSplit(EmbeddedCluster cluster, String table, int rows, long seed,
-      String options) throws Exception {
+  static void createSplit(
+      EmbeddedCluster cluster, String table, int rows, long seed, String options) throws Exception {
     int q = rows / 4;
-    try (Connection c = cluster.phoenix(); Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE " + table + " (pk INTEGER PRIMARY KEY, v1 FLOAT, v2 FLOAT) "
-          + options + " SPLIT ON (" + q + ", " + 2 * q + ", " + 3 * q + ")");
+    try (Connection c = cluster.phoenix();
+        Statement s = c.createStatement()) {
+      s.execute(
+          "CREATE TABLE "
+              + table
+              + " (pk INTEGER PRIMARY KEY, v1 FLOAT, v2 FLOAT) "
+              + options
+              + " SPLIT ON ("
+              + q
+              + ", "
+              + 2 * q
+              + ", "
+              + 3 * q
+              + ")");
       SeedTable.fill(c, table, rows, seed);
     }
     compact(cluster, TableName.valueOf(table));
@@ -95,9 +107,9 @@ final class SeedTables {
   }
 
   /**
-   * Flushes the memstore and major-compacts the table into one store file per region, both in
-   * the calling thread ({@code HRegion.compact(true)} through the mini cluster), so the files are
-   * final when this returns: nothing to poll for.
+   * Flushes the memstore and major-compacts the table into one store file per region, both in the
+   * calling thread ({@code HRegion.compact(true)} through the mini cluster), so the files are final
+   * when this returns: nothing to poll for.
    */
   static void compact(EmbeddedCluster cluster, TableName t) throws Exception {
     cluster.util().flush(t);
@@ -111,7 +123,8 @@ final class SeedTables {
 
   /** Runs a statement through Phoenix and returns the first column of its first row. */
   static long queryLong(EmbeddedCluster cluster, String sql) throws Exception {
-    try (Connection c = cluster.phoenix(); Statement s = c.createStatement();
+    try (Connection c = cluster.phoenix();
+        Statement s = c.createStatement();
         var rs = s.executeQuery(sql)) {
       if (!rs.next()) {
         throw new AssertionError("no row from " + sql);
@@ -140,8 +153,10 @@ final class SeedTables {
         for (HStoreFile f : s.getStorefiles()) {
           FixedFileTrailer trailer = f.getReader().getHFileReader().getTrailer();
           if (trailer.getNumDataIndexLevels() != 1) {
-            throw new IllegalStateException(f.getPath() + " has a multi-level index: its root"
-                + " entries are not its data blocks");
+            throw new IllegalStateException(
+                f.getPath()
+                    + " has a multi-level index: its root"
+                    + " entries are not its data blocks");
           }
           blocks += trailer.getDataIndexCount();
           cells += trailer.getEntryCount();

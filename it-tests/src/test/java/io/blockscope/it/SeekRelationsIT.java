@@ -15,8 +15,8 @@ import org.junit.Test;
 /**
  * Relationships 4 and 5 of docs/relationships.md, seed 002: where Phoenix seeks, and what a seek
  * costs inside a block under FAST_DIFF (a walk from the block's start) and ROW_INDEX_V1 (a binary
- * search over the row offsets). Counts are blockscope's cells decoded, per encoding; every block
- * is in the cache, so the counts are the seeks' own work.
+ * search over the row offsets). Counts are blockscope's cells decoded, per encoding; every block is
+ * in the cache, so the counts are the seeks' own work.
  */
 public class SeekRelationsIT extends ClusterTestBase {
   private static final int SELECTS = 200;
@@ -60,20 +60,22 @@ public class SeekRelationsIT extends ClusterTestBase {
   }
 
   /**
-   * Seed 002: ROW_INDEX_V1 stores "the offsets of all Cells in that block so a Cell can be found
-   * by binary search, instead of the usual linear search". A point select decodes a handful of
-   * cells on ROW_INDEX_V1, and a walk of about half a block on FAST_DIFF.
+   * Seed 002: ROW_INDEX_V1 stores "the offsets of all Cells in that block so a Cell can be found by
+   * binary search, instead of the usual linear search". A point select decodes a handful of cells
+   * on ROW_INDEX_V1, and a walk of about half a block on FAST_DIFF.
    */
   @Test
   public void pointSelectsDecodeLogNCellsOnRowIndexV1AndLinearOnFastDiff() throws Exception {
     double[] perSelect = decodedPerUnit("point select", SELECTS, SeekRelationsIT::pointSelects);
     // The binary search compares keys in place; the only cells decoded are the row's own three.
-    assertTrue("ROW_INDEX_V1: O(log n) per select, " + perSelect[0],
+    assertTrue(
+        "ROW_INDEX_V1: O(log n) per select, " + perSelect[0],
         perSelect[0] <= Math.min(CELLS_PER_ROW, log2(perSelect[2])));
     assertTrue("FAST_DIFF: O(n) per select, " + perSelect[1], perSelect[1] >= perSelect[2] / 8);
     // Relationship 10: BLOCKSCOPE_V1 binary-searches its groups, steps over the rows before the
     // key's without decoding them, and decodes the group's first entry and the row's cells
-    assertTrue("BLOCKSCOPE_V1: O(log n) per select, " + perSelect[3],
+    assertTrue(
+        "BLOCKSCOPE_V1: O(log n) per select, " + perSelect[3],
         perSelect[3] <= 2 * CELLS_PER_ROW + log2(perSelect[2]));
   }
 
@@ -82,8 +84,7 @@ public class SeekRelationsIT extends ClusterTestBase {
    * decoded per unit of work (a select, a row) and the cells per block. Each unit seeks at least
    * once.
    */
-  private static double[] decodedPerUnit(String what, int units, TableWork work)
-      throws Exception {
+  private static double[] decodedPerUnit(String what, int units, TableWork work) throws Exception {
     String ri = SeedTables.get(cluster, "ROW_INDEX_V1");
     String fd = SeedTables.get(cluster, "FAST_DIFF");
     String bs = SeedTables.get(cluster, "BLOCKSCOPE_V1");
@@ -95,17 +96,29 @@ public class SeekRelationsIT extends ClusterTestBase {
     double bsPer = bsCosts.get("decode.BLOCKSCOPE_V1.cells") / (double) units;
     long n = cellsPerBlock(fd);
     assertEquals("same rows, same blocks", n, cellsPerBlock(ri), n / 10.0);
-    System.out.printf("%s: cells decoded per unit ROW_INDEX_V1 %.1f, FAST_DIFF %.1f,"
-        + " BLOCKSCOPE_V1 %.1f (%d FAST_DIFF cells per block, %d BLOCKSCOPE_V1); seeks %d / %d /"
-        + " %d%n", what, riPer, fdPer, bsPer, n, cellsPerBlock(bs),
-        riCosts.get("decode.ROW_INDEX_V1.seeks"), fdCosts.get("decode.FAST_DIFF.seeks"),
+    System.out.printf(
+        "%s: cells decoded per unit ROW_INDEX_V1 %.1f, FAST_DIFF %.1f,"
+            + " BLOCKSCOPE_V1 %.1f (%d FAST_DIFF cells per block, %d BLOCKSCOPE_V1); seeks %d / %d /"
+            + " %d%n",
+        what,
+        riPer,
+        fdPer,
+        bsPer,
+        n,
+        cellsPerBlock(bs),
+        riCosts.get("decode.ROW_INDEX_V1.seeks"),
+        fdCosts.get("decode.FAST_DIFF.seeks"),
         bsCosts.get("decode.BLOCKSCOPE_V1.seeks"));
     assertTrue(riCosts.get("decode.ROW_INDEX_V1.seeks") >= units);
     assertTrue(fdCosts.get("decode.FAST_DIFF.seeks") >= units);
     assertTrue(bsCosts.get("decode.BLOCKSCOPE_V1.seeks") >= units);
-    assertEquals("each table's cells are counted under its own encoding, none under OTHER", 0,
-        fdCosts.get("decode.BLOCKSCOPE_V1.cells") + riCosts.get("decode.BLOCKSCOPE_V1.cells")
-            + bsCosts.get("decode.OTHER.cells") + fdCosts.get("decode.OTHER.cells")
+    assertEquals(
+        "each table's cells are counted under its own encoding, none under OTHER",
+        0,
+        fdCosts.get("decode.BLOCKSCOPE_V1.cells")
+            + riCosts.get("decode.BLOCKSCOPE_V1.cells")
+            + bsCosts.get("decode.OTHER.cells")
+            + fdCosts.get("decode.OTHER.cells")
             + riCosts.get("decode.OTHER.cells"));
     return new double[] {riPer, fdPer, n, bsPer};
   }
@@ -115,8 +128,9 @@ public class SeekRelationsIT extends ClusterTestBase {
   }
 
   private static void reverseScan(Connection c, String table) throws Exception {
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-        "SELECT pk FROM " + table + " ORDER BY pk DESC LIMIT " + REVERSE_ROWS)) {
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery("SELECT pk FROM " + table + " ORDER BY pk DESC LIMIT " + REVERSE_ROWS)) {
       int expected = SeedTables.ROWS - 1;
       while (rs.next()) {
         assertEquals(expected--, rs.getInt(1));
@@ -128,29 +142,29 @@ public class SeekRelationsIT extends ClusterTestBase {
   /**
    * Seed 002: "Reverse scanning involves a lot of seeking. For each Cell (i.e. each column in
    * Phoenix) we need to seek the previous row"; ROW_INDEX_V1 was "over 6x faster compared to
-   * FAST_DIFF". Each row of a reverse scan seeks back: a few cells on ROW_INDEX_V1, a walk from
-   * the block's start on FAST_DIFF.
+   * FAST_DIFF". Each row of a reverse scan seeks back: a few cells on ROW_INDEX_V1, a walk from the
+   * block's start on FAST_DIFF.
    */
   @Test
-  public void reverseScansDecodeLogNCellsPerRowOnRowIndexV1AndLinearOnFastDiff()
-      throws Exception {
+  public void reverseScansDecodeLogNCellsPerRowOnRowIndexV1AndLinearOnFastDiff() throws Exception {
     double[] perRow = decodedPerUnit("reverse scan", REVERSE_ROWS, SeekRelationsIT::reverseScan);
     assertTrue("ROW_INDEX_V1: O(log n) per row, " + perRow[0], perRow[0] <= log2(perRow[2]));
     assertTrue("FAST_DIFF: O(n) per row, " + perRow[1], perRow[1] >= perRow[2] / 8);
-    assertTrue("BLOCKSCOPE_V1: O(log n) per row, " + perRow[3],
+    assertTrue(
+        "BLOCKSCOPE_V1: O(log n) per row, " + perRow[3],
         perRow[3] <= 2 * CELLS_PER_ROW + log2(perRow[2]));
   }
 
   /**
-   * Seed 002: with 99.9% of the rows deleted ({@code DELETE FROM <table> WHERE v1 < 0.999}) and
-   * not yet compacted away, a SERIAL {@code COUNT(*)} has to get past the delete markers, and
+   * Seed 002: with 99.9% of the rows deleted ({@code DELETE FROM <table> WHERE v1 < 0.999}) and not
+   * yet compacted away, a SERIAL {@code COUNT(*)} has to get past the delete markers, and
    * "ROW_INDEX_V1 helps with seeking past the delete markers. About a 24% improvement."
    *
-   * <p>Measured here: the scan visits every deleted cell and every marker under both encodings,
-   * and ROW_INDEX_V1 does not visit fewer. HBase's StoreScanner skips a deleted row with
-   * {@code next()} while the next row is in the same block ({@code trySkipToNextRow}) instead of
-   * seeking, so ROW_INDEX_V1's binary search is not used; what ROW_INDEX_V1 saves is the cost
-   * of each visit (its cells are stored unencoded), a timing that {@code evaluate} measures.
+   * <p>Measured here: the scan visits every deleted cell and every marker under both encodings, and
+   * ROW_INDEX_V1 does not visit fewer. HBase's StoreScanner skips a deleted row with {@code next()}
+   * while the next row is in the same block ({@code trySkipToNextRow}) instead of seeking, so
+   * ROW_INDEX_V1's binary search is not used; what ROW_INDEX_V1 saves is the cost of each visit
+   * (its cells are stored unencoded), a timing that {@code evaluate} measures.
    */
   @Test
   public void aScanOverDeletedRowsVisitsEveryMarkerUnderBothEncodings() throws Exception {
@@ -160,7 +174,8 @@ public class SeekRelationsIT extends ClusterTestBase {
       String table = SeedTables.freshCopy(cluster, configs[i], "SEEKDEL_" + i);
       TableName t = TableName.valueOf(table);
       long deleted;
-      try (Connection c = cluster.phoenix(); Statement s = c.createStatement()) {
+      try (Connection c = cluster.phoenix();
+          Statement s = c.createStatement()) {
         c.setAutoCommit(true);
         deleted = s.executeUpdate("DELETE FROM " + table + " WHERE v1 < 0.999");
       }
@@ -173,13 +188,16 @@ public class SeekRelationsIT extends ClusterTestBase {
       assertEquals(live, SeedTables.queryLong(cluster, count));
       CostSnapshot d = tableCosts(t).minus(before);
       visits[i] = d.get("decode." + configs[i] + ".cells");
-      assertTrue(configs[i] + " visits every cell and every marker about once: " + visits[i],
+      assertTrue(
+          configs[i] + " visits every cell and every marker about once: " + visits[i],
           visits[i] >= SeedTables.CELLS + deleted
               && visits[i] <= 1.1 * (SeedTables.CELLS + deleted));
     }
-    System.out.printf("scan over deleted rows: cells visited ROW_INDEX_V1 %d, FAST_DIFF %d%n",
+    System.out.printf(
+        "scan over deleted rows: cells visited ROW_INDEX_V1 %d, FAST_DIFF %d%n",
         visits[0], visits[1]);
-    assertTrue("ROW_INDEX_V1 visits no fewer cells than FAST_DIFF (within 10%)",
+    assertTrue(
+        "ROW_INDEX_V1 visits no fewer cells than FAST_DIFF (within 10%)",
         visits[0] >= 0.9 * visits[1]);
   }
 
@@ -199,13 +217,21 @@ public class SeekRelationsIT extends ClusterTestBase {
     for (String config : new String[] {"ROW_INDEX_V1", "FAST_DIFF"}) {
       String table = SeedTables.freshCopy(cluster, config, "SEEKIDX_" + config);
       TableName t = TableName.valueOf(table);
-      try (Connection c = cluster.phoenix(); Statement s = c.createStatement()) {
+      try (Connection c = cluster.phoenix();
+          Statement s = c.createStatement()) {
         s.execute("CREATE LOCAL INDEX " + table + "_V2 ON " + table + " (v2)");
       }
       SeedTables.compact(cluster, t);
-      String sql = "SELECT /*+ SERIAL INDEX(" + table + " " + table + "_V2) */ COUNT(v1) FROM "
-          + table + " WHERE v2 < 0.02";
-      try (Connection c = cluster.phoenix(); Statement s = c.createStatement();
+      String sql =
+          "SELECT /*+ SERIAL INDEX("
+              + table
+              + " "
+              + table
+              + "_V2) */ COUNT(v1) FROM "
+              + table
+              + " WHERE v2 < 0.02";
+      try (Connection c = cluster.phoenix();
+          Statement s = c.createStatement();
           ResultSet plan = s.executeQuery("EXPLAIN " + sql)) {
         StringBuilder text = new StringBuilder();
         while (plan.next()) {
@@ -213,25 +239,29 @@ public class SeekRelationsIT extends ClusterTestBase {
         }
         assertTrue("the plan uses the local index: " + text, text.toString().contains("_V2"));
       }
-      long matching = SeedTables.queryLong(cluster,
-          "SELECT /*+ NO_INDEX */ COUNT(*) FROM " + table + " WHERE v2 < 0.02");
+      long matching =
+          SeedTables.queryLong(
+              cluster, "SELECT /*+ NO_INDEX */ COUNT(*) FROM " + table + " WHERE v2 < 0.02");
       SeedTables.queryLong(cluster, sql); // warm
       CostSnapshot before = tableCosts(t);
       assertEquals(matching, SeedTables.queryLong(cluster, sql));
       CostSnapshot d = tableCosts(t).minus(before);
       long seeks = d.get("decode." + config + ".seeks");
       double perLookup = d.get("decode." + config + ".cells") / (double) matching;
-      System.out.printf("uncovered index on %s: %d matching rows, %d seeks, %.1f cells decoded"
-          + " per lookup%n", config, matching, seeks, perLookup);
-      assertTrue(config + ": one seek per matching row, " + seeks + " for " + matching,
+      System.out.printf(
+          "uncovered index on %s: %d matching rows, %d seeks, %.1f cells decoded" + " per lookup%n",
+          config, matching, seeks, perLookup);
+      assertTrue(
+          config + ": one seek per matching row, " + seeks + " for " + matching,
           seeks >= matching && seeks <= 1.1 * matching + 50);
       if (config.equals("ROW_INDEX_V1")) {
         // The row found, plus the few cells the skip scan reads before its next hint.
         assertTrue("O(log n) per lookup: " + perLookup, perLookup <= 2 * CELLS_PER_ROW);
       } else {
         long decoded = d.get("decode.FAST_DIFF.cells");
-        assertTrue("the lookups walk about a full scan's cells: " + decoded + " of "
-            + SeedTables.CELLS, decoded >= SeedTables.CELLS / 2);
+        assertTrue(
+            "the lookups walk about a full scan's cells: " + decoded + " of " + SeedTables.CELLS,
+            decoded >= SeedTables.CELLS / 2);
       }
     }
   }

@@ -19,9 +19,9 @@ import org.apache.hadoop.hbase.regionserver.compactions.CompactionLifeCycleTrack
 import org.apache.hadoop.hbase.regionserver.compactions.CompactionRequest;
 
 /**
- * Counts, per table, the {@code shipped()} calls that reach a compaction's store scanner.
- * Loaded as a system coprocessor before blockscope's, so it wraps HBase's StoreScanner first and
- * blockscope wraps it: a call that blockscope's wrapper does not pass on is not counted.
+ * Counts, per table, the {@code shipped()} calls that reach a compaction's store scanner. Loaded as
+ * a system coprocessor before blockscope's, so it wraps HBase's StoreScanner first and blockscope
+ * wraps it: a call that blockscope's wrapper does not pass on is not counted.
  */
 public class ShippedCounter implements RegionCoprocessor, RegionObserver {
   public static final Map<String, AtomicLong> SHIPPED = new ConcurrentHashMap<>();
@@ -32,25 +32,33 @@ public class ShippedCounter implements RegionCoprocessor, RegionObserver {
   }
 
   @Override
-  public InternalScanner preCompact(ObserverContext<RegionCoprocessorEnvironment> c, Store store,
-      InternalScanner scanner, ScanType scanType, CompactionLifeCycleTracker tracker,
+  public InternalScanner preCompact(
+      ObserverContext<RegionCoprocessorEnvironment> c,
+      Store store,
+      InternalScanner scanner,
+      ScanType scanType,
+      CompactionLifeCycleTracker tracker,
       CompactionRequest request) {
-    AtomicLong count = SHIPPED.computeIfAbsent(
-        c.getEnvironment().getRegionInfo().getTable().getNameAsString(), t -> new AtomicLong());
+    AtomicLong count =
+        SHIPPED.computeIfAbsent(
+            c.getEnvironment().getRegionInfo().getTable().getNameAsString(), t -> new AtomicLong());
     Set<Class<?>> interfaces = new LinkedHashSet<>();
     for (Class<?> k = scanner.getClass(); k != null; k = k.getSuperclass()) {
       interfaces.addAll(java.util.List.of(k.getInterfaces()));
     }
-    return (InternalScanner) Proxy.newProxyInstance(scanner.getClass().getClassLoader(),
-        interfaces.toArray(new Class<?>[0]), (proxy, m, args) -> {
-          if (m.getName().equals("shipped")) {
-            count.incrementAndGet();
-          }
-          try {
-            return m.invoke(scanner, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          }
-        });
+    return (InternalScanner)
+        Proxy.newProxyInstance(
+            scanner.getClass().getClassLoader(),
+            interfaces.toArray(new Class<?>[0]),
+            (proxy, m, args) -> {
+              if (m.getName().equals("shipped")) {
+                count.incrementAndGet();
+              }
+              try {
+                return m.invoke(scanner, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
   }
 }

@@ -16,10 +16,9 @@ import org.junit.BeforeClass;
 import org.junit.Test;
 
 /**
- * Relationships 1 and 3 of docs/relationships.md: what encodings and compressions do to the
- * size of the seeds' table on disk and in the block cache (seeds 000 and 002). Sizes are the
- * store file bytes of the same {@value SeedTables#ROWS} rows after a major compaction, 64 KB
- * blocks.
+ * Relationships 1 and 3 of docs/relationships.md: what encodings and compressions do to the size of
+ * the seeds' table on disk and in the block cache (seeds 000 and 002). Sizes are the store file
+ * bytes of the same {@value SeedTables#ROWS} rows after a major compaction, 64 KB blocks.
  */
 public class SizeRelationsIT extends ClusterTestBase {
   private static final List<String> ENCODINGS =
@@ -51,7 +50,8 @@ public class SizeRelationsIT extends ClusterTestBase {
   public void everyCompressionIsSmallerThanNoneForTheSameEncoding() {
     for (String e : ENCODINGS) {
       for (String c : COMPRESSIONS.subList(1, COMPRESSIONS.size())) {
-        assertTrue(e + "+" + c + " " + size(e, c) + " < " + e + " " + size(e, "NONE"),
+        assertTrue(
+            e + "+" + c + " " + size(e, c) + " < " + e + " " + size(e, "NONE"),
             size(e, c) < size(e, "NONE"));
       }
     }
@@ -61,9 +61,11 @@ public class SizeRelationsIT extends ClusterTestBase {
   @Test
   public void zstdIsNoLargerThanGzWhichIsNoLargerThanSnappy() {
     for (String e : ENCODINGS) {
-      assertTrue(e + ": ZSTD " + size(e, "ZSTD") + " <= GZ " + size(e, "GZ"),
+      assertTrue(
+          e + ": ZSTD " + size(e, "ZSTD") + " <= GZ " + size(e, "GZ"),
           size(e, "ZSTD") <= size(e, "GZ"));
-      assertTrue(e + ": GZ " + size(e, "GZ") + " <= SNAPPY " + size(e, "SNAPPY"),
+      assertTrue(
+          e + ": GZ " + size(e, "GZ") + " <= SNAPPY " + size(e, "SNAPPY"),
           size(e, "GZ") <= size(e, "SNAPPY"));
     }
   }
@@ -83,18 +85,20 @@ public class SizeRelationsIT extends ClusterTestBase {
   }
 
   /**
-   * Seed 000's footprint table: GZIP 595 MB, FAST_DIFF 875, SNAPPY 993, PREFIX 1739, NONE 2922.
-   * On this data SNAPPY comes out smaller than FAST_DIFF (docs/relationships.md gives the
-   * figures); the rest of the order holds. The test pins the order measured here so that a change
-   * of it is noticed.
+   * Seed 000's footprint table: GZIP 595 MB, FAST_DIFF 875, SNAPPY 993, PREFIX 1739, NONE 2922. On
+   * this data SNAPPY comes out smaller than FAST_DIFF (docs/relationships.md gives the figures);
+   * the rest of the order holds. The test pins the order measured here so that a change of it is
+   * noticed.
    */
   @Test
   public void seed000FootprintOrderAsMeasuredHere() {
     List<String> order = new ArrayList<>(List.of("GZ", "SNAPPY", "FAST_DIFF", "PREFIX", "NONE"));
     List<Long> sizes = new ArrayList<>();
     for (String config : order) {
-      sizes.add(config.equals("GZ") || config.equals("SNAPPY")
-          ? size("NONE", config) : size(config, "NONE"));
+      sizes.add(
+          config.equals("GZ") || config.equals("SNAPPY")
+              ? size("NONE", config)
+              : size(config, "NONE"));
     }
     for (int i = 1; i < sizes.size(); i++) {
       assertTrue(order + " should be ascending: " + sizes, sizes.get(i - 1) < sizes.get(i));
@@ -112,12 +116,20 @@ public class SizeRelationsIT extends ClusterTestBase {
     long fastDiff = cachedDataBytesAfterScan("FAST_DIFF");
     long prefix = cachedDataBytesAfterScan("PREFIX");
     long gz = cachedDataBytesAfterScan("GZ");
-    System.out.println("block cache bytes of the seed rows: NONE " + none + ", FAST_DIFF "
-        + fastDiff + ", PREFIX " + prefix + ", GZ " + gz);
+    System.out.println(
+        "block cache bytes of the seed rows: NONE "
+            + none
+            + ", FAST_DIFF "
+            + fastDiff
+            + ", PREFIX "
+            + prefix
+            + ", GZ "
+            + gz);
     assertTrue("FAST_DIFF " + fastDiff + " < NONE " + none + " / 2", fastDiff < none / 2);
     assertTrue("PREFIX " + prefix + " < NONE " + none, prefix < none);
     double gzRatio = (double) gz / none;
-    assertTrue("GZ blocks are cached decompressed: GZ / NONE = " + gzRatio,
+    assertTrue(
+        "GZ blocks are cached decompressed: GZ / NONE = " + gzRatio,
         gzRatio > 0.95 && gzRatio < 1.05);
   }
 
@@ -127,7 +139,8 @@ public class SizeRelationsIT extends ClusterTestBase {
     List<HRegion> regions = cluster.regions(TableName.valueOf(table));
     BlockCache cache = cluster.blockCache();
     StoreFiles.evict(cache, regions);
-    assertEquals(SeedTables.ROWS,
+    assertEquals(
+        SeedTables.ROWS,
         SeedTables.queryLong(cluster, "SELECT /*+ SERIAL */ COUNT(*) FROM " + table));
     List<String> files = StoreFiles.names(regions);
     long bytes = 0;
@@ -138,8 +151,10 @@ public class SizeRelationsIT extends ClusterTestBase {
         blocks++;
       }
     }
-    assertEquals(config + ": every data block was cached",
-        SeedTables.dataBlocksAndCells(regions)[0], blocks);
+    assertEquals(
+        config + ": every data block was cached",
+        SeedTables.dataBlocksAndCells(regions)[0],
+        blocks);
     return bytes;
   }
 }

@@ -22,8 +22,8 @@ public final class CostAccumulator implements CostLayout.LongSlotReader {
   }
 
   /**
-   * Moves the costs of a thread's array into this accumulator and zeroes them there. Control
-   * slots are left alone.
+   * Moves the costs of a thread's array into this accumulator and zeroes them there. Control slots
+   * are left alone.
    */
   public void drain(long[] threadCosts) {
     for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {

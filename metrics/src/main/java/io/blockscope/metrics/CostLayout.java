@@ -9,9 +9,9 @@ import java.util.List;
  *
  * <p>Costs live in flat {@code long[]} slots: a thread accumulates into its own array while it
  * serves a request, and the array is folded into the region's {@link CostAccumulator} when the
- * request ends. The slot numbers are compile-time constants so that the read-path probes, which
- * are injected into the region server's application class loader and may not see this class at
- * run time, carry them inlined.
+ * request ends. The slot numbers are compile-time constants so that the read-path probes, which are
+ * injected into the region server's application class loader and may not see this class at run
+ * time, carry them inlined.
  *
  * <pre>
  * slot  width            what
@@ -44,15 +44,17 @@ public final class CostLayout {
   public static final int KIND_OTHER = 5;
   public static final int N_KINDS = 6;
 
-  /** Compression algorithms, by HBase's {@code Compression.Algorithm} names; OTHER catches new ones. */
+  /**
+   * Compression algorithms, by HBase's {@code Compression.Algorithm} names; OTHER catches new ones.
+   */
   public static final List<String> ALGORITHMS =
       List.of("NONE", "GZ", "LZO", "SNAPPY", "LZ4", "BZIP2", "ZSTD", "LZMA", "OTHER");
 
   public static final int N_ALGORITHMS = 9;
 
   /**
-   * Data block encodings: HBase's {@code DataBlockEncoding} names, blockscope's own
-   * BLOCKSCOPE_V1 (the encoders jar), and OTHER for any seeker the probe does not know.
+   * Data block encodings: HBase's {@code DataBlockEncoding} names, blockscope's own BLOCKSCOPE_V1
+   * (the encoders jar), and OTHER for any seeker the probe does not know.
    */
   public static final List<String> ENCODINGS =
       List.of("NONE", "PREFIX", "DIFF", "FAST_DIFF", "ROW_INDEX_V1", "BLOCKSCOPE_V1", "OTHER");
@@ -139,9 +141,9 @@ public final class CostLayout {
   }
 
   /**
-   * True for cost slots that HBase never fills: decompression by NONE (no decompression runs)
-   * and decoding by NONE (unencoded blocks have no seeker). They keep their slots so the layout
-   * stays regular, but are not exported.
+   * True for cost slots that HBase never fills: decompression by NONE (no decompression runs) and
+   * decoding by NONE (unencoded blocks have no seeker). They keep their slots so the layout stays
+   * regular, but are not exported.
    */
   public static boolean alwaysZero(int slot) {
     return (slot >= DECOMPRESS && slot < DECOMPRESS + DECOMPRESS_WIDTH)
@@ -193,8 +195,8 @@ public final class CostLayout {
 
   /**
    * A single figure that ranks regions for the top-N export: the block accesses (cache hits and
-   * misses of every kind) a region served. It is a count that every level above OFF fills, so
-   * the ranking does not change when a region is switched between COUNT and TIME.
+   * misses of every kind) a region served. It is a count that every level above OFF fills, so the
+   * ranking does not change when a region is switched between COUNT and TIME.
    */
   public static long activity(LongSlotReader costs) {
     long sum = 0;

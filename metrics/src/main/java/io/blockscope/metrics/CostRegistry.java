@@ -18,18 +18,18 @@ import java.util.function.LongSupplier;
 import javax.management.MBeanServer;
 
 /**
- * The read costs of one region server: per open region, per table, and for the server as a
- * whole, and their export as Dropwizard metrics.
+ * The read costs of one region server: per open region, per table, and for the server as a whole,
+ * and their export as Dropwizard metrics.
  *
- * <p>Only regions are written to on the read path (through {@link RegionCosts#costs()}); tables
- * and the server are sums read when a scraper asks, over their open regions plus what regions
- * that closed had left behind, so their counters stay monotonic across region moves, splits and
- * merges. A table whose last region left this server is dropped with its series.
+ * <p>Only regions are written to on the read path (through {@link RegionCosts#costs()}); tables and
+ * the server are sums read when a scraper asks, over their open regions plus what regions that
+ * closed had left behind, so their counters stay monotonic across region moves, splits and merges.
+ * A table whose last region left this server is dropped with its series.
  *
  * <p>Metric series are registered by {@link #refreshExport()}, never on the read path: a table or
- * region series is added once its figure is non-zero, region series only for the regions the
- * {@link RegionExport} policy selects, and everything a closed region had is removed at once.
- * Memory is bounded by the regions open on the server.
+ * region series is added once its figure is non-zero, region series only for the regions the {@link
+ * RegionExport} policy selects, and everything a closed region had is removed at once. Memory is
+ * bounded by the regions open on the server.
  */
 public final class CostRegistry implements AutoCloseable {
 
@@ -40,12 +40,14 @@ public final class CostRegistry implements AutoCloseable {
     private final String region;
     private final CostAccumulator costs = new CostAccumulator();
     private final Set<String> exported = new HashSet<>();
+
     /**
-     * Reads in flight that may still add to {@link #costs}, plus {@link Integer#MIN_VALUE} once
-     * the region closed: a closed region's costs move to its table and server when the last
-     * read in flight ends, not before, so no read is lost and no total dips.
+     * Reads in flight that may still add to {@link #costs}, plus {@link Integer#MIN_VALUE} once the
+     * region closed: a closed region's costs move to its table and server when the last read in
+     * flight ends, not before, so no read is lost and no total dips.
      */
     private final AtomicInteger inFlight = new AtomicInteger();
+
     private int refs = 1;
     private long activityAtLastRank;
     private volatile PerfLevel level;
@@ -58,12 +60,12 @@ public final class CostRegistry implements AutoCloseable {
     }
 
     /**
-     * A read starts adding to this region's costs: true until the region closes, after which
-     * the read must go uncounted (it would be refused by HBase as well). Every true is paired
-     * with one {@link #release}.
+     * A read starts adding to this region's costs: true until the region closes, after which the
+     * read must go uncounted (it would be refused by HBase as well). Every true is paired with one
+     * {@link #release}.
      */
     public boolean acquire() {
-      for (;;) {
+      for (; ; ) {
         int n = inFlight.get();
         if (n < 0) {
           return false;
@@ -117,8 +119,10 @@ public final class CostRegistry implements AutoCloseable {
   }
 
   private final Map<String, RegionCosts> regions = new ConcurrentHashMap<>();
+
   /** Regions closed with reads still in flight; their costs still count where they did. */
   private final Set<RegionCosts> closing = new HashSet<>();
+
   private final Map<String, TableCosts> tables = new HashMap<>();
   private final CostAccumulator serverRetired = new CostAccumulator();
   private final MetricRegistry metrics = new MetricRegistry();
@@ -130,8 +134,8 @@ public final class CostRegistry implements AutoCloseable {
     for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
       final int slot = s;
       if (!CostLayout.alwaysZero(s)) {
-        metrics.register(MetricKeys.server(CostLayout.name(s)),
-            readOnlyCounter(() -> serverCost(slot)));
+        metrics.register(
+            MetricKeys.server(CostLayout.name(s)), readOnlyCounter(() -> serverCost(slot)));
       }
     }
     metrics.register(MetricKeys.server("regions.open"), (Gauge<Integer>) regions::size);
@@ -159,8 +163,8 @@ public final class CostRegistry implements AutoCloseable {
   }
 
   /**
-   * Starts tracking a region, or takes one more reference to it (a region observed by two
-   * copies of the coprocessor counts once).
+   * Starts tracking a region, or takes one more reference to it (a region observed by two copies of
+   * the coprocessor counts once).
    */
   public synchronized RegionCosts open(String table, String region, PerfLevel level) {
     RegionCosts r = regions.get(region);
@@ -175,8 +179,8 @@ public final class CostRegistry implements AutoCloseable {
   }
 
   /**
-   * Drops one reference to a region; the last one removes its series at once and, when no read
-   * is in flight on it any more, hands its costs to its table and to the server.
+   * Drops one reference to a region; the last one removes its series at once and, when no read is
+   * in flight on it any more, hands its costs to its table and to the server.
    */
   public synchronized void close(String region) {
     RegionCosts r = regions.get(region);
@@ -249,9 +253,8 @@ public final class CostRegistry implements AutoCloseable {
   }
 
   /**
-   * One cost summed over the server: regions open now plus those that closed. Read under the
-   * lock that retires regions, so a region's costs are never seen in neither place (a dip) nor
-   * in both.
+   * One cost summed over the server: regions open now plus those that closed. Read under the lock
+   * that retires regions, so a region's costs are never seen in neither place (a dip) nor in both.
    */
   public synchronized long serverCost(int slot) {
     long sum = serverRetired.get(slot);
@@ -297,7 +300,9 @@ public final class CostRegistry implements AutoCloseable {
       for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
         if (t.get(s) != 0) {
           final int slot = s;
-          export(t.exported, MetricKeys.table(table, CostLayout.name(s)),
+          export(
+              t.exported,
+              MetricKeys.table(table, CostLayout.name(s)),
               () -> tableCost(table, slot));
         }
       }
@@ -311,7 +316,9 @@ public final class CostRegistry implements AutoCloseable {
       for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
         if (r.costs.get(s) != 0) {
           final int slot = s;
-          export(r.exported, MetricKeys.region(r.table, r.region, CostLayout.name(s)),
+          export(
+              r.exported,
+              MetricKeys.region(r.table, r.region, CostLayout.name(s)),
               () -> r.costs.get(slot));
         }
       }
@@ -330,8 +337,10 @@ public final class CostRegistry implements AutoCloseable {
     if (limit >= all.size()) {
       return new HashSet<>(all);
     }
-    all.sort(Comparator.<RegionCosts>comparingLong(recent::get).reversed()
-        .thenComparing(RegionCosts::region));
+    all.sort(
+        Comparator.<RegionCosts>comparingLong(recent::get)
+            .reversed()
+            .thenComparing(RegionCosts::region));
     return new HashSet<>(all.subList(0, limit));
   }
 
@@ -366,11 +375,12 @@ public final class CostRegistry implements AutoCloseable {
   /** Exposes every series as an MBean under {@link MetricKeys#DOMAIN}. */
   public synchronized void startJmx(MBeanServer server) {
     if (jmx == null) {
-      jmx = JmxReporter.forRegistry(metrics)
-          .inDomain(MetricKeys.DOMAIN)
-          .createsObjectNamesWith(MetricKeys.OBJECT_NAMES)
-          .registerWith(server)
-          .build();
+      jmx =
+          JmxReporter.forRegistry(metrics)
+              .inDomain(MetricKeys.DOMAIN)
+              .createsObjectNamesWith(MetricKeys.OBJECT_NAMES)
+              .registerWith(server)
+              .build();
       jmx.start();
     }
   }

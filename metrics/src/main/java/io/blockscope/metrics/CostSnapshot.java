@@ -18,13 +18,14 @@ public final class CostSnapshot implements CostLayout.LongSlotReader {
   /** A snapshot from named costs (unknown names are an error; missing ones are zero). */
   public static CostSnapshot of(Map<String, Long> costs) {
     long[] s = new long[CostLayout.SIZE];
-    costs.forEach((name, v) -> {
-      int slot = CostLayout.slotOf(name);
-      if (slot < 0) {
-        throw new IllegalArgumentException("no such cost: " + name);
-      }
-      s[slot] = v;
-    });
+    costs.forEach(
+        (name, v) -> {
+          int slot = CostLayout.slotOf(name);
+          if (slot < 0) {
+            throw new IllegalArgumentException("no such cost: " + name);
+          }
+          s[slot] = v;
+        });
     return new CostSnapshot(s);
   }
 

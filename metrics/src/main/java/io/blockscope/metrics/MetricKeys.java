@@ -8,8 +8,8 @@ import javax.management.ObjectName;
 /**
  * Every metric blockscope registers is named here, and turned into a JMX ObjectName here.
  *
- * <p>Inside the Dropwizard registry a metric is keyed {@code scope|table|region|metric}; the
- * {@link #OBJECT_NAMES} factory turns that into
+ * <p>Inside the Dropwizard registry a metric is keyed {@code scope|table|region|metric}; the {@link
+ * #OBJECT_NAMES} factory turns that into
  *
  * <pre>
  * blockscope:type=Server,name=&lt;metric&gt;
@@ -18,10 +18,10 @@ import javax.management.ObjectName;
  * blockscope:type=Probe,probe=&lt;probe&gt;,name=&lt;installed|failures&gt;
  * </pre>
  *
- * A value holding any character that ObjectName syntax gives a meaning to ({@code , = : " * ?},
- * a newline or a backslash) is written as a quoted value, so no table name can break a name
- * or add a key property to it. HBase table names with a namespace ({@code ns:table}) are quoted
- * for their colon.
+ * A value holding any character that ObjectName syntax gives a meaning to ({@code , = : " * ?}, a
+ * newline or a backslash) is written as a quoted value, so no table name can break a name or add a
+ * key property to it. HBase table names with a namespace ({@code ns:table}) are quoted for their
+ * colon.
  */
 public final class MetricKeys {
   private MetricKeys() {}

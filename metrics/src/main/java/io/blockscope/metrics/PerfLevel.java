@@ -6,10 +6,10 @@ import java.util.Locale;
  * How much blockscope measures, after RocksDB's {@code PerfLevel}.
  *
  * <ul>
- *   <li>{@link #OFF}: the probes return at once; nothing is counted for the region.</li>
- *   <li>{@link #COUNT}: counters only (the default): blocks, bytes, cells, hits and misses.</li>
- *   <li>{@link #TIME}: counters plus nanosecond timings of checksum verification,
- *       decompression and data-block decoding.</li>
+ *   <li>{@link #OFF}: the probes return at once; nothing is counted for the region.
+ *   <li>{@link #COUNT}: counters only (the default): blocks, bytes, cells, hits and misses.
+ *   <li>{@link #TIME}: counters plus nanosecond timings of checksum verification, decompression and
+ *       data-block decoding.
  * </ul>
  */
 public enum PerfLevel {

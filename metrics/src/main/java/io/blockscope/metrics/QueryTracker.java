@@ -8,16 +8,16 @@ import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 
 /**
- * The region scanners of tagged queries: a client tags every scan of a query with an
- * unguessable id (scan attribute {@value Attributes#QUERY}, 32 hex digits), and the region server
- * records, per id, how many of its scanners are open now, the most that were open at once, and
- * how many were opened in all. That is how the SERIAL hint is checked from the server's side.
+ * The region scanners of tagged queries: a client tags every scan of a query with an unguessable id
+ * (scan attribute {@value Attributes#QUERY}, 32 hex digits), and the region server records, per id,
+ * how many of its scanners are open now, the most that were open at once, and how many were opened
+ * in all. That is how the SERIAL hint is checked from the server's side.
  *
- * <p>Memory is bounded: at most {@code maxQueries} ids and {@code maxRegionEntries} (query,
- * region) records (when either is full, the least recently touched ids are dropped first) and
- * {@code maxScanners} open scanners tracked (more are not tracked, and counted as dropped); an id
- * with no open scanner expires {@code expiryMillis} after it was last touched.
- * Calls are synchronized: they happen per scanner open and close, not per cell.
+ * <p>Memory is bounded: at most {@code maxQueries} ids and {@code maxRegionEntries} (query, region)
+ * records (when either is full, the least recently touched ids are dropped first) and {@code
+ * maxScanners} open scanners tracked (more are not tracked, and counted as dropped); an id with no
+ * open scanner expires {@code expiryMillis} after it was last touched. Calls are synchronized: they
+ * happen per scanner open and close, not per cell.
  */
 public final class QueryTracker {
 
@@ -40,9 +40,11 @@ public final class QueryTracker {
   public static final class RegionCosts {
     /** The profiling level the query asked for (a {@link PerfLevel} ordinal), -1 for none. */
     public volatile int level = -1;
+
     public final CostAccumulator costs = new CostAccumulator();
     public final java.util.concurrent.atomic.AtomicLong rows =
         new java.util.concurrent.atomic.AtomicLong();
+
     /** The query these costs belong to (it stays reachable from here after an eviction). */
     private final Entry query;
 
@@ -56,8 +58,10 @@ public final class QueryTracker {
   private final long expiryMillis;
   private final LongSupplier clock;
   private final LinkedHashMap<String, Entry> queries = new LinkedHashMap<>(16, 0.75f, true);
+
   /** Open scanners and the query each belongs to (an evicted query's too, until they close). */
   private final Map<Object, Entry> scanners = new IdentityHashMap<>();
+
   private final int maxRegionEntries;
   private int regionEntries;
   private long dropped;
@@ -71,7 +75,11 @@ public final class QueryTracker {
    * {@code maxRegionEntries} bounds the (query, region) cost records kept for profiles, each
    * {@value CostLayout#SIZE} longs.
    */
-  public QueryTracker(int maxQueries, int maxScanners, int maxRegionEntries, long expiryMillis,
+  public QueryTracker(
+      int maxQueries,
+      int maxScanners,
+      int maxRegionEntries,
+      long expiryMillis,
       LongSupplier clock) {
     if (maxQueries < 1 || maxScanners < 1 || maxRegionEntries < 1 || expiryMillis < 1) {
       throw new IllegalArgumentException("limits must be positive");
@@ -84,8 +92,8 @@ public final class QueryTracker {
   }
 
   /**
-   * 10,000 queries, 100,000 open scanners, 20,000 (query, region) cost records (89 counters of
-   * 8 bytes each: 14.2 MB of counters at most), ten minutes.
+   * 10,000 queries, 100,000 open scanners, 20,000 (query, region) cost records (89 counters of 8
+   * bytes each: 14.2 MB of counters at most), ten minutes.
    */
   public static QueryTracker withDefaults() {
     return new QueryTracker(10_000, 100_000, 20_000, 600_000, System::currentTimeMillis);
@@ -115,8 +123,8 @@ public final class QueryTracker {
   }
 
   /**
-   * Where region {@code region}'s costs for query {@code id} go (shared by the query's scanners
-   * in the region), made on first use; null when over the limits (counted as dropped).
+   * Where region {@code region}'s costs for query {@code id} go (shared by the query's scanners in
+   * the region), made on first use; null when over the limits (counted as dropped).
    */
   public synchronized RegionCosts region(String id, String region) {
     long now = clock.getAsLong();

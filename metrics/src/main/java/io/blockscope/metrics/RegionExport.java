@@ -3,14 +3,14 @@ package io.blockscope.metrics;
 import java.util.Locale;
 
 /**
- * Which regions get their own metric series. Tables and the region server are always exported;
- * a cluster with tens of thousands of regions should not export every region to its scraper.
+ * Which regions get their own metric series. Tables and the region server are always exported; a
+ * cluster with tens of thousands of regions should not export every region to its scraper.
  *
  * <ul>
- *   <li>{@code all}: every open region (the default; fine up to a few hundred regions a server);</li>
- *   <li>{@code top:N}: the N regions that served the most block accesses since the previous
- *       export refresh;</li>
- *   <li>{@code none}: no region series at all.</li>
+ *   <li>{@code all}: every open region (the default; fine up to a few hundred regions a server);
+ *   <li>{@code top:N}: the N regions that served the most block accesses since the previous export
+ *       refresh;
+ *   <li>{@code none}: no region series at all.
  * </ul>
  */
 public final class RegionExport {
@@ -31,8 +31,7 @@ public final class RegionExport {
   /** A policy exporting the {@code n} most active regions. */
   public static RegionExport top(int n) {
     if (n < 1 || n > MAX_TOP) {
-      throw new IllegalArgumentException(
-          "top:N needs 1 <= N <= " + MAX_TOP + ", got " + n);
+      throw new IllegalArgumentException("top:N needs 1 <= N <= " + MAX_TOP + ", got " + n);
     }
     return new RegionExport(n, "top:" + n);
   }

@@ -24,7 +24,8 @@ public class CostRegistryTest {
 
   private static Set<String> regionSeries(CostRegistry reg) {
     return reg.metrics().getNames().stream()
-        .filter(n -> n.startsWith("Region|")).collect(Collectors.toSet());
+        .filter(n -> n.startsWith("Region|"))
+        .collect(Collectors.toSet());
   }
 
   @Test
@@ -40,8 +41,8 @@ public class CostRegistryTest {
       assertEquals(12, reg.tableSnapshot("t").get("blockCache.miss.data"));
       assertEquals(12, reg.serverSnapshot().get("blockCache.miss.data"));
       reg.close("b");
-      assertEquals("a table with no region here is dropped", CostSnapshot.ZERO,
-          reg.tableSnapshot("t"));
+      assertEquals(
+          "a table with no region here is dropped", CostSnapshot.ZERO, reg.tableSnapshot("t"));
       assertEquals(12, reg.serverSnapshot().get("blockCache.miss.data"));
     }
   }
@@ -68,12 +69,14 @@ public class CostRegistryTest {
       read(reg, "a", DATA_HIT, 3);
       reg.refreshExport();
       assertEquals(Set.of("Region|t|a|blockCache.hit.data"), regionSeries(reg));
-      assertEquals(3L, reg.metrics().getCounters().get("Region|t|a|blockCache.hit.data").getCount());
+      assertEquals(
+          3L, reg.metrics().getCounters().get("Region|t|a|blockCache.hit.data").getCount());
       assertTrue(reg.metrics().getNames().contains("Table|t||blockCache.hit.data"));
       reg.close("a");
       assertTrue(regionSeries(reg).isEmpty());
       assertFalse(reg.metrics().getNames().contains("Table|t||blockCache.hit.data"));
-      assertTrue("server series stay", reg.metrics().getNames().contains("Server|||blockCache.hit.data"));
+      assertTrue(
+          "server series stay", reg.metrics().getNames().contains("Server|||blockCache.hit.data"));
     }
   }
 
@@ -103,7 +106,8 @@ public class CostRegistryTest {
       assertEquals(s, CostLayout.slotOf(CostLayout.name(s)));
     }
     assertEquals(-1, CostLayout.slotOf("no.such.metric"));
-    assertEquals(CostLayout.Unit.BYTES, CostLayout.unit(CostLayout.slotOf("decompress.GZ.bytesIn")));
+    assertEquals(
+        CostLayout.Unit.BYTES, CostLayout.unit(CostLayout.slotOf("decompress.GZ.bytesIn")));
     assertEquals(PerfLevel.TIME, CostLayout.level(CostLayout.slotOf("decode.FAST_DIFF.nanos")));
     assertEquals(CostLayout.N_ALGORITHMS - 1, CostLayout.algorithmIndex("BROTLI"));
   }
@@ -137,9 +141,9 @@ public class CostRegistryTest {
   }
 
   /**
-   * Reads on four threads while regions close and reopen on a fifth and a scraper reads the
-   * server total on a sixth: the total never decreases, and at the end it is exactly what the
-   * reads that were admitted added.
+   * Reads on four threads while regions close and reopen on a fifth and a scraper reads the server
+   * total on a sixth: the total never decreases, and at the end it is exactly what the reads that
+   * were admitted added.
    */
   @Test(timeout = 60_000)
   public void totalsNeverDipAndNoAdmittedReadIsLostWhileRegionsChurn() throws Exception {
@@ -148,44 +152,54 @@ public class CostRegistryTest {
       for (String n : names) {
         reg.open("t", n, PerfLevel.COUNT);
       }
-      java.util.concurrent.atomic.AtomicLong admitted = new java.util.concurrent.atomic.AtomicLong();
-      java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+      java.util.concurrent.atomic.AtomicLong admitted =
+          new java.util.concurrent.atomic.AtomicLong();
+      java.util.concurrent.atomic.AtomicBoolean stop =
+          new java.util.concurrent.atomic.AtomicBoolean();
       java.util.List<Thread> threads = new java.util.ArrayList<>();
-      java.util.List<Throwable> failures = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+      java.util.List<Throwable> failures =
+          java.util.Collections.synchronizedList(new java.util.ArrayList<>());
       for (int t = 0; t < 4; t++) {
         final int seed = t;
-        threads.add(new Thread(() -> {
-          java.util.Random rnd = new java.util.Random(seed);
-          long[] thread = new long[CostLayout.SIZE];
-          for (int i = 0; i < 200_000; i++) {
-            CostRegistry.RegionCosts r = reg.region(names[rnd.nextInt(names.length)]);
-            if (r != null && r.acquire()) {
-              thread[DATA_MISS] = 1;
-              r.costs().drain(thread);
-              admitted.incrementAndGet();
-              r.release();
-            }
-          }
-        }));
+        threads.add(
+            new Thread(
+                () -> {
+                  java.util.Random rnd = new java.util.Random(seed);
+                  long[] thread = new long[CostLayout.SIZE];
+                  for (int i = 0; i < 200_000; i++) {
+                    CostRegistry.RegionCosts r = reg.region(names[rnd.nextInt(names.length)]);
+                    if (r != null && r.acquire()) {
+                      thread[DATA_MISS] = 1;
+                      r.costs().drain(thread);
+                      admitted.incrementAndGet();
+                      r.release();
+                    }
+                  }
+                }));
       }
-      threads.add(new Thread(() -> {
-        java.util.Random rnd = new java.util.Random(99);
-        while (!stop.get()) {
-          String n = names[rnd.nextInt(names.length)];
-          reg.close(n);
-          reg.open("t", n, PerfLevel.COUNT);
-        }
-      }));
-      threads.add(new Thread(() -> {
-        long last = 0;
-        while (!stop.get()) {
-          long now = reg.serverCost(DATA_MISS);
-          if (now < last) {
-            failures.add(new AssertionError("server total dipped from " + last + " to " + now));
-          }
-          last = now;
-        }
-      }));
+      threads.add(
+          new Thread(
+              () -> {
+                java.util.Random rnd = new java.util.Random(99);
+                while (!stop.get()) {
+                  String n = names[rnd.nextInt(names.length)];
+                  reg.close(n);
+                  reg.open("t", n, PerfLevel.COUNT);
+                }
+              }));
+      threads.add(
+          new Thread(
+              () -> {
+                long last = 0;
+                while (!stop.get()) {
+                  long now = reg.serverCost(DATA_MISS);
+                  if (now < last) {
+                    failures.add(
+                        new AssertionError("server total dipped from " + last + " to " + now));
+                  }
+                  last = now;
+                }
+              }));
       threads.forEach(Thread::start);
       for (int t = 0; t < 4; t++) {
         threads.get(t).join();

@@ -8,8 +8,10 @@ import org.junit.Test;
 public class MetricKeysTest {
   @Test
   public void plainNamesStayUnquoted() throws Exception {
-    ObjectName n = MetricKeys.objectName(MetricKeys.region("usertable", "5f2c1a", "fs.read.bytes.data"));
-    assertEquals("blockscope:type=Region,table=usertable,region=5f2c1a,name=fs.read.bytes.data",
+    ObjectName n =
+        MetricKeys.objectName(MetricKeys.region("usertable", "5f2c1a", "fs.read.bytes.data"));
+    assertEquals(
+        "blockscope:type=Region,table=usertable,region=5f2c1a,name=fs.read.bytes.data",
         n.toString());
   }
 

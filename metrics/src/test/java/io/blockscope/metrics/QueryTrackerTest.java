@@ -100,8 +100,8 @@ public class QueryTrackerTest {
   }
 
   /**
-   * A client flooding random query ids while 100,000 scanners are open: 20,000 evictions. Each
-   * used to walk every open scanner (2 billion steps, minutes); now each is one removal.
+   * A client flooding random query ids while 100,000 scanners are open: 20,000 evictions. Each used
+   * to walk every open scanner (2 billion steps, minutes); now each is one removal.
    */
   @Test(timeout = 30_000)
   public void aFloodOfQueryIdsEvictsInConstantTime() {

@@ -12,9 +12,9 @@ import org.apache.phoenix.jdbc.PhoenixDriver;
 
 /**
  * {@code jdbc:blockscope:phoenix:<zk quorum>[:port[:/znode]]}: Phoenix's driver with blockscope's
- * hints. Everything after {@code jdbc:blockscope:} is handed to Phoenix as a
- * {@code jdbc:phoenix:...} URL; the connection Phoenix returns is wrapped by
- * {@link BlockscopePhoenix#wrap}. Registered through {@code META-INF/services/java.sql.Driver}.
+ * hints. Everything after {@code jdbc:blockscope:} is handed to Phoenix as a {@code
+ * jdbc:phoenix:...} URL; the connection Phoenix returns is wrapped by {@link
+ * BlockscopePhoenix#wrap}. Registered through {@code META-INF/services/java.sql.Driver}.
  */
 public final class BlockscopeDriver implements Driver {
   public static final String PREFIX = "jdbc:blockscope:";
@@ -42,8 +42,8 @@ public final class BlockscopeDriver implements Driver {
     if (!acceptsURL(url)) {
       return null; // JDBC: not ours, let DriverManager try the next driver
     }
-    Connection phoenix = PhoenixDriver.INSTANCE.connect(phoenixUrl(url),
-        info == null ? new Properties() : info);
+    Connection phoenix =
+        PhoenixDriver.INSTANCE.connect(phoenixUrl(url), info == null ? new Properties() : info);
     if (phoenix == null) {
       throw new SQLException("blockscope: Phoenix does not accept " + phoenixUrl(url), "08001");
     }

@@ -1,25 +1,25 @@
 package io.blockscope.hints;
 
+import io.blockscope.metrics.profile.ProfileProtocol;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.concurrent.atomic.AtomicReference;
-import java.security.SecureRandom;
-import io.blockscope.metrics.profile.ProfileProtocol;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.phoenix.jdbc.PhoenixConnection;
 
 /**
- * The Java API: a Phoenix connection on which blockscope's hints hold. For code that already
- * holds a Phoenix connection; the JDBC driver ({@code jdbc:blockscope:phoenix:...}) returns the
- * same kind of connection.
+ * The Java API: a Phoenix connection on which blockscope's hints hold. For code that already holds
+ * a Phoenix connection; the JDBC driver ({@code jdbc:blockscope:phoenix:...}) returns the same kind
+ * of connection.
  *
  * <pre>{@code
  * try (Connection c = BlockscopePhoenix.wrap(DriverManager.getConnection("jdbc:phoenix:zk"))) {
@@ -37,53 +37,68 @@ public final class BlockscopePhoenix {
    */
   public static Connection wrap(Connection phoenix) throws SQLException {
     PhoenixConnection pc = phoenix.unwrap(PhoenixConnection.class);
-    PhoenixConnection extended = new PhoenixConnection(
-        new ExtendingQueryServices(pc.getQueryServices()), pc.getURL(), pc.getClientInfo());
+    PhoenixConnection extended =
+        new PhoenixConnection(
+            new ExtendingQueryServices(pc.getQueryServices()), pc.getURL(), pc.getClientInfo());
     return proxy(Connection.class, extended, new ConnectionHandler(extended));
   }
 
   /**
-   * The costs the region servers recorded for query {@code queryId} in table {@code table}
-   * (a physical HBase table name), asked of every region of the table through blockscope's
-   * coprocessor endpoint. An id nobody knows gives an empty profile.
+   * The costs the region servers recorded for query {@code queryId} in table {@code table} (a
+   * physical HBase table name), asked of every region of the table through blockscope's coprocessor
+   * endpoint. An id nobody knows gives an empty profile.
    */
   public static QueryProfile fetchProfile(Connection connection, String table, String queryId)
       throws SQLException {
     return fetchProfile(connection.unwrap(PhoenixConnection.class), List.of(table), queryId);
   }
 
-  static QueryProfile fetchProfile(PhoenixConnection pc, Iterable<String> tables,
-      String queryId) throws SQLException {
+  static QueryProfile fetchProfile(PhoenixConnection pc, Iterable<String> tables, String queryId)
+      throws SQLException {
     List<QueryProfile.Region> regions = new java.util.ArrayList<>();
     for (String table : tables) {
       try (org.apache.hadoop.hbase.client.Table t =
           pc.getQueryServices().getTable(org.apache.hadoop.hbase.util.Bytes.toBytes(table))) {
         java.util.Map<byte[], com.google.protobuf.Message> answers =
-            t.batchCoprocessorService(ProfileProtocol.GET_PROFILE,
-                ProfileProtocol.request(queryId), null, null,
+            t.batchCoprocessorService(
+                ProfileProtocol.GET_PROFILE,
+                ProfileProtocol.request(queryId),
+                null,
+                null,
                 com.google.protobuf.DynamicMessage.getDefaultInstance(ProfileProtocol.RESPONSE));
         for (com.google.protobuf.Message m : answers.values()) {
           if (ProfileProtocol.found(m)) {
-            regions.add(new QueryProfile.Region(table, ProfileProtocol.region(m),
-                ProfileProtocol.rows(m), ProfileProtocol.costs(m)));
+            regions.add(
+                new QueryProfile.Region(
+                    table,
+                    ProfileProtocol.region(m),
+                    ProfileProtocol.rows(m),
+                    ProfileProtocol.costs(m)));
           }
         }
       } catch (SQLException e) {
         throw e;
       } catch (Throwable e) {
-        throw new SQLException("blockscope: cannot read the profile of query " + queryId
-            + " from " + table + " (is the blockscope coprocessor deployed there?): " + e, e);
+        throw new SQLException(
+            "blockscope: cannot read the profile of query "
+                + queryId
+                + " from "
+                + table
+                + " (is the blockscope coprocessor deployed there?): "
+                + e,
+            e);
       }
     }
-    regions.sort(java.util.Comparator.comparing(QueryProfile.Region::table)
-        .thenComparing(QueryProfile.Region::region));
+    regions.sort(
+        java.util.Comparator.comparing(QueryProfile.Region::table)
+            .thenComparing(QueryProfile.Region::region));
     return new QueryProfile(queryId, regions);
   }
 
   @SuppressWarnings("unchecked")
   private static <T> T proxy(Class<T> type, Object target, InvocationHandler h) {
-    return (T) Proxy.newProxyInstance(BlockscopePhoenix.class.getClassLoader(),
-        new Class<?>[] {type}, h);
+    return (T)
+        Proxy.newProxyInstance(BlockscopePhoenix.class.getClassLoader(), new Class<?>[] {type}, h);
   }
 
   /** Calls {@code m} on {@code target}, unwrapping what reflection wraps. */
@@ -112,8 +127,14 @@ public final class BlockscopePhoenix {
    * Runs {@code m} with {@code e} as this thread's extensions (and, for SERIAL and PROFILE, a new
    * query id); a result set it returns comes back as a {@link BlockscopeResultSet}.
    */
-  private static Object callWith(QueryExtensions e, Statement target, Method m, Object[] args,
-      PhoenixConnection connection, AtomicReference<ResultSet> last) throws Throwable {
+  private static Object callWith(
+      QueryExtensions e,
+      Statement target,
+      Method m,
+      Object[] args,
+      PhoenixConnection connection,
+      AtomicReference<ResultSet> last)
+      throws Throwable {
     QueryExtensions outerExtensions = ExtendingOptimizer.CURRENT.get();
     String outerId = ExtendingOptimizer.QUERY_ID.get();
     String id = e.serial() || e.profile() != QueryExtensions.Profile.NONE ? newQueryId() : null;
@@ -129,9 +150,12 @@ public final class BlockscopePhoenix {
       List<String> refused = ExtendingOptimizer.REFUSED.get();
       refused = refused == null ? List.of() : List.copyOf(refused);
       // execute(...) leaves a query's result set for getResultSet(), as SQL tools read it.
-      ResultSet rs = r instanceof ResultSet direct ? direct
-          : Boolean.TRUE.equals(r) && m.getName().equals("execute") ? target.getResultSet()
-          : null;
+      ResultSet rs =
+          r instanceof ResultSet direct
+              ? direct
+              : Boolean.TRUE.equals(r) && m.getName().equals("execute")
+                  ? target.getResultSet()
+                  : null;
       if (rs == null) {
         return r;
       }
@@ -139,8 +163,15 @@ public final class BlockscopePhoenix {
         rs = ExplainResults.withExtensions(rs, e, refused);
       }
       boolean profiled = e.profile() != QueryExtensions.Profile.NONE && !e.explain();
-      ResultSet wrapped = proxy(BlockscopeResultSet.class, rs, new ResultSetHandler(rs, id,
-          refused, profiled ? new Profiler(connection, Set.copyOf(tables), id) : null));
+      ResultSet wrapped =
+          proxy(
+              BlockscopeResultSet.class,
+              rs,
+              new ResultSetHandler(
+                  rs,
+                  id,
+                  refused,
+                  profiled ? new Profiler(connection, Set.copyOf(tables), id) : null));
       last.set(wrapped);
       return r instanceof ResultSet ? wrapped : r;
     } finally {
@@ -176,8 +207,9 @@ public final class BlockscopePhoenix {
     }
   }
 
-  private record ResultSetHandler(ResultSet target, String queryId, List<String> refused,
-      Profiler profiler) implements InvocationHandler {
+  private record ResultSetHandler(
+      ResultSet target, String queryId, List<String> refused, Profiler profiler)
+      implements InvocationHandler {
     @Override
     public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
       switch (m.getName()) {
@@ -262,15 +294,18 @@ public final class BlockscopePhoenix {
     return kept != null ? kept : target.getResultSet();
   }
 
-  private record StatementHandler(Statement target, PhoenixConnection connection,
-      AtomicReference<ResultSet> last) implements InvocationHandler {
+  private record StatementHandler(
+      Statement target, PhoenixConnection connection, AtomicReference<ResultSet> last)
+      implements InvocationHandler {
     StatementHandler(Statement target, PhoenixConnection connection) {
       this(target, connection, new AtomicReference<>());
     }
 
     @Override
     public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
-      if (args != null && args.length > 0 && args[0] instanceof String sql
+      if (args != null
+          && args.length > 0
+          && args[0] instanceof String sql
           && m.getName().startsWith("execute")) {
         args[0] = withoutTerminator(sql);
         return callWith(QueryExtensions.parse(sql), target, m, args, connection, last);
@@ -282,11 +317,14 @@ public final class BlockscopePhoenix {
     }
   }
 
-  private record PreparedHandler(PreparedStatement target, QueryExtensions extensions,
-      PhoenixConnection connection, AtomicReference<ResultSet> last)
+  private record PreparedHandler(
+      PreparedStatement target,
+      QueryExtensions extensions,
+      PhoenixConnection connection,
+      AtomicReference<ResultSet> last)
       implements InvocationHandler {
-    PreparedHandler(PreparedStatement target, QueryExtensions extensions,
-        PhoenixConnection connection) {
+    PreparedHandler(
+        PreparedStatement target, QueryExtensions extensions, PhoenixConnection connection) {
       this(target, extensions, connection, new AtomicReference<>());
     }
 

@@ -38,46 +38,49 @@ final class ExplainResults {
     int[] position = {-1};
     boolean[] wasNull = {false};
     boolean[] closed = {false};
-    return (ResultSet) Proxy.newProxyInstance(ExplainResults.class.getClassLoader(),
-        new Class<?>[] {ResultSet.class}, (proxy, m, args) -> {
-          switch (m.getName()) {
-            case "next":
-              return ++position[0] < rows.size();
-            case "close":
-              closed[0] = true;
-              return null;
-            case "isClosed":
-              return closed[0];
-            case "wasNull":
-              return wasNull[0];
-            case "getMetaData":
-              return meta;
-            case "findColumn":
-              return column(meta, (String) args[0]);
-            case "getString", "getObject", "getLong", "getInt":
-              if (position[0] < 0 || position[0] >= rows.size()) {
-                throw new SQLException("blockscope EXPLAIN result: no current row");
+    return (ResultSet)
+        Proxy.newProxyInstance(
+            ExplainResults.class.getClassLoader(),
+            new Class<?>[] {ResultSet.class},
+            (proxy, m, args) -> {
+              switch (m.getName()) {
+                case "next":
+                  return ++position[0] < rows.size();
+                case "close":
+                  closed[0] = true;
+                  return null;
+                case "isClosed":
+                  return closed[0];
+                case "wasNull":
+                  return wasNull[0];
+                case "getMetaData":
+                  return meta;
+                case "findColumn":
+                  return column(meta, (String) args[0]);
+                case "getString", "getObject", "getLong", "getInt":
+                  if (position[0] < 0 || position[0] >= rows.size()) {
+                    throw new SQLException("blockscope EXPLAIN result: no current row");
+                  }
+                  int c = args[0] instanceof String name ? column(meta, name) : (Integer) args[0];
+                  Object v = rows.get(position[0])[c - 1];
+                  wasNull[0] = v == null;
+                  return switch (m.getName()) {
+                    case "getString" -> v == null ? null : v.toString();
+                    case "getLong" -> v == null ? 0L : ((Number) v).longValue();
+                    case "getInt" -> v == null ? 0 : ((Number) v).intValue();
+                    default -> v;
+                  };
+                case "hashCode":
+                  return System.identityHashCode(proxy);
+                case "equals":
+                  return proxy == args[0];
+                case "toString":
+                  return "blockscope EXPLAIN result (" + rows.size() + " rows)";
+                default:
+                  throw new SQLFeatureNotSupportedException(
+                      "blockscope EXPLAIN result does not support " + m.getName());
               }
-              int c = args[0] instanceof String name ? column(meta, name) : (Integer) args[0];
-              Object v = rows.get(position[0])[c - 1];
-              wasNull[0] = v == null;
-              return switch (m.getName()) {
-                case "getString" -> v == null ? null : v.toString();
-                case "getLong" -> v == null ? 0L : ((Number) v).longValue();
-                case "getInt" -> v == null ? 0 : ((Number) v).intValue();
-                default -> v;
-              };
-            case "hashCode":
-              return System.identityHashCode(proxy);
-            case "equals":
-              return proxy == args[0];
-            case "toString":
-              return "blockscope EXPLAIN result (" + rows.size() + " rows)";
-            default:
-              throw new SQLFeatureNotSupportedException(
-                  "blockscope EXPLAIN result does not support " + m.getName());
-          }
-        });
+            });
   }
 
   private static int column(ResultSetMetaData meta, String name) throws SQLException {

@@ -13,10 +13,10 @@ import org.apache.phoenix.query.QueryServices;
 import org.apache.phoenix.schema.PDatum;
 
 /**
- * Phoenix's optimizer, then blockscope's extensions applied to the plan it chose.
- * {@code PhoenixStatement.executeQuery} asks the connection's query services for the optimizer
- * right before it builds the plan's iterator, so what is set here is in place when the region
- * scans are copied from the plan's scans.
+ * Phoenix's optimizer, then blockscope's extensions applied to the plan it chose. {@code
+ * PhoenixStatement.executeQuery} asks the connection's query services for the optimizer right
+ * before it builds the plan's iterator, so what is set here is in place when the region scans are
+ * copied from the plan's scans.
  */
 final class ExtendingOptimizer extends QueryOptimizer {
   /** The extensions of the statement this thread is executing through a blockscope connection. */
@@ -47,8 +47,11 @@ final class ExtendingOptimizer extends QueryOptimizer {
   }
 
   @Override
-  public QueryPlan optimize(QueryPlan dataPlan, PhoenixStatement statement,
-      List<? extends PDatum> targetColumns, ParallelIteratorFactory parallelIteratorFactory)
+  public QueryPlan optimize(
+      QueryPlan dataPlan,
+      PhoenixStatement statement,
+      List<? extends PDatum> targetColumns,
+      ParallelIteratorFactory parallelIteratorFactory)
       throws SQLException {
     return extend(super.optimize(dataPlan, statement, targetColumns, parallelIteratorFactory));
   }
@@ -63,19 +66,23 @@ final class ExtendingOptimizer extends QueryOptimizer {
     }
     String id = QUERY_ID.get();
     byte[] tag = id == null ? null : id.getBytes(StandardCharsets.US_ASCII);
-    byte[] level = e.profile() == QueryExtensions.Profile.NONE ? null
-        : e.profile().name().getBytes(StandardCharsets.US_ASCII);
-    PlanScans.forEach(plan, scan -> {
-      if (e.noCache()) {
-        scan.setCacheBlocks(false);
-      }
-      if (tag != null) {
-        scan.setAttribute(Attributes.QUERY, tag);
-      }
-      if (level != null) {
-        scan.setAttribute(Attributes.PROFILE, level);
-      }
-    });
+    byte[] level =
+        e.profile() == QueryExtensions.Profile.NONE
+            ? null
+            : e.profile().name().getBytes(StandardCharsets.US_ASCII);
+    PlanScans.forEach(
+        plan,
+        scan -> {
+          if (e.noCache()) {
+            scan.setCacheBlocks(false);
+          }
+          if (tag != null) {
+            scan.setAttribute(Attributes.QUERY, tag);
+          }
+          if (level != null) {
+            scan.setAttribute(Attributes.PROFILE, level);
+          }
+        });
     if (id != null) {
       java.util.Set<String> tables = TABLES.get();
       if (tables != null) {

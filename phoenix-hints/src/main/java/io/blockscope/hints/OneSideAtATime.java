@@ -15,13 +15,13 @@ import org.apache.phoenix.schema.tuple.Tuple;
 
 /**
  * One side of a sort-merge join under SERIAL. Phoenix's {@code SortMergeJoinPlan} reads its two
- * sides side by side (it even starts them on two threads), so each side would keep a scanner
- * open while the other reads. Here a side is read completely the first time the join asks it
- * for a row, holding a lock the two sides share, and kept on the client the way Phoenix spools
- * results ({@code SpoolingResultIterator}: in memory up to {@code phoenix.query.spoolThresholdBytes},
- * then a temporary file up to {@code phoenix.query.maxSpoolToDiskBytes}, past which the query
- * fails rather than grow). The join then merges the two spooled sides. Rows and order are the
- * side's own; only when its scans run changes.
+ * sides side by side (it even starts them on two threads), so each side would keep a scanner open
+ * while the other reads. Here a side is read completely the first time the join asks it for a row,
+ * holding a lock the two sides share, and kept on the client the way Phoenix spools results ({@code
+ * SpoolingResultIterator}: in memory up to {@code phoenix.query.spoolThresholdBytes}, then a
+ * temporary file up to {@code phoenix.query.maxSpoolToDiskBytes}, past which the query fails rather
+ * than grow). The join then merges the two spooled sides. Rows and order are the side's own; only
+ * when its scans run changes.
  */
 final class OneSideAtATime extends DelegateQueryPlan {
   private final Object lock;
@@ -66,11 +66,14 @@ final class OneSideAtATime extends DelegateQueryPlan {
       if (rows == null) {
         synchronized (lock) {
           ResultIterator side = delegate.iterator(grouper, scan);
-          String table = delegate.getTableRef() == null ? "join side"
-              : delegate.getTableRef().getTable().getPhysicalName().getString();
+          String table =
+              delegate.getTableRef() == null
+                  ? "join side"
+                  : delegate.getTableRef().getTable().getPhysicalName().getString();
           // The factory reads `side` to its end and closes it before returning.
-          rows = new SpoolingResultIteratorFactory(getContext().getConnection().getQueryServices())
-              .newIterator(getContext(), side, scan, table, delegate);
+          rows =
+              new SpoolingResultIteratorFactory(getContext().getConnection().getQueryServices())
+                  .newIterator(getContext(), side, scan, table, delegate);
         }
       }
       return rows.next();

@@ -20,10 +20,10 @@ import org.apache.phoenix.execute.UnionPlan;
  * <p>Each plan's region scans are copies of its context's scan, made when the plan's iterator is
  * built ({@code BaseResultIterators}' constructor, through {@code ScanUtil.newScan}, which keeps
  * {@code cacheBlocks} and every attribute), so a setting made on the context scans of the whole
- * plan tree after optimization reaches every region and every parallel chunk. The tree: a
- * {@link DelegateQueryPlan} (client-side sort/aggregate, tuple projection, hash join, cursor,
- * unnest) wraps one plan; a {@link HashJoinPlan} adds its sub-plans; {@link SortMergeJoinPlan}
- * has two sides; {@link UnionPlan} its branches.
+ * plan tree after optimization reaches every region and every parallel chunk. The tree: a {@link
+ * DelegateQueryPlan} (client-side sort/aggregate, tuple projection, hash join, cursor, unnest)
+ * wraps one plan; a {@link HashJoinPlan} adds its sub-plans; {@link SortMergeJoinPlan} has two
+ * sides; {@link UnionPlan} its branches.
  */
 final class PlanScans {
   private PlanScans() {}
@@ -31,24 +31,29 @@ final class PlanScans {
   /** The physical HBase tables the plans of the tree scan. */
   static java.util.Set<String> tables(QueryPlan root) {
     java.util.Set<String> names = new java.util.LinkedHashSet<>();
-    walk(root, p -> {
-      if (p.getTableRef() != null && p.getTableRef().getTable() != null
-          && p.getTableRef().getTable().getPhysicalName() != null) {
-        names.add(p.getTableRef().getTable().getPhysicalName().getString());
-      }
-    });
+    walk(
+        root,
+        p -> {
+          if (p.getTableRef() != null
+              && p.getTableRef().getTable() != null
+              && p.getTableRef().getTable().getPhysicalName() != null) {
+            names.add(p.getTableRef().getTable().getPhysicalName().getString());
+          }
+        });
     return names;
   }
 
   /** Calls {@code action} once with the context scan of every plan in the tree. */
   static int forEach(QueryPlan root, Consumer<Scan> action) {
     Set<Scan> scans = Collections.newSetFromMap(new IdentityHashMap<>());
-    walk(root, p -> {
-      StatementContext context = p.getContext();
-      if (context != null && context.getScan() != null && scans.add(context.getScan())) {
-        action.accept(context.getScan());
-      }
-    });
+    walk(
+        root,
+        p -> {
+          StatementContext context = p.getContext();
+          if (context != null && context.getScan() != null && scans.add(context.getScan())) {
+            action.accept(context.getScan());
+          }
+        });
     return scans.size();
   }
 

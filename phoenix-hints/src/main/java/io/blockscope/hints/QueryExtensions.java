@@ -9,18 +9,18 @@ import java.util.regex.Pattern;
 
 /**
  * The blockscope hints of one statement, read from its hint comment the way Phoenix reads hints:
- * the comment must follow the statement's first keyword ({@code SELECT}, {@code UPSERT},
- * {@code DELETE}, after an optional {@code EXPLAIN}), words are separated by white space and
- * parentheses, case does not matter, and words blockscope does not know are left to Phoenix
- * (which ignores the ones it does not know either).
+ * the comment must follow the statement's first keyword ({@code SELECT}, {@code UPSERT}, {@code
+ * DELETE}, after an optional {@code EXPLAIN}), words are separated by white space and parentheses,
+ * case does not matter, and words blockscope does not know are left to Phoenix (which ignores the
+ * ones it does not know either).
  *
  * <ul>
  *   <li>{@code NO_CACHE}: every scan of the query runs with block caching off (enforced).
- *   <li>{@code SERIAL}: the query's region scans one at a time, in key order (enforced where
- *       serial execution returns the same rows; see {@code SerialPlans}).
+ *   <li>{@code SERIAL}: the query's region scans one at a time, in key order (enforced where serial
+ *       execution returns the same rows; see {@code SerialPlans}).
  *   <li>{@code PROFILE} or {@code PROFILE(COUNT|TIME)}: the query's server-side costs, per region,
- *       counted at least at the level given (COUNT if none), read with
- *       {@link BlockscopeResultSet#profile()}.
+ *       counted at least at the level given (COUNT if none), read with {@link
+ *       BlockscopeResultSet#profile()}.
  * </ul>
  *
  * <p>These three take no other arguments: {@code SERIAL(2)} or {@code PROFILE(FAST)} is an error
@@ -28,10 +28,13 @@ import java.util.regex.Pattern;
  */
 public record QueryExtensions(boolean noCache, boolean serial, Profile profile, boolean explain) {
   /** What a profiled query collects. */
-  public enum Profile { NONE, COUNT, TIME }
+  public enum Profile {
+    NONE,
+    COUNT,
+    TIME
+  }
 
-  public static final QueryExtensions NONE =
-      new QueryExtensions(false, false, Profile.NONE, false);
+  public static final QueryExtensions NONE = new QueryExtensions(false, false, Profile.NONE, false);
 
   /** SQL state of a syntax error (ISO/ANSI SQL). */
   static final String SYNTAX_ERROR = "42601";
@@ -83,8 +86,8 @@ public record QueryExtensions(boolean noCache, boolean serial, Profile profile, 
             }
             String level = tokens.get(i + 2).toUpperCase(Locale.ROOT);
             if (!level.equals("COUNT") && !level.equals("TIME")) {
-              throw malformed(hint,
-                  "unknown PROFILE argument '" + tokens.get(i + 2) + "': use COUNT or TIME");
+              throw malformed(
+                  hint, "unknown PROFILE argument '" + tokens.get(i + 2) + "': use COUNT or TIME");
             }
             profile = Profile.valueOf(level);
             i += 3;
@@ -99,17 +102,16 @@ public record QueryExtensions(boolean noCache, boolean serial, Profile profile, 
   }
 
   /**
-   * The scan of a statement's head: what comes before its hint comment. Each step moves forward
-   * and looks at a character at most twice (an unterminated comment is looked for once, by
-   * {@code indexOf}), so a head of any length costs time linear in its length and a constant
-   * stack.
+   * The scan of a statement's head: what comes before its hint comment. Each step moves forward and
+   * looks at a character at most twice (an unterminated comment is looked for once, by {@code
+   * indexOf}), so a head of any length costs time linear in its length and a constant stack.
    *
    * <p>It accepts the heads the regular expression it replaced accepted, with one difference: a
    * comment ends at its first <code>*&#47;</code>, as in Phoenix's lexer, where the expression's
    * backtracking could stretch it to a later one. The expression took time quadratic in a run of
-   * leading white space when the statement had no hint (issue 14: 100 KB of spaces before
-   * {@code SELECT * FROM t} took six minutes), and recursed once per leading comment, so a
-   * script's few thousand comment lines threw {@link StackOverflowError}.
+   * leading white space when the statement had no hint (issue 14: 100 KB of spaces before {@code
+   * SELECT * FROM t} took six minutes), and recursed once per leading comment, so a script's few
+   * thousand comment lines threw {@link StackOverflowError}.
    */
   record Head(boolean explain, String hint) {
     /** The head of {@code sql}, or null if it has no hint comment where Phoenix reads one. */
@@ -141,9 +143,8 @@ public record QueryExtensions(boolean noCache, boolean serial, Profile profile, 
     }
 
     /**
-     * The index of the statement's first keyword: past white space, {@code --} comments (each
-     * ended by a newline) and {@code /*} comments that are not hints; -1 if a comment is not
-     * terminated.
+     * The index of the statement's first keyword: past white space, {@code --} comments (each ended
+     * by a newline) and {@code /*} comments that are not hints; -1 if a comment is not terminated.
      */
     static int statementStart(String sql) {
       int i = 0;
@@ -196,13 +197,12 @@ public record QueryExtensions(boolean noCache, boolean serial, Profile profile, 
   }
 
   private static SQLException malformed(String hint, String why) {
-    return new SQLException("blockscope: malformed hint /*+" + hint + "*/: " + why,
-        SYNTAX_ERROR);
+    return new SQLException("blockscope: malformed hint /*+" + hint + "*/: " + why, SYNTAX_ERROR);
   }
 
   /**
-   * The lines EXPLAIN adds for these extensions, given why SERIAL could not be applied to parts
-   * of the plan (empty if it was applied everywhere).
+   * The lines EXPLAIN adds for these extensions, given why SERIAL could not be applied to parts of
+   * the plan (empty if it was applied everywhere).
    */
   public List<String> explainLines(List<String> serialRefused) {
     List<String> lines = new ArrayList<>();
@@ -210,14 +210,19 @@ public record QueryExtensions(boolean noCache, boolean serial, Profile profile, 
       lines.add("BLOCKSCOPE NO_CACHE: every scan of this query runs with block caching off");
     }
     if (serial) {
-      lines.add(serialRefused.isEmpty()
-          ? "BLOCKSCOPE SERIAL: region scans run one at a time, in key order"
-          : "BLOCKSCOPE SERIAL: not applied (" + String.join("; ", serialRefused)
-              + "); runs as Phoenix plans it");
+      lines.add(
+          serialRefused.isEmpty()
+              ? "BLOCKSCOPE SERIAL: region scans run one at a time, in key order"
+              : "BLOCKSCOPE SERIAL: not applied ("
+                  + String.join("; ", serialRefused)
+                  + "); runs as Phoenix plans it");
     }
     if (profile != Profile.NONE) {
-      lines.add("BLOCKSCOPE PROFILE(" + profile + "): server-side costs per region, read with"
-          + " BlockscopeResultSet.profile()");
+      lines.add(
+          "BLOCKSCOPE PROFILE("
+              + profile
+              + "): server-side costs per region, read with"
+              + " BlockscopeResultSet.profile()");
     }
     return lines;
   }

@@ -8,10 +8,10 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * A profiled query's server-side costs, per region and in total, as the blockscope coprocessor
- * on each region server recorded them for the query's id. Cost names are blockscope's metric
- * names (docs/metrics.md): {@code blockCache.hit.data}, {@code fs.read.bytes.data},
- * {@code checksum.nanos}, {@code decompress.GZ.nanos}, {@code decode.FAST_DIFF.cells}, ...
+ * A profiled query's server-side costs, per region and in total, as the blockscope coprocessor on
+ * each region server recorded them for the query's id. Cost names are blockscope's metric names
+ * (docs/metrics.md): {@code blockCache.hit.data}, {@code fs.read.bytes.data}, {@code
+ * checksum.nanos}, {@code decompress.GZ.nanos}, {@code decode.FAST_DIFF.cells}, ...
  */
 public final class QueryProfile {
   /** One region's part. */
@@ -86,13 +86,23 @@ public final class QueryProfile {
   }
 
   /**
-   * The profile as a text block, one line per region and a total, like EXPLAIN ANALYZE. Times
-   * are zero unless the query ran at level TIME ({@code PROFILE(TIME)} or the table's level).
+   * The profile as a text block, one line per region and a total, like EXPLAIN ANALYZE. Times are
+   * zero unless the query ran at level TIME ({@code PROFILE(TIME)} or the table's level).
    */
   public String toText() {
     List<List<String>> rows = new ArrayList<>();
-    rows.add(List.of("region", "rows", "cache hits", "cache misses", "fs blocks", "fs bytes",
-        "checksum ms", "decompress ms", "decode ms", "cells decoded"));
+    rows.add(
+        List.of(
+            "region",
+            "rows",
+            "cache hits",
+            "cache misses",
+            "fs blocks",
+            "fs bytes",
+            "checksum ms",
+            "decompress ms",
+            "decode ms",
+            "cells decoded"));
     for (Region r : regions) {
       rows.add(row(r.table() + "/" + r.region(), r.rows(), r.costs()));
     }
@@ -103,8 +113,8 @@ public final class QueryProfile {
         width[i] = Math.max(width[i], r.get(i).length());
       }
     }
-    StringBuilder b = new StringBuilder("PROFILE " + queryId + " (" + regions.size()
-        + " regions)\n");
+    StringBuilder b =
+        new StringBuilder("PROFILE " + queryId + " (" + regions.size() + " regions)\n");
     for (List<String> r : rows) {
       for (int i = 0; i < r.size(); i++) {
         String cell = r.get(i);

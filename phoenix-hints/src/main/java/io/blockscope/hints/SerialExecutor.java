@@ -33,14 +33,14 @@ import org.apache.phoenix.util.SQLCloseable;
  *
  * <p>Phoenix's query timeout ({@code phoenix.query.timeoutMs}, {@code Statement.setQueryTimeout})
  * is applied by {@code BaseResultIterators.getIterators}, which asks for each task's result with
- * {@code get(timeLeft, MILLISECONDS)} and turns a {@link TimeoutException} into its
- * {@code SQLTimeoutException} (error 6000, state TIM01). A deferred task asked for that way runs
- * on Phoenix's pool, started when asked for, while the asking thread waits at most the time given;
- * so one task still runs at a time and the query's timeout holds. On a timeout Phoenix cancels
- * every task: the ones not started never run, and the one running (a region scan Phoenix does not
- * interrupt, as it does not interrupt its own) has what it returns closed when it returns.
- * Asked for without a time limit (a hash join's sub-plans, {@code HashJoinPlan.iterator}), a task
- * runs in the asking thread as before.
+ * {@code get(timeLeft, MILLISECONDS)} and turns a {@link TimeoutException} into its {@code
+ * SQLTimeoutException} (error 6000, state TIM01). A deferred task asked for that way runs on
+ * Phoenix's pool, started when asked for, while the asking thread waits at most the time given; so
+ * one task still runs at a time and the query's timeout holds. On a timeout Phoenix cancels every
+ * task: the ones not started never run, and the one running (a region scan Phoenix does not
+ * interrupt, as it does not interrupt its own) has what it returns closed when it returns. Asked
+ * for without a time limit (a hash join's sub-plans, {@code HashJoinPlan.iterator}), a task runs in
+ * the asking thread as before.
  */
 final class SerialExecutor extends ThreadPoolExecutor {
   private static final Field PLAN = planField();
@@ -60,8 +60,10 @@ final class SerialExecutor extends ThreadPoolExecutor {
       f.setAccessible(true);
       return f;
     } catch (NoSuchFieldException e) {
-      throw new IllegalStateException("blockscope SERIAL: this Phoenix has no "
-          + "BaseResultIterators.plan (built against Phoenix 5.2.1)", e);
+      throw new IllegalStateException(
+          "blockscope SERIAL: this Phoenix has no "
+              + "BaseResultIterators.plan (built against Phoenix 5.2.1)",
+          e);
     }
   }
 
@@ -71,8 +73,8 @@ final class SerialExecutor extends ThreadPoolExecutor {
   }
 
   /**
-   * A region-scan task names its {@code BaseResultIterators} as job id, whose plan says whether
-   * it is deferred; a hash join's sub-plan task names the {@code HashJoinPlan} itself.
+   * A region-scan task names its {@code BaseResultIterators} as job id, whose plan says whether it
+   * is deferred; a hash join's sub-plan task names the {@code HashJoinPlan} itself.
    */
   private static boolean deferred(Callable<?> task) {
     if (!(task instanceof JobManager.JobCallable<?> job)) {
@@ -94,7 +96,8 @@ final class SerialExecutor extends ThreadPoolExecutor {
 
   @Override
   public <T> Future<T> submit(Callable<T> task) {
-    return deferred(task) ? new RunOnGet<>((JobManager.JobCallable<T>) task, pool)
+    return deferred(task)
+        ? new RunOnGet<>((JobManager.JobCallable<T>) task, pool)
         : pool.submit(task);
   }
 
@@ -155,23 +158,24 @@ final class SerialExecutor extends ThreadPoolExecutor {
         throws InterruptedException, ExecutionException, TimeoutException {
       if (started.compareAndSet(false, true)) {
         // A job as Phoenix submits it: its pool's (instrumented) tasks need the job id and metrics.
-        pool.submit(new JobManager.JobCallable<Void>() {
-          @Override
-          public Void call() {
-            runOnPool();
-            return null;
-          }
+        pool.submit(
+            new JobManager.JobCallable<Void>() {
+              @Override
+              public Void call() {
+                runOnPool();
+                return null;
+              }
 
-          @Override
-          public Object getJobId() {
-            return job.getJobId();
-          }
+              @Override
+              public Object getJobId() {
+                return job.getJobId();
+              }
 
-          @Override
-          public TaskExecutionMetricsHolder getTaskExecutionMetric() {
-            return job.getTaskExecutionMetric();
-          }
-        });
+              @Override
+              public TaskExecutionMetricsHolder getTaskExecutionMetric() {
+                return job.getTaskExecutionMetric();
+              }
+            });
       }
       return super.get(timeout, unit);
     }

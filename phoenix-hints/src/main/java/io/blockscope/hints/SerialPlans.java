@@ -4,11 +4,11 @@ import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.phoenix.compile.GroupByCompiler.GroupBy;
-import org.apache.phoenix.compile.QueryPlan;
 import org.apache.phoenix.compile.OrderByCompiler.OrderBy;
+import org.apache.phoenix.compile.QueryPlan;
 import org.apache.phoenix.execute.AggregatePlan;
-import org.apache.phoenix.execute.ClientScanPlan;
 import org.apache.phoenix.execute.BaseQueryPlan;
+import org.apache.phoenix.execute.ClientScanPlan;
 import org.apache.phoenix.execute.DelegateQueryPlan;
 import org.apache.phoenix.execute.HashJoinPlan;
 import org.apache.phoenix.execute.ScanPlan;
@@ -24,20 +24,20 @@ import org.apache.phoenix.util.ScanUtil;
 /**
  * SERIAL for the plans Phoenix would run in parallel although the hint asks otherwise.
  *
- * <p>A {@link ScanPlan} or {@link AggregatePlan} runs its region scans through
- * {@code SerialIterators} when its private {@code isSerial} flag is set: one scanner at a time,
- * each opened when the previous one is exhausted and closed, in key order (reverse order for a
- * reverse scan). Phoenix sets the flag from the hint only for a LIMIT without filter
- * ({@code ScanPlan.isSerial}) or for aggregates ({@code AggregatePlan}'s constructor), so the
- * flag is set here on every plan of the tree where serial execution returns the same rows:
- * plans whose results need no merge across regions. A scan sorted on other columns is first
- * rewritten to sort on the client ({@link #sortOnClient}); a GROUP BY that is not along the row
- * key keeps Phoenix's parallel plan and merge, with its region tasks run one by one
- * ({@link SerialExecutor}). A hash join's sub-plans run one after the other before its left
- * side ({@link SerialExecutor} again); a sort-merge join's sides are read whole one after the
- * other ({@link OneSideAtATime}); a UNION ALL reads its branches in turn (with ORDER BY, sorted
- * on the client). Only a salted table or local index read in row-key order still needs its
- * scans merged side by side: it is left as Phoenix planned it, and the reason is reported.
+ * <p>A {@link ScanPlan} or {@link AggregatePlan} runs its region scans through {@code
+ * SerialIterators} when its private {@code isSerial} flag is set: one scanner at a time, each
+ * opened when the previous one is exhausted and closed, in key order (reverse order for a reverse
+ * scan). Phoenix sets the flag from the hint only for a LIMIT without filter ({@code
+ * ScanPlan.isSerial}) or for aggregates ({@code AggregatePlan}'s constructor), so the flag is set
+ * here on every plan of the tree where serial execution returns the same rows: plans whose results
+ * need no merge across regions. A scan sorted on other columns is first rewritten to sort on the
+ * client ({@link #sortOnClient}); a GROUP BY that is not along the row key keeps Phoenix's parallel
+ * plan and merge, with its region tasks run one by one ({@link SerialExecutor}). A hash join's
+ * sub-plans run one after the other before its left side ({@link SerialExecutor} again); a
+ * sort-merge join's sides are read whole one after the other ({@link OneSideAtATime}); a UNION ALL
+ * reads its branches in turn (with ORDER BY, sorted on the client). Only a salted table or local
+ * index read in row-key order still needs its scans merged side by side: it is left as Phoenix
+ * planned it, and the reason is reported.
  */
 final class SerialPlans {
   private static final Field SCAN_SERIAL = field(ScanPlan.class);
@@ -58,8 +58,11 @@ final class SerialPlans {
       f.setAccessible(true);
       return f;
     } catch (NoSuchFieldException e) {
-      throw new IllegalStateException("blockscope SERIAL: this Phoenix has no "
-          + type.getName() + ".isSerial (built against Phoenix 5.2.1)", e);
+      throw new IllegalStateException(
+          "blockscope SERIAL: this Phoenix has no "
+              + type.getName()
+              + ".isSerial (built against Phoenix 5.2.1)",
+          e);
     }
   }
 
@@ -72,8 +75,13 @@ final class SerialPlans {
       f.setAccessible(true);
       return f;
     } catch (NoSuchFieldException e) {
-      throw new IllegalStateException("blockscope SERIAL: this Phoenix has no "
-          + type.getName() + "." + name + " (built against Phoenix 5.2.1)", e);
+      throw new IllegalStateException(
+          "blockscope SERIAL: this Phoenix has no "
+              + type.getName()
+              + "."
+              + name
+              + " (built against Phoenix 5.2.1)",
+          e);
     }
   }
 
@@ -94,8 +102,10 @@ final class SerialPlans {
       f.setAccessible(true);
       return f;
     } catch (NoSuchFieldException e) {
-      throw new IllegalStateException("blockscope SERIAL: this Phoenix has no "
-          + "SelectStatement.hint (built against Phoenix 5.2.1)", e);
+      throw new IllegalStateException(
+          "blockscope SERIAL: this Phoenix has no "
+              + "SelectStatement.hint (built against Phoenix 5.2.1)",
+          e);
     }
   }
 
@@ -107,12 +117,12 @@ final class SerialPlans {
   }
 
   /**
-   * A plan whose top is a scan sorted on columns outside the row key, rewritten so that it can
-   * run serially: the regions' rows, each region still sorted (and cut to the LIMIT) on its
-   * server as Phoenix asked ({@code ScanPlan}'s constructor put that in the scan), come back one
-   * region after the other, and the client sorts them all again ({@link ClientScanPlan}, which
-   * spools to disk past {@code phoenix.query.spoolThresholdBytes}) instead of merging the regions'
-   * streams side by side. Any other plan comes back as it was.
+   * A plan whose top is a scan sorted on columns outside the row key, rewritten so that it can run
+   * serially: the regions' rows, each region still sorted (and cut to the LIMIT) on its server as
+   * Phoenix asked ({@code ScanPlan}'s constructor put that in the scan), come back one region after
+   * the other, and the client sorts them all again ({@link ClientScanPlan}, which spools to disk
+   * past {@code phoenix.query.spoolThresholdBytes}) instead of merging the regions' streams side by
+   * side. Any other plan comes back as it was.
    */
   static QueryPlan sortOnClient(QueryPlan root) throws java.sql.SQLException {
     if (root instanceof UnionPlan u && !u.getOrderBy().getOrderByExpressions().isEmpty()) {
@@ -122,11 +132,28 @@ final class SerialPlans {
       for (QueryPlan branch : u.getSubPlans()) {
         branches.add(sortOnClient(branch));
       }
-      UnionPlan concatenated = new UnionPlan(u.getContext(), u.getStatement(), u.getTableRef(),
-          u.getProjector(), null, null, OrderBy.EMPTY_ORDER_BY, GroupBy.EMPTY_GROUP_BY,
-          branches, u.getParameterMetaData());
-      return new ClientScanPlan(u.getContext(), u.getStatement(), u.getTableRef(),
-          u.getProjector(), u.getLimit(), u.getOffset(), null, u.getOrderBy(), concatenated);
+      UnionPlan concatenated =
+          new UnionPlan(
+              u.getContext(),
+              u.getStatement(),
+              u.getTableRef(),
+              u.getProjector(),
+              null,
+              null,
+              OrderBy.EMPTY_ORDER_BY,
+              GroupBy.EMPTY_GROUP_BY,
+              branches,
+              u.getParameterMetaData());
+      return new ClientScanPlan(
+          u.getContext(),
+          u.getStatement(),
+          u.getTableRef(),
+          u.getProjector(),
+          u.getLimit(),
+          u.getOffset(),
+          null,
+          u.getOrderBy(),
+          concatenated);
     }
     if (!(root instanceof ScanPlan s) || s.getOrderBy().getOrderByExpressions().isEmpty()) {
       return root;
@@ -135,11 +162,29 @@ final class SerialPlans {
     if (table.getBucketNum() != null || table.getIndexType() == IndexType.LOCAL) {
       return root;
     }
-    ScanPlan unsorted = new ScanPlan(s.getContext(), s.getStatement(), s.getTableRef(),
-        s.getProjector(), null, null, OrderBy.EMPTY_ORDER_BY, null, false, null,
-        org.apache.phoenix.thirdparty.com.google.common.base.Optional.<byte[]>absent());
-    return new ClientScanPlan(s.getContext(), s.getStatement(), s.getTableRef(),
-        s.getProjector(), s.getLimit(), s.getOffset(), null, s.getOrderBy(), unsorted);
+    ScanPlan unsorted =
+        new ScanPlan(
+            s.getContext(),
+            s.getStatement(),
+            s.getTableRef(),
+            s.getProjector(),
+            null,
+            null,
+            OrderBy.EMPTY_ORDER_BY,
+            null,
+            false,
+            null,
+            org.apache.phoenix.thirdparty.com.google.common.base.Optional.<byte[]>absent());
+    return new ClientScanPlan(
+        s.getContext(),
+        s.getStatement(),
+        s.getTableRef(),
+        s.getProjector(),
+        s.getLimit(),
+        s.getOffset(),
+        null,
+        s.getOrderBy(),
+        unsorted);
   }
 
   private static void visit(QueryPlan p, List<String> refused) throws java.sql.SQLException {
@@ -214,10 +259,10 @@ final class SerialPlans {
   }
 
   /**
-   * Serial where that keeps the rows; parallel, with the reason reported, where it would not.
-   * The second case also undoes Phoenix's own choice: Phoenix 5.2.1 makes an aggregate serial on
-   * the hint alone, and a GROUP BY that is not along the row key then returns each region's
-   * groups unmerged (HintsSerialIT shows 44 groups for 11 on four regions).
+   * Serial where that keeps the rows; parallel, with the reason reported, where it would not. The
+   * second case also undoes Phoenix's own choice: Phoenix 5.2.1 makes an aggregate serial on the
+   * hint alone, and a GROUP BY that is not along the row key then returns each region's groups
+   * unmerged (HintsSerialIT shows 44 groups for 11 on four regions).
    */
   private static void set(Field f, QueryPlan p, String why, List<String> refused) {
     if (why == null) {
@@ -235,9 +280,9 @@ final class SerialPlans {
 
   /**
    * Phoenix's {@code SerialIterators} insists on the SERIAL hint in the plan's own statement; a
-   * union branch or a join's sub-query is a statement of its own, parsed with its own hints, so
-   * the query's hint is added to it. Each plan has its own parsed statement, so nothing outside
-   * this query sees the change.
+   * union branch or a join's sub-query is a statement of its own, parsed with its own hints, so the
+   * query's hint is added to it. Each plan has its own parsed statement, so nothing outside this
+   * query sees the change.
    */
   private static void hint(QueryPlan p) {
     if (p.getStatement() instanceof SelectStatement s && !s.getHint().hasHint(Hint.SERIAL)) {
@@ -255,9 +300,10 @@ final class SerialPlans {
       return "ORDER BY on columns outside the row key merges every region's sorted rows";
     }
     PTable table = p.getTableRef().getTable();
-    boolean keyOrderAcrossScans = table.getBucketNum() != null
-        || table.getIndexType() == IndexType.LOCAL;
-    if (keyOrderAcrossScans && groupBy == null
+    boolean keyOrderAcrossScans =
+        table.getBucketNum() != null || table.getIndexType() == IndexType.LOCAL;
+    if (keyOrderAcrossScans
+        && groupBy == null
         && ScanUtil.shouldRowsBeInRowKeyOrder(p.getOrderBy(), p.getContext())) {
       // ScanPlan would merge the scans of the salt buckets (or local index regions) by row key;
       // read one after the other they would come back bucket by bucket.

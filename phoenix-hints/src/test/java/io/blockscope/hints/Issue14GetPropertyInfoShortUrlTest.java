@@ -13,8 +13,8 @@ import org.junit.Test;
 /**
  * Issue 14: {@code BlockscopeDriver.getPropertyInfo} cut {@code jdbc:blockscope:} off any URL it
  * was given, so a URL shorter than that threw {@link StringIndexOutOfBoundsException} (and null a
- * NullPointerException), and a foreign URL went to Phoenix mangled. JDBC tools ask every
- * registered driver; a driver that does not accept the URL answers with no properties.
+ * NullPointerException), and a foreign URL went to Phoenix mangled. JDBC tools ask every registered
+ * driver; a driver that does not accept the URL answers with no properties.
  */
 public class Issue14GetPropertyInfoShortUrlTest {
   private final BlockscopeDriver driver = new BlockscopeDriver();
@@ -31,7 +31,9 @@ public class Issue14GetPropertyInfoShortUrlTest {
 
   @Test
   public void aForeignUrl() throws SQLException {
-    assertNoProperties("jdbc:mysql://localhost:3306/test", "jdbc:phoenix:localhost:2181:/hbase",
+    assertNoProperties(
+        "jdbc:mysql://localhost:3306/test",
+        "jdbc:phoenix:localhost:2181:/hbase",
         "JDBC:BLOCKSCOPE:PHOENIX:zk");
   }
 
@@ -49,12 +51,13 @@ public class Issue14GetPropertyInfoShortUrlTest {
 
   @Test
   public void aBlockscopeUrlGetsPhoenixsAnswer() throws SQLException {
-    for (String url : new String[] {"jdbc:blockscope:phoenix",
-        "jdbc:blockscope:phoenix:localhost:2181:/hbase"}) {
+    for (String url :
+        new String[] {"jdbc:blockscope:phoenix", "jdbc:blockscope:phoenix:localhost:2181:/hbase"}) {
       DriverPropertyInfo[] ours = driver.getPropertyInfo(url, new Properties());
       assertNotNull(url, ours);
-      DriverPropertyInfo[] phoenix = PhoenixDriver.INSTANCE.getPropertyInfo(
-          BlockscopeDriver.phoenixUrl(url), new Properties());
+      DriverPropertyInfo[] phoenix =
+          PhoenixDriver.INSTANCE.getPropertyInfo(
+              BlockscopeDriver.phoenixUrl(url), new Properties());
       assertArrayEquals(url, phoenix, ours);
     }
   }

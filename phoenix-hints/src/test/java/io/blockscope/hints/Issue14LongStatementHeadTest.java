@@ -10,11 +10,10 @@ import org.junit.Test;
 
 /**
  * Issue 14: the hint parser was a regular expression that skipped the white space and comments
- * before the statement with a repeated group, which backtracked. A statement with 100 KB of
- * leading white space and no hint took 377 s to parse (quadratic: 5 KB took 1.2 s, 20 KB 15 s),
- * and a few thousand leading comments threw {@link StackOverflowError} out of
- * {@code Statement.execute}. Each test gives the parse 10 s, far more than the linear scan needs
- * on a loaded machine.
+ * before the statement with a repeated group, which backtracked. A statement with 100 KB of leading
+ * white space and no hint took 377 s to parse (quadratic: 5 KB took 1.2 s, 20 KB 15 s), and a few
+ * thousand leading comments threw {@link StackOverflowError} out of {@code Statement.execute}. Each
+ * test gives the parse 10 s, far more than the linear scan needs on a loaded machine.
  */
 public class Issue14LongStatementHeadTest {
   private static final int KB100 = 100_000;
@@ -22,16 +21,27 @@ public class Issue14LongStatementHeadTest {
   @Test(timeout = 10_000)
   public void whiteSpaceBeforeAStatementWithoutHint() throws SQLException {
     assertFalse(QueryExtensions.parse(" ".repeat(KB100) + "SELECT * FROM t").any());
-    assertFalse(QueryExtensions.parse(" \t\r\n\f\u000B".repeat(KB100 / 6) + "SELECT * FROM t").any());
-    assertFalse("a hint after the table is not read",
+    assertFalse(
+        QueryExtensions.parse(" \t\r\n\f\u000B".repeat(KB100 / 6) + "SELECT * FROM t").any());
+    assertFalse(
+        "a hint after the table is not read",
         QueryExtensions.parse(" ".repeat(KB100) + "SELECT * FROM t /*+ SERIAL */").any());
   }
 
   @Test(timeout = 10_000)
   public void whiteSpaceBeforeAHintedStatement() throws SQLException {
-    QueryExtensions e = QueryExtensions.parse(
-        "\n".repeat(KB100) + "EXPLAIN" + " ".repeat(KB100) + "SELECT" + " ".repeat(KB100)
-            + "/*+" + " ".repeat(KB100) + "SERIAL" + " ".repeat(KB100) + "*/ * FROM t");
+    QueryExtensions e =
+        QueryExtensions.parse(
+            "\n".repeat(KB100)
+                + "EXPLAIN"
+                + " ".repeat(KB100)
+                + "SELECT"
+                + " ".repeat(KB100)
+                + "/*+"
+                + " ".repeat(KB100)
+                + "SERIAL"
+                + " ".repeat(KB100)
+                + "*/ * FROM t");
     assertTrue(e.serial());
     assertTrue(e.explain());
   }
@@ -49,8 +59,11 @@ public class Issue14LongStatementHeadTest {
     String blocks = "/* c */ ".repeat(KB100 / 8);
     assertTrue(QueryExtensions.parse(lines + "SELECT /*+ SERIAL */ * FROM t").serial());
     assertTrue(QueryExtensions.parse(blocks + "SELECT /*+ SERIAL */ * FROM t").serial());
-    assertTrue(QueryExtensions.parse(lines + blocks + " \n".repeat(KB100)
-        + "delete /*+ PROFILE(time) */ FROM t").profile() == QueryExtensions.Profile.TIME);
+    assertTrue(
+        QueryExtensions.parse(
+                    lines + blocks + " \n".repeat(KB100) + "delete /*+ PROFILE(time) */ FROM t")
+                .profile()
+            == QueryExtensions.Profile.TIME);
     assertFalse(QueryExtensions.parse(blocks + "SELECT * FROM t").any());
     assertFalse(QueryExtensions.parse("/**/".repeat(KB100 / 4) + "SELECT /*+").any());
   }
@@ -59,12 +72,14 @@ public class Issue14LongStatementHeadTest {
   public void unterminatedCommentsMeanNoHint() throws SQLException {
     assertFalse(QueryExtensions.parse("/*" + " ".repeat(KB100)).any());
     assertFalse(QueryExtensions.parse("/*".repeat(KB100 / 2)).any());
-    assertFalse(QueryExtensions.parse("/* ".repeat(KB100 / 3) + "SELECT /*+ SERIAL */ * FROM t")
-        .any());
-    assertFalse("a line comment that no newline ends",
+    assertFalse(
+        QueryExtensions.parse("/* ".repeat(KB100 / 3) + "SELECT /*+ SERIAL */ * FROM t").any());
+    assertFalse(
+        "a line comment that no newline ends",
         QueryExtensions.parse("--" + " ".repeat(KB100) + "SELECT /*+ SERIAL */ * FROM t").any());
     assertFalse(QueryExtensions.parse("SELECT /*+ SERIAL" + " ".repeat(KB100)).any());
-    assertFalse("a stray end of comment after many comments",
+    assertFalse(
+        "a stray end of comment after many comments",
         QueryExtensions.parse("/* a */ ".repeat(KB100 / 8) + "*/ SELECT /*+ SERIAL */ 1").any());
   }
 
@@ -76,16 +91,25 @@ public class Issue14LongStatementHeadTest {
   public void aCommentEndsAtItsFirstEnd() throws SQLException {
     assertFalse(QueryExtensions.parse("/* a */ b */ SELECT /*+ SERIAL */ * FROM t").any());
     assertTrue(QueryExtensions.parse("/* a **/SELECT/*+SERIAL*/ * FROM t").serial());
-    assertFalse("the end of a comment is not its start",
+    assertFalse(
+        "the end of a comment is not its start",
         QueryExtensions.parse("/*/ SELECT /*+ SERIAL */ * FROM t").any());
   }
 
   @Test(timeout = 10_000)
   public void malformedArgumentsAfterALongHeadAreStillSyntaxErrors() {
-    SQLException e = assertThrows(SQLException.class, () -> QueryExtensions.parse(
-        " ".repeat(KB100) + "-- x\n".repeat(KB100 / 5) + "SELECT /*+ PROFILE(FAST) */ 1"));
+    SQLException e =
+        assertThrows(
+            SQLException.class,
+            () ->
+                QueryExtensions.parse(
+                    " ".repeat(KB100)
+                        + "-- x\n".repeat(KB100 / 5)
+                        + "SELECT /*+ PROFILE(FAST) */ 1"));
     assertEquals(QueryExtensions.SYNTAX_ERROR, e.getSQLState());
-    assertEquals("blockscope: malformed hint /*+ PROFILE(FAST) */: unknown PROFILE argument"
-        + " 'FAST': use COUNT or TIME", e.getMessage());
+    assertEquals(
+        "blockscope: malformed hint /*+ PROFILE(FAST) */: unknown PROFILE argument"
+            + " 'FAST': use COUNT or TIME",
+        e.getMessage());
   }
 }

@@ -25,17 +25,18 @@ import org.junit.Test;
 
 /**
  * Issue 14: {@code SerialExecutor} ran a deferred region task in the thread that asked for its
- * result even when that thread asked with a time limit, and returned only when the task was
- * done, so Phoenix's query timeout ({@code BaseResultIterators.getIterators} asks each task with
- * {@code get(timeLeft, MILLISECONDS)} and turns the {@link TimeoutException} into its
- * SQLTimeoutException) never fired for a SERIAL GROUP BY. The slow step here is a task held on a
- * latch; the pool is Phoenix's own ({@code JobManager.createThreadPoolExec}, not instrumented:
- * that one needs log4j's metrics classes, which this module's tests do not have).
+ * result even when that thread asked with a time limit, and returned only when the task was done,
+ * so Phoenix's query timeout ({@code BaseResultIterators.getIterators} asks each task with {@code
+ * get(timeLeft, MILLISECONDS)} and turns the {@link TimeoutException} into its SQLTimeoutException)
+ * never fired for a SERIAL GROUP BY. The slow step here is a task held on a latch; the pool is
+ * Phoenix's own ({@code JobManager.createThreadPoolExec}, not instrumented: that one needs log4j's
+ * metrics classes, which this module's tests do not have).
  */
 public class Issue14SerialQueryTimeoutTest {
   private static final long TIMEOUT_MS = 200;
 
-  private final ThreadPoolExecutor phoenixPool = JobManager.createThreadPoolExec(60_000, 4, 100, false);
+  private final ThreadPoolExecutor phoenixPool =
+      JobManager.createThreadPoolExec(60_000, 4, 100, false);
   private final SerialExecutor executor = new SerialExecutor(phoenixPool);
   private final QueryPlan plan = plan();
   private final CountDownLatch release = new CountDownLatch(1);
@@ -48,14 +49,15 @@ public class Issue14SerialQueryTimeoutTest {
   }
 
   /** A region task held until the test releases it, returning an iterator that can be closed. */
-  private JobManager.JobCallable<SQLCloseable> slowTask(CountDownLatch started,
-      CountDownLatch closed, AtomicReference<Thread> ranIn) {
-    return job(() -> {
-      ranIn.set(Thread.currentThread());
-      started.countDown();
-      assertTrue("the test releases the task", release.await(30, TimeUnit.SECONDS));
-      return closed::countDown;
-    });
+  private JobManager.JobCallable<SQLCloseable> slowTask(
+      CountDownLatch started, CountDownLatch closed, AtomicReference<Thread> ranIn) {
+    return job(
+        () -> {
+          ranIn.set(Thread.currentThread());
+          started.countDown();
+          assertTrue("the test releases the task", release.await(30, TimeUnit.SECONDS));
+          return closed::countDown;
+        });
   }
 
   @Test(timeout = 20_000)
@@ -73,8 +75,7 @@ public class Issue14SerialQueryTimeoutTest {
     // BaseResultIterators.close after the timeout: cancel(false), no interrupt.
     assertTrue(f.cancel(false));
     release.countDown();
-    assertTrue("what the cancelled task returns is closed",
-        closed.await(10, TimeUnit.SECONDS));
+    assertTrue("what the cancelled task returns is closed", closed.await(10, TimeUnit.SECONDS));
   }
 
   @Test(timeout = 20_000)
@@ -84,10 +85,13 @@ public class Issue14SerialQueryTimeoutTest {
     AtomicReference<Thread> ranIn = new AtomicReference<>();
     Future<SQLCloseable> first = executor.submit(slowTask(started, new CountDownLatch(1), ranIn));
     AtomicInteger laterRuns = new AtomicInteger();
-    Future<SQLCloseable> second = executor.submit(job(() -> {
-      laterRuns.incrementAndGet();
-      return () -> {};
-    }));
+    Future<SQLCloseable> second =
+        executor.submit(
+            job(
+                () -> {
+                  laterRuns.incrementAndGet();
+                  return () -> {};
+                }));
 
     assertThrows(TimeoutException.class, () -> first.get(TIMEOUT_MS, TimeUnit.MILLISECONDS));
     first.cancel(false);
@@ -116,10 +120,13 @@ public class Issue14SerialQueryTimeoutTest {
   public void anUntimedGetRunsInTheAskingThread() throws Exception {
     SerialExecutor.defer(plan);
     AtomicReference<Thread> ranIn = new AtomicReference<>();
-    Future<SQLCloseable> f = executor.submit(job(() -> {
-      ranIn.set(Thread.currentThread());
-      return () -> {};
-    }));
+    Future<SQLCloseable> f =
+        executor.submit(
+            job(
+                () -> {
+                  ranIn.set(Thread.currentThread());
+                  return () -> {};
+                }));
     f.get();
     assertSame(Thread.currentThread(), ranIn.get());
   }
@@ -149,12 +156,16 @@ public class Issue14SerialQueryTimeoutTest {
   }
 
   private static QueryPlan plan() {
-    return (QueryPlan) Proxy.newProxyInstance(Issue14SerialQueryTimeoutTest.class.getClassLoader(),
-        new Class<?>[] {QueryPlan.class}, (proxy, m, args) -> switch (m.getName()) {
-          case "hashCode" -> System.identityHashCode(proxy);
-          case "equals" -> proxy == args[0];
-          case "toString" -> "a deferred plan";
-          default -> throw new UnsupportedOperationException(m.getName());
-        });
+    return (QueryPlan)
+        Proxy.newProxyInstance(
+            Issue14SerialQueryTimeoutTest.class.getClassLoader(),
+            new Class<?>[] {QueryPlan.class},
+            (proxy, m, args) ->
+                switch (m.getName()) {
+                  case "hashCode" -> System.identityHashCode(proxy);
+                  case "equals" -> proxy == args[0];
+                  case "toString" -> "a deferred plan";
+                  default -> throw new UnsupportedOperationException(m.getName());
+                });
   }
 }

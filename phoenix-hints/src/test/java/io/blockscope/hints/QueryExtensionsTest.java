@@ -22,9 +22,10 @@ public class QueryExtensionsTest {
 
   @Test
   public void wordsMixWithPhoenixHintsInAnyCase() throws SQLException {
-    QueryExtensions e = QueryExtensions.parse(
-        "  -- a comment\n /* not a hint */ Select /*+ index(t t_v2) no_cache  Serial "
-            + "profile(time) SMALL */ pk FROM t");
+    QueryExtensions e =
+        QueryExtensions.parse(
+            "  -- a comment\n /* not a hint */ Select /*+ index(t t_v2) no_cache  Serial "
+                + "profile(time) SMALL */ pk FROM t");
     assertTrue(e.noCache());
     assertTrue(e.serial());
     assertEquals(Profile.TIME, e.profile());
@@ -36,18 +37,20 @@ public class QueryExtensionsTest {
     QueryExtensions e = QueryExtensions.parse("EXPLAIN UPSERT /*+PROFILE*/ INTO t SELECT * FROM s");
     assertEquals(Profile.COUNT, e.profile());
     assertTrue(e.explain());
-    assertEquals(Profile.COUNT,
-        QueryExtensions.parse("DELETE /*+ PROFILE ( count ) */ FROM t").profile());
+    assertEquals(
+        Profile.COUNT, QueryExtensions.parse("DELETE /*+ PROFILE ( count ) */ FROM t").profile());
   }
 
   @Test
   public void noHintOrAHintPhoenixWouldNotReadMeansNoExtension() throws SQLException {
     assertFalse(QueryExtensions.parse("SELECT * FROM t").any());
     assertFalse(QueryExtensions.parse("SELECT /* NO_CACHE */ * FROM t").any());
-    assertFalse("Phoenix reads a hint only after the first keyword",
+    assertFalse(
+        "Phoenix reads a hint only after the first keyword",
         QueryExtensions.parse("SELECT * FROM t /*+ NO_CACHE */").any());
     assertFalse(QueryExtensions.parse("SELECT /*+ NOCACHE FULL_SCAN */ * FROM t").any());
-    assertFalse("a comma is not a separator, as in Phoenix",
+    assertFalse(
+        "a comma is not a separator, as in Phoenix",
         QueryExtensions.parse("SELECT /*+ NO_CACHE,SERIAL */ * FROM t").any());
     assertFalse(QueryExtensions.parse(null).any());
   }
@@ -62,10 +65,20 @@ public class QueryExtensionsTest {
 
   @Test
   public void malformedArgumentsAreSyntaxErrors() {
-    for (String hint : new String[] {"PROFILE(FAST)", "PROFILE()", "PROFILE(COUNT", "SERIAL(2)",
-        "NO_CACHE(t)", "PROFILE(COUNT TIME)"}) {
-      SQLException e = assertThrows(hint, SQLException.class,
-          () -> QueryExtensions.parse("SELECT /*+ " + hint + " */ * FROM t"));
+    for (String hint :
+        new String[] {
+          "PROFILE(FAST)",
+          "PROFILE()",
+          "PROFILE(COUNT",
+          "SERIAL(2)",
+          "NO_CACHE(t)",
+          "PROFILE(COUNT TIME)"
+        }) {
+      SQLException e =
+          assertThrows(
+              hint,
+              SQLException.class,
+              () -> QueryExtensions.parse("SELECT /*+ " + hint + " */ * FROM t"));
       assertEquals(QueryExtensions.SYNTAX_ERROR, e.getSQLState());
       assertTrue(e.getMessage(), e.getMessage().startsWith("blockscope: malformed hint /*+ "));
     }

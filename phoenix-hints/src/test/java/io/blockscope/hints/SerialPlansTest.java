@@ -14,7 +14,8 @@ public class SerialPlansTest {
     assertEquals(boolean.class, ScanPlan.class.getDeclaredField("isSerial").getType());
     assertEquals(boolean.class, AggregatePlan.class.getDeclaredField("isSerial").getType());
     assertTrue("no plan, nothing refused", SerialPlans.force(null).isEmpty());
-    assertEquals(org.apache.phoenix.compile.QueryPlan.class,
+    assertEquals(
+        org.apache.phoenix.compile.QueryPlan.class,
         org.apache.phoenix.iterate.BaseResultIterators.class.getDeclaredField("plan").getType());
   }
 }

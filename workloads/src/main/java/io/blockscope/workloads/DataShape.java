@@ -6,12 +6,12 @@ import java.util.Locale;
  * What the scratch tables hold.
  *
  * <ul>
- *   <li>{@link #SEEDS}: the seeds' Phoenix table (seed 000, 002): every workload applies;</li>
+ *   <li>{@link #SEEDS}: the seeds' Phoenix table (seed 000, 002): every workload applies;
  *   <li>{@link #PE}: HBase PerformanceEvaluation's shape (seed 003, 004): 10-byte zero-padded
- *       decimal keys, one 1,000-byte random value in {@code info:0}; a plain HBase table, so
- *       only the plain-HBase workloads apply;</li>
- *   <li>{@link #SAMPLE}: the first N rows of the user's own table, copied cell by cell
- *       ({@code --sample TABLE}); plain-HBase workloads only.</li>
+ *       decimal keys, one 1,000-byte random value in {@code info:0}; a plain HBase table, so only
+ *       the plain-HBase workloads apply;
+ *   <li>{@link #SAMPLE}: the first N rows of the user's own table, copied cell by cell ({@code
+ *       --sample TABLE}); plain-HBase workloads only.
  * </ul>
  */
 public enum DataShape {

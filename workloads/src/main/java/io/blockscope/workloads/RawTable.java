@@ -25,9 +25,9 @@ import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * Plain HBase tables written with the HBase client: PerformanceEvaluation's shape, a sample of a
- * user's table, or the seeds' shape ({@code (pk integer primary key, v1 float, v2 float)}: a
- * 4-byte big-endian key and two random float cells per row in family {@code f}, without
- * Phoenix's encoding; {@link SeedTable} writes the same rows through Phoenix).
+ * user's table, or the seeds' shape ({@code (pk integer primary key, v1 float, v2 float)}: a 4-byte
+ * big-endian key and two random float cells per row in family {@code f}, without Phoenix's
+ * encoding; {@link SeedTable} writes the same rows through Phoenix).
  */
 public final class RawTable {
   /** The family and qualifiers of the seeds' shape. */
@@ -46,9 +46,10 @@ public final class RawTable {
 
   /** Applies a configuration to a family: encoding, compression and checksum type. */
   public static ColumnFamilyDescriptor family(ColumnFamilyDescriptor base, TableConfig c) {
-    ColumnFamilyDescriptorBuilder b = ColumnFamilyDescriptorBuilder.newBuilder(base)
-        .setDataBlockEncoding(DataBlockEncoding.valueOf(c.encoding()))
-        .setCompressionType(Compression.Algorithm.valueOf(c.compression()));
+    ColumnFamilyDescriptorBuilder b =
+        ColumnFamilyDescriptorBuilder.newBuilder(base)
+            .setDataBlockEncoding(DataBlockEncoding.valueOf(c.encoding()))
+            .setCompressionType(Compression.Algorithm.valueOf(c.compression()));
     if (c.checksumAlgorithm() != null) {
       b.setConfiguration("hbase.hstore.checksum.algorithm", c.checksumAlgorithm());
     }
@@ -56,8 +57,9 @@ public final class RawTable {
   }
 
   /** Creates {@code table} with the given families, each set to the configuration. */
-  public static void create(Admin admin, TableName table, List<ColumnFamilyDescriptor> families,
-      TableConfig c) throws IOException {
+  public static void create(
+      Admin admin, TableName table, List<ColumnFamilyDescriptor> families, TableConfig c)
+      throws IOException {
     TableDescriptorBuilder t = TableDescriptorBuilder.newBuilder(table);
     for (ColumnFamilyDescriptor f : families) {
       t.setColumnFamily(family(f, c));
@@ -83,18 +85,18 @@ public final class RawTable {
   }
 
   /**
-   * Copies the first {@code rows} rows of {@code source} (newest version of each cell) into
-   * {@code target}, which must have the same families; returns up to 1,000 of the copied row
-   * keys, sampled uniformly (reservoir), for the point-read workloads. Only reads the source.
+   * Copies the first {@code rows} rows of {@code source} (newest version of each cell) into {@code
+   * target}, which must have the same families; returns up to 1,000 of the copied row keys, sampled
+   * uniformly (reservoir), for the point-read workloads. Only reads the source.
    */
-  public static List<byte[]> copySample(Connection c, TableName source, TableName target,
-      int rows, long seed) throws IOException {
+  public static List<byte[]> copySample(
+      Connection c, TableName source, TableName target, int rows, long seed) throws IOException {
     Random r = new Random(seed);
     List<byte[]> keys = new ArrayList<>();
     int seen = 0;
     try (Table src = c.getTable(source);
-        ResultScanner scanner = src.getScanner(new Scan().setLimit(rows).setCaching(500)
-            .setCacheBlocks(false));
+        ResultScanner scanner =
+            src.getScanner(new Scan().setLimit(rows).setCaching(500).setCacheBlocks(false));
         BufferedMutator m = c.getBufferedMutator(target)) {
       for (Result res : scanner) {
         Put put = new Put(res.getRow());
@@ -162,12 +164,14 @@ public final class RawTable {
 
   /** Creates a seed-shaped table: one family {@code f} with the spec's settings. */
   public static void create(Admin admin, Spec s) throws IOException {
-    TableDescriptorBuilder t = TableDescriptorBuilder.newBuilder(s.name)
-        .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(SEED_FAMILY)
-            .setDataBlockEncoding(s.encoding)
-            .setCompressionType(s.compression)
-            .setBlocksize(s.blockSize)
-            .build());
+    TableDescriptorBuilder t =
+        TableDescriptorBuilder.newBuilder(s.name)
+            .setColumnFamily(
+                ColumnFamilyDescriptorBuilder.newBuilder(SEED_FAMILY)
+                    .setDataBlockEncoding(s.encoding)
+                    .setCompressionType(s.compression)
+                    .setBlocksize(s.blockSize)
+                    .build());
     if (s.level != null) {
       t.setValue(Attributes.TABLE_LEVEL, s.level);
     }
@@ -193,9 +197,10 @@ public final class RawTable {
     try (Table t = c.getTable(name)) {
       List<Put> batch = new ArrayList<>(1000);
       for (int pk = 0; pk < rows; pk++) {
-        batch.add(new Put(seedRow(pk))
-            .addColumn(SEED_FAMILY, SEED_V1, Bytes.toBytes(r.nextFloat()))
-            .addColumn(SEED_FAMILY, SEED_V2, Bytes.toBytes(r.nextFloat())));
+        batch.add(
+            new Put(seedRow(pk))
+                .addColumn(SEED_FAMILY, SEED_V1, Bytes.toBytes(r.nextFloat()))
+                .addColumn(SEED_FAMILY, SEED_V2, Bytes.toBytes(r.nextFloat())));
         if (batch.size() == 1000) {
           t.put(batch);
           batch.clear();
@@ -209,7 +214,8 @@ public final class RawTable {
   /** Scans a table and returns how many cells came back. */
   public static long scanCells(Connection c, TableName name, Scan scan) throws IOException {
     long cells = 0;
-    try (Table t = c.getTable(name); ResultScanner rs = t.getScanner(scan)) {
+    try (Table t = c.getTable(name);
+        ResultScanner rs = t.getScanner(scan)) {
       for (Result res : rs) {
         cells += res.rawCells().length;
       }

@@ -7,10 +7,10 @@ import java.sql.Statement;
 import java.util.Random;
 
 /**
- * The seeds' Phoenix table, {@code (pk INTEGER PRIMARY KEY, v1 FLOAT, v2 FLOAT)} with random
- * values in [0, 1): seed 000 and 002 load it by doubling; here a source table is written once
- * with a fixed random seed and copied into one table per configuration, so every configuration
- * holds exactly the same rows.
+ * The seeds' Phoenix table, {@code (pk INTEGER PRIMARY KEY, v1 FLOAT, v2 FLOAT)} with random values
+ * in [0, 1): seed 000 and 002 load it by doubling; here a source table is written once with a fixed
+ * random seed and copied into one table per configuration, so every configuration holds exactly the
+ * same rows.
  */
 public final class SeedTable {
   private SeedTable() {}
@@ -18,9 +18,15 @@ public final class SeedTable {
   /** Creates {@code name} with the seeds' schema, the configuration's encoding and compression. */
   public static void create(Connection c, String name, TableConfig config) throws SQLException {
     try (Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE " + name + " (pk INTEGER PRIMARY KEY, v1 FLOAT, v2 FLOAT)"
-          + " DATA_BLOCK_ENCODING='" + config.encoding() + "', COMPRESSION='"
-          + config.compression() + "', UPDATE_CACHE_FREQUENCY=NEVER");
+      s.execute(
+          "CREATE TABLE "
+              + name
+              + " (pk INTEGER PRIMARY KEY, v1 FLOAT, v2 FLOAT)"
+              + " DATA_BLOCK_ENCODING='"
+              + config.encoding()
+              + "', COMPRESSION='"
+              + config.compression()
+              + "', UPDATE_CACHE_FREQUENCY=NEVER");
     }
   }
 

@@ -5,9 +5,9 @@ import java.util.List;
 
 /**
  * Order statistics of repeated measurements, the one definition every report and benchmark uses:
- * the p-quantile is the nearest-rank value (the smallest value with at least p of the values at
- * or below it), so the median of an even count is the lower of the middle two, always one of
- * the measured values.
+ * the p-quantile is the nearest-rank value (the smallest value with at least p of the values at or
+ * below it), so the median of an even count is the lower of the middle two, always one of the
+ * measured values.
  */
 public final class Stats {
   private Stats() {}

@@ -4,10 +4,9 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * One column-family setting under test: a data block encoding and a compression, written
- * {@code ENCODING+COMPRESSION} ({@code FAST_DIFF+GZ}); a lone name is an encoding without
- * compression ({@code PREFIX}) or, for a compression name, a compression without encoding
- * ({@code SNAPPY}).
+ * One column-family setting under test: a data block encoding and a compression, written {@code
+ * ENCODING+COMPRESSION} ({@code FAST_DIFF+GZ}); a lone name is an encoding without compression
+ * ({@code PREFIX}) or, for a compression name, a compression without encoding ({@code SNAPPY}).
  */
 public record TableConfig(String encoding, String compression, String checksum) {
   public static final List<String> ENCODINGS =
@@ -19,13 +18,14 @@ public record TableConfig(String encoding, String compression, String checksum) 
    * master's guard refuses them elsewhere.
    */
   public static final List<String> EXTRA_ENCODINGS = List.of("BLOCKSCOPE_V1");
+
   public static final List<String> COMPRESSIONS = List.of("NONE", "GZ", "SNAPPY", "LZ4", "ZSTD");
 
   /**
-   * Checksum settings of {@code --suite checksum} (seed 001): the column family's
-   * {@code hbase.hstore.checksum.algorithm}, or CRC32C with HBase's own verification switched
-   * off ({@code hbase.regionserver.checksum.verify=false}, HDFS verifies instead). DEFAULT
-   * leaves the cluster's setting alone.
+   * Checksum settings of {@code --suite checksum} (seed 001): the column family's {@code
+   * hbase.hstore.checksum.algorithm}, or CRC32C with HBase's own verification switched off ({@code
+   * hbase.regionserver.checksum.verify=false}, HDFS verifies instead). DEFAULT leaves the cluster's
+   * setting alone.
    */
   public static final List<String> CHECKSUMS =
       List.of("DEFAULT", "CRC32C", "CRC32", "NULL", "CRC32C-NOVERIFY");
@@ -36,20 +36,28 @@ public record TableConfig(String encoding, String compression, String checksum) 
 
   public TableConfig {
     if (!CHECKSUMS.contains(checksum)) {
-      throw new IllegalArgumentException("unknown checksum '" + checksum + "'; expected one of "
-          + CHECKSUMS);
+      throw new IllegalArgumentException(
+          "unknown checksum '" + checksum + "'; expected one of " + CHECKSUMS);
     }
     if (!ENCODINGS.contains(encoding) && !EXTRA_ENCODINGS.contains(encoding)) {
-      throw new IllegalArgumentException("unknown encoding '" + encoding + "'; expected one of "
-          + ENCODINGS + " or " + EXTRA_ENCODINGS);
+      throw new IllegalArgumentException(
+          "unknown encoding '"
+              + encoding
+              + "'; expected one of "
+              + ENCODINGS
+              + " or "
+              + EXTRA_ENCODINGS);
     }
     if (!COMPRESSIONS.contains(compression)) {
-      throw new IllegalArgumentException("unknown compression '" + compression
-          + "'; expected one of " + COMPRESSIONS);
+      throw new IllegalArgumentException(
+          "unknown compression '" + compression + "'; expected one of " + COMPRESSIONS);
     }
   }
 
-  /** Parses {@code FAST_DIFF+GZ}, {@code PREFIX}, {@code SNAPPY} or {@code NONE/CRC32} (case ignored). */
+  /**
+   * Parses {@code FAST_DIFF+GZ}, {@code PREFIX}, {@code SNAPPY} or {@code NONE/CRC32} (case
+   * ignored).
+   */
   public static TableConfig parse(String text) {
     String t = text.trim().toUpperCase(Locale.ROOT);
     int slash = t.indexOf('/');
@@ -62,14 +70,23 @@ public record TableConfig(String encoding, String compression, String checksum) 
       return new TableConfig(t.substring(0, plus).trim(), t.substring(plus + 1).trim());
     }
     return COMPRESSIONS.contains(t) && !t.equals("NONE")
-        ? new TableConfig("NONE", t) : new TableConfig(t, "NONE");
+        ? new TableConfig("NONE", t)
+        : new TableConfig(t, "NONE");
   }
 
   /** The seeds' combinations: seed 000's five schemes and seed 002's ZSTD and ROW_INDEX_V1. */
   public static List<TableConfig> seeds() {
-    return List.of(parse("NONE"), parse("PREFIX"), parse("FAST_DIFF"), parse("SNAPPY"),
-        parse("GZ"), parse("ZSTD"), parse("ROW_INDEX_V1"), parse("ROW_INDEX_V1+GZ"),
-        parse("ROW_INDEX_V1+ZSTD"), parse("FAST_DIFF+ZSTD"));
+    return List.of(
+        parse("NONE"),
+        parse("PREFIX"),
+        parse("FAST_DIFF"),
+        parse("SNAPPY"),
+        parse("GZ"),
+        parse("ZSTD"),
+        parse("ROW_INDEX_V1"),
+        parse("ROW_INDEX_V1+GZ"),
+        parse("ROW_INDEX_V1+ZSTD"),
+        parse("FAST_DIFF+ZSTD"));
   }
 
   /** Every encoding crossed with every compression. */
@@ -81,8 +98,10 @@ public record TableConfig(String encoding, String compression, String checksum) 
 
   /** The checksum variants of seed 001 on this encoding and compression. */
   public List<TableConfig> checksumVariants() {
-    return CHECKSUMS.stream().filter(c -> !c.equals("DEFAULT"))
-        .map(c -> new TableConfig(encoding, compression, c)).toList();
+    return CHECKSUMS.stream()
+        .filter(c -> !c.equals("DEFAULT"))
+        .map(c -> new TableConfig(encoding, compression, c))
+        .toList();
   }
 
   /** HBase verifies this table's checksums itself (not for the NOVERIFY variant). */
@@ -100,8 +119,10 @@ public record TableConfig(String encoding, String compression, String checksum) 
    * checksum other than DEFAULT follows a slash: {@code NONE/CRC32}.
    */
   public String label() {
-    String base = compression.equals("NONE") ? encoding
-        : encoding.equals("NONE") ? compression : encoding + "+" + compression;
+    String base =
+        compression.equals("NONE")
+            ? encoding
+            : encoding.equals("NONE") ? compression : encoding + "+" + compression;
     return checksum.equals("DEFAULT") ? base : base + "/" + checksum;
   }
 

@@ -20,37 +20,51 @@ import org.apache.phoenix.schema.types.PInteger;
  * One read the seeds timed, runnable against any cluster that holds a {@link SeedTable}.
  *
  * <p>The {@link Cache} says in which block cache state it is measured: WARM runs once untimed
- * first; COLD drops the table's cached blocks before every run (where the runner can);
- * BYPASS reads without caching (Phoenix's NO_CACHE) after dropping the table's blocks where the
- * runner can, so every block comes from the file system.
+ * first; COLD drops the table's cached blocks before every run (where the runner can); BYPASS reads
+ * without caching (Phoenix's NO_CACHE) after dropping the table's blocks where the runner can, so
+ * every block comes from the file system.
  */
 public enum Workload {
   SCAN_PARALLEL("scan", Cache.WARM, "SELECT COUNT(*): Phoenix's parallel full scan, warm cache"),
   SCAN_PARALLEL_COLD("scan", Cache.COLD, "the same full scan with the table's blocks dropped"),
   SCAN_SERIAL("scan", Cache.WARM, "SELECT /*+ SERIAL */ COUNT(*): one thread"),
-  SCAN_NO_CACHE("scan", Cache.BYPASS,
+  SCAN_NO_CACHE(
+      "scan",
+      Cache.BYPASS,
       "SELECT /*+ NO_CACHE */ COUNT(*) with nothing cached: every block from the file system"),
   SCAN_REVERSE("scan", Cache.WARM, "SELECT pk FROM t ORDER BY pk DESC LIMIT 10000: a reverse scan"),
   SCAN_CACHING_1("scan", Cache.WARM, "HBase scan of 2,000 rows with scanner caching 1"),
   SCAN_CACHING_1000("scan", Cache.WARM, "HBase scan of 2,000 rows with scanner caching 1000"),
   RAW_SCAN("scan", Cache.WARM, "HBase full scan, scanner caching 1000"),
-  RAW_SCAN_NO_CACHE("scan", Cache.BYPASS,
+  RAW_SCAN_NO_CACHE(
+      "scan",
+      Cache.BYPASS,
       "HBase full scan with cacheBlocks=false and nothing cached: every block from the file system"),
   POINT_SELECT("get", Cache.WARM, "1,000 x SELECT pk FROM t WHERE pk = ?, random pk"),
   RAW_GET("get", Cache.WARM, "1,000 HBase gets of random rows"),
   RAW_GET_COLD("get", Cache.COLD, "the same gets with the table's blocks dropped first"),
-  RAW_GET_10K("get", Cache.WARM,
+  RAW_GET_10K(
+      "get",
+      Cache.WARM,
       "10,000 HBase gets of random rows after a full scan warmed the cache (seed 004)"),
-  INDEX_FILTERED_COUNT("get", Cache.WARM,
+  INDEX_FILTERED_COUNT(
+      "get",
+      Cache.WARM,
       "SELECT /*+ SERIAL */ COUNT(v1) WHERE v2 < 0.01 through an uncovered local index on v2"),
   DELETED_SCAN("scan", Cache.WARM, "SELECT /*+ SERIAL */ COUNT(*) after deleting 99.9% of rows"),
-  DELETED_REVERSE("scan", Cache.WARM,
-      "SELECT pk ORDER BY pk DESC LIMIT 10 after deleting 99.9% of rows"),
-  COMPACTION("compaction", Cache.BYPASS,
+  DELETED_REVERSE(
+      "scan", Cache.WARM, "SELECT pk ORDER BY pk DESC LIMIT 10 after deleting 99.9% of rows"),
+  COMPACTION(
+      "compaction",
+      Cache.BYPASS,
       "a major compaction of the table, timed until it finishes (seed 001)");
 
   /** Block cache state a workload is measured in. */
-  public enum Cache { WARM, COLD, BYPASS }
+  public enum Cache {
+    WARM,
+    COLD,
+    BYPASS
+  }
 
   /** How many point reads a get workload makes per run. */
   public static final int POINT_READS = 1000;
@@ -75,8 +89,8 @@ public enum Workload {
   public static List<Workload> defaults(DataShape shape) {
     List<Workload> list = new ArrayList<>();
     for (Workload w : values()) {
-      boolean extra = w == RAW_SCAN || w == RAW_SCAN_NO_CACHE || w == COMPACTION
-          || w == RAW_GET_10K;
+      boolean extra =
+          w == RAW_SCAN || w == RAW_SCAN_NO_CACHE || w == COMPACTION || w == RAW_GET_10K;
       if (shape.phoenix() ? !extra : !w.phoenixOnly() && w != COMPACTION && w != RAW_GET_10K) {
         list.add(w);
       }
@@ -87,15 +101,22 @@ public enum Workload {
   /** Plain HBase workloads: these run on every {@link DataShape}. */
   public boolean phoenixOnly() {
     return switch (this) {
-      case RAW_SCAN, RAW_SCAN_NO_CACHE, RAW_GET, RAW_GET_COLD, RAW_GET_10K, SCAN_CACHING_1,
-          SCAN_CACHING_1000, COMPACTION -> false;
+      case RAW_SCAN,
+          RAW_SCAN_NO_CACHE,
+          RAW_GET,
+          RAW_GET_COLD,
+          RAW_GET_10K,
+          SCAN_CACHING_1,
+          SCAN_CACHING_1000,
+          COMPACTION ->
+          false;
       default -> true;
     };
   }
 
   /**
-   * {@code scan}, {@code get} or {@code compaction}: which weight of {@code --weights} the
-   * workload counts under (compaction: none).
+   * {@code scan}, {@code get} or {@code compaction}: which weight of {@code --weights} the workload
+   * counts under (compaction: none).
    */
   public String group() {
     return group;
@@ -128,8 +149,14 @@ public enum Workload {
   public record Run(long rows, List<Double> latenciesMicros) {}
 
   /** Where a workload runs; {@code keys} draws an existing row key for point reads. */
-  public record Target(Connection phoenix, org.apache.hadoop.hbase.client.Connection hbase,
-      String table, String hbaseTable, int rows, long seed, KeySource keys) {}
+  public record Target(
+      Connection phoenix,
+      org.apache.hadoop.hbase.client.Connection hbase,
+      String table,
+      String hbaseTable,
+      int rows,
+      long seed,
+      KeySource keys) {}
 
   /** Draws an existing row key. */
   @FunctionalInterface
@@ -212,7 +239,8 @@ public enum Workload {
   }
 
   private static Run count(Target t, String sql) throws SQLException {
-    try (Statement s = t.phoenix().createStatement(); ResultSet rs = s.executeQuery(sql)) {
+    try (Statement s = t.phoenix().createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
       rs.next();
       return new Run(rs.getLong(1), List.of());
     }
@@ -220,7 +248,8 @@ public enum Workload {
 
   private static Run rows(Target t, String sql) throws SQLException {
     long n = 0;
-    try (Statement s = t.phoenix().createStatement(); ResultSet rs = s.executeQuery(sql)) {
+    try (Statement s = t.phoenix().createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
       while (rs.next()) {
         n++;
       }

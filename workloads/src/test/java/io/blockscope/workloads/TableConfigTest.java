@@ -22,7 +22,8 @@ public class TableConfigTest {
   public void rejectsUnknownNamesListingTheKnownOnes() {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> TableConfig.parse("FAST_DIFF+BROTLI"));
-    assertTrue(e.getMessage(), e.getMessage().contains("BROTLI") && e.getMessage().contains("ZSTD"));
+    assertTrue(
+        e.getMessage(), e.getMessage().contains("BROTLI") && e.getMessage().contains("ZSTD"));
     assertThrows(IllegalArgumentException.class, () -> TableConfig.parse("COPY_KEY"));
   }
 
@@ -46,11 +47,17 @@ public class TableConfigTest {
   public void defaultWorkloadsFitTheShape() {
     assertEquals(13, Workload.defaults(DataShape.SEEDS).size());
     assertTrue(Workload.defaults(DataShape.PE).stream().noneMatch(Workload::phoenixOnly));
-    assertEquals(List.of(Workload.SCAN_CACHING_1, Workload.SCAN_CACHING_1000, Workload.RAW_SCAN,
-        Workload.RAW_SCAN_NO_CACHE, Workload.RAW_GET, Workload.RAW_GET_COLD),
+    assertEquals(
+        List.of(
+            Workload.SCAN_CACHING_1,
+            Workload.SCAN_CACHING_1000,
+            Workload.RAW_SCAN,
+            Workload.RAW_SCAN_NO_CACHE,
+            Workload.RAW_GET,
+            Workload.RAW_GET_COLD),
         Workload.defaults(DataShape.SAMPLE));
-    assertEquals("NONE/CRC32C-NOVERIFY",
-        TableConfig.parse("NONE").checksumVariants().get(3).label());
+    assertEquals(
+        "NONE/CRC32C-NOVERIFY", TableConfig.parse("NONE").checksumVariants().get(3).label());
     assertTrue(!TableConfig.parse("NONE/CRC32C-NOVERIFY").hbaseVerifies());
     assertEquals("CRC32C", TableConfig.parse("NONE/CRC32C-NOVERIFY").checksumAlgorithm());
   }

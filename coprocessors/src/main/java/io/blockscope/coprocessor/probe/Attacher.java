@@ -8,14 +8,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Gets {@code java.lang.instrument} access once, within a bounded time, and remembers the
- * outcome: a region server that could not attach does not try again on every region open.
+ * Gets {@code java.lang.instrument} access once, within a bounded time, and remembers the outcome:
+ * a region server that could not attach does not try again on every region open.
  *
- * <p>Design note. Without {@code -javaagent}, Byte Buddy attaches the JVM to itself; on JDK 9+
- * with {@code jdk.attach.allowAttachSelf=false} (the default) that means starting a helper JVM
- * and waiting for it, with no timeout of its own. It runs here on a daemon thread; the caller
- * (a region being opened) waits at most {@code timeoutMillis}, and a late or failed attach
- * leaves the probes unavailable for the life of the JVM, with the reason.
+ * <p>Design note. Without {@code -javaagent}, Byte Buddy attaches the JVM to itself; on JDK 9+ with
+ * {@code jdk.attach.allowAttachSelf=false} (the default) that means starting a helper JVM and
+ * waiting for it, with no timeout of its own. It runs here on a daemon thread; the caller (a region
+ * being opened) waits at most {@code timeoutMillis}, and a late or failed attach leaves the probes
+ * unavailable for the life of the JVM, with the reason.
  */
 final class Attacher {
   private final Callable<Instrumentation> attach;
@@ -32,8 +32,8 @@ final class Attacher {
   /**
    * The instrumentation, attaching on the first call only.
    *
-   * @throws IllegalStateException with the reason, now and on every later call, if the first
-   *     attach failed or did not finish in time
+   * @throws IllegalStateException with the reason, now and on every later call, if the first attach
+   *     failed or did not finish in time
    */
   synchronized Instrumentation get() {
     if (!tried) {
@@ -46,8 +46,11 @@ final class Attacher {
         instrumentation = task.get(timeoutMillis, TimeUnit.MILLISECONDS);
       } catch (TimeoutException e) {
         task.cancel(true);
-        failure = "attaching to the JVM did not finish within " + timeoutMillis + " ms"
-            + " (start the region server with -javaagent:<blockscope jar> to skip attaching)";
+        failure =
+            "attaching to the JVM did not finish within "
+                + timeoutMillis
+                + " ms"
+                + " (start the region server with -javaagent:<blockscope jar> to skip attaching)";
       } catch (ExecutionException e) {
         failure = "attaching to the JVM failed: " + e.getCause();
       } catch (InterruptedException e) {

@@ -19,10 +19,10 @@ import java.util.jar.JarOutputStream;
  * The copy of {@link ProbeBridge} that HBase's classes see, reached through JDK types only.
  *
  * <p>When blockscope's jar is on the region server classpath, that copy is the one this class
- * loader sees too. When the jar is loaded from a table descriptor, HBase's
- * {@code CoprocessorClassLoader} loads {@code io.blockscope.*} child-first, so this loader has a
- * private copy that HBase's classes cannot see; the bridge's bytes are then appended to the
- * loader that loaded HBase (the system class loader) and used from there.
+ * loader sees too. When the jar is loaded from a table descriptor, HBase's {@code
+ * CoprocessorClassLoader} loads {@code io.blockscope.*} child-first, so this loader has a private
+ * copy that HBase's classes cannot see; the bridge's bytes are then appended to the loader that
+ * loaded HBase (the system class loader) and used from there.
  */
 public final class BridgeHandle {
   private static final String NAME = ProbeBridge.class.getName();
@@ -40,17 +40,20 @@ public final class BridgeHandle {
     MethodHandles.Lookup lookup = MethodHandles.publicLookup();
     costs = lookup.findStatic(type, "costs", MethodType.methodType(long[].class));
     engine = lookup.findStatic(type, "engine", MethodType.methodType(Object.class, Object.class));
-    maps = lookup.findStatic(type, "maps",
-        MethodType.methodType(void.class, int[].class, int[].class, ToIntFunction.class));
-    onCallEnd = lookup.findStatic(type, "onCallEnd",
-        MethodType.methodType(void.class, Runnable.class));
+    maps =
+        lookup.findStatic(
+            type,
+            "maps",
+            MethodType.methodType(void.class, int[].class, int[].class, ToIntFunction.class));
+    onCallEnd =
+        lookup.findStatic(type, "onCallEnd", MethodType.methodType(void.class, Runnable.class));
     installed = (AtomicIntegerArray) type.getField("INSTALLED").get(null);
     failures = (AtomicLongArray) type.getField("FAILURES").get(null);
   }
 
   /**
-   * The bridge HBase's classes resolve, injecting it first if {@code instrumentation} is given
-   * and the bridge is not there yet.
+   * The bridge HBase's classes resolve, injecting it first if {@code instrumentation} is given and
+   * the bridge is not there yet.
    *
    * @param hbaseLoader the class loader that defined HBase's HFile classes
    * @throws IllegalStateException when the bridge can be neither found nor injected
@@ -61,7 +64,8 @@ public final class BridgeHandle {
     } catch (ClassNotFoundException notThere) {
       if (instrumentation == null || hbaseLoader != ClassLoader.getSystemClassLoader()) {
         throw new IllegalStateException(
-            "the read-path bridge is not visible to HBase's class loader and cannot be added", notThere);
+            "the read-path bridge is not visible to HBase's class loader and cannot be added",
+            notThere);
       }
       try {
         instrumentation.appendToSystemClassLoaderSearch(new JarFile(bridgeJar().toFile()));

@@ -15,24 +15,25 @@ import org.apache.hadoop.hbase.nio.ByteBuff;
  *
  * <p>Advice code is inlined into HBase's own classes, so whatever it calls must be visible from
  * HBase's class loader. This class is that meeting point: it is loaded by the region server's
- * application class loader (from the server classpath when blockscope is deployed cluster-wide,
- * or injected there by {@link ProbeInstaller} when the coprocessor jar comes from a table
- * descriptor and its classes live in HBase's child-first {@code CoprocessorClassLoader}).
+ * application class loader (from the server classpath when blockscope is deployed cluster-wide, or
+ * injected there by {@link ProbeInstaller} when the coprocessor jar comes from a table descriptor
+ * and its classes live in HBase's child-first {@code CoprocessorClassLoader}).
  *
  * <p>Rules this class keeps, because it may be injected alone into another class loader:
+ *
  * <ul>
  *   <li>it refers only to JDK and HBase types and to itself; {@link CostLayout} constants are
- *       compile-time constants that javac inlines, no method of CostLayout is called;</li>
- *   <li>no enum switch (that would add a synthetic class), no nested classes; a lambda is
- *       compiled into this class itself, and what comes from outside arrives as JDK types
- *       ({@code int[]}, {@code ToIntFunction});</li>
- *   <li>every method catches everything and counts it in {@link #FAILURES}: nothing is ever
- *       thrown into HBase's read path.</li>
+ *       compile-time constants that javac inlines, no method of CostLayout is called;
+ *   <li>no enum switch (that would add a synthetic class), no nested classes; a lambda is compiled
+ *       into this class itself, and what comes from outside arrives as JDK types ({@code int[]},
+ *       {@code ToIntFunction});
+ *   <li>every method catches everything and counts it in {@link #FAILURES}: nothing is ever thrown
+ *       into HBase's read path.
  * </ul>
  *
- * <p>The cost array of a thread is filled only while the thread's level slot is above OFF,
- * that is while blockscope's RegionObserver has opened a frame on it; all other reads
- * (region open, prefetch, flush) cost one thread-local read and a compare.
+ * <p>The cost array of a thread is filled only while the thread's level slot is above OFF, that is
+ * while blockscope's RegionObserver has opened a frame on it; all other reads (region open,
+ * prefetch, flush) cost one thread-local read and a compare.
  */
 public final class ProbeBridge {
   private ProbeBridge() {}
@@ -44,8 +45,10 @@ public final class ProbeBridge {
   public static final int CHECKSUM = 2;
   public static final int DECOMPRESS = 3;
   public static final int DECODE = 4;
+
   /** Not a cost: the end of every RPC call on a handler thread ({@link #callEnded}). */
   public static final int RPC_CALL = 5;
+
   public static final int N_PROBES = 6;
 
   public static final String[] PROBE_NAMES = {
@@ -89,8 +92,8 @@ public final class ProbeBridge {
   }
 
   /** Sets the maps from HBase enum ordinals to blockscope's dimensions. */
-  public static void maps(int[] blockTypes, int[] algorithms,
-      ToIntFunction<Class<?>> seekerEncodings) {
+  public static void maps(
+      int[] blockTypes, int[] algorithms, ToIntFunction<Class<?>> seekerEncodings) {
     kindByBlockType = blockTypes;
     indexByAlgorithm = algorithms;
     encodingOfSeeker = seekerEncodings;
@@ -113,8 +116,8 @@ public final class ProbeBridge {
 
   /**
    * {@code CallRunner.run} returned or threw: the RPC call this handler thread served is over.
-   * Frames still open (a read threw before its post-hook, an observer bypassed) are the
-   * engine's to close; otherwise this is one thread-local read and a compare per call.
+   * Frames still open (a read threw before its post-hook, an observer bypassed) are the engine's to
+   * close; otherwise this is one thread-local read and a compare per call.
    */
   public static void callEnded() {
     try {
@@ -245,9 +248,9 @@ public final class ProbeBridge {
 
   /**
    * An encoded seeker decodes one cell. Woven into {@code decodeNext} of every seeker and into
-   * {@code decodeFirst} only where it does not call {@code decodeNext} itself (DIFF, FAST_DIFF),
-   * so each cell counts once with one thread-local read; {@code DecodeProbeContractTest} holds
-   * every encoding to that.
+   * {@code decodeFirst} only where it does not call {@code decodeNext} itself (DIFF, FAST_DIFF), so
+   * each cell counts once with one thread-local read; {@code DecodeProbeContractTest} holds every
+   * encoding to that.
    */
   public static void cell(int encoding) {
     long[] c = COSTS.get();
@@ -270,8 +273,9 @@ public final class ProbeBridge {
     }
     try {
       fault(DECODE);
-      int base = CostLayout.DECODE
-          + encodingOfSeeker.applyAsInt(seeker.getClass()) * CostLayout.DECODE_WIDTH;
+      int base =
+          CostLayout.DECODE
+              + encodingOfSeeker.applyAsInt(seeker.getClass()) * CostLayout.DECODE_WIDTH;
       if (seek) {
         c[base + CostLayout.DECODE_SEEKS]++;
       }

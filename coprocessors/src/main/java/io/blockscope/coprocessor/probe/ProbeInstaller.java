@@ -1,6 +1,5 @@
 package io.blockscope.coprocessor.probe;
 
-import static net.bytebuddy.matcher.ElementMatchers.hasSuperType;
 import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.not;
@@ -38,9 +37,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each probe is a list of HBase methods, written once in {@link #PROBES}: the same list is
  * checked by reflection before anything is woven (so a changed HBase signature turns the probe
- * "unavailable" with the method named, instead of weaving nothing silently) and turned into
- * Byte Buddy matchers. A probe counts as installed only when every class it names was
- * retransformed without error. Nothing here throws: failures become a probe status.
+ * "unavailable" with the method named, instead of weaving nothing silently) and turned into Byte
+ * Buddy matchers. A probe counts as installed only when every class it names was retransformed
+ * without error. Nothing here throws: failures become a probe status.
  */
 public final class ProbeInstaller {
   private static final Logger LOG = LoggerFactory.getLogger(ProbeInstaller.class);
@@ -63,36 +62,43 @@ public final class ProbeInstaller {
 
     @Override
     public String toString() {
-      return type.substring(type.lastIndexOf('.') + 1) + "." + method
-          + "(" + String.join(", ", params) + ")";
+      return type.substring(type.lastIndexOf('.') + 1)
+          + "."
+          + method
+          + "("
+          + String.join(", ", params)
+          + ")";
     }
   }
 
   /**
-   * Seekers whose decode methods the DECODE probe weaves (HBase 2.6 class names), and the
-   * encoding each decodes. CopyKey is a test encoding that no DataBlockEncoding names.
+   * Seekers whose decode methods the DECODE probe weaves (HBase 2.6 class names), and the encoding
+   * each decodes. CopyKey is a test encoding that no DataBlockEncoding names.
    */
-  static final Map<String, String> SEEKER_ENCODING = Map.of(
-      ENCODING + "CopyKeyDataBlockEncoder$SeekerStateBufferedEncodedSeeker", "OTHER",
-      ENCODING + "DiffKeyDeltaEncoder$DiffSeekerStateBufferedEncodedSeeker", "DIFF",
-      ENCODING + "FastDiffDeltaEncoder$FastDiffSeekerStateBufferedEncodedSeeker", "FAST_DIFF",
-      ENCODING + "PrefixKeyDeltaEncoder$SeekerStateBufferedEncodedSeeker", "PREFIX",
-      ENCODING + "RowIndexSeekerV1", "ROW_INDEX_V1");
+  static final Map<String, String> SEEKER_ENCODING =
+      Map.of(
+          ENCODING + "CopyKeyDataBlockEncoder$SeekerStateBufferedEncodedSeeker", "OTHER",
+          ENCODING + "DiffKeyDeltaEncoder$DiffSeekerStateBufferedEncodedSeeker", "DIFF",
+          ENCODING + "FastDiffDeltaEncoder$FastDiffSeekerStateBufferedEncodedSeeker", "FAST_DIFF",
+          ENCODING + "PrefixKeyDeltaEncoder$SeekerStateBufferedEncodedSeeker", "PREFIX",
+          ENCODING + "RowIndexSeekerV1", "ROW_INDEX_V1");
 
   /**
    * Seekers whose decodeFirst() decodes the first cell itself instead of calling decodeNext()
    * (HBase 2.6 DiffKeyDeltaEncoder and FastDiffDeltaEncoder); the others' first cell is counted in
    * decodeNext.
    */
-  static final Set<String> FIRST_DECODES_ITSELF = Set.of(
-      ENCODING + "DiffKeyDeltaEncoder$DiffSeekerStateBufferedEncodedSeeker",
-      ENCODING + "FastDiffDeltaEncoder$FastDiffSeekerStateBufferedEncodedSeeker");
+  static final Set<String> FIRST_DECODES_ITSELF =
+      Set.of(
+          ENCODING + "DiffKeyDeltaEncoder$DiffSeekerStateBufferedEncodedSeeker",
+          ENCODING + "FastDiffDeltaEncoder$FastDiffSeekerStateBufferedEncodedSeeker");
 
-  static final List<String> SEEKERS = List.copyOf(new java.util.TreeSet<>(SEEKER_ENCODING.keySet()));
+  static final List<String> SEEKERS =
+      List.copyOf(new java.util.TreeSet<>(SEEKER_ENCODING.keySet()));
 
   /**
-   * blockscope's own BLOCKSCOPE_V1 seeker (the encoders jar, docs/encoder.md), counted under
-   * its own name: cells it decodes ({@code decode(Entry, int, boolean)}, one entry's key or whole cell;
+   * blockscope's own BLOCKSCOPE_V1 seeker (the encoders jar, docs/encoder.md), counted under its
+   * own name: cells it decodes ({@code decode(Entry, int, boolean)}, one entry's key or whole cell;
    * entries a seek steps over undecoded are not counted), its seeks and its time. Optional: a
    * region server without the encoders jar keeps the decode probe for HBase's seekers.
    */
@@ -103,21 +109,24 @@ public final class ProbeInstaller {
   static final Set<String> OPTIONAL_TYPES = Set.of(BLOCKSCOPE_SEEKER);
 
   /** The encoding index of a seeker class, by its own name or its nearest known superclass. */
-  private static final ClassValue<Integer> SEEKER_ENCODINGS = new ClassValue<>() {
-    @Override
-    protected Integer computeValue(Class<?> type) {
-      for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-        if (c.getName().equals(BLOCKSCOPE_SEEKER) || SEEKER_ENCODING.containsKey(c.getName())) {
-          return encodingOfSeeker(c.getName());
+  private static final ClassValue<Integer> SEEKER_ENCODINGS =
+      new ClassValue<>() {
+        @Override
+        protected Integer computeValue(Class<?> type) {
+          for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            if (c.getName().equals(BLOCKSCOPE_SEEKER) || SEEKER_ENCODING.containsKey(c.getName())) {
+              return encodingOfSeeker(c.getName());
+            }
+          }
+          return CostLayout.N_ENCODINGS - 1;
         }
-      }
-      return CostLayout.N_ENCODINGS - 1;
-    }
-  };
+      };
 
   static int encodingOfSeeker(String seekerClass) {
-    String encoding = seekerClass.equals(BLOCKSCOPE_SEEKER) ? BLOCKSCOPE_ENCODING
-        : SEEKER_ENCODING.get(seekerClass);
+    String encoding =
+        seekerClass.equals(BLOCKSCOPE_SEEKER)
+            ? BLOCKSCOPE_ENCODING
+            : SEEKER_ENCODING.get(seekerClass);
     return CostLayout.encodingIndex(encoding == null ? "OTHER" : encoding);
   }
 
@@ -125,22 +134,62 @@ public final class ProbeInstaller {
       ENCODING + "BufferedDataBlockEncoder$BufferedEncodedSeeker";
 
   /** Every probe's targets, indexed by probe id. */
-  static final List<List<Target>> PROBES = List.of(
+  static final List<List<Target>> PROBES =
       List.of(
-          new Target(HFILE + "HFileReaderImpl", "getCachedBlock", ReadPathAdvice.CacheLookup.class,
-              HFILE + "BlockCacheKey", "boolean", "boolean", "boolean", HFILE + "BlockType",
-              ENCODING + "DataBlockEncoding"),
-          new Target(HFILE + "HFileReaderImpl", "readBlock", ReadPathAdvice.ReadBlock.class,
-              "long", "long", "boolean", "boolean", "boolean", "boolean", HFILE + "BlockType",
-              ENCODING + "DataBlockEncoding", "boolean")),
-      List.of(new Target(HFILE + "HFileBlock$FSReaderImpl", "readBlockData",
-          ReadPathAdvice.FsRead.class, "long", "long", "boolean", "boolean", "boolean")),
-      List.of(new Target(HFILE + "ChecksumUtil", "validateChecksum", ReadPathAdvice.Checksum.class,
-          BYTE_BUFF, "java.lang.String", "long", "int")),
-      List.of(new Target(ENCODING + "HFileBlockDefaultDecodingContext", "prepareDecoding",
-          ReadPathAdvice.Decompress.class, "int", "int", BYTE_BUFF, BYTE_BUFF)),
-      decodeTargets(),
-      List.of(new Target(CALL_RUNNER, "run", ReadPathAdvice.CallEnd.class)));
+          List.of(
+              new Target(
+                  HFILE + "HFileReaderImpl",
+                  "getCachedBlock",
+                  ReadPathAdvice.CacheLookup.class,
+                  HFILE + "BlockCacheKey",
+                  "boolean",
+                  "boolean",
+                  "boolean",
+                  HFILE + "BlockType",
+                  ENCODING + "DataBlockEncoding"),
+              new Target(
+                  HFILE + "HFileReaderImpl",
+                  "readBlock",
+                  ReadPathAdvice.ReadBlock.class,
+                  "long",
+                  "long",
+                  "boolean",
+                  "boolean",
+                  "boolean",
+                  "boolean",
+                  HFILE + "BlockType",
+                  ENCODING + "DataBlockEncoding",
+                  "boolean")),
+          List.of(
+              new Target(
+                  HFILE + "HFileBlock$FSReaderImpl",
+                  "readBlockData",
+                  ReadPathAdvice.FsRead.class,
+                  "long",
+                  "long",
+                  "boolean",
+                  "boolean",
+                  "boolean")),
+          List.of(
+              new Target(
+                  HFILE + "ChecksumUtil",
+                  "validateChecksum",
+                  ReadPathAdvice.Checksum.class,
+                  BYTE_BUFF,
+                  "java.lang.String",
+                  "long",
+                  "int")),
+          List.of(
+              new Target(
+                  ENCODING + "HFileBlockDefaultDecodingContext",
+                  "prepareDecoding",
+                  ReadPathAdvice.Decompress.class,
+                  "int",
+                  "int",
+                  BYTE_BUFF,
+                  BYTE_BUFF)),
+          decodeTargets(),
+          List.of(new Target(CALL_RUNNER, "run", ReadPathAdvice.CallEnd.class)));
 
   private static List<Target> decodeTargets() {
     List<Target> t = new ArrayList<>();
@@ -150,15 +199,26 @@ public final class ProbeInstaller {
         t.add(new Target(seeker, "decodeFirst", ReadPathAdvice.DecodeCell.class));
       }
     }
-    t.add(new Target(BLOCKSCOPE_SEEKER, "decode", ReadPathAdvice.DecodeCell.class,
-        BLOCKSCOPE_SEEKER + "$Entry", "int", "boolean"));
-    for (String seeker : List.of(BUFFERED_SEEKER, ENCODING + "RowIndexSeekerV1",
-        BLOCKSCOPE_SEEKER)) {
+    t.add(
+        new Target(
+            BLOCKSCOPE_SEEKER,
+            "decode",
+            ReadPathAdvice.DecodeCell.class,
+            BLOCKSCOPE_SEEKER + "$Entry",
+            "int",
+            "boolean"));
+    for (String seeker :
+        List.of(BUFFERED_SEEKER, ENCODING + "RowIndexSeekerV1", BLOCKSCOPE_SEEKER)) {
       t.add(new Target(seeker, "next", ReadPathAdvice.SeekerCall.class));
       t.add(new Target(seeker, "rewind", ReadPathAdvice.SeekerCall.class));
       t.add(new Target(seeker, "setCurrentBuffer", ReadPathAdvice.SeekerCall.class, BYTE_BUFF));
-      t.add(new Target(seeker, "seekToKeyInBlock", ReadPathAdvice.SeekerSeek.class,
-          "org.apache.hadoop.hbase.Cell", "boolean"));
+      t.add(
+          new Target(
+              seeker,
+              "seekToKeyInBlock",
+              ReadPathAdvice.SeekerSeek.class,
+              "org.apache.hadoop.hbase.Cell",
+              "boolean"));
     }
     return t;
   }
@@ -182,14 +242,14 @@ public final class ProbeInstaller {
 
   /**
    * Installs every probe into the JVM once; later calls (from any class loader's copy of
-   * blockscope) find them installed or find the reason they are not, and only report: a probe
-   * is never woven twice, and a failed attach or weave is not retried on the next region open.
-   * Waits at most {@code attachTimeoutMillis} for instrumentation. Never throws.
+   * blockscope) find them installed or find the reason they are not, and only report: a probe is
+   * never woven twice, and a failed attach or weave is not retried on the next region open. Waits
+   * at most {@code attachTimeoutMillis} for instrumentation. Never throws.
    *
    * @return the bridge HBase's classes see, or null when not even that could be set up
    */
-  public static synchronized BridgeHandle installAll(boolean enabled, long attachTimeoutMillis,
-      List<String> problems) {
+  public static synchronized BridgeHandle installAll(
+      boolean enabled, long attachTimeoutMillis, List<String> problems) {
     ClassLoader hbaseLoader = BlockType.class.getClassLoader();
     try {
       BridgeHandle woven = BridgeHandle.resolve(hbaseLoader, null);
@@ -247,9 +307,9 @@ public final class ProbeInstaller {
 
   /**
    * Takes every probe this copy wove out of HBase's classes again, restoring their original
-   * bytecode; {@link #installAll} weaves them anew. The overhead benchmark uses this to measure
-   * a region server with no probe at all in the same run; it is safe at any time, reads in
-   * flight finish with whichever version of a method they entered.
+   * bytecode; {@link #installAll} weaves them anew. The overhead benchmark uses this to measure a
+   * region server with no probe at all in the same run; it is safe at any time, reads in flight
+   * finish with whichever version of a method they entered.
    */
   public static synchronized void uninstallAll() {
     BridgeHandle bridge;
@@ -277,8 +337,8 @@ public final class ProbeInstaller {
 
   private static Instrumentation instrumentation() {
     try {
-      Class<?> agent = Class.forName(BlockscopeAgent.class.getName(), true,
-          ClassLoader.getSystemClassLoader());
+      Class<?> agent =
+          Class.forName(BlockscopeAgent.class.getName(), true, ClassLoader.getSystemClassLoader());
       Object i = agent.getMethod("instrumentation").invoke(null);
       if (i != null) {
         return (Instrumentation) i; // started with -javaagent:blockscope-coprocessors.jar
@@ -290,8 +350,8 @@ public final class ProbeInstaller {
   }
 
   /** Installs one probe; returns null on success or the reason it is unavailable. */
-  private static String install(int probe, Instrumentation inst, ClassLoader hbaseLoader,
-      BridgeHandle bridge) {
+  private static String install(
+      int probe, Instrumentation inst, ClassLoader hbaseLoader, BridgeHandle bridge) {
     List<Target> targets = present(PROBES.get(probe), hbaseLoader);
     try {
       for (Target t : targets) {
@@ -323,42 +383,55 @@ public final class ProbeInstaller {
     targets.forEach(t -> types.add(t.type()));
     Set<String> transformed = ConcurrentHashMap.newKeySet();
     Map<String, Throwable> errors = new ConcurrentHashMap<>();
-    AgentBuilder.Listener listener = new AgentBuilder.Listener.Adapter() {
-      @Override
-      public void onTransformation(TypeDescription type, ClassLoader loader, JavaModule module,
-          boolean loaded, DynamicType dynamicType) {
-        transformed.add(type.getName());
-      }
+    AgentBuilder.Listener listener =
+        new AgentBuilder.Listener.Adapter() {
+          @Override
+          public void onTransformation(
+              TypeDescription type,
+              ClassLoader loader,
+              JavaModule module,
+              boolean loaded,
+              DynamicType dynamicType) {
+            transformed.add(type.getName());
+          }
 
-      @Override
-      public void onError(String typeName, ClassLoader loader, JavaModule module, boolean loaded,
-          Throwable throwable) {
-        errors.put(typeName, throwable);
-      }
-    };
+          @Override
+          public void onError(
+              String typeName,
+              ClassLoader loader,
+              JavaModule module,
+              boolean loaded,
+              Throwable throwable) {
+            errors.put(typeName, throwable);
+          }
+        };
     ResettableClassFileTransformer woven;
     try {
       woven =
           new AgentBuilder.Default(new ByteBuddy().with(TypeValidation.DISABLED))
-          .disableClassFormatChanges()
-          .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
-          .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
-          .with(AgentBuilder.TypeStrategy.Default.REDEFINE)
-          .with(listener)
-          .ignore(t -> !types.contains(t.getName()))
-          .type(t -> types.contains(t.getName()))
-          .transform((builder, type, loader, module, domain) -> {
-            for (Target t : targets) {
-              if (t.type().equals(type.getName())) {
-                AsmVisitorWrapper advice = Advice.withCustomMapping()
-                    .bind(ReadPathAdvice.EncodingIndex.class, encodingOfSeeker(t.type()))
-                    .to(t.advice()).on(t.matcher());
-                builder = builder.visit(advice);
-              }
-            }
-            return builder;
-          })
-          .installOn(inst);
+              .disableClassFormatChanges()
+              .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+              .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
+              .with(AgentBuilder.TypeStrategy.Default.REDEFINE)
+              .with(listener)
+              .ignore(t -> !types.contains(t.getName()))
+              .type(t -> types.contains(t.getName()))
+              .transform(
+                  (builder, type, loader, module, domain) -> {
+                    for (Target t : targets) {
+                      if (t.type().equals(type.getName())) {
+                        AsmVisitorWrapper advice =
+                            Advice.withCustomMapping()
+                                .bind(
+                                    ReadPathAdvice.EncodingIndex.class, encodingOfSeeker(t.type()))
+                                .to(t.advice())
+                                .on(t.matcher());
+                        builder = builder.visit(advice);
+                      }
+                    }
+                    return builder;
+                  })
+              .installOn(inst);
     } catch (Throwable t) {
       return new Weave(null, "weaving failed: " + t);
     }
@@ -477,5 +550,4 @@ public final class ProbeInstaller {
     }
     return map;
   }
-
 }

@@ -1,19 +1,19 @@
 package io.blockscope.coprocessor.probe;
 
-import net.bytebuddy.asm.Advice;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import net.bytebuddy.asm.Advice;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.HFileBlock;
 import org.apache.hadoop.hbase.io.hfile.HFileContext;
 import org.apache.hadoop.hbase.nio.ByteBuff;
 
 /**
- * The advice each probe inlines into HBase. Every body is one call into {@link ProbeBridge},
- * which does the work and catches its own failures; {@code suppress = Throwable.class} is the
- * second guard, so that not even a linkage error can escape into HBase.
+ * The advice each probe inlines into HBase. Every body is one call into {@link ProbeBridge}, which
+ * does the work and catches its own failures; {@code suppress = Throwable.class} is the second
+ * guard, so that not even a linkage error can escape into HBase.
  *
  * <p>Each class names the HBase method it is woven into; {@link ProbeInstaller} checks that the
  * method exists with that signature before installing, and reports the probe unavailable if not.
@@ -53,8 +53,8 @@ final class ReadPathAdvice {
   }
 
   /**
-   * {@code HFileBlock.FSReaderImpl.readBlockData(long offset, long onDiskSizeWithHeader,
-   * boolean pread, boolean updateMetrics, boolean intoHeap)}: one block read from the file system.
+   * {@code HFileBlock.FSReaderImpl.readBlockData(long offset, long onDiskSizeWithHeader, boolean
+   * pread, boolean updateMetrics, boolean intoHeap)}: one block read from the file system.
    */
   static final class FsRead {
     @Advice.OnMethodExit(suppress = Throwable.class)
@@ -81,8 +81,8 @@ final class ReadPathAdvice {
   }
 
   /**
-   * {@code HFileBlockDefaultDecodingContext.prepareDecoding(int onDiskSizeWithoutHeader,
-   * int uncompressedSizeWithoutHeader, ByteBuff, ByteBuff)}: decompression of one block.
+   * {@code HFileBlockDefaultDecodingContext.prepareDecoding(int onDiskSizeWithoutHeader, int
+   * uncompressedSizeWithoutHeader, ByteBuff, ByteBuff)}: decompression of one block.
    */
   static final class Decompress {
     @Advice.OnMethodEnter(suppress = Throwable.class)
@@ -101,11 +101,11 @@ final class ReadPathAdvice {
   }
 
   /**
-   * {@code decodeNext()} of every {@code DataBlockEncoder.EncodedSeeker} (BufferedDataBlockEncoder's
-   * seekers, RowIndexSeekerV1), and {@code decodeFirst()} of the seekers whose decodeFirst does not
-   * call decodeNext: one cell decoded. The encoding is a constant bound per seeker class when the
-   * advice is woven ({@link EncodingIndex}): the reader's HFileContext says NONE whatever the
-   * file's encoding, so it cannot be asked.
+   * {@code decodeNext()} of every {@code DataBlockEncoder.EncodedSeeker}
+   * (BufferedDataBlockEncoder's seekers, RowIndexSeekerV1), and {@code decodeFirst()} of the
+   * seekers whose decodeFirst does not call decodeNext: one cell decoded. The encoding is a
+   * constant bound per seeker class when the advice is woven ({@link EncodingIndex}): the reader's
+   * HFileContext says NONE whatever the file's encoding, so it cannot be asked.
    */
   static final class DecodeCell {
     @Advice.OnMethodEnter(suppress = Throwable.class)

@@ -10,18 +10,21 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.Test;
 
 /**
- * Issue 14, defect 4: a failed self-attach was retried on every region open, under JVM-wide
- * locks, waiting on a helper JVM with no timeout.
+ * Issue 14, defect 4: a failed self-attach was retried on every region open, under JVM-wide locks,
+ * waiting on a helper JVM with no timeout.
  */
 public class AttacherTest {
 
   @Test
   public void aFailedAttachIsTriedOnceAndItsReasonKept() {
     AtomicInteger attempts = new AtomicInteger();
-    Attacher a = new Attacher(() -> {
-      attempts.incrementAndGet();
-      throw new IllegalStateException("no tools.jar");
-    }, 10_000);
+    Attacher a =
+        new Attacher(
+            () -> {
+              attempts.incrementAndGet();
+              throw new IllegalStateException("no tools.jar");
+            },
+            10_000);
     String first = reason(a);
     String second = reason(a);
     assertEquals(1, attempts.get());
@@ -33,11 +36,14 @@ public class AttacherTest {
   public void anAttachThatHangsBlocksTheRegionOpenForTheTimeoutOnly() throws Exception {
     AtomicInteger attempts = new AtomicInteger();
     CountDownLatch never = new CountDownLatch(1);
-    Attacher a = new Attacher(() -> {
-      attempts.incrementAndGet();
-      never.await();
-      return null;
-    }, 200);
+    Attacher a =
+        new Attacher(
+            () -> {
+              attempts.incrementAndGet();
+              never.await();
+              return null;
+            },
+            200);
     String why = reason(a);
     assertTrue(why, why.contains("within 200 ms") && why.contains("-javaagent"));
     assertEquals("a later region open does not wait again", why, reason(a));
@@ -47,13 +53,22 @@ public class AttacherTest {
   @Test
   public void aSuccessfulAttachIsReused() {
     AtomicInteger attempts = new AtomicInteger();
-    Instrumentation inst = (Instrumentation) java.lang.reflect.Proxy.newProxyInstance(
-        getClass().getClassLoader(), new Class<?>[] {Instrumentation.class}, (p, m, args) -> m.getName().equals("hashCode") ? 0 : m.getName().equals("equals")
-            ? p == args[0] : null);
-    Attacher a = new Attacher(() -> {
-      attempts.incrementAndGet();
-      return inst;
-    }, 10_000);
+    Instrumentation inst =
+        (Instrumentation)
+            java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(),
+                new Class<?>[] {Instrumentation.class},
+                (p, m, args) ->
+                    m.getName().equals("hashCode")
+                        ? 0
+                        : m.getName().equals("equals") ? p == args[0] : null);
+    Attacher a =
+        new Attacher(
+            () -> {
+              attempts.incrementAndGet();
+              return inst;
+            },
+            10_000);
     assertTrue(inst == a.get());
     assertTrue(inst == a.get());
     assertEquals(1, attempts.get());

@@ -41,23 +41,34 @@ public class DecodeProbeContractTest {
 
   private static DataBlockEncoder.EncodedSeeker seeker(DataBlockEncoding enc, ByteBuffer[] block)
       throws Exception {
-    HFileContext meta = new HFileContextBuilder().withIncludesMvcc(false)
-        .withIncludesTags(false).withDataBlockEncoding(enc).build();
+    HFileContext meta =
+        new HFileContextBuilder()
+            .withIncludesMvcc(false)
+            .withIncludesTags(false)
+            .withDataBlockEncoding(enc)
+            .build();
     Configuration conf = new Configuration(false);
     DataBlockEncoder encoder = enc.getEncoder();
     // the block as HFileBlock.Writer makes it: dummy header, start, every cell, end, which is
     // handed the stream's own buffer (baosInMemory.getBuffer()): encoders write into it in place
     // (BufferedDataBlockEncoder its unencoded size, BLOCKSCOPE_V1 its whole block)
-    HFileBlockEncodingContext ctx = encoder.newDataBlockEncodingContext(conf, enc,
-        HConstants.HFILEBLOCK_DUMMY_HEADER, meta);
+    HFileBlockEncodingContext ctx =
+        encoder.newDataBlockEncodingContext(conf, enc, HConstants.HFILEBLOCK_DUMMY_HEADER, meta);
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     bytes.write(HConstants.HFILEBLOCK_DUMMY_HEADER);
     DataOutputStream out = new DataOutputStream(bytes);
     encoder.startBlockEncoding(ctx, out);
     for (int pk = 0; pk < ROWS; pk++) {
       for (String q : List.of("v1", "v2")) {
-        encoder.encode(new KeyValue(Bytes.toBytes(pk), Bytes.toBytes("0"), Bytes.toBytes(q), 1L,
-            Bytes.toBytes((float) pk)), ctx, out);
+        encoder.encode(
+            new KeyValue(
+                Bytes.toBytes(pk),
+                Bytes.toBytes("0"),
+                Bytes.toBytes(q),
+                1L,
+                Bytes.toBytes((float) pk)),
+            ctx,
+            out);
       }
     }
     encoder.endBlockEncoding(ctx, out, bytes.getBuffer());
@@ -90,25 +101,33 @@ public class DecodeProbeContractTest {
         walked++;
       }
       assertEquals(enc.name(), 2 * ROWS, walked);
-      assertEquals(enc.name() + " cells", 2L * ROWS,
-          c[CostLayout.decode(index, CostLayout.DECODE_CELLS)]);
+      assertEquals(
+          enc.name() + " cells", 2L * ROWS, c[CostLayout.decode(index, CostLayout.DECODE_CELLS)]);
       for (int other = 0; other < CostLayout.N_ENCODINGS; other++) {
         if (other != index) {
-          assertEquals(enc.name() + " cells counted under " + CostLayout.ENCODINGS.get(other), 0,
+          assertEquals(
+              enc.name() + " cells counted under " + CostLayout.ENCODINGS.get(other),
+              0,
               c[CostLayout.decode(other, CostLayout.DECODE_CELLS)]);
         }
       }
       assertEquals(enc.name() + " seeks", 0, c[CostLayout.decode(index, CostLayout.DECODE_SEEKS)]);
-      assertEquals(enc.name() + " nanos at COUNT", 0,
-          c[CostLayout.decode(index, CostLayout.DECODE_NANOS)]);
+      assertEquals(
+          enc.name() + " nanos at COUNT", 0, c[CostLayout.decode(index, CostLayout.DECODE_NANOS)]);
 
       s.rewind();
-      KeyValue target = new KeyValue(Bytes.toBytes(ROWS - 1), Bytes.toBytes("0"),
-          Bytes.toBytes("v1"), 1L, Bytes.toBytes((float) (ROWS - 1)));
+      KeyValue target =
+          new KeyValue(
+              Bytes.toBytes(ROWS - 1),
+              Bytes.toBytes("0"),
+              Bytes.toBytes("v1"),
+              1L,
+              Bytes.toBytes((float) (ROWS - 1)));
       long before = c[CostLayout.decode(index, CostLayout.DECODE_CELLS)];
       assertEquals(enc.name(), 0, s.seekToKeyInBlock(target, false));
       assertEquals(enc.name() + " seeks", 1, c[CostLayout.decode(index, CostLayout.DECODE_SEEKS)]);
-      assertTrue(enc.name() + " a seek decodes cells",
+      assertTrue(
+          enc.name() + " a seek decodes cells",
           c[CostLayout.decode(index, CostLayout.DECODE_CELLS)] > before);
     }
   }

@@ -45,8 +45,8 @@ public class PartialWeaveTest {
     static void enter(@Advice.Argument(3) int none) {}
   }
 
-  private static ProbeInstaller.Target target(Class<?> type, String method, Class<?> advice,
-      String... params) {
+  private static ProbeInstaller.Target target(
+      Class<?> type, String method, Class<?> advice, String... params) {
     return new ProbeInstaller.Target(type.getName(), method, advice, params);
   }
 
@@ -55,13 +55,18 @@ public class PartialWeaveTest {
     Instrumentation inst = ByteBuddyAgent.install();
     new Reached().f(); // both classes loaded, as HBase's are when a region opens
     new Refused().g(1);
-    ProbeInstaller.Weave w = ProbeInstaller.weave(List.of(
-        target(Reached.class, "f", Counting.class),
-        target(Refused.class, "g", Impossible.class, "int")), inst);
+    ProbeInstaller.Weave w =
+        ProbeInstaller.weave(
+            List.of(
+                target(Reached.class, "f", Counting.class),
+                target(Refused.class, "g", Impossible.class, "int")),
+            inst);
     assertNull(w.transformer());
     assertNotNull(w.failure());
-    assertTrue(w.failure(), w.failure().startsWith("weaving failed: ")
-        && w.failure().contains(Refused.class.getName()));
+    assertTrue(
+        w.failure(),
+        w.failure().startsWith("weaving failed: ")
+            && w.failure().contains(Refused.class.getName()));
     adviceCalls = 0;
     new Reached().f();
     assertEquals("the class the weave did reach is back as it was", 0, adviceCalls);

@@ -6,17 +6,17 @@ import static org.junit.Assert.assertFalse;
 import io.blockscope.metrics.CostLayout;
 import java.lang.reflect.Field;
 import java.util.List;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.io.encoding.HFileBlockDefaultDecodingContext;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.io.hfile.HFileContextBuilder;
 import org.junit.Test;
 
 /**
  * Pins every HBase method, field and constant the probes rely on to the HBase on the classpath.
- * When an HBase upgrade moves one, this test names it; in a region server the probe would
- * report itself unavailable instead.
+ * When an HBase upgrade moves one, this test names it; in a region server the probe would report
+ * itself unavailable instead.
  */
 public class ProbeTargetsTest {
   @Test
@@ -45,15 +45,16 @@ public class ProbeTargetsTest {
     List<ProbeInstaller.Target> decode = ProbeInstaller.PROBES.get(ProbeBridge.DECODE);
     ClassLoader hbase = DataBlockEncoding.class.getClassLoader();
     assertEquals(decode, ProbeInstaller.present(decode, hbase));
-    ClassLoader withoutEncoders = new ClassLoader(hbase) {
-      @Override
-      protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-        if (name.startsWith("io.blockscope.encoding.")) {
-          throw new ClassNotFoundException(name);
-        }
-        return super.loadClass(name, resolve);
-      }
-    };
+    ClassLoader withoutEncoders =
+        new ClassLoader(hbase) {
+          @Override
+          protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            if (name.startsWith("io.blockscope.encoding.")) {
+              throw new ClassNotFoundException(name);
+            }
+            return super.loadClass(name, resolve);
+          }
+        };
     List<ProbeInstaller.Target> present = ProbeInstaller.present(decode, withoutEncoders);
     assertEquals(decode.size() - 5, present.size());
     for (ProbeInstaller.Target t : present) {
@@ -66,9 +67,10 @@ public class ProbeTargetsTest {
   public void headerOffsetsMatchHFileBlockHeader() throws Exception {
     Class<?> header = Class.forName("org.apache.hadoop.hbase.io.hfile.HFileBlock$Header");
     assertEquals(ProbeBridge.HEADER_CHECKSUM_TYPE, intField(header, "CHECKSUM_TYPE_INDEX"));
-    assertEquals(ProbeBridge.HEADER_BYTES_PER_CHECKSUM,
-        intField(header, "BYTES_PER_CHECKSUM_INDEX"));
-    assertEquals(ProbeBridge.HEADER_ON_DISK_DATA_SIZE_WITH_HEADER,
+    assertEquals(
+        ProbeBridge.HEADER_BYTES_PER_CHECKSUM, intField(header, "BYTES_PER_CHECKSUM_INDEX"));
+    assertEquals(
+        ProbeBridge.HEADER_ON_DISK_DATA_SIZE_WITH_HEADER,
         intField(header, "ON_DISK_DATA_SIZE_WITH_HEADER_INDEX"));
   }
 
@@ -80,27 +82,30 @@ public class ProbeTargetsTest {
 
   @Test
   public void everyEncodingsSeekerIsKnownUnderItsOwnName() {
-    HFileBlockDefaultDecodingContext ctx = new HFileBlockDefaultDecodingContext(
-        new Configuration(false), new HFileContextBuilder().build());
+    HFileBlockDefaultDecodingContext ctx =
+        new HFileBlockDefaultDecodingContext(
+            new Configuration(false), new HFileContextBuilder().build());
     for (DataBlockEncoding e : DataBlockEncoding.values()) {
       DataBlockEncoder encoder = e.getEncoder();
       if (encoder == null) {
         continue; // NONE has no seeker
       }
       String seeker = encoder.createSeeker(ctx).getClass().getName();
-      assertEquals(seeker, CostLayout.encodingIndex(e.name()),
-          ProbeInstaller.encodingOfSeeker(seeker));
+      assertEquals(
+          seeker, CostLayout.encodingIndex(e.name()), ProbeInstaller.encodingOfSeeker(seeker));
     }
   }
 
   @Test
   public void blockTypesMapToTheDocumentedKinds() {
     int[] map = ProbeInstaller.blockTypeMap();
-    assertEquals(CostLayout.KIND_DATA,
+    assertEquals(
+        CostLayout.KIND_DATA,
         map[org.apache.hadoop.hbase.io.hfile.BlockType.ENCODED_DATA.ordinal()]);
-    assertEquals(CostLayout.KIND_BLOOM,
+    assertEquals(
+        CostLayout.KIND_BLOOM,
         map[org.apache.hadoop.hbase.io.hfile.BlockType.BLOOM_CHUNK.ordinal()]);
-    assertEquals(CostLayout.KIND_OTHER,
-        map[org.apache.hadoop.hbase.io.hfile.BlockType.FILE_INFO.ordinal()]);
+    assertEquals(
+        CostLayout.KIND_OTHER, map[org.apache.hadoop.hbase.io.hfile.BlockType.FILE_INFO.ordinal()]);
   }
 }

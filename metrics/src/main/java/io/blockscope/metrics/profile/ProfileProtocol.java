@@ -12,10 +12,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The coprocessor endpoint that returns a profiled query's costs, region by region: service
- * {@code blockscope.BlockscopeProfile}, method {@code GetProfile}. The messages are described at
- * run time (protobuf 2.5's {@code DynamicMessage}, the protobuf HBase 2.6 keeps for endpoints), so
- * neither side needs generated code:
+ * The coprocessor endpoint that returns a profiled query's costs, region by region: service {@code
+ * blockscope.BlockscopeProfile}, method {@code GetProfile}. The messages are described at run time
+ * (protobuf 2.5's {@code DynamicMessage}, the protobuf HBase 2.6 keeps for endpoints), so neither
+ * side needs generated code:
  *
  * <pre>
  * message ProfileRequest  { optional string query_id = 1; }
@@ -34,22 +34,31 @@ public final class ProfileProtocol {
   public static final Descriptors.Descriptor RESPONSE;
 
   static {
-    FileDescriptorProto file = FileDescriptorProto.newBuilder()
-        .setName("blockscope/profile.proto")
-        .setPackage("blockscope")
-        .addMessageType(DescriptorProto.newBuilder().setName("ProfileRequest")
-            .addField(field("query_id", 1, FieldDescriptorProto.Type.TYPE_STRING, false)))
-        .addMessageType(DescriptorProto.newBuilder().setName("ProfileResponse")
-            .addField(field("region", 1, FieldDescriptorProto.Type.TYPE_STRING, false))
-            .addField(field("found", 2, FieldDescriptorProto.Type.TYPE_BOOL, false))
-            .addField(field("rows", 3, FieldDescriptorProto.Type.TYPE_INT64, false))
-            .addField(field("name", 4, FieldDescriptorProto.Type.TYPE_STRING, true))
-            .addField(field("value", 5, FieldDescriptorProto.Type.TYPE_INT64, true)))
-        .addService(ServiceDescriptorProto.newBuilder().setName("BlockscopeProfile")
-            .addMethod(MethodDescriptorProto.newBuilder().setName("GetProfile")
-                .setInputType(".blockscope.ProfileRequest")
-                .setOutputType(".blockscope.ProfileResponse")))
-        .build();
+    FileDescriptorProto file =
+        FileDescriptorProto.newBuilder()
+            .setName("blockscope/profile.proto")
+            .setPackage("blockscope")
+            .addMessageType(
+                DescriptorProto.newBuilder()
+                    .setName("ProfileRequest")
+                    .addField(field("query_id", 1, FieldDescriptorProto.Type.TYPE_STRING, false)))
+            .addMessageType(
+                DescriptorProto.newBuilder()
+                    .setName("ProfileResponse")
+                    .addField(field("region", 1, FieldDescriptorProto.Type.TYPE_STRING, false))
+                    .addField(field("found", 2, FieldDescriptorProto.Type.TYPE_BOOL, false))
+                    .addField(field("rows", 3, FieldDescriptorProto.Type.TYPE_INT64, false))
+                    .addField(field("name", 4, FieldDescriptorProto.Type.TYPE_STRING, true))
+                    .addField(field("value", 5, FieldDescriptorProto.Type.TYPE_INT64, true)))
+            .addService(
+                ServiceDescriptorProto.newBuilder()
+                    .setName("BlockscopeProfile")
+                    .addMethod(
+                        MethodDescriptorProto.newBuilder()
+                            .setName("GetProfile")
+                            .setInputType(".blockscope.ProfileRequest")
+                            .setOutputType(".blockscope.ProfileResponse")))
+            .build();
     try {
       Descriptors.FileDescriptor d =
           Descriptors.FileDescriptor.buildFrom(file, new Descriptors.FileDescriptor[0]);
@@ -64,16 +73,22 @@ public final class ProfileProtocol {
 
   private ProfileProtocol() {}
 
-  private static FieldDescriptorProto.Builder field(String name, int number,
-      FieldDescriptorProto.Type type, boolean repeated) {
-    return FieldDescriptorProto.newBuilder().setName(name).setNumber(number).setType(type)
-        .setLabel(repeated ? FieldDescriptorProto.Label.LABEL_REPEATED
-            : FieldDescriptorProto.Label.LABEL_OPTIONAL);
+  private static FieldDescriptorProto.Builder field(
+      String name, int number, FieldDescriptorProto.Type type, boolean repeated) {
+    return FieldDescriptorProto.newBuilder()
+        .setName(name)
+        .setNumber(number)
+        .setType(type)
+        .setLabel(
+            repeated
+                ? FieldDescriptorProto.Label.LABEL_REPEATED
+                : FieldDescriptorProto.Label.LABEL_OPTIONAL);
   }
 
   public static DynamicMessage request(String queryId) {
     return DynamicMessage.newBuilder(REQUEST)
-        .setField(REQUEST.findFieldByName("query_id"), queryId == null ? "" : queryId).build();
+        .setField(REQUEST.findFieldByName("query_id"), queryId == null ? "" : queryId)
+        .build();
   }
 
   public static String queryId(com.google.protobuf.Message request) {
@@ -83,9 +98,10 @@ public final class ProfileProtocol {
 
   /** A region's answer: its costs by name (non-zero only) and rows, or not found. */
   public static DynamicMessage response(String region, Map<String, Long> costs, long rows) {
-    DynamicMessage.Builder b = DynamicMessage.newBuilder(RESPONSE)
-        .setField(RESPONSE.findFieldByName("region"), region)
-        .setField(RESPONSE.findFieldByName("found"), costs != null);
+    DynamicMessage.Builder b =
+        DynamicMessage.newBuilder(RESPONSE)
+            .setField(RESPONSE.findFieldByName("region"), region)
+            .setField(RESPONSE.findFieldByName("found"), costs != null);
     if (costs != null) {
       b.setField(RESPONSE.findFieldByName("rows"), rows);
       for (Map.Entry<String, Long> e : costs.entrySet()) {
@@ -113,8 +129,8 @@ public final class ProfileProtocol {
     List<?> names = (List<?>) response.getField(RESPONSE.findFieldByName("name"));
     List<?> values = (List<?>) response.getField(RESPONSE.findFieldByName("value"));
     if (names.size() != values.size()) {
-      throw new IllegalArgumentException("blockscope profile: " + names.size() + " names, "
-          + values.size() + " values");
+      throw new IllegalArgumentException(
+          "blockscope profile: " + names.size() + " names, " + values.size() + " values");
     }
     Map<String, Long> m = new LinkedHashMap<>();
     for (int i = 0; i < names.size(); i++) {
