@@ -1,6 +1,8 @@
 package io.blockscope.cli;
 
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
+import java.nio.charset.Charset;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -25,7 +27,10 @@ public final class BlockscopeCli implements Runnable {
 
   public static void main(String[] args) {
     System.exit(
-        execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+        execute(
+            args,
+            new PrintWriter(new OutputStreamWriter(System.out, Charset.defaultCharset()), true),
+            new PrintWriter(new OutputStreamWriter(System.err, Charset.defaultCharset()), true)));
   }
 
   /**

@@ -131,7 +131,7 @@ final class EmbeddedEvalCluster implements EvalCluster {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() throws IOException {
     cluster.close();
   }
 }

@@ -48,4 +48,7 @@ interface EvalCluster extends AutoCloseable {
 
   /** Versions and settings, for results.json. */
   Map<String, Object> describe() throws IOException;
+
+  @Override
+  void close() throws IOException;
 }

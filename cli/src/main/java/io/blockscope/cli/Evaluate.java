@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -170,7 +171,9 @@ final class Evaluate implements Callable<Integer> {
     if (zk != null && hbaseSite != null) {
       throw new IllegalArgumentException("give --zk or --hbase-site, not both");
     }
-    String started = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+    String started =
+        LocalDateTime.now(ZoneId.systemDefault())
+            .format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
     Path dir = out != null ? out : Path.of("blockscope-report", started);
 
     long t0 = System.nanoTime();

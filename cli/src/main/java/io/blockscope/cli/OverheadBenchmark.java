@@ -83,8 +83,7 @@ final class OverheadBenchmark implements Callable<Integer> {
       TableName t = TableName.valueOf("overhead");
       RawTable.create(admin, new RawTable.Spec(t).encoding(DataBlockEncoding.FAST_DIFF));
       RawTable.loadSeed(cluster.connection(), admin, t, rows, 4);
-      admin.majorCompact(t);
-      cluster.util().waitFor(120_000, () -> admin.getCompactionState(t).toString().equals("NONE"));
+      cluster.majorCompactAndWait(t, 120_000);
 
       Map<Mode, List<Double>> scanMs = new EnumMap<>(Mode.class);
       Map<Mode, List<Double>> getUs = new EnumMap<>(Mode.class);
@@ -142,7 +141,7 @@ final class OverheadBenchmark implements Callable<Integer> {
     }
     TableDescriptor d = b.build();
     admin.modifyTable(d);
-    cluster.util().waitTableAvailable(t, 60_000);
+    cluster.waitTableAvailable(t, 60_000);
     if (m == Mode.NOT_INSTALLED) {
       ProbeInstaller.uninstallAll(); // in case the reopen happened to weave them again
     }

@@ -17,7 +17,10 @@ final class Progress {
   }
 
   static Progress forConsole(PrintWriter out) {
-    return new Progress(out, System.console() != null);
+    // JDK 17: System.console() is null unless both streams are a terminal (newer JDKs differ)
+    @SuppressWarnings("SystemConsoleNull")
+    boolean terminal = System.console() != null;
+    return new Progress(out, terminal);
   }
 
   void start(int steps) {

@@ -45,6 +45,7 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
    * here would abort the region server. If blockscope cannot start, the region opens unmeasured.
    */
   @Override
+  @SuppressWarnings("rawtypes") // HBase's own signature: Coprocessor.start(CoprocessorEnvironment)
   public void start(CoprocessorEnvironment env) throws IOException {
     try {
       if (env instanceof RegionCoprocessorEnvironment) {
@@ -60,6 +61,7 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
   }
 
   @Override
+  @SuppressWarnings("rawtypes") // HBase's own signature: Coprocessor.start(CoprocessorEnvironment)
   public void stop(CoprocessorEnvironment env) throws IOException {
     try {
       if (hooks != null && env instanceof RegionCoprocessorEnvironment) {

@@ -137,11 +137,12 @@ public final class Engine implements Hooks, ConfigurationObserver {
               t.setDaemon(true);
               return t;
             });
-    exporter.scheduleWithFixedDelay(
-        this::refreshExportQuietly,
-        config.exportIntervalMs,
-        config.exportIntervalMs,
-        TimeUnit.MILLISECONDS);
+    var unusedExport =
+        exporter.scheduleWithFixedDelay(
+            this::refreshExportQuietly,
+            config.exportIntervalMs,
+            config.exportIntervalMs,
+            TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -470,7 +471,7 @@ public final class Engine implements Hooks, ConfigurationObserver {
       f.query[d] = null;
       f.stack[d] = region;
       f.depth = d + 1;
-      costs[CostLayout.DEPTH] = d + 1;
+      costs[CostLayout.DEPTH] = d + 1L;
       costs[CostLayout.LEVEL] = region == null ? 0 : region.level().ordinal();
     } catch (Throwable t) {
       hookFailures.incrementAndGet();
@@ -554,10 +555,26 @@ public final class Engine implements Hooks, ConfigurationObserver {
     // A plain (non-core) coprocessor's environment does not offer RegionServerServices, but
     // getOnlineRegions() hands out the region server itself
     // (RegionCoprocessorHost.RegionEnvironment).
+    //
+    // HRegionServer.getConfigurationManager() is public on HBase 2.6 but package-private on 2.5
+    // and marked for tests (@RestrictedApi), so it is looked up, not linked: where it cannot be
+    // called, live reload is off and said so; the region is tracked all the same.
     OnlineRegions services = env.getOnlineRegions();
-    if (services instanceof HRegionServer) {
-      ((HRegionServer) services).getConfigurationManager().registerObserver(this);
-      configObserverRegistered = true;
+    if (!(services instanceof HRegionServer)) {
+      return;
+    }
+    configObserverRegistered = true;
+    try {
+      Object manager = HRegionServer.class.getMethod("getConfigurationManager").invoke(services);
+      manager
+          .getClass()
+          .getMethod("registerObserver", ConfigurationObserver.class)
+          .invoke(manager, this);
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      problem(
+          "live configuration reload (update_config) unavailable on this HBase: "
+              + e
+              + "; blockscope's settings change at restart");
     }
   }
 

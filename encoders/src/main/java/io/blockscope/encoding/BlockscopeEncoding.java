@@ -6,7 +6,6 @@ import java.util.Arrays;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.util.VersionInfo;
-import sun.misc.Unsafe;
 
 /**
  * Makes {@code BLOCKSCOPE_V1} a {@link DataBlockEncoding} of this JVM: an explicit, opt-in step
@@ -88,7 +87,7 @@ public final class BlockscopeEncoding {
     };
     private static final short[] BUILT_IN_IDS = {0, 2, 3, 4, 7};
 
-    final Unsafe unsafe;
+    final UnsafeAccess unsafe;
     final Field values;
     final Field idArray;
     final Field id;
@@ -100,7 +99,7 @@ public final class BlockscopeEncoding {
     final Field enumConstants;
     final Field enumConstantDirectory;
 
-    private Internals(Unsafe unsafe, Field[] f) {
+    private Internals(UnsafeAccess unsafe, Field[] f) {
       this.unsafe = unsafe;
       values = f[0];
       idArray = f[1];
@@ -157,11 +156,9 @@ public final class BlockscopeEncoding {
           }
         }
       }
-      Unsafe unsafe = null;
+      UnsafeAccess unsafe = null;
       try {
-        Field u = Unsafe.class.getDeclaredField("theUnsafe");
-        u.setAccessible(true);
-        unsafe = (Unsafe) u.get(null);
+        unsafe = new UnsafeAccess();
       } catch (ReflectiveOperationException | RuntimeException e) {
         wrong.append(" sun.misc.Unsafe is not reachable (").append(e).append(");");
       }
@@ -203,7 +200,7 @@ public final class BlockscopeEncoding {
     }
 
     DataBlockEncoding add(String n, short newId, DataBlockEncoder enc) {
-      Unsafe u = unsafe;
+      UnsafeAccess u = unsafe;
       DataBlockEncoding[] byId =
           (DataBlockEncoding[])
               u.getObject(u.staticFieldBase(idArray), u.staticFieldOffset(idArray));

@@ -64,7 +64,7 @@ public class CorruptBlockException extends CorruptHFileException {
     throw CorruptBlockException.<RuntimeException>unchecked(new CorruptBlockException(message));
   }
 
-  @SuppressWarnings("unchecked")
+  @SuppressWarnings({"unchecked", "TypeParameterUnusedInFormals"}) // the sneaky-throw idiom
   private static <T extends Throwable> T unchecked(Throwable t) throws T {
     throw (T) t;
   }

@@ -84,6 +84,7 @@ public final class EncodingGuard implements MasterCoprocessor, MasterObserver {
   private static final String ENCODING_KEY = "DATA_BLOCK_ENCODING";
 
   @Override
+  @SuppressWarnings("rawtypes") // HBase's own signature: Coprocessor.start(CoprocessorEnvironment)
   public void start(CoprocessorEnvironment env) {
     try {
       BlockscopeEncoding.register();

@@ -26,6 +26,7 @@ public final class EncodingRegistrar implements RegionCoprocessor {
   private static volatile boolean logged;
 
   @Override
+  @SuppressWarnings("rawtypes") // HBase's own signature: Coprocessor.start(CoprocessorEnvironment)
   public void start(CoprocessorEnvironment env) {
     try {
       BlockscopeEncoding.register();

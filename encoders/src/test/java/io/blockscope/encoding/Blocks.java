@@ -3,6 +3,7 @@ package io.blockscope.encoding;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -166,13 +167,14 @@ final class Blocks {
    */
   static List<KeyValue> cells(Shape shape, long seed, boolean tags, boolean mvcc, int families) {
     Random r = new Random(seed);
-    TreeSet<KeyValue> sorted = new TreeSet<>(CellComparatorImpl.COMPARATOR::compare);
+    TreeSet<KeyValue> sorted = new TreeSet<>(CellComparatorImpl.COMPARATOR);
     // a block holds one family (one store); short or long at random
     byte[][] familyList = new byte[families][];
     for (int f = 0; f < families; f++) {
       String suffix = f == 0 ? "" : "-" + f;
       familyList[f] =
-          (r.nextBoolean() ? "f" + suffix : "family-" + r.nextInt(100) + suffix).getBytes();
+          (r.nextBoolean() ? "f" + suffix : "family-" + r.nextInt(100) + suffix)
+              .getBytes(StandardCharsets.UTF_8);
     }
     KeyValue.Type[] types = {
       KeyValue.Type.Delete,
@@ -186,7 +188,7 @@ final class Blocks {
                   + String.format("%06d", i * 7 + r.nextInt(7))
                   + (r.nextInt(4) == 0 ? "-" + r.nextInt(1000) : "")
                   + pad(r, shape.longKeys()))
-              .getBytes();
+              .getBytes(StandardCharsets.UTF_8);
       int cells = 1 + r.nextInt(shape.maxCellsPerRow());
       for (int j = 0; j < cells; j++) {
         byte[] qualifier =
@@ -196,8 +198,8 @@ final class Blocks {
                         + r.nextInt(40)
                         + (r.nextBoolean() ? "-suffix" + r.nextInt(100) : "")
                         + pad(r, shape.longKeys()))
-                    .getBytes();
-        long ts = 1_700_000_000_000L + r.nextInt(1000) * (r.nextBoolean() ? 1 : 1_000);
+                    .getBytes(StandardCharsets.UTF_8);
+        long ts = 1_700_000_000_000L + (long) r.nextInt(1000) * (r.nextBoolean() ? 1 : 1_000);
         KeyValue.Type type =
             r.nextDouble() < shape.deletes() ? types[r.nextInt(types.length)] : KeyValue.Type.Put;
         int valueLen =

@@ -39,6 +39,7 @@ public class CorruptBlocksTest {
   private static final DataBlockEncoding ENCODING = BlockscopeEncoding.register();
   private static final BlockscopeV1Encoder ENCODER = new BlockscopeV1Encoder(4);
 
+  @SuppressWarnings("ArrayRecordComponent") // compared by identity, never by value
   private record Sample(byte[] block, List<KeyValue> cells, boolean tags, boolean mvcc) {}
 
   private static List<Sample> samples() throws Exception {

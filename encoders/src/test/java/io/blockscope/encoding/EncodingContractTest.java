@@ -40,6 +40,8 @@ import org.junit.runners.Parameterized.Parameters;
 @RunWith(Parameterized.class)
 public class EncodingContractTest {
   @Parameters(name = "{0}")
+  // an anonymous CellComparatorImpl inherits CellComparatorImpl's raw getSimpleComparator
+  @SuppressWarnings("unchecked")
   public static Collection<Object[]> encoders() {
     DataBlockEncoding ours = BlockscopeEncoding.register();
     List<Object[]> all = new ArrayList<>();

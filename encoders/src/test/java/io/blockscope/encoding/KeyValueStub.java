@@ -24,7 +24,7 @@ final class KeyValueStub {
   /** A key below every test row ("a" &lt; "row-..."). */
   static Cell before(KeyValue first) {
     return new KeyValue(
-        "a".getBytes(),
+        "a".getBytes(java.nio.charset.StandardCharsets.UTF_8),
         CellUtil.cloneFamily(first),
         new byte[0],
         first.getTimestamp(),

@@ -11,6 +11,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseTestingUtility;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.CompactionState;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
 import org.apache.hadoop.hbase.regionserver.HRegion;
@@ -95,6 +96,18 @@ public final class EmbeddedCluster implements AutoCloseable {
     return util;
   }
 
+  /** Major-compacts a table and waits, up to {@code millis}, until no compaction runs on it. */
+  public void majorCompactAndWait(TableName table, long millis) throws Exception {
+    Admin admin = admin();
+    admin.majorCompact(table);
+    util.waitFor(millis, () -> admin.getCompactionState(table) == CompactionState.NONE);
+  }
+
+  /** Waits, up to {@code millis}, until every region of a table is open. */
+  public void waitTableAvailable(TableName table, long millis) throws Exception {
+    util.waitTableAvailable(table, millis);
+  }
+
   public Configuration conf() {
     return util.getConfiguration();
   }
@@ -154,7 +167,7 @@ public final class EmbeddedCluster implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() throws IOException {
     util.shutdownMiniCluster();
   }
 }

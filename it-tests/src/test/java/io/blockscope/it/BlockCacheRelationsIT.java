@@ -219,7 +219,7 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
   @Test
   public void dataSmallerThanTheCacheServesEveryGetFromIt() throws Exception {
     evictTable();
-    int range = (int) (l2.getMaxSize() / 2 / bytesPerRow);
+    int range = (int) (l2.getMaxSize() / 2.0 / bytesPerRow);
     // Warm up as seed 004 did: a scan of the range, then a round of random gets.
     SeedTables.queryLong(cluster, "SELECT COUNT(*) FROM " + TABLE + " WHERE pk < " + range);
     Random r = new Random(1);

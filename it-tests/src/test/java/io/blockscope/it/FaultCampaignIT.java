@@ -118,7 +118,7 @@ public class FaultCampaignIT {
   public void aMeasuredCompactionShipsAsOftenAsAnUnmeasuredOne() throws Exception {
     Map<String, Long> shipped = new HashMap<>();
     for (String level : List.of("COUNT", "OFF")) {
-      TableName t = TableName.valueOf("ship_" + level.toLowerCase());
+      TableName t = TableName.valueOf("ship_" + level.toLowerCase(java.util.Locale.ROOT));
       RawTable.create(
           cluster.admin(),
           new RawTable.Spec(t).level(level).blockSize(4096).encoding(DataBlockEncoding.FAST_DIFF));
@@ -182,11 +182,12 @@ public class FaultCampaignIT {
     java.util.concurrent.ScheduledExecutorService scraper =
         java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
     Map<ObjectName, Long> lastScraped = new HashMap<>();
-    scraper.scheduleWithFixedDelay(
-        () -> scrape(lastScraped, violations, scrapes, seriesChecked),
-        0,
-        200,
-        java.util.concurrent.TimeUnit.MILLISECONDS);
+    var unusedScrapes =
+        scraper.scheduleWithFixedDelay(
+            () -> scrape(lastScraped, violations, scrapes, seriesChecked),
+            0,
+            200,
+            java.util.concurrent.TimeUnit.MILLISECONDS);
 
     long end = System.currentTimeMillis() + SECONDS * 1000;
     Random rnd = new Random(14);
@@ -448,6 +449,7 @@ public class FaultCampaignIT {
    * miss those of a region that is gone). A query Phoenix itself gives up on (retries exhausted
    * while regions move) is counted, not a violation.
    */
+  @SuppressWarnings("try") // closed before the profile is read, which needs it closed
   private static void phoenixLoop(
       AtomicBoolean stop,
       AtomicLong queries,

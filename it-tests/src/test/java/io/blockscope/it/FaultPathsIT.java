@@ -271,7 +271,7 @@ public class FaultPathsIT extends ClusterTestBase {
             "TIME".getBytes(StandardCharsets.US_ASCII)
           },
           {
-            q3.toUpperCase().getBytes(StandardCharsets.US_ASCII),
+            q3.toUpperCase(java.util.Locale.ROOT).getBytes(StandardCharsets.US_ASCII),
             "\u0000\uffff".getBytes(StandardCharsets.UTF_8)
           },
           {new byte[1 << 20], new byte[1 << 20]},

@@ -53,6 +53,7 @@ public class HintsProfileIT extends ClusterTestBase {
   }
 
   /** Runs a query to its end through blockscope and returns its profile and row count. */
+  @SuppressWarnings("try") // closed before the profile is read, which needs it closed
   private static QueryProfile profiled(Connection c, String sql, long[] rowsOut) throws Exception {
     try (Statement s = c.createStatement();
         ResultSet rs = s.executeQuery(sql)) {
@@ -107,6 +108,7 @@ public class HintsProfileIT extends ClusterTestBase {
   }
 
   @Test
+  @SuppressWarnings("try") // closed before the profile is read, which needs it closed
   public void pointSelectsAreProfiledInTheOneRegionTheyRead() throws Exception {
     try (Connection c = SeedTables.blockscope(cluster);
         PreparedStatement ps =

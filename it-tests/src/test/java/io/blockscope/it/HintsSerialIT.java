@@ -152,7 +152,7 @@ public class HintsSerialIT extends ClusterTestBase {
     // fails, Phoenix changed.
     assertEquals(
         "stock Phoenix with SERIAL: one set of groups per region",
-        4 * expected.size(),
+        4L * expected.size(),
         stock(grouped).size());
   }
 

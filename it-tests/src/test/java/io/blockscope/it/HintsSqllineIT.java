@@ -170,6 +170,7 @@ public class HintsSqllineIT extends ClusterTestBase {
             "--silent=true"));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    @SuppressWarnings("JdkObsolete") // appended by the reader thread, read by this one
     StringBuffer output = new StringBuffer();
     Thread reader =
         new Thread(

@@ -44,6 +44,7 @@ public class JmxScrapeIT extends ClusterTestBase {
   private static MBeanServerConnection jmx;
 
   @BeforeClass
+  @SuppressWarnings("BanJNDI") // a JMX client of this JVM's own connector, as a scraper connects
   public static void connect() throws Exception {
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
@@ -134,8 +135,7 @@ public class JmxScrapeIT extends ClusterTestBase {
     assertEquals(1, ((Number) jmx.getAttribute(cp, "Probe.fsRead.installed")).intValue());
     assertEquals(
         cluster.engine().probeFailures(ProbeBridge.FS_READ),
-        ((Number) jmx.getAttribute(cp, "Probe.fsRead.failures")).longValue(),
-        0);
+        ((Number) jmx.getAttribute(cp, "Probe.fsRead.failures")).longValue());
   }
 
   @Test

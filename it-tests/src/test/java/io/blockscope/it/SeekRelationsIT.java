@@ -95,7 +95,7 @@ public class SeekRelationsIT extends ClusterTestBase {
     double fdPer = fdCosts.get("decode.FAST_DIFF.cells") / (double) units;
     double bsPer = bsCosts.get("decode.BLOCKSCOPE_V1.cells") / (double) units;
     long n = cellsPerBlock(fd);
-    assertEquals("same rows, same blocks", n, cellsPerBlock(ri), n / 10.0);
+    assertEquals("same rows, same blocks", (double) n, (double) cellsPerBlock(ri), n / 10.0);
     System.out.printf(
         "%s: cells decoded per unit ROW_INDEX_V1 %.1f, FAST_DIFF %.1f,"
             + " BLOCKSCOPE_V1 %.1f (%d FAST_DIFF cells per block, %d BLOCKSCOPE_V1); seeks %d / %d /"

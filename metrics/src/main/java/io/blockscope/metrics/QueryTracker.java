@@ -60,7 +60,7 @@ public final class QueryTracker {
   private final LinkedHashMap<String, Entry> queries = new LinkedHashMap<>(16, 0.75f, true);
 
   /** Open scanners and the query each belongs to (an evicted query's too, until they close). */
-  private final Map<Object, Entry> scanners = new IdentityHashMap<>();
+  private final IdentityHashMap<Object, Entry> scanners = new IdentityHashMap<>();
 
   private final int maxRegionEntries;
   private int regionEntries;

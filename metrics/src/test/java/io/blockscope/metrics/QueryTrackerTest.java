@@ -79,7 +79,9 @@ public class QueryTrackerTest {
     assertEquals(A, QueryTracker.parseId(A.getBytes(StandardCharsets.US_ASCII)));
     assertNull(QueryTracker.parseId(null));
     assertNull(QueryTracker.parseId("short".getBytes(StandardCharsets.US_ASCII)));
-    assertNull(QueryTracker.parseId(A.toUpperCase().getBytes(StandardCharsets.US_ASCII)));
+    assertNull(
+        QueryTracker.parseId(
+            A.toUpperCase(java.util.Locale.ROOT).getBytes(StandardCharsets.US_ASCII)));
     assertNull(QueryTracker.parseId(("x" + A.substring(1)).getBytes(StandardCharsets.US_ASCII)));
   }
 

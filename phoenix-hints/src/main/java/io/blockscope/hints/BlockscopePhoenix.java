@@ -40,7 +40,7 @@ public final class BlockscopePhoenix {
     PhoenixConnection extended =
         new PhoenixConnection(
             new ExtendingQueryServices(pc.getQueryServices()), pc.getURL(), pc.getClientInfo());
-    return proxy(Connection.class, extended, new ConnectionHandler(extended));
+    return proxy(Connection.class, new ConnectionHandler(extended));
   }
 
   /**
@@ -96,7 +96,7 @@ public final class BlockscopePhoenix {
   }
 
   @SuppressWarnings("unchecked")
-  private static <T> T proxy(Class<T> type, Object target, InvocationHandler h) {
+  private static <T> T proxy(Class<T> type, InvocationHandler h) {
     return (T)
         Proxy.newProxyInstance(BlockscopePhoenix.class.getClassLoader(), new Class<?>[] {type}, h);
   }
@@ -166,7 +166,6 @@ public final class BlockscopePhoenix {
       ResultSet wrapped =
           proxy(
               BlockscopeResultSet.class,
-              rs,
               new ResultSetHandler(
                   rs,
                   id,
@@ -275,10 +274,10 @@ public final class BlockscopePhoenix {
       Object r = call(target, m, args);
       if (r instanceof PreparedStatement ps && args != null && args[0] instanceof String sql) {
         QueryExtensions e = QueryExtensions.parse(sql);
-        return proxy(PreparedStatement.class, ps, new PreparedHandler(ps, e, target));
+        return proxy(PreparedStatement.class, new PreparedHandler(ps, e, target));
       }
       if (r instanceof Statement s && !(r instanceof PreparedStatement)) {
-        return proxy(Statement.class, s, new StatementHandler(s, target));
+        return proxy(Statement.class, new StatementHandler(s, target));
       }
       return r;
     }

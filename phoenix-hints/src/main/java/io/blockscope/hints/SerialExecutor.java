@@ -158,24 +158,25 @@ final class SerialExecutor extends ThreadPoolExecutor {
         throws InterruptedException, ExecutionException, TimeoutException {
       if (started.compareAndSet(false, true)) {
         // A job as Phoenix submits it: its pool's (instrumented) tasks need the job id and metrics.
-        pool.submit(
-            new JobManager.JobCallable<Void>() {
-              @Override
-              public Void call() {
-                runOnPool();
-                return null;
-              }
+        var unusedJob =
+            pool.submit(
+                new JobManager.JobCallable<Void>() {
+                  @Override
+                  public Void call() {
+                    runOnPool();
+                    return null;
+                  }
 
-              @Override
-              public Object getJobId() {
-                return job.getJobId();
-              }
+                  @Override
+                  public Object getJobId() {
+                    return job.getJobId();
+                  }
 
-              @Override
-              public TaskExecutionMetricsHolder getTaskExecutionMetric() {
-                return job.getTaskExecutionMetric();
-              }
-            });
+                  @Override
+                  public TaskExecutionMetricsHolder getTaskExecutionMetric() {
+                    return job.getTaskExecutionMetric();
+                  }
+                });
       }
       return super.get(timeout, unit);
     }

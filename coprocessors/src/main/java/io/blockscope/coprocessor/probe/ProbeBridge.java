@@ -51,6 +51,7 @@ public final class ProbeBridge {
 
   public static final int N_PROBES = 6;
 
+  @SuppressWarnings("MutablePublicArray") // the bridge links JDK types only; nothing writes it
   public static final String[] PROBE_NAMES = {
     "blockCache", "fsRead", "checksum", "decompress", "decode", "rpcCall"
   };

@@ -50,6 +50,7 @@ public final class ProbeInstaller {
   private static final String CALL_RUNNER = "org.apache.hadoop.hbase.ipc.CallRunner";
 
   /** One HBase method a probe is woven into. */
+  @SuppressWarnings("ArrayRecordComponent") // targets are constants, never compared
   record Target(String type, String method, Class<?> advice, String... params) {
     ElementMatcher<MethodDescription> matcher() {
       ElementMatcher.Junction<MethodDescription> m =
