@@ -4,6 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.metrics.CostLayout;
 import java.util.List;
 import org.junit.Test;
 
@@ -69,5 +70,25 @@ public class TableConfigTest {
     assertEquals(5.0, Stats.quantile(v, 0.99), 0);
     assertEquals(1.0, Stats.quantile(v, 0.0), 0);
     assertTrue(Double.isNaN(Stats.median(List.of())));
+  }
+
+  /**
+   * Every encoding and compression evaluate offers has its own series in the metrics (a name of
+   * {@code CostLayout}'s, not OTHER), so a report's cost columns are never lumped together.
+   */
+  @Test
+  public void everyOfferedSettingHasItsOwnMetricSeries() {
+    for (String e : concat(TableConfig.ENCODINGS, TableConfig.EXTRA_ENCODINGS)) {
+      assertTrue(e, CostLayout.ENCODINGS.contains(e) && !e.equals("OTHER"));
+    }
+    for (String c : TableConfig.COMPRESSIONS) {
+      assertTrue(c, CostLayout.ALGORITHMS.contains(c) && !c.equals("OTHER"));
+    }
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> all = new java.util.ArrayList<>(a);
+    all.addAll(b);
+    return all;
   }
 }
