@@ -1,10 +1,9 @@
 package io.blockscope.cli;
 
-import io.blockscope.coprocessor.Engine;
+import io.blockscope.coprocessor.BlockscopeConfig;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.harness.StoreFiles;
-import io.blockscope.metrics.CostRegistry;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
 import io.blockscope.workloads.RawTable;
@@ -35,6 +34,8 @@ import picocli.CommandLine.Option;
         "Start an embedded HBase with blockscope, scan and get two tables, print the"
             + " per-region read costs.")
 final class Demo implements Callable<Integer> {
+  private static final long EXPORT_INTERVAL_MS = 1_000;
+
   @Option(
       names = "--rows",
       defaultValue = "100000",
@@ -56,7 +57,11 @@ final class Demo implements Callable<Integer> {
     }
     long t0 = System.nanoTime();
     out.println("Starting an embedded cluster (MiniDFS + ZooKeeper + HBase 2.6 + blockscope)...");
-    try (EmbeddedCluster cluster = EmbeddedCluster.start(new Configuration(false))) {
+    Configuration conf = new Configuration(false);
+    // series appear at an export refresh: once a second here, so each step's reading waits
+    // less than a second for them (a production server refreshes every 10 s)
+    conf.setLong(BlockscopeConfig.EXPORT_INTERVAL_MS, EXPORT_INTERVAL_MS);
+    try (EmbeddedCluster cluster = EmbeddedCluster.start(conf)) {
       out.printf("  up in %.1f s%n", (System.nanoTime() - t0) / 1e9);
       TableName fastDiff = TableName.valueOf("demo_fast_diff");
       TableName gz = TableName.valueOf("demo_gz");
@@ -72,26 +77,27 @@ final class Demo implements Callable<Integer> {
       RawTable.loadSeed(cluster.connection(), cluster.admin(), fastDiff, rows, 1);
       RawTable.loadSeed(cluster.connection(), cluster.admin(), gz, rows, 1);
 
-      Engine engine = cluster.engine();
-      out.println("Probes: " + probes(engine));
+      JmxCosts jmx = new JmxCosts(ManagementFactory.getPlatformMBeanServer(), EXPORT_INTERVAL_MS);
+      jmx.awaitExport();
+      out.println("Probes: " + probes(jmx));
       CostTable steps = new CostTable();
       for (TableName t : new TableName[] {fastDiff, gz}) {
         StoreFiles.evict(cluster.blockCache(), cluster.regions(t));
         step(
             steps,
-            engine,
+            jmx,
             t,
             "cold scan",
             () -> RawTable.scanCells(cluster.connection(), t, new Scan()));
         step(
             steps,
-            engine,
+            jmx,
             t,
             "warm scan",
             () -> RawTable.scanCells(cluster.connection(), t, new Scan()));
         step(
             steps,
-            engine,
+            jmx,
             t,
             gets + " random gets",
             () -> {
@@ -111,15 +117,15 @@ final class Demo implements Callable<Integer> {
       out.println();
       out.println("Per region, since the region opened:");
       CostTable regions = new CostTable();
+      jmx.awaitExport();
       for (TableName t : new TableName[] {fastDiff, gz}) {
         for (HRegion r : cluster.regions(t)) {
           String enc = r.getRegionInfo().getEncodedName();
-          regions.add(t + " " + enc, engine.registry().regionSnapshot(enc));
+          regions.add(t + " " + enc, jmx.region(t.getNameAsString(), enc));
         }
       }
       regions.print(out);
 
-      engine.refreshExport();
       out.println();
       out.println("The same figures as JMX beans (any JMX client or the Prometheus JMX exporter):");
       HRegion region = cluster.regions(fastDiff).get(0);
@@ -133,7 +139,7 @@ final class Demo implements Callable<Integer> {
             MetricKeys.server("blockCache.miss.data"),
           }) {
         ObjectName name = MetricKeys.objectName(key);
-        Object count = ManagementFactory.getPlatformMBeanServer().getAttribute(name, "Count");
+        Object count = jmx.count(name);
         out.printf("  %s  Count=%s%n", name, count);
       }
       out.printf("%nDone in %.1f s.%n", (System.nanoTime() - t0) / 1e9);
@@ -141,24 +147,26 @@ final class Demo implements Callable<Integer> {
     return 0;
   }
 
+  /** One step's costs: the table's series before and after it, each read after a refresh. */
   private void step(
-      CostTable table, Engine engine, TableName t, String what, Callable<Number> action)
+      CostTable table, JmxCosts jmx, TableName t, String what, Callable<Number> action)
       throws Exception {
-    CostRegistry reg = engine.registry();
-    CostSnapshot before = reg.tableSnapshot(t.getNameAsString());
+    jmx.awaitExport();
+    CostSnapshot before = jmx.table(t.getNameAsString());
     long start = System.nanoTime();
     action.call();
     double ms = (System.nanoTime() - start) / 1e6;
-    CostSnapshot cost = reg.tableSnapshot(t.getNameAsString()).minus(before);
+    jmx.awaitExport();
+    CostSnapshot cost = jmx.table(t.getNameAsString()).minus(before);
     table.add(String.format("%s %s (%.0f ms)", t, what, ms), cost);
   }
 
-  private static String probes(Engine engine) {
+  private static String probes(JmxCosts jmx) throws java.io.IOException {
     StringBuilder sb = new StringBuilder();
     for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
       sb.append(p == 0 ? "" : ", ")
           .append(ProbeBridge.PROBE_NAMES[p])
-          .append(engine.probeInstalled(p) ? " installed" : " UNAVAILABLE");
+          .append(jmx.probeInstalled(ProbeBridge.PROBE_NAMES[p]) ? " installed" : " UNAVAILABLE");
     }
     return sb.toString();
   }

@@ -151,7 +151,7 @@ final class RemoteEvalCluster implements EvalCluster {
             why = NO_INFO_PORT;
             return null;
           }
-          return fromSlots(slots);
+          return JmxCosts.snapshot(slots);
         } catch (Exception e) {
           why = "cannot read region servers' /jmx: " + e.getMessage();
           return null;
@@ -182,14 +182,6 @@ final class RemoteEvalCluster implements EvalCluster {
         return why;
       }
     };
-  }
-
-  private static CostSnapshot fromSlots(long[] slots) {
-    Map<String, Long> named = new LinkedHashMap<>();
-    for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
-      named.put(CostLayout.name(i), slots[i]);
-    }
-    return CostSnapshot.of(named);
   }
 
   private List<String> infoServers() throws IOException {

@@ -76,6 +76,7 @@ public final class Engine implements Hooks, ConfigurationObserver {
   private final Set<String> tableOverrides = ConcurrentHashMap.newKeySet();
   private final AtomicLong hookFailures = new AtomicLong();
   private final AtomicLong droppedFrames = new AtomicLong();
+  private final AtomicLong exportRefreshes = new AtomicLong();
   private final ScheduledExecutorService exporter;
   private volatile PerfLevel serverLevel;
   private volatile PerfLevel queryMaxLevel;
@@ -121,6 +122,8 @@ public final class Engine implements Hooks, ConfigurationObserver {
     registerProbeHealth();
     registry.registerOnce(
         MetricKeys.server("hooks.failures"), CostRegistry.readOnlyCounter(hookFailures::get));
+    registry.registerOnce(
+        MetricKeys.server("export.refreshes"), CostRegistry.readOnlyCounter(exportRefreshes::get));
     registry.registerOnce(
         MetricKeys.server("frames.dropped"), CostRegistry.readOnlyCounter(droppedFrames::get));
     registry.registerOnce(
@@ -607,7 +610,7 @@ public final class Engine implements Hooks, ConfigurationObserver {
 
   private void refreshExportQuietly() {
     try {
-      registry.refreshExport();
+      refreshExport();
     } catch (Throwable t) {
       LOG.warn("blockscope: export refresh failed", t);
     }
@@ -732,8 +735,10 @@ public final class Engine implements Hooks, ConfigurationObserver {
   }
 
   /** Runs the periodic export refresh now. */
+  /** Brings the exported series in line with the costs now; counted in export.refreshes. */
   public void refreshExport() {
     registry.refreshExport();
+    exportRefreshes.incrementAndGet();
   }
 
   String probeSummary() {
