@@ -1,13 +1,23 @@
 package io.blockscope.encoding;
 
-import static io.blockscope.encoding.BlockscopeV1Encoder.FAMILY;
-import static io.blockscope.encoding.BlockscopeV1Encoder.QUALIFIER;
-import static io.blockscope.encoding.BlockscopeV1Encoder.ROW;
-import static io.blockscope.encoding.BlockscopeV1Encoder.SEQID;
-import static io.blockscope.encoding.BlockscopeV1Encoder.TAGS;
-import static io.blockscope.encoding.BlockscopeV1Encoder.TIMESTAMP;
-import static io.blockscope.encoding.BlockscopeV1Encoder.TYPE;
-import static io.blockscope.encoding.BlockscopeV1Encoder.VALUE_LEN;
+import static io.blockscope.encoding.BlockscopeV1Format.BASE_FIELDS;
+import static io.blockscope.encoding.BlockscopeV1Format.COUNT;
+import static io.blockscope.encoding.BlockscopeV1Format.FAMILY;
+import static io.blockscope.encoding.BlockscopeV1Format.INLINE_MAX;
+import static io.blockscope.encoding.BlockscopeV1Format.QUALIFIER;
+import static io.blockscope.encoding.BlockscopeV1Format.ROW;
+import static io.blockscope.encoding.BlockscopeV1Format.SEQID;
+import static io.blockscope.encoding.BlockscopeV1Format.TAGS;
+import static io.blockscope.encoding.BlockscopeV1Format.TIMESTAMP;
+import static io.blockscope.encoding.BlockscopeV1Format.TYPE;
+import static io.blockscope.encoding.BlockscopeV1Format.VALUE_LEN;
+import static io.blockscope.encoding.BlockscopeV1Format.checkBaseKey;
+import static io.blockscope.encoding.BlockscopeV1Format.checkTrailer;
+import static io.blockscope.encoding.BlockscopeV1Format.groupKeys;
+import static io.blockscope.encoding.BlockscopeV1Format.groupsEnd;
+import static io.blockscope.encoding.BlockscopeV1Format.int32;
+import static io.blockscope.encoding.BlockscopeV1Format.uint16;
+import static io.blockscope.encoding.BlockscopeV1Format.width;
 
 import java.nio.ByteBuffer;
 import org.apache.hadoop.hbase.ByteBufferExtendedCell;
@@ -88,7 +98,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /** One decoded entry: the key fields in arrays of their own, value and tags in the block. */
-  static class Entry extends BlockscopeV1Encoder.Fields {
+  static class Entry extends Fields {
     int valueOffset;
     int tagsOffset;
 
@@ -110,7 +120,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
      * The qualifier of the last entry that started the group or a row: the one a new row's
      * qualifier diffs against.
      */
-    byte[] rowQualifier = BlockscopeV1Encoder.EMPTY;
+    byte[] rowQualifier = Fields.EMPTY;
 
     int rowQualifierLen;
 
@@ -124,7 +134,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
     /** Tags stay in the block: their offset is taken, not their bytes. */
     @Override
-    void takeRest(BlockscopeV1Encoder.Fields o) {
+    void takeRest(Fields o) {
       Entry e = (Entry) o;
       type = e.type;
       valueLen = e.valueLen;
@@ -135,7 +145,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
     void copy(Entry o) {
       reset(o);
-      rowQualifier = BlockscopeV1Encoder.room(rowQualifier, o.rowQualifierLen);
+      rowQualifier = Fields.room(rowQualifier, o.rowQualifierLen);
       System.arraycopy(o.rowQualifier, 0, rowQualifier, 0, o.rowQualifierLen);
       rowQualifierLen = o.rowQualifierLen;
       valueOffset = o.valueOffset;
@@ -224,8 +234,8 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     if (n < 4) {
       throw CorruptBlockException.raise("block of " + n + " bytes is too short");
     }
-    int raw =
-        trailer(n, buf[base + n - 4], buf[base + n - 3], buf[base + n - 2], buf[base + n - 1]);
+    int raw = int32(buf, base + n - 4);
+    checkTrailer(n, raw);
     int count = raw & COUNT;
     int entries = groupsEnd(n, raw);
     if (groups.length < GROUP_INTS * count) {
@@ -324,102 +334,10 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   private int baseKeyLen;
 
-  private static final int COUNT = 0x0fffffff;
-
-  /**
-   * Checks that {@code len} bytes at {@code at} hold a key in KeyValue's layout, whose row and
-   * family lengths fit in it.
-   */
-  static void checkBaseKey(byte[] b, int at, int len) {
-    int rowLen = len < KeyValue.KEY_INFRASTRUCTURE_SIZE ? -1 : uint16(b, at);
-    if (rowLen < 0
-        || rowLen > Short.MAX_VALUE
-        || rowLen > len - KeyValue.KEY_INFRASTRUCTURE_SIZE
-        || (b[at + 2 + rowLen] & 0xff) > len - KeyValue.KEY_INFRASTRUCTURE_SIZE - rowLen) {
-      throw CorruptBlockException.raise(
-          "base key of "
-              + len
-              + " bytes with a row of "
-              + rowLen
-              + " bytes and a family that do not fit in it");
-    }
-  }
-
-  /** Checks a block's last four bytes and its size; returns them as an int. */
-  private static int trailer(int n, byte b0, byte b1, byte b2, byte b3) {
-    if (n < 4 + 2 + 3) {
-      throw CorruptBlockException.raise("block of " + n + " bytes is too short");
-    }
-    int raw = ((b0 & 0xff) << 24) | ((b1 & 0xff) << 16) | ((b2 & 0xff) << 8) | (b3 & 0xff);
-    if ((raw & BlockscopeV1Encoder.GROUPED) == 0) {
-      throw CorruptBlockException.raise(
-          "block without groups: not a BLOCKSCOPE_V1 block, or one "
-              + "written before the grouped layout (blockscope builds before 2026-11-22)");
-    }
-    if ((raw & BlockscopeV1Encoder.BASE_KEY) == 0) {
-      throw CorruptBlockException.raise(
-          "block without a base key: not a BLOCKSCOPE_V1 block, or "
-              + "one written before the base-key layout (blockscope builds before 2026-11-22)");
-    }
-    if ((raw & BlockscopeV1Encoder.INLINE_VALUES) == 0) {
-      throw CorruptBlockException.raise(
-          "block without inline values: not a BLOCKSCOPE_V1 block, "
-              + "or one written before small values moved into their key entries (blockscope builds "
-              + "before commit bc94cbf, 2026-11-22)");
-    }
-    int width = width(raw);
-    int count = raw & COUNT;
-    // each group takes at least its restart offset, one entry's flags and two length bytes
-    if (count < 1 || count > (n - 4) / (width + 3)) {
-      throw CorruptBlockException.raise(
-          "restart count " + count + " in a block of " + n + " bytes");
-    }
-    return raw;
-  }
-
-  /** Bytes per restart offset in a block whose trailer is {@code raw}. */
-  private static int width(int raw) {
-    return (raw & BlockscopeV1Encoder.WIDE) != 0 ? 4 : 2;
-  }
-
-  /** Where the groups of a block of {@code n} bytes end: its restart offsets start. */
-  private static int groupsEnd(int n, int raw) {
-    return n - 4 - width(raw) * (raw & COUNT);
-  }
-
-  /**
-   * Where group {@code k}, from {@code from} to {@code to}, keeps its key entries, from the length
-   * at its end: {@code last} is the uint16 ending the group, {@code before} the one before it (or
-   * -1). Returns start and end offsets packed in a long.
-   */
-  private static long groupKeys(int k, int from, int to, int last, int before) {
-    int length;
-    int tail;
-    if ((last & 0x8000) == 0) {
-      length = last;
-      tail = 2;
-    } else if (before >= 0) {
-      length = ((last & 0x7fff) << 16) | before;
-      tail = 4;
-    } else {
-      throw CorruptBlockException.raise("group " + k + " of " + (to - from) + " bytes");
-    }
-    if (length < 1 || length > to - from - tail) {
-      throw CorruptBlockException.raise(
-          "group " + k + " of " + (to - from) + " bytes has " + length + " bytes of key entries");
-    }
-    int end = to - tail;
-    return ((long) (end - length) << 32) | end;
-  }
-
   /** Restart offset {@code i} as the trailer holds it. */
   private int restartOffset(int i) {
     int at = base + groupsEnd + restartWidth * i;
-    return restartWidth == 4 ? readInt(buf, at) : uint16(buf, at);
-  }
-
-  private static int uint16(byte[] b, int at) {
-    return ((b[at] & 0xff) << 8) | (b[at + 1] & 0xff);
+    return restartWidth == 4 ? int32(buf, at) : uint16(buf, at);
   }
 
   /**
@@ -437,16 +355,6 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     }
     decode(f, keysAt(0), true);
     f.sameRow = false;
-  }
-
-  /** The flags of the key fields entry 0 takes from the base key: all of them. */
-  private static final int BASE_FIELDS = ROW | FAMILY | QUALIFIER | TIMESTAMP | TYPE;
-
-  private static int readInt(byte[] b, int at) {
-    return ((b[at] & 0xff) << 24)
-        | ((b[at + 1] & 0xff) << 16)
-        | ((b[at + 2] & 0xff) << 8)
-        | (b[at + 3] & 0xff);
   }
 
   /** Decodes the restart entry {@code k} into {@code e}. */
@@ -520,7 +428,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     }
     if ((flags & FAMILY) == 0) {
       int len = familyLength(b, p++, limit, at);
-      e.family = BlockscopeV1Encoder.room(e.family, len);
+      e.family = Fields.room(e.family, len);
       System.arraycopy(b, p, e.family, 0, len);
       e.familyLen = len;
       p += len;
@@ -584,7 +492,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       e.valueLen = vint(b, p, limit);
       p = next;
     }
-    if (e.valueLen <= BlockscopeV1Encoder.INLINE_MAX) {
+    if (e.valueLen <= INLINE_MAX) {
       // in the key entry
       if (e.valueLen > limit - p) {
         throw corrupt(at, "value of " + e.valueLen + " bytes");
@@ -617,7 +525,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
 
   /** Copies {@code n} bytes of {@code from} into {@code to} (or a larger array); returns it. */
   private static byte[] copy(byte[] from, int n, byte[] to) {
-    to = BlockscopeV1Encoder.room(to, n);
+    to = Fields.room(to, n);
     if (n <= 8) {
       for (int i = 0; i < n; i++) {
         to[i] = from[i];
@@ -653,7 +561,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     if ((long) shared + suffix > max) {
       throw corrupt(at, what + " of " + shared + " + " + suffix + " bytes");
     }
-    byte[] into = BlockscopeV1Encoder.room(old, shared + suffix);
+    byte[] into = Fields.room(old, shared + suffix);
     if (into != old) {
       System.arraycopy(old, 0, into, 0, shared);
     }
@@ -864,7 +772,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     final int valuesEnd = base + keysAt(k);
     final int restartEntry = keysAt(k);
     Entry f = first;
-    walkRow = BlockscopeV1Encoder.room(walkRow, f.rowLen);
+    walkRow = Fields.room(walkRow, f.rowLen);
     System.arraycopy(f.row, 0, walkRow, 0, f.rowLen);
     walkRowLen = f.rowLen;
     anchorQualifier = copy(f.qualifier, f.qualifierLen, anchorQualifier);
@@ -900,7 +808,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
         } else if (shared > rowMatch) {
           c = 1;
         } else {
-          c = compareSplit(kr, ko + shared, kl - shared, BlockscopeV1Encoder.EMPTY, 0, b, p, rest);
+          c = compareSplit(kr, ko + shared, kl - shared, Fields.EMPTY, 0, b, p, rest);
           match = shared + matched;
         }
         if (c <= 0) {
@@ -909,7 +817,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
           break;
         }
         // a row still before the key's: keep its bytes and the state before it, step over it
-        walkRow = BlockscopeV1Encoder.grow(walkRow, shared + rest);
+        walkRow = Fields.grow(walkRow, shared + rest);
         for (int i = 0; i < rest; i++) {
           walkRow[shared + i] = b[p + i];
         }
@@ -946,7 +854,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
         qualifierLen = shared + rest;
         if (anchorEntry) {
           // the anchor's qualifier is kept: the next row's diffs against it
-          anchorQualifier = BlockscopeV1Encoder.grow(anchorQualifier, qualifierLen);
+          anchorQualifier = Fields.grow(anchorQualifier, qualifierLen);
           for (int i = 0; i < rest; i++) {
             anchorQualifier[shared + i] = b[p + i];
           }
@@ -978,7 +886,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
           p = next;
         }
       }
-      if (valueLen <= BlockscopeV1Encoder.INLINE_MAX) {
+      if (valueLen <= INLINE_MAX) {
         if (valueLen > limit - p) {
           throw corrupt(at, "value of " + valueLen + " bytes");
         }
@@ -1044,12 +952,12 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
   }
 
   /** The walk's current row, the state before the next entry and before the row's first. */
-  private byte[] walkRow = BlockscopeV1Encoder.EMPTY;
+  private byte[] walkRow = Fields.EMPTY;
 
   private int walkRowLen;
 
   /** The qualifier of the walk's last anchor: the group's first entry or a row's first. */
-  private byte[] anchorQualifier = BlockscopeV1Encoder.EMPTY;
+  private byte[] anchorQualifier = Fields.EMPTY;
 
   private int anchorQualifierLen;
   private final Walk walk = new Walk();
@@ -1061,17 +969,17 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
    * restart entry), is the base cell's.
    */
   private void start(Entry x, Walk w, int k) {
-    x.row = BlockscopeV1Encoder.room(x.row, walkRowLen);
+    x.row = Fields.room(x.row, walkRowLen);
     System.arraycopy(walkRow, 0, x.row, 0, walkRowLen);
     x.rowLen = walkRowLen;
     x.rowQualifier = copy(anchorQualifier, anchorQualifierLen, x.rowQualifier);
     x.rowQualifierLen = anchorQualifierLen;
     if (w.familyAt >= 0) {
-      x.family = BlockscopeV1Encoder.room(x.family, w.familyLen);
+      x.family = Fields.room(x.family, w.familyLen);
       System.arraycopy(buf, w.familyAt, x.family, 0, w.familyLen);
       x.familyLen = w.familyLen;
     } else {
-      x.family = BlockscopeV1Encoder.room(x.family, first.familyLen);
+      x.family = Fields.room(x.family, first.familyLen);
       System.arraycopy(first.family, 0, x.family, 0, first.familyLen);
       x.familyLen = first.familyLen;
     }
@@ -1327,8 +1235,7 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
     if (shared > keyBaseMatch) {
       return keyBaseOrder;
     }
-    return compareSplit(
-        kr, ko + shared, kl - shared, BlockscopeV1Encoder.EMPTY, 0, buf, p, pairRest);
+    return compareSplit(kr, ko + shared, kl - shared, Fields.EMPTY, 0, buf, p, pairRest);
   }
 
   /**
@@ -1488,12 +1395,11 @@ final class BlockscopeV1Seeker implements DataBlockEncoder.EncodedSeeker {
       throw CorruptBlockException.raise("block of " + n + " bytes is too short");
     }
     int raw =
-        trailer(
-            n,
-            block.get(at + n - 4),
-            block.get(at + n - 3),
-            block.get(at + n - 2),
-            block.get(at + n - 1));
+        ((block.get(at + n - 4) & 0xff) << 24)
+            | ((block.get(at + n - 3) & 0xff) << 16)
+            | ((block.get(at + n - 2) & 0xff) << 8)
+            | (block.get(at + n - 1) & 0xff);
+    checkTrailer(n, raw);
     int entries = groupsEnd(n, raw);
     int len = 0;
     int p = 0;

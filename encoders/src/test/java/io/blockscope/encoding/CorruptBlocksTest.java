@@ -148,9 +148,9 @@ public class CorruptBlocksTest {
   public void blocksOfAnEarlierLayoutAreRefusedByName() throws Exception {
     Sample s = samples().get(0);
     Object[][] layouts = {
-      {BlockscopeV1Encoder.GROUPED, "block without groups"},
-      {BlockscopeV1Encoder.BASE_KEY, "block without a base key"},
-      {BlockscopeV1Encoder.INLINE_VALUES, "block without inline values"}
+      {BlockscopeV1Format.GROUPED, "block without groups"},
+      {BlockscopeV1Format.BASE_KEY, "block without a base key"},
+      {BlockscopeV1Format.INLINE_VALUES, "block without inline values"}
     };
     for (Object[] layout : layouts) {
       byte[] old = s.block().clone();
@@ -185,7 +185,7 @@ public class CorruptBlocksTest {
     byte[] bad = s.block().clone();
     int at = bad.length - 4;
     org.apache.hadoop.hbase.util.Bytes.putInt(
-        bad, at, org.apache.hadoop.hbase.util.Bytes.toInt(bad, at) & ~BlockscopeV1Encoder.GROUPED);
+        bad, at, org.apache.hadoop.hbase.util.Bytes.toInt(bad, at) & ~BlockscopeV1Format.GROUPED);
     EncodedSeeker seeker =
         ENCODER.createSeeker(
             ENCODER.newDataBlockDecodingContext(

@@ -1,0 +1,115 @@
+package io.blockscope.encoding;
+
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.PrivateCellUtil;
+
+/**
+ * One cell's fields, in arrays of their own: the encoder's cell before and cell now, and the base
+ * of the seeker's decoded entries ({@link Entry}).
+ */
+class Fields {
+  byte[] row = EMPTY;
+  int rowLen;
+  byte[] family = EMPTY;
+  int familyLen;
+  byte[] qualifier = EMPTY;
+  int qualifierLen;
+  long timestamp;
+  byte type;
+  int valueLen;
+  byte[] tags = EMPTY;
+  int tagsLen;
+  long seqId;
+
+  /** Drops value length, tags and sequence id: with the base key, the cell before entry 0. */
+  void clearRest() {
+    valueLen = 0;
+    tagsLen = 0;
+    seqId = 0;
+  }
+
+  /** Becomes a copy of {@code o}: of the base cell, the state before a restart entry. */
+  void reset(Fields o) {
+    copyKey(o);
+    takeRest(o);
+  }
+
+  /** Takes the qualifier of {@code o}: the one a new row's first qualifier diffs against. */
+  void takeQualifier(Fields o) {
+    qualifier = room(qualifier, o.qualifierLen);
+    System.arraycopy(o.qualifier, 0, qualifier, 0, o.qualifierLen);
+    qualifierLen = o.qualifierLen;
+  }
+
+  /** Takes type, value length, tags and sequence id from {@code o}. */
+  void takeRest(Fields o) {
+    type = o.type;
+    valueLen = o.valueLen;
+    tagsLen = o.tagsLen;
+    if (tagsLen > 0) {
+      tags = room(tags, tagsLen);
+      System.arraycopy(o.tags, 0, tags, 0, tagsLen);
+    }
+    seqId = o.seqId;
+  }
+
+  /** Takes row, family, qualifier and timestamp from {@code o}, in its own arrays. */
+  void copyKey(Fields o) {
+    row = room(row, o.rowLen);
+    System.arraycopy(o.row, 0, row, 0, o.rowLen);
+    rowLen = o.rowLen;
+    family = room(family, o.familyLen);
+    System.arraycopy(o.family, 0, family, 0, o.familyLen);
+    familyLen = o.familyLen;
+    qualifier = room(qualifier, o.qualifierLen);
+    System.arraycopy(o.qualifier, 0, qualifier, 0, o.qualifierLen);
+    qualifierLen = o.qualifierLen;
+    timestamp = o.timestamp;
+  }
+
+  void read(Cell c, boolean withTags) {
+    readKey(c);
+    valueLen = c.getValueLength();
+    tagsLen = withTags ? c.getTagsLength() : 0;
+    if (tagsLen > 0) {
+      tags = room(tags, tagsLen);
+      PrivateCellUtil.copyTagsTo(c, tags, 0);
+    }
+    seqId = c.getSequenceId();
+  }
+
+  /**
+   * Takes row, family, qualifier, timestamp and type from {@code c} (which may be a key-only cell,
+   * such as a block's base key), in its own arrays.
+   */
+  void readKey(Cell c) {
+    rowLen = c.getRowLength();
+    row = room(row, rowLen);
+    CellUtil.copyRowTo(c, row, 0);
+    familyLen = c.getFamilyLength();
+    family = room(family, familyLen);
+    CellUtil.copyFamilyTo(c, family, 0);
+    qualifierLen = c.getQualifierLength();
+    qualifier = room(qualifier, qualifierLen);
+    CellUtil.copyQualifierTo(c, qualifier, 0);
+    timestamp = c.getTimestamp();
+    type = c.getTypeByte();
+  }
+
+  /**
+   * What every field array starts as: grown by {@link #room} or {@link #grow} before any write, so
+   * that a new seeker (every point get creates one) allocates only what it decodes.
+   */
+  static final byte[] EMPTY = new byte[0];
+
+  /** {@code a}, or a new larger array (contents not kept), with room for {@code n} bytes. */
+  static byte[] room(byte[] a, int n) {
+    return a.length >= n ? a : new byte[Math.max(n, a.length * 2)];
+  }
+
+  /** {@code a}, or a larger copy of it, with room for {@code n} bytes (contents kept). */
+  static byte[] grow(byte[] a, int n) {
+    return a.length >= n ? a : java.util.Arrays.copyOf(a, Math.max(n, a.length * 2));
+  }
+}
