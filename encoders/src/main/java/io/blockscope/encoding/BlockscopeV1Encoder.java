@@ -464,7 +464,7 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
 
   @Override
   public Cell getFirstKeyCellInBlock(ByteBuff block) {
-    return BlockscopeV1Seeker.firstKey(block);
+    return GroupIndex.firstKey(block);
   }
 
   @Override
