@@ -5,11 +5,10 @@ import java.io.IOException;
 /**
  * One of {@link EncoderBenchmark}'s seek calls ({@code seek}, {@code seekBefore} or {@code get})
  * for one dataset and encoding, alone in its JVM, for a fixed time after a warm-up; prints the mean
- * ns per call. What two builds are compared with (run each in turn, alternating, and take the
- * median of the pairs' ratios) and what a profiler is attached to:
+ * ns per call: what a profiler is attached to ({@link SeekAB} compares two builds):
  *
  * <pre>
- * java -cp bench/target/classes:$(cat bench/target/classpath.txt) \
+ * java -cp benchmarks/target/classes:$(cat benchmarks/target/classpath.txt) \
  *     io.blockscope.benchmarks.SeekTime seed BLOCKSCOPE_V1 seekBefore [seconds 4] [warm-up 3]
  * </pre>
  */
