@@ -5,9 +5,9 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.RandomAccessFile;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
@@ -37,7 +37,9 @@ import org.apache.hadoop.hbase.regionserver.HStoreFile;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.CommonFSUtils;
+import org.junit.Rule;
 import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
 
 /**
  * Issue 14 (A), LevelDB's corruption_test on real store files: a BLOCKSCOPE_V1 store file written
@@ -72,6 +74,9 @@ public class CorruptStoreFileTest {
   }
 
   /** A region of one family in BLOCKSCOPE_V1, holding one store file of {@link #cells}. */
+  /** Each test's store files, deleted after it. */
+  @Rule public final TemporaryFolder tmp = new TemporaryFolder();
+
   private static final class Fixture {
     final Configuration conf = StoreFiles.unchecked();
     final Path root;
@@ -87,9 +92,9 @@ public class CorruptStoreFileTest {
     final RegionInfo info = RegionInfoBuilder.newBuilder(table.getTableName()).build();
     final Path file;
 
-    Fixture() throws IOException {
+    Fixture(File dir) throws IOException {
       conf.setBoolean("hbase.hregion.memstore.mslab.enabled", false);
-      root = new Path(Files.createTempDirectory("corrupt-store").toUri().toString());
+      root = new Path(dir.toURI().toString());
       CommonFSUtils.setRootDir(conf, root);
       fs = root.getFileSystem(conf);
       HRegion.createHRegion(info, root, conf, table, null).close();
@@ -130,7 +135,7 @@ public class CorruptStoreFileTest {
 
     /** XORs {@code mask} into {@code n} bytes of the file from {@code at}. */
     void corrupt(long at, int n, int mask) throws IOException {
-      try (RandomAccessFile f = new RandomAccessFile(new java.io.File(file.toUri()), "rw")) {
+      try (RandomAccessFile f = new RandomAccessFile(new File(file.toUri()), "rw")) {
         byte[] b = new byte[n];
         f.seek(at);
         f.readFully(b);
@@ -146,7 +151,7 @@ public class CorruptStoreFileTest {
   /** Block 10 with its trailer's "grouped layout" bit flipped. */
   @Test(timeout = 120_000)
   public void aFlippedBitInABlockFailsScansAndGetsOfThatBlockOnly() throws Exception {
-    Fixture x = new Fixture();
+    Fixture x = new Fixture(tmp.newFolder("corrupt-store"));
     long[] b = x.block(10);
     x.corrupt(b[0] + b[1] - 4, 1, 0x40);
     checkDamage(x, 10, (int) b[2], "block without groups");
@@ -155,9 +160,9 @@ public class CorruptStoreFileTest {
   /** Block 20's last 64 bytes (restart offsets, trailer) zeroed, as by a torn write. */
   @Test(timeout = 120_000)
   public void aBlockWithItsIndexWipedFailsScansAndGetsOfThatBlockOnly() throws Exception {
-    Fixture x = new Fixture();
+    Fixture x = new Fixture(tmp.newFolder("corrupt-store"));
     long[] b = x.block(20);
-    try (RandomAccessFile f = new RandomAccessFile(new java.io.File(x.file.toUri()), "rw")) {
+    try (RandomAccessFile f = new RandomAccessFile(new File(x.file.toUri()), "rw")) {
       f.seek(b[0] + b[1] - 64);
       f.write(new byte[64]);
     }
@@ -246,9 +251,9 @@ public class CorruptStoreFileTest {
   /** A store file cut short does not open: HBase reads its trailer first. */
   @Test(timeout = 120_000)
   public void aTruncatedStoreFileDoesNotOpen() throws Exception {
-    Fixture x = new Fixture();
+    Fixture x = new Fixture(tmp.newFolder("corrupt-store"));
     long[] b = x.block(5);
-    try (RandomAccessFile f = new RandomAccessFile(new java.io.File(x.file.toUri()), "rw")) {
+    try (RandomAccessFile f = new RandomAccessFile(new File(x.file.toUri()), "rw")) {
       f.setLength(b[0] + b[1] / 2);
     }
     try {
