@@ -1,9 +1,7 @@
 package io.blockscope.cli;
 
-import io.blockscope.coprocessor.Engine;
 import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.harness.StoreFiles;
-import io.blockscope.metrics.CostSnapshot;
 import java.io.IOException;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
@@ -16,9 +14,14 @@ import org.apache.hadoop.hbase.regionserver.HStore;
 import org.apache.hadoop.hbase.regionserver.HStoreFile;
 import org.apache.hadoop.hbase.util.VersionInfo;
 
-/** evaluate's default: a cluster in this JVM, with blockscope's engine read directly. */
+/**
+ * evaluate's default: a cluster in this JVM; costs read by their JMX names ({@link LocalJmxCosts}).
+ */
 final class EmbeddedEvalCluster implements EvalCluster {
   private final EmbeddedCluster cluster;
+
+  /** Costs by JMX name, as operators read them. */
+  private final CostSource costs = new LocalJmxCosts();
 
   EmbeddedEvalCluster() throws Exception {
     this(new Configuration(false));
@@ -40,18 +43,7 @@ final class EmbeddedEvalCluster implements EvalCluster {
 
   @Override
   public CostSource costs() {
-    return new CostSource() {
-      @Override
-      public CostSnapshot table(String table) {
-        Engine e = Engine.current();
-        return e == null ? null : e.registry().tableSnapshot(table);
-      }
-
-      @Override
-      public String unavailable() {
-        return Engine.current() == null ? "blockscope engine not started" : null;
-      }
-    };
+    return costs;
   }
 
   @Override

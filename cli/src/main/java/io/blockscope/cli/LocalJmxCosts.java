@@ -1,0 +1,48 @@
+package io.blockscope.cli;
+
+import io.blockscope.coprocessor.Engine;
+import io.blockscope.metrics.CostSnapshot;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+
+/**
+ * The embedded {@code evaluate}'s costs: a table's series read by their ObjectNames from this JVM's
+ * platform MBeanServer ({@link JmxCosts}), the names an operator scrapes. A series appears at the
+ * first export refresh after its cost becomes non-zero, and a production server refreshes every 10
+ * s (at least every second), so before each read this asks the engine in this JVM for a refresh
+ * (counted in {@code export.refreshes} like the periodic ones): the series then exist for every
+ * non-zero cost, and they read live values. That request is the one call into the engine.
+ */
+final class LocalJmxCosts implements CostSource {
+  private final JmxCosts jmx;
+  private String why;
+
+  LocalJmxCosts() {
+    // the interval bounds JmxCosts.awaitExport, which this class does not use
+    this.jmx = new JmxCosts(ManagementFactory.getPlatformMBeanServer(), 10_000);
+  }
+
+  @Override
+  public CostSnapshot table(String table) {
+    Engine e = Engine.current();
+    if (e == null) {
+      why = "blockscope engine not started";
+      return null;
+    }
+    e.refreshExport();
+    try {
+      return jmx.table(table);
+    } catch (IOException | RuntimeException ex) {
+      why = "cannot read blockscope's JMX series: " + ex;
+      return null;
+    }
+  }
+
+  @Override
+  public String unavailable() {
+    if (why == null && Engine.current() == null) {
+      why = "blockscope engine not started";
+    }
+    return why;
+  }
+}
