@@ -183,13 +183,13 @@ public final class Engine implements Hooks, ConfigurationObserver {
       LOG.info(
           "blockscope: joining the engine of another blockscope copy ({})",
           existing.getClass().getClassLoader());
-      return new ForeignHooks(existing);
-    } catch (ReflectiveOperationException e) {
+      return ForeignHooks.of(existing);
+    } catch (ReflectiveOperationException | RuntimeException e) {
       LOG.warn(
           "blockscope: cannot reach the engine of another blockscope copy; "
               + "this copy stays passive",
           e);
-      return NO_HOOKS;
+      return ForeignHooks.NONE;
     }
   }
 
@@ -207,46 +207,6 @@ public final class Engine implements Hooks, ConfigurationObserver {
       return null;
     }
   }
-
-  private static final Hooks NO_HOOKS =
-      new Hooks() {
-        @Override
-        public void regionOpened(RegionCoprocessorEnvironment env) {}
-
-        @Override
-        public void regionClosed(RegionCoprocessorEnvironment env) {}
-
-        @Override
-        public boolean measures(RegionCoprocessorEnvironment env) {
-          return false;
-        }
-
-        @Override
-        public void enter(RegionCoprocessorEnvironment env) {}
-
-        @Override
-        public void exit() {}
-
-        @Override
-        public Object queryScan(
-            byte[] queryId, Object scan, RegionCoprocessorEnvironment env, int level) {
-          return null;
-        }
-
-        @Override
-        public void scannerOpened(Object scanner, Object handle) {}
-
-        @Override
-        public void queryActive(Object handle, int rows) {}
-
-        @Override
-        public void scannerClosed(Object scanner) {}
-
-        @Override
-        public long[] queryCosts(String queryId, String region) {
-          return null;
-        }
-      };
 
   // ---- region lifecycle -----------------------------------------------------------------------
 

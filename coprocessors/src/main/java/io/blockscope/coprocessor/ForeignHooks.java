@@ -2,168 +2,106 @@ package io.blockscope.coprocessor;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
-import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.HashMap;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reaches an {@link Engine} made by another class loader's copy of blockscope, e.g. the
+ * {@link Hooks} for an engine made by another class loader's copy of blockscope, e.g. the
  * cluster-wide copy on the server classpath when this copy was loaded from a table descriptor's
- * jar. Both copies then share one set of counters, probes and JMX beans.
+ * jar: both copies then share one set of counters, probes and JMX beans. The contract is the {@link
+ * Hooks} interface alone: each of its methods is bound, by name and parameter types, to the same
+ * method of the other copy's {@code Hooks}, which its engine implements, so a method added to the
+ * interface is forwarded with no change here, and a copy whose interface lacks one is refused whole
+ * when it is bound (not at its first call). A call that throws in the other copy returns the return
+ * type's default (false, 0, null) and is logged at debug: it never reaches HBase.
  */
-final class ForeignHooks implements Hooks {
+final class ForeignHooks implements InvocationHandler {
   private static final Logger LOG = LoggerFactory.getLogger(ForeignHooks.class);
-  private static final MethodType ENV =
-      MethodType.methodType(void.class, RegionCoprocessorEnvironment.class);
 
-  private final MethodHandle opened;
-  private final MethodHandle closed;
-  private final MethodHandle measures;
-  private final MethodHandle enter;
-  private final MethodHandle exit;
-  private final MethodHandle queryScan;
-  private final MethodHandle scannerOpened;
-  private final MethodHandle queryActive;
-  private final MethodHandle scannerClosed;
-  private final MethodHandle queryCosts;
+  /** Hooks that do nothing: a copy that cannot reach the JVM's engine stays passive. */
+  static final Hooks NONE = proxy(new ForeignHooks(Map.of(), "passive"));
 
-  ForeignHooks(Object engine) throws ReflectiveOperationException {
-    MethodHandles.Lookup lookup = MethodHandles.publicLookup();
-    Class<?> type = engine.getClass();
-    opened = lookup.findVirtual(type, "regionOpened", ENV).bindTo(engine);
-    closed = lookup.findVirtual(type, "regionClosed", ENV).bindTo(engine);
-    measures =
-        lookup
-            .findVirtual(
-                type,
-                "measures",
-                MethodType.methodType(boolean.class, RegionCoprocessorEnvironment.class))
-            .bindTo(engine);
-    enter = lookup.findVirtual(type, "enter", ENV).bindTo(engine);
-    exit = lookup.findVirtual(type, "exit", MethodType.methodType(void.class)).bindTo(engine);
-    queryScan =
-        lookup
-            .findVirtual(
-                type,
-                "queryScan",
-                MethodType.methodType(
-                    Object.class,
-                    byte[].class,
-                    Object.class,
-                    RegionCoprocessorEnvironment.class,
-                    int.class))
-            .bindTo(engine);
-    scannerOpened =
-        lookup
-            .findVirtual(
-                type,
-                "scannerOpened",
-                MethodType.methodType(void.class, Object.class, Object.class))
-            .bindTo(engine);
-    queryActive =
-        lookup
-            .findVirtual(
-                type, "queryActive", MethodType.methodType(void.class, Object.class, int.class))
-            .bindTo(engine);
-    scannerClosed =
-        lookup
-            .findVirtual(type, "scannerClosed", MethodType.methodType(void.class, Object.class))
-            .bindTo(engine);
-    queryCosts =
-        lookup
-            .findVirtual(
-                type, "queryCosts", MethodType.methodType(long[].class, String.class, String.class))
-            .bindTo(engine);
+  /** This copy's {@code Hooks} methods, each bound to the other copy's and spread over args. */
+  private final Map<Method, MethodHandle> calls;
+
+  private final String name;
+
+  private ForeignHooks(Map<Method, MethodHandle> calls, String name) {
+    this.calls = calls;
+    this.name = name;
+  }
+
+  /**
+   * Hooks that forward to {@code engine}, an engine of another copy of blockscope; throws if that
+   * copy's {@code Hooks} lacks a method of this copy's, or declares it with another return type.
+   */
+  static Hooks of(Object engine) throws ReflectiveOperationException {
+    ClassLoader theirs = engine.getClass().getClassLoader();
+    Class<?> contract = Class.forName(Hooks.class.getName(), false, theirs);
+    if (!contract.isInstance(engine)) {
+      throw new ClassCastException(engine.getClass() + " does not implement " + contract);
+    }
+    Map<Method, MethodHandle> calls = new HashMap<>();
+    for (Method ours : Hooks.class.getMethods()) {
+      Method other = contract.getMethod(ours.getName(), ours.getParameterTypes());
+      if (other.getReturnType() != ours.getReturnType()) {
+        throw new NoSuchMethodException(
+            other + " returns " + other.getReturnType() + ", not " + ours.getReturnType());
+      }
+      // the interface is package-private in both copies
+      other.setAccessible(true);
+      MethodHandle h = MethodHandles.lookup().unreflect(other).bindTo(engine);
+      int arity = h.type().parameterCount();
+      calls.put(ours, h.asType(h.type().generic()).asSpreader(Object[].class, arity));
+    }
+    return proxy(new ForeignHooks(Map.copyOf(calls), "joined to " + theirs));
+  }
+
+  private static Hooks proxy(ForeignHooks handler) {
+    return (Hooks)
+        Proxy.newProxyInstance(Hooks.class.getClassLoader(), new Class<?>[] {Hooks.class}, handler);
   }
 
   @Override
-  public void regionOpened(RegionCoprocessorEnvironment env) {
-    call(opened, env);
-  }
-
-  @Override
-  public void regionClosed(RegionCoprocessorEnvironment env) {
-    call(closed, env);
-  }
-
-  @Override
-  public boolean measures(RegionCoprocessorEnvironment env) {
+  public Object invoke(Object proxy, Method method, Object[] args) {
+    MethodHandle call = calls.get(method);
+    if (call == null) {
+      return method.getDeclaringClass() == Object.class
+          ? objectMethod(proxy, method, args)
+          : defaultOf(method.getReturnType());
+    }
     try {
-      return (boolean) measures.invokeExact(env);
+      return (Object) call.invokeExact(args == null ? new Object[0] : args);
     } catch (Throwable t) {
-      LOG.debug("blockscope: foreign engine call failed", t);
+      LOG.debug("blockscope: foreign engine call {} failed", method.getName(), t);
+      return defaultOf(method.getReturnType());
+    }
+  }
+
+  private Object objectMethod(Object proxy, Method method, Object[] args) {
+    return switch (method.getName()) {
+      case "equals" -> proxy == args[0];
+      case "hashCode" -> System.identityHashCode(proxy);
+      default -> "blockscope hooks (" + name + ")";
+    };
+  }
+
+  /** What a call returns when it cannot be made: false, zero or null. */
+  private static Object defaultOf(Class<?> type) {
+    if (type == boolean.class) {
       return false;
     }
-  }
-
-  @Override
-  public void enter(RegionCoprocessorEnvironment env) {
-    call(enter, env);
-  }
-
-  @Override
-  public void exit() {
-    try {
-      exit.invokeExact();
-    } catch (Throwable t) {
-      LOG.debug("blockscope: foreign engine call failed", t);
+    if (type == int.class) {
+      return 0;
     }
-  }
-
-  @Override
-  public Object queryScan(
-      byte[] queryId, Object scan, RegionCoprocessorEnvironment env, int level) {
-    try {
-      return (Object) queryScan.invokeExact(queryId, scan, env, level);
-    } catch (Throwable t) {
-      LOG.debug("blockscope: foreign engine call failed", t);
-      return null;
+    if (type == long.class) {
+      return 0L;
     }
-  }
-
-  @Override
-  public void scannerOpened(Object scanner, Object handle) {
-    try {
-      scannerOpened.invokeExact(scanner, handle);
-    } catch (Throwable t) {
-      LOG.debug("blockscope: foreign engine call failed", t);
-    }
-  }
-
-  @Override
-  public void queryActive(Object handle, int rows) {
-    try {
-      queryActive.invokeExact(handle, rows);
-    } catch (Throwable t) {
-      LOG.debug("blockscope: foreign engine call failed", t);
-    }
-  }
-
-  @Override
-  public long[] queryCosts(String queryId, String region) {
-    try {
-      return (long[]) queryCosts.invokeExact(queryId, region);
-    } catch (Throwable t) {
-      LOG.debug("blockscope: foreign engine call failed", t);
-      return null;
-    }
-  }
-
-  @Override
-  public void scannerClosed(Object scanner) {
-    try {
-      scannerClosed.invokeExact(scanner);
-    } catch (Throwable t) {
-      LOG.debug("blockscope: foreign engine call failed", t);
-    }
-  }
-
-  private static void call(MethodHandle h, RegionCoprocessorEnvironment env) {
-    try {
-      h.invokeExact(env);
-    } catch (Throwable t) {
-      LOG.debug("blockscope: foreign engine call failed", t);
-    }
+    return null;
   }
 }

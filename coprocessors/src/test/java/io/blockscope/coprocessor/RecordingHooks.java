@@ -1,0 +1,73 @@
+package io.blockscope.coprocessor;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+
+/** Hooks that record each call; loaded by ForeignHooksTest as another copy's engine. */
+public class RecordingHooks implements Hooks {
+  public final List<String> calls = new ArrayList<>();
+  public boolean fail;
+
+  private void record(String call, Object... args) {
+    calls.add(call + Arrays.deepToString(args));
+    if (fail) {
+      throw new IllegalStateException("this copy fails " + call);
+    }
+  }
+
+  @Override
+  public void regionOpened(RegionCoprocessorEnvironment env) {
+    record("regionOpened", env);
+  }
+
+  @Override
+  public void regionClosed(RegionCoprocessorEnvironment env) {
+    record("regionClosed", env);
+  }
+
+  @Override
+  public boolean measures(RegionCoprocessorEnvironment env) {
+    record("measures", env);
+    return true;
+  }
+
+  @Override
+  public void enter(RegionCoprocessorEnvironment env) {
+    record("enter", env);
+  }
+
+  @Override
+  public void exit() {
+    record("exit");
+  }
+
+  @Override
+  public Object queryScan(
+      byte[] queryId, Object scan, RegionCoprocessorEnvironment env, int level) {
+    record("queryScan", queryId, scan, env, level);
+    return "handle";
+  }
+
+  @Override
+  public void scannerOpened(Object scanner, Object handle) {
+    record("scannerOpened", scanner, handle);
+  }
+
+  @Override
+  public void queryActive(Object handle, int rows) {
+    record("queryActive", handle, rows);
+  }
+
+  @Override
+  public void scannerClosed(Object scanner) {
+    record("scannerClosed", scanner);
+  }
+
+  @Override
+  public long[] queryCosts(String queryId, String region) {
+    record("queryCosts", queryId, region);
+    return new long[] {7};
+  }
+}
