@@ -1,6 +1,6 @@
 package io.blockscope.cli;
 
-import io.blockscope.coprocessor.Engine;
+import io.blockscope.coprocessor.Diagnostics;
 import io.blockscope.metrics.CostSnapshot;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -10,8 +10,9 @@ import java.lang.management.ManagementFactory;
  * platform MBeanServer ({@link JmxCosts}), the names an operator scrapes. A series appears at the
  * first export refresh after its cost becomes non-zero, and a production server refreshes every 10
  * s (at least every second), so before each read this asks the engine in this JVM for a refresh
- * (counted in {@code export.refreshes} like the periodic ones): the series then exist for every
- * non-zero cost, and they read live values. That request is the one call into the engine.
+ * ({@link Diagnostics#refreshExport}) (counted in {@code export.refreshes} like the periodic ones):
+ * the series then exist for every non-zero cost, and they read live values. That request is the one
+ * call into the engine.
  */
 final class LocalJmxCosts implements CostSource {
   private final JmxCosts jmx;
@@ -24,7 +25,7 @@ final class LocalJmxCosts implements CostSource {
 
   @Override
   public CostSnapshot table(String table) {
-    Engine e = Engine.current();
+    Diagnostics e = Diagnostics.current();
     if (e == null) {
       why = "blockscope engine not started";
       return null;
@@ -40,7 +41,7 @@ final class LocalJmxCosts implements CostSource {
 
   @Override
   public String unavailable() {
-    if (why == null && Engine.current() == null) {
+    if (why == null && Diagnostics.current() == null) {
       why = "blockscope engine not started";
     }
     return why;

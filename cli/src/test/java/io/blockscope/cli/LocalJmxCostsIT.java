@@ -47,7 +47,7 @@ public class LocalJmxCostsIT {
     assertTrue("the read asked for an export refresh", refreshes() > refreshes);
 
     // nothing reads the table now: the engine's figures and the series' agree on every name
-    CostSnapshot held = cluster.engine().registry().tableSnapshot(t.getNameAsString());
+    CostSnapshot held = cluster.diagnostics().registry().tableSnapshot(t.getNameAsString());
     assertEquals(held.nonZero(), read.nonZero());
     assertTrue(read.toString(), read.get("decode.FAST_DIFF.cells") >= 2L * ROWS);
     assertTrue(read.toString(), read.sumKinds("fs.read.blocks") > 0);

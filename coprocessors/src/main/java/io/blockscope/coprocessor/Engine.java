@@ -61,7 +61,7 @@ import org.slf4j.LoggerFactory;
  * <p>Reads outside these brackets (region open, prefetch-on-open, flushes) run at level OFF and are
  * not counted: HBase gives no region for them.
  */
-public final class Engine implements Hooks, ConfigurationObserver {
+final class Engine implements Hooks, ConfigurationObserver {
   private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
 
   static final int MAX_DEPTH = 32;
@@ -194,7 +194,7 @@ public final class Engine implements Hooks, ConfigurationObserver {
   }
 
   /** The engine made by this class loader's copy, if it is the JVM's engine. */
-  public static Engine current() {
+  static Engine current() {
     synchronized (Engine.class) {
       if (fallback != null) {
         return fallback;
@@ -694,7 +694,6 @@ public final class Engine implements Hooks, ConfigurationObserver {
     return registry.export();
   }
 
-  /** Runs the periodic export refresh now. */
   /** Brings the exported series in line with the costs now; counted in export.refreshes. */
   public void refreshExport() {
     registry.refreshExport();

@@ -1,7 +1,7 @@
 package io.blockscope.harness;
 
 import io.blockscope.coprocessor.BlockscopeRegionObserver;
-import io.blockscope.coprocessor.Engine;
+import io.blockscope.coprocessor.Diagnostics;
 import java.io.IOException;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -132,13 +132,13 @@ public final class EmbeddedCluster implements AutoCloseable {
     return util.getMiniHBaseCluster().getRegions(table);
   }
 
-  /** The blockscope engine running inside this JVM's region server. */
-  public Engine engine() {
-    Engine e = Engine.current();
-    if (e == null) {
+  /** What the blockscope engine running inside this JVM's region server shows. */
+  public Diagnostics diagnostics() {
+    Diagnostics d = Diagnostics.current();
+    if (d == null) {
       throw new IllegalStateException("blockscope engine not started: no region opened yet?");
     }
-    return e;
+    return d;
   }
 
   /** The JDBC URL of this cluster's Phoenix. */

@@ -26,11 +26,11 @@ public abstract class ClusterTestBase {
 
   /** Costs of a table, summed over its regions on the region server. */
   protected static CostSnapshot tableCosts(TableName t) {
-    return cluster.engine().registry().tableSnapshot(t.getNameAsString());
+    return cluster.diagnostics().registry().tableSnapshot(t.getNameAsString());
   }
 
   protected static CostSnapshot serverCosts() {
-    return cluster.engine().registry().serverSnapshot();
+    return cluster.diagnostics().registry().serverSnapshot();
   }
 
   protected static HRegion onlyRegion(TableName t) {
@@ -42,7 +42,7 @@ public abstract class ClusterTestBase {
   }
 
   protected static CostSnapshot regionCosts(HRegion r) {
-    return cluster.engine().registry().regionSnapshot(r.getRegionInfo().getEncodedName());
+    return cluster.diagnostics().registry().regionSnapshot(r.getRegionInfo().getEncodedName());
   }
 
   /**

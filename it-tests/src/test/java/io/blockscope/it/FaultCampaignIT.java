@@ -5,7 +5,7 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.coprocessor.BlockscopeRegionObserver;
-import io.blockscope.coprocessor.Engine;
+import io.blockscope.coprocessor.Diagnostics;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.metrics.Attributes;
@@ -101,8 +101,8 @@ public class FaultCampaignIT {
     }
   }
 
-  private static Engine engine() {
-    return cluster.engine();
+  private static Diagnostics engine() {
+    return cluster.diagnostics();
   }
 
   private static long serverCounter(String name) {

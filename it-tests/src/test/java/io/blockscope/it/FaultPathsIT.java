@@ -5,7 +5,7 @@ import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
 import io.blockscope.coprocessor.BlockscopeConfig;
-import io.blockscope.coprocessor.Engine;
+import io.blockscope.coprocessor.Diagnostics;
 import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
@@ -71,7 +71,7 @@ public class FaultPathsIT extends ClusterTestBase {
     return g;
   }
 
-  private static void awaitNoOpenFrame(Engine engine) {
+  private static void awaitNoOpenFrame(Diagnostics engine) {
     // the handler closes its frames when CallRunner.run returns, just after the response left
     Waiter.waitFor(cluster.conf(), 10_000, 20, () -> engine.openFrames() == 0);
   }
@@ -83,7 +83,7 @@ public class FaultPathsIT extends ClusterTestBase {
    */
   @Test
   public void readsThatThrowOrAreBypassedLeaveNoFrameBehind() throws Exception {
-    Engine engine = cluster.engine();
+    Diagnostics engine = cluster.diagnostics();
     assertEquals(
         "the rpcCall probe closes what post-hooks leave open",
         true,
@@ -168,7 +168,7 @@ public class FaultPathsIT extends ClusterTestBase {
    */
   @Test
   public void aScannerWhoseOpenFailsLaterIsNotLeftOpen() throws Exception {
-    Engine engine = cluster.engine();
+    Diagnostics engine = cluster.diagnostics();
     String query = "0000000000000000000000000000fa11";
     int openBefore = engine.queries().openScanners();
     try (Table t = cluster.connection().getTable(faulty)) {
@@ -204,7 +204,7 @@ public class FaultPathsIT extends ClusterTestBase {
    */
   @Test
   public void aClientCannotRaiseTheServersLevel() throws Exception {
-    Engine engine = cluster.engine();
+    Diagnostics engine = cluster.diagnostics();
     TableName off = newTable("offtable");
     RawTable.create(
         cluster.admin(),
@@ -236,7 +236,7 @@ public class FaultPathsIT extends ClusterTestBase {
     long[] capped2;
     Configuration capped = new Configuration(cluster.conf());
     capped.set(BlockscopeConfig.QUERY_MAX_LEVEL, "COUNT");
-    engine.onConfigurationChange(capped); // what update_config does with a new hbase-site.xml
+    engine.reloadConfiguration(capped); // what update_config does with a new hbase-site.xml
     try {
       String q2 = "000000000000000000000000000000f2";
       String encoded = onlyRegion(count).getRegionInfo().getEncodedName();
@@ -247,7 +247,7 @@ public class FaultPathsIT extends ClusterTestBase {
       assertEquals(
           nanosBefore, engine.registry().regionSnapshot(encoded).get("decode.FAST_DIFF.nanos"));
     } finally {
-      engine.onConfigurationChange(cluster.conf());
+      engine.reloadConfiguration(cluster.conf());
     }
     String q3 = "000000000000000000000000000000f3";
     assertEquals(2_000, profiledScan(count, q3, "TIME"));
@@ -298,15 +298,15 @@ public class FaultPathsIT extends ClusterTestBase {
    */
   @Test
   public void problemsKeptForOperatorsAreBounded() {
-    Engine engine = cluster.engine();
+    Diagnostics engine = cluster.diagnostics();
     Configuration bad = new Configuration(cluster.conf());
     try {
       for (int i = 0; i < 150; i++) {
         bad.set(BlockscopeConfig.QUERY_MAX_LEVEL, "LOUD" + i);
-        engine.onConfigurationChange(bad);
+        engine.reloadConfiguration(bad);
       }
     } finally {
-      engine.onConfigurationChange(cluster.conf());
+      engine.reloadConfiguration(cluster.conf());
     }
     java.util.List<String> problems = engine.problems();
     assertEquals(101, problems.size());

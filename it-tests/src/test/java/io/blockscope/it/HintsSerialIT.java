@@ -49,7 +49,7 @@ public class HintsSerialIT extends ClusterTestBase {
         rows.add(rs.getString(1));
       }
     }
-    return new Run(rows, cluster.engine().queries().stats(id), notApplied);
+    return new Run(rows, cluster.diagnostics().queries().stats(id), notApplied);
   }
 
   private static void assertSerial(String sql, int expectedRows) throws Exception {

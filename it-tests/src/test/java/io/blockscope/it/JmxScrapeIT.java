@@ -65,7 +65,7 @@ public class JmxScrapeIT extends ClusterTestBase {
     RawTable.loadSeed(cluster.connection(), cluster.admin(), ODD, 5_000, 3);
     StoreFiles.evict(cluster.blockCache(), cluster.regions(ODD));
     RawTable.scanCells(cluster.connection(), ODD, new Scan());
-    cluster.engine().refreshExport();
+    cluster.diagnostics().refreshExport();
   }
 
   @AfterClass
@@ -73,7 +73,7 @@ public class JmxScrapeIT extends ClusterTestBase {
     client.close();
     server.stop();
     UnicastRemoteObject.unexportObject(rmi, true);
-    cluster.engine().registry().export(RegionExport.ALL);
+    cluster.diagnostics().registry().export(RegionExport.ALL);
   }
 
   private static long count(String objectName) throws Exception {
@@ -103,7 +103,7 @@ public class JmxScrapeIT extends ClusterTestBase {
         jmx.getAttribute(
             new ObjectName("blockscope:type=Probe,probe=decode,name=installed"), "Value"));
     assertEquals(
-        cluster.engine().probeFailures(ProbeBridge.CHECKSUM),
+        cluster.diagnostics().probeFailures(ProbeBridge.CHECKSUM),
         count("blockscope:type=Probe,probe=checksum,name=failures"));
 
     Set<ObjectName> tableBeans =
@@ -134,7 +134,7 @@ public class JmxScrapeIT extends ClusterTestBase {
                             >= tableCosts(ODD).get("blockCache.miss.data"));
     assertEquals(1, ((Number) jmx.getAttribute(cp, "Probe.fsRead.installed")).intValue());
     assertEquals(
-        cluster.engine().probeFailures(ProbeBridge.FS_READ),
+        cluster.diagnostics().probeFailures(ProbeBridge.FS_READ),
         ((Number) jmx.getAttribute(cp, "Probe.fsRead.failures")).longValue());
   }
 
@@ -143,8 +143,8 @@ public class JmxScrapeIT extends ClusterTestBase {
     ObjectName anyRegion = new ObjectName("blockscope:type=Region,*");
     ObjectName oddRegion = new ObjectName("blockscope:type=Region,table=\"bs_ns:odd.name-1\",*");
     try {
-      cluster.engine().registry().export(RegionExport.NONE);
-      cluster.engine().refreshExport();
+      cluster.diagnostics().registry().export(RegionExport.NONE);
+      cluster.diagnostics().refreshExport();
       assertTrue(jmx.queryNames(anyRegion, null).isEmpty());
       assertEquals(
           0,
@@ -157,10 +157,10 @@ public class JmxScrapeIT extends ClusterTestBase {
               .isEmpty());
 
       // The region read most since the last refresh is the one exported by top:1.
-      cluster.engine().registry().export(RegionExport.top(1));
+      cluster.diagnostics().registry().export(RegionExport.top(1));
       StoreFiles.evict(cluster.blockCache(), cluster.regions(ODD));
       RawTable.scanCells(cluster.connection(), ODD, new Scan());
-      cluster.engine().refreshExport();
+      cluster.diagnostics().refreshExport();
       Set<ObjectName> exported = jmx.queryNames(anyRegion, null);
       assertEquals(exported, jmx.queryNames(oddRegion, null));
       assertEquals(
@@ -168,8 +168,8 @@ public class JmxScrapeIT extends ClusterTestBase {
           jmx.getAttribute(
               new ObjectName("blockscope:type=Server,name=regions.exported"), "Value"));
     } finally {
-      cluster.engine().registry().export(RegionExport.ALL);
-      cluster.engine().refreshExport();
+      cluster.diagnostics().registry().export(RegionExport.ALL);
+      cluster.diagnostics().refreshExport();
     }
   }
 }

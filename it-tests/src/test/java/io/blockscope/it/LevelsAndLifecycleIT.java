@@ -77,7 +77,7 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
 
     // An unknown level is reported and the region runs at the server level.
     assertTrue(coldScan(bad).sumKinds("fs.read.blocks") > 0);
-    assertTrue(cluster.engine().problems().stream().anyMatch(p -> p.contains("LOUD")));
+    assertTrue(cluster.diagnostics().problems().stream().anyMatch(p -> p.contains("LOUD")));
   }
 
   @Test
@@ -88,13 +88,13 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
     rs.getConfiguration().set("blockscope.level", "TIME");
     try {
       cluster.admin().updateConfiguration(rs.getServerName());
-      assertEquals(PerfLevel.TIME, cluster.engine().serverLevel());
+      assertEquals(PerfLevel.TIME, cluster.diagnostics().serverLevel());
       assertTrue(coldScan(t).get("decode.DIFF.nanos") > 0);
     } finally {
       rs.getConfiguration().set("blockscope.level", "COUNT");
       cluster.admin().updateConfiguration(rs.getServerName());
     }
-    assertEquals(PerfLevel.COUNT, cluster.engine().serverLevel());
+    assertEquals(PerfLevel.COUNT, cluster.diagnostics().serverLevel());
     assertEquals(0, nanos(coldScan(t)));
   }
 
@@ -126,7 +126,7 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
     HRegion parent = onlyRegion(t);
     String parentName = parent.getRegionInfo().getEncodedName();
     coldScan(t);
-    cluster.engine().refreshExport();
+    cluster.diagnostics().refreshExport();
     MBeanServer mbs = ManagementFactory.getPlatformMBeanServer();
     ObjectName parentBeans = new ObjectName("blockscope:type=Region,region=" + parentName + ",*");
     assertFalse(mbs.queryNames(parentBeans, null).isEmpty());
@@ -143,12 +143,12 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
                         && cluster.regions(t).stream().allMatch(r -> r.isAvailable()));
     cluster.util().waitUntilNoRegionsInTransition(60_000);
 
-    assertNull(cluster.engine().registry().region(parentName));
+    assertNull(cluster.diagnostics().registry().region(parentName));
     assertTrue(mbs.queryNames(parentBeans, null).isEmpty());
 
     List<HRegion> daughters = cluster.regions(t);
     coldScan(t);
-    cluster.engine().refreshExport();
+    cluster.diagnostics().refreshExport();
     for (HRegion d : daughters) {
       String name = d.getRegionInfo().getEncodedName();
       assertNotEquals(parentName, name);

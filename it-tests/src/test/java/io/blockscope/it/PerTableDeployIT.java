@@ -90,15 +90,15 @@ public class PerTableDeployIT extends ClusterTestBase {
     String encoded = region.getRegionInfo().getEncodedName();
     assertEquals(
         new io.blockscope.metrics.QueryTracker.Stats(0, 1, 1),
-        cluster.engine().queries().stats(query));
+        cluster.diagnostics().queries().stats(query));
     assertEquals(
         "rows counted once, not once per copy",
         rows,
-        cluster.engine().queryCosts(query, encoded)[io.blockscope.metrics.CostLayout.SIZE]);
+        cluster.diagnostics().queryCosts(query, encoded)[io.blockscope.metrics.CostLayout.SIZE]);
 
     cluster.admin().disableTable(t);
-    assertEquals(null, cluster.engine().registry().region(encoded));
+    assertEquals(null, cluster.diagnostics().registry().region(encoded));
     cluster.admin().deleteTable(t);
-    assertNotNull(cluster.engine());
+    assertNotNull(cluster.diagnostics());
   }
 }

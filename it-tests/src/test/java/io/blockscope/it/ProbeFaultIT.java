@@ -4,7 +4,7 @@ import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import io.blockscope.coprocessor.Engine;
+import io.blockscope.coprocessor.Diagnostics;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.harness.StoreFiles;
 import io.blockscope.workloads.RawTable;
@@ -32,7 +32,7 @@ public class ProbeFaultIT extends ClusterTestBase {
             .blockSize(4096)
             .level("TIME"));
     RawTable.loadSeed(cluster.connection(), cluster.admin(), t, ROWS, 11);
-    Engine engine = cluster.engine();
+    Diagnostics engine = cluster.diagnostics();
     Get get = new Get(RawTable.seedRow(1234));
     Result expected;
     try (Table table = cluster.connection().getTable(t)) {
