@@ -3,6 +3,7 @@ package io.blockscope.benchmarks;
 import io.blockscope.benchmarks.DataBlocks.Dataset;
 import io.blockscope.encoding.BlockscopeEncoding;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import org.apache.hadoop.conf.Configuration;
@@ -151,6 +152,6 @@ public final class EncodedSizes {
         return i;
       }
     }
-    throw new IllegalArgumentException(e + " not among " + java.util.Arrays.toString(all));
+    throw new IllegalArgumentException(e + " not among " + Arrays.toString(all));
   }
 }

@@ -4,6 +4,7 @@ import io.blockscope.encoding.BlockscopeEncoding;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -225,7 +226,7 @@ public class EncoderBenchmark {
     writer.write(
         cells,
         (block, length, first, count) -> {
-          blockList.add(java.util.Arrays.copyOf(block, length));
+          blockList.add(Arrays.copyOf(block, length));
           spans.add(new int[] {first, count});
         });
     if (copies < 1 || Integer.bitCount(copies) != 1) {

@@ -2,6 +2,7 @@ package io.blockscope.benchmarks;
 
 import io.blockscope.workloads.Stats;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.function.IntSupplier;
 import org.openjdk.jmh.infra.Blackhole;
@@ -126,7 +127,7 @@ public final class SeekRatios {
             try {
               return (int) b.encode(counter);
             } catch (IOException e) {
-              throw new java.io.UncheckedIOException(e);
+              throw new UncheckedIOException(e);
             }
           };
       default ->

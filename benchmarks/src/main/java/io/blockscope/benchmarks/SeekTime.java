@@ -1,6 +1,7 @@
 package io.blockscope.benchmarks;
 
 import java.io.IOException;
+import java.util.function.IntSupplier;
 
 /**
  * One of {@link EncoderBenchmark}'s seek calls ({@code seek}, {@code seekBefore} or {@code get})
@@ -27,7 +28,7 @@ public final class SeekTime {
     // -Dseek.copies=32: seeks spread over 32 copies of the blocks (EncoderBenchmark.copies)
     EncoderBenchmark b =
         EncoderBenchmark.setUp(args[0], args[1], Integer.getInteger("seek.copies", 1));
-    java.util.function.IntSupplier call =
+    IntSupplier call =
         switch (args[2]) {
           case "seek" -> b::seek;
           case "seekBefore" -> b::seekBefore;
@@ -49,7 +50,7 @@ public final class SeekTime {
   }
 
   /** Calls in batches for {@code seconds}: elapsed ns, a sink of the results, calls. */
-  private static long[] run(java.util.function.IntSupplier call, long seconds) {
+  private static long[] run(IntSupplier call, long seconds) {
     long start = System.nanoTime();
     long end = start + seconds * 1_000_000_000L;
     long sink = 0;

@@ -7,6 +7,7 @@ import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
 import io.blockscope.workloads.RawTable;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.util.Random;
@@ -161,7 +162,7 @@ final class Demo implements Callable<Integer> {
     table.add(String.format("%s %s (%.0f ms)", t, what, ms), cost);
   }
 
-  private static String probes(JmxCosts jmx) throws java.io.IOException {
+  private static String probes(JmxCosts jmx) throws IOException {
     StringBuilder sb = new StringBuilder();
     for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
       sb.append(p == 0 ? "" : ", ")

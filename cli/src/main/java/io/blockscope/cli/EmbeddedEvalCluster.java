@@ -3,12 +3,14 @@ package io.blockscope.cli;
 import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.harness.StoreFiles;
 import java.io.IOException;
+import java.lang.reflect.Field;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.fs.HFileSystem;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.HStore;
 import org.apache.hadoop.hbase.regionserver.HStoreFile;
@@ -68,10 +70,8 @@ final class EmbeddedEvalCluster implements EvalCluster {
   @Override
   public void hbaseChecksumVerification(String table, boolean on) throws IOException {
     try {
-      org.apache.hadoop.hbase.fs.HFileSystem fs =
-          (org.apache.hadoop.hbase.fs.HFileSystem) cluster.regionServer().getFileSystem();
-      java.lang.reflect.Field f =
-          org.apache.hadoop.hbase.fs.HFileSystem.class.getDeclaredField("useHBaseChecksum");
+      HFileSystem fs = (HFileSystem) cluster.regionServer().getFileSystem();
+      Field f = HFileSystem.class.getDeclaredField("useHBaseChecksum");
       f.setAccessible(true);
       f.setBoolean(fs, on);
     } catch (ReflectiveOperationException e) {

@@ -3,6 +3,7 @@ package io.blockscope.cli;
 import io.blockscope.workloads.DataShape;
 import io.blockscope.workloads.TableConfig;
 import io.blockscope.workloads.Workload;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.apache.hadoop.conf.Configuration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -266,7 +268,7 @@ final class Evaluate implements Callable<Integer> {
    */
   private static void closeQuietly(EvalCluster cluster) throws Exception {
     PrintStream stdout = System.out;
-    System.setOut(new PrintStream(java.io.OutputStream.nullOutputStream()));
+    System.setOut(new PrintStream(OutputStream.nullOutputStream()));
     try {
       cluster.close();
     } finally {
@@ -347,7 +349,7 @@ final class Evaluate implements Callable<Integer> {
       for (int ratio : CACHE_RATIOS) {
         // BucketCache needs room for 14 buckets of 4 x its largest bucket size (129 KB here).
         long cacheBytes = Math.max(8L << 20, dataBytes / ratio);
-        org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration(false);
+        Configuration conf = new Configuration(false);
         double heap = Runtime.getRuntime().maxMemory();
         if (engine.equals("LRU")) {
           conf.set("hfile.block.cache.size", Double.toString(cacheBytes / heap));

@@ -11,16 +11,23 @@ import io.blockscope.workloads.TableConfig;
 import io.blockscope.workloads.Workload;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
+import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+import org.apache.hadoop.hbase.NamespaceDescriptor;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.phoenix.jdbc.PhoenixConnection;
+import org.apache.phoenix.util.PhoenixRuntime;
 
 /**
  * Runs the matrix: per configuration, a scratch table holding the same rows, compacted to one store
@@ -40,8 +47,7 @@ final class EvaluationRunner {
   static final String SCHEMA = "BLOCKSCOPE_EVAL";
 
   /** Matches every HBase table evaluate may create, under either naming. */
-  static final java.util.regex.Pattern SCRATCH_TABLES =
-      java.util.regex.Pattern.compile(SCHEMA + "[.:].*");
+  static final Pattern SCRATCH_TABLES = Pattern.compile(SCHEMA + "[.:].*");
 
   private final EvalCluster cluster;
   private final DataShape shape;
@@ -88,11 +94,11 @@ final class EvaluationRunner {
       progress.start(configs.size() * (workloads.size() + 1));
       if (shape == DataShape.SEEDS) {
         if (phoenix
-            .unwrap(org.apache.phoenix.jdbc.PhoenixConnection.class)
+            .unwrap(PhoenixConnection.class)
             .getQueryServices()
             .getProps()
             .getBoolean("phoenix.schema.isNamespaceMappingEnabled", false)) {
-          try (java.sql.Statement s = phoenix.createStatement()) {
+          try (Statement s = phoenix.createStatement()) {
             s.execute("CREATE SCHEMA IF NOT EXISTS " + SCHEMA);
           }
         }
@@ -136,9 +142,7 @@ final class EvaluationRunner {
         SeedTable.create(phoenix, table, config);
         tn =
             TableName.valueOf(
-                org.apache.phoenix.util.PhoenixRuntime.getTable(phoenix, table)
-                    .getPhysicalName()
-                    .getString());
+                PhoenixRuntime.getTable(phoenix, table).getPhysicalName().getString());
         if (config.checksumAlgorithm() != null) {
           for (ColumnFamilyDescriptor f : admin.getDescriptor(tn).getColumnFamilies()) {
             admin.modifyColumnFamily(tn, RawTable.family(f, config));
@@ -201,8 +205,8 @@ final class EvaluationRunner {
   }
 
   private void ensureNamespace(Admin admin) throws Exception {
-    if (java.util.Arrays.stream(admin.listNamespaces()).noneMatch(SCHEMA::equals)) {
-      admin.createNamespace(org.apache.hadoop.hbase.NamespaceDescriptor.create(SCHEMA).build());
+    if (Arrays.stream(admin.listNamespaces()).noneMatch(SCHEMA::equals)) {
+      admin.createNamespace(NamespaceDescriptor.create(SCHEMA).build());
       createdNamespace = true;
     }
   }
@@ -266,7 +270,7 @@ final class EvaluationRunner {
       if (w.phoenixOnly() && !shape.phoenix()) {
         m.skipped =
             "a Phoenix workload; "
-                + shape.name().toLowerCase(java.util.Locale.ROOT)
+                + shape.name().toLowerCase(Locale.ROOT)
                 + " tables are plain HBase tables";
         continue;
       }

@@ -104,7 +104,7 @@ public class ScratchCleanupIT {
     try (Table t = cluster.connection().getTable(users)) {
       for (int i = 0; i < 3000; i++) {
         t.put(
-            new Put(org.apache.hadoop.hbase.util.Bytes.toBytes("user" + i))
+            new Put(Bytes.toBytes("user" + i))
                 .addColumn(Bytes.toBytes("a"), Bytes.toBytes("q"), Bytes.toBytes("value-" + i))
                 .addColumn(Bytes.toBytes("b"), Bytes.toBytes("r"), Bytes.toBytes(i)));
       }

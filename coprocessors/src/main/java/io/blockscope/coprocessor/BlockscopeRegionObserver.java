@@ -4,6 +4,7 @@ import com.google.protobuf.Service;
 import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.PerfLevel;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import org.apache.hadoop.hbase.Cell;
@@ -80,7 +81,7 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
   /** The profile endpoint of this region (docs/hints.md, PROFILE). */
   @Override
   public Iterable<Service> getServices() {
-    return java.util.List.of(new ProfileService(() -> hooks, () -> region));
+    return List.of(new ProfileService(() -> hooks, () -> region));
   }
 
   private void enter(ObserverContext<RegionCoprocessorEnvironment> c) {
@@ -107,7 +108,7 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
     if (attribute == null) {
       return -1;
     }
-    String v = new String(attribute, java.nio.charset.StandardCharsets.US_ASCII);
+    String v = new String(attribute, StandardCharsets.US_ASCII);
     return v.equals("TIME")
         ? PerfLevel.TIME.ordinal()
         : v.equals("COUNT") ? PerfLevel.COUNT.ordinal() : -1;

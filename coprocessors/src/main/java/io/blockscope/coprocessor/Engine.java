@@ -13,14 +13,17 @@ import io.blockscope.metrics.QueryTracker;
 import io.blockscope.metrics.RegionExport;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.conf.ConfigurationObserver;
@@ -97,7 +100,7 @@ final class Engine implements Hooks, ConfigurationObserver {
 
   /** Every thread's frames, for {@link #openFrames()}; a thread's entry goes with the thread. */
   private final Set<Frames> allFrames =
-      Collections.synchronizedSet(Collections.newSetFromMap(new java.util.WeakHashMap<>()));
+      Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
 
   private final ThreadLocal<Frames> frames =
       ThreadLocal.withInitial(
@@ -489,7 +492,7 @@ final class Engine implements Hooks, ConfigurationObserver {
       pop(f, f.depth - 1);
     }
     f.taggedScan = null;
-    java.util.Arrays.fill(costs, CostLayout.FIRST_COST, CostLayout.SIZE, 0L); // measured by none
+    Arrays.fill(costs, CostLayout.FIRST_COST, CostLayout.SIZE, 0L); // measured by none
     costs[CostLayout.DEPTH] = 0;
     costs[CostLayout.LEVEL] = 0;
     costs[CostLayout.PENDING_MISS] = 0;
@@ -598,7 +601,7 @@ final class Engine implements Hooks, ConfigurationObserver {
     }
   }
 
-  private static Counter hbaseCounter(java.util.function.LongSupplier value) {
+  private static Counter hbaseCounter(LongSupplier value) {
     return new Counter() {
       @Override
       public void increment() {

@@ -3,6 +3,7 @@ package io.blockscope.encoding;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.Arrays;
+import java.util.Map;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.util.VersionInfo;
@@ -126,7 +127,7 @@ public final class BlockscopeEncoding {
         field(Enum.class, "name", String.class, false, wrong),
         field(Enum.class, "ordinal", int.class, false, wrong),
         field(Class.class, "enumConstants", Object[].class, false, wrong),
-        field(Class.class, "enumConstantDirectory", java.util.Map.class, false, wrong)
+        field(Class.class, "enumConstantDirectory", Map.class, false, wrong)
       };
       DataBlockEncoding[] all = DataBlockEncoding.values();
       String[] names = Arrays.stream(all).map(Enum::name).toArray(String[]::new);

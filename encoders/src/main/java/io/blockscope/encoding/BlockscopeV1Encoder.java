@@ -23,6 +23,7 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.HConstants;
@@ -220,7 +221,7 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
         closeGroup(s);
       }
       if (s.restartCount == s.restarts.length) {
-        s.restarts = java.util.Arrays.copyOf(s.restarts, s.restartCount * 2);
+        s.restarts = Arrays.copyOf(s.restarts, s.restartCount * 2);
       }
       if (s.restartCount == 0) {
         writeBaseKey(s, cell);
@@ -383,11 +384,11 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   }
 
   private static boolean equal(byte[] a, int an, byte[] b, int bn) {
-    return an == bn && java.util.Arrays.equals(a, 0, an, b, 0, bn);
+    return an == bn && Arrays.equals(a, 0, an, b, 0, bn);
   }
 
   private static int shared(byte[] a, int an, byte[] b, int bn) {
-    int m = java.util.Arrays.mismatch(a, 0, an, b, 0, bn);
+    int m = Arrays.mismatch(a, 0, an, b, 0, bn);
     return m < 0 ? an : m;
   }
 

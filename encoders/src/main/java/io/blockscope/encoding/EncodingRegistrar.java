@@ -3,6 +3,7 @@ package io.blockscope.encoding;
 import java.util.Optional;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
+import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,7 +48,7 @@ public final class EncodingRegistrar implements RegionCoprocessor {
   }
 
   @Override
-  public Optional<org.apache.hadoop.hbase.coprocessor.RegionObserver> getRegionObserver() {
+  public Optional<RegionObserver> getRegionObserver() {
     return Optional.empty();
   }
 }

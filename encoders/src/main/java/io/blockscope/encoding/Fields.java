@@ -1,5 +1,6 @@
 package io.blockscope.encoding;
 
+import java.util.Arrays;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.PrivateCellUtil;
@@ -110,6 +111,6 @@ class Fields {
 
   /** {@code a}, or a larger copy of it, with room for {@code n} bytes (contents kept). */
   static byte[] grow(byte[] a, int n) {
-    return a.length >= n ? a : java.util.Arrays.copyOf(a, Math.max(n, a.length * 2));
+    return a.length >= n ? a : Arrays.copyOf(a, Math.max(n, a.length * 2));
   }
 }

@@ -11,7 +11,9 @@ import java.util.TreeSet;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.ArrayBackedTag;
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellComparator;
 import org.apache.hadoop.hbase.CellComparatorImpl;
+import org.apache.hadoop.hbase.ExtendedCell;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.PrivateCellUtil;
@@ -25,6 +27,7 @@ import org.apache.hadoop.hbase.io.hfile.HFileContextBuilder;
 import org.apache.hadoop.hbase.nio.ByteBuff;
 import org.apache.hadoop.hbase.nio.MultiByteBuff;
 import org.apache.hadoop.hbase.nio.SingleByteBuff;
+import org.apache.hadoop.io.WritableUtils;
 
 /**
  * Test helpers: cells, and blocks encoded by HBase's own encoding context the way the HFile block
@@ -39,8 +42,7 @@ final class Blocks {
     return context(tags, mvcc, CellComparatorImpl.COMPARATOR);
   }
 
-  static HFileContext context(
-      boolean tags, boolean mvcc, org.apache.hadoop.hbase.CellComparator comparator) {
+  static HFileContext context(boolean tags, boolean mvcc, CellComparator comparator) {
     return new HFileContextBuilder()
         .withIncludesTags(tags)
         .withIncludesMvcc(mvcc)
@@ -97,8 +99,8 @@ final class Blocks {
       while (to < cells.size() && unencoded < 64 * 1024) {
         Cell c = cells.get(to++);
         unencoded +=
-            ((org.apache.hadoop.hbase.ExtendedCell) c).getSerializedSize(tags)
-                + (mvcc ? org.apache.hadoop.io.WritableUtils.getVIntSize(c.getSequenceId()) : 0);
+            ((ExtendedCell) c).getSerializedSize(tags)
+                + (mvcc ? WritableUtils.getVIntSize(c.getSequenceId()) : 0);
       }
       blocks.add(encode(encoder, encoding, cells.subList(from, to), tags, mvcc));
       from = to;

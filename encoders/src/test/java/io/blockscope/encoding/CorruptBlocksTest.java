@@ -6,6 +6,7 @@ import static org.junit.Assert.fail;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
@@ -18,6 +19,7 @@ import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder.EncodedSeeker;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.nio.ByteBuff;
 import org.apache.hadoop.hbase.nio.SingleByteBuff;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.Test;
 
 /**
@@ -60,7 +62,7 @@ public class CorruptBlocksTest {
     int reported = 0;
     for (Sample s : samples()) {
       for (int cut = 0; cut < s.block().length; cut++) {
-        byte[] t = java.util.Arrays.copyOf(s.block(), cut);
+        byte[] t = Arrays.copyOf(s.block(), cut);
         cuts++;
         if (read(t, s, new Random(cut), "truncated to " + cut) != 0) {
           reported++;
@@ -83,8 +85,7 @@ public class CorruptBlocksTest {
       by[read(m, s, r, "mutant " + i)]++;
     }
     System.out.println(
-        "fuzz, mutants by what reported them (none, first key, walk, ...): "
-            + java.util.Arrays.toString(by));
+        "fuzz, mutants by what reported them (none, first key, walk, ...): " + Arrays.toString(by));
     // The mutants are fixed by the seed, so the counts are exact: they change only when the
     // decoder's checks do, and then deliberately, with the new counts in the commit. Issue 14:
     // seeks that found damage were counted as decoded (CorruptBlockException was an
@@ -155,8 +156,8 @@ public class CorruptBlocksTest {
     for (Object[] layout : layouts) {
       byte[] old = s.block().clone();
       int at = old.length - 4;
-      int trailer = org.apache.hadoop.hbase.util.Bytes.toInt(old, at) & ~(int) layout[0];
-      org.apache.hadoop.hbase.util.Bytes.putInt(old, at, trailer);
+      int trailer = Bytes.toInt(old, at) & ~(int) layout[0];
+      Bytes.putInt(old, at, trailer);
       ByteBuff buff = new SingleByteBuff(ByteBuffer.wrap(old));
       EncodedSeeker seeker =
           ENCODER.createSeeker(
@@ -184,8 +185,7 @@ public class CorruptBlocksTest {
     Sample s = samples().get(0);
     byte[] bad = s.block().clone();
     int at = bad.length - 4;
-    org.apache.hadoop.hbase.util.Bytes.putInt(
-        bad, at, org.apache.hadoop.hbase.util.Bytes.toInt(bad, at) & ~BlockscopeV1Format.GROUPED);
+    Bytes.putInt(bad, at, Bytes.toInt(bad, at) & ~BlockscopeV1Format.GROUPED);
     EncodedSeeker seeker =
         ENCODER.createSeeker(
             ENCODER.newDataBlockDecodingContext(

@@ -9,6 +9,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -61,7 +62,7 @@ public class CorruptStoreFileTest {
     List<KeyValue> cells = new ArrayList<>();
     for (int i = 0; i < ROWS; i++) {
       byte[] value = new byte[60];
-      java.util.Arrays.fill(value, (byte) i);
+      Arrays.fill(value, (byte) i);
       KeyValue kv = new KeyValue(row(i), F, Q, 1_700_000_000_000L, value);
       kv.setSequenceId(1);
       cells.add(kv);

@@ -4,6 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,7 +82,7 @@ public class DataBlockEncodingToolTest {
       throws Exception {
     Field f = DataBlockEncodingTool.class.getDeclaredField(field);
     f.setAccessible(true);
-    f.setBoolean(java.lang.reflect.Modifier.isStatic(f.getModifiers()) ? null : tool, value);
+    f.setBoolean(Modifier.isStatic(f.getModifiers()) ? null : tool, value);
   }
 
   /** The encodings the tool compares (its private list of EncodedDataBlocks, by name). */

@@ -13,6 +13,8 @@ import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.io.compress.Compression;
+import org.apache.hadoop.hbase.io.compress.aircompressor.Lz4Codec;
+import org.apache.hadoop.hbase.io.compress.aircompressor.SnappyCodec;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -90,10 +92,8 @@ public class EncodedSizeTest {
         org.apache.hadoop.hbase.io.compress.zstd.ZstdCodec.class, new Configuration()),
     ReflectionUtils.newInstance(
         org.apache.hadoop.hbase.io.compress.aircompressor.ZstdCodec.class, new Configuration()),
-    ReflectionUtils.newInstance(
-        org.apache.hadoop.hbase.io.compress.aircompressor.SnappyCodec.class, new Configuration()),
-    ReflectionUtils.newInstance(
-        org.apache.hadoop.hbase.io.compress.aircompressor.Lz4Codec.class, new Configuration())
+    ReflectionUtils.newInstance(SnappyCodec.class, new Configuration()),
+    ReflectionUtils.newInstance(Lz4Codec.class, new Configuration())
   };
 
   private static long size(List<byte[]> blocks, int onTop) throws IOException {

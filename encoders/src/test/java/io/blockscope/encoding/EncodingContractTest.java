@@ -6,13 +6,16 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellComparator;
 import org.apache.hadoop.hbase.CellComparatorImpl;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.ExtendedCell;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.InnerStoreCellComparator;
 import org.apache.hadoop.hbase.KeyValue;
@@ -161,8 +164,7 @@ public class EncodingContractTest {
     EncodedSeeker seeker =
         encoder.createSeeker(
             encoder.newDataBlockDecodingContext(
-                new org.apache.hadoop.conf.Configuration(false),
-                Blocks.context(true, true, comparator)));
+                new Configuration(false), Blocks.context(true, true, comparator)));
     for (int b : new int[] {0, 1, 2, 1, 0, 2, 0}) {
       List<KeyValue> in = cells.get(b);
       String where = encoder + " block " + b + " (" + shapes[b].name() + ")";
@@ -210,8 +212,7 @@ public class EncodingContractTest {
     EncodedSeeker seeker =
         encoder.createSeeker(
             encoder.newDataBlockDecodingContext(
-                new org.apache.hadoop.conf.Configuration(false),
-                Blocks.context(tags, mvcc, comparator)));
+                new Configuration(false), Blocks.context(tags, mvcc, comparator)));
     ByteBuff buff = memory.wrap(block);
     seeker.setCurrentBuffer(buff);
 
@@ -341,7 +342,7 @@ public class EncodingContractTest {
     }
     assertEquals(where + " key", 0, Blocks.compare(expected, seeker.getKey()));
     assertTrue(where + " value", CellUtil.matchingValue(expected, got));
-    java.nio.ByteBuffer v = seeker.getValueShallowCopy();
+    ByteBuffer v = seeker.getValueShallowCopy();
     byte[] copy = new byte[v.remaining()];
     v.duplicate().get(copy);
     assertArrayEquals(where + " value copy", CellUtil.cloneValue(expected), copy);
@@ -352,6 +353,6 @@ public class EncodingContractTest {
     if (mvcc) {
       assertEquals(where + " sequence id", expected.getSequenceId(), got.getSequenceId());
     }
-    assertTrue(where + " an ExtendedCell", got instanceof org.apache.hadoop.hbase.ExtendedCell);
+    assertTrue(where + " an ExtendedCell", got instanceof ExtendedCell);
   }
 }

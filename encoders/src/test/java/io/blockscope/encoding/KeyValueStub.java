@@ -1,5 +1,6 @@
 package io.blockscope.encoding;
 
+import java.nio.charset.StandardCharsets;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.KeyValue;
@@ -24,7 +25,7 @@ final class KeyValueStub {
   /** A key below every test row ("a" &lt; "row-..."). */
   static Cell before(KeyValue first) {
     return new KeyValue(
-        "a".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        "a".getBytes(StandardCharsets.UTF_8),
         CellUtil.cloneFamily(first),
         new byte[0],
         first.getTimestamp(),

@@ -5,6 +5,7 @@ import static org.junit.Assert.assertTrue;
 
 import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.CostSnapshot;
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
@@ -24,6 +25,7 @@ import org.apache.hadoop.hbase.io.hfile.CombinedBlockCache;
 import org.apache.hadoop.hbase.io.hfile.LruBlockCache;
 import org.apache.hadoop.hbase.io.hfile.bucket.BucketCache;
 import org.apache.hadoop.hbase.regionserver.HRegionServer;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.JVMClusterUtil;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
@@ -45,7 +47,7 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
   private static final int BASE_ROWS = 1000;
   private static final int DOUBLINGS = 7;
   private static final int ROWS = BASE_ROWS << DOUBLINGS; // 128,000 rows, about 32 MB
-  private static final byte[] FAMILY = org.apache.hadoop.hbase.util.Bytes.toBytes("0");
+  private static final byte[] FAMILY = Bytes.toBytes("0");
 
   private static JVMClusterUtil.RegionServerThread server;
   private static BlockCache l1;
@@ -126,7 +128,7 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
                 lastAsked[0] = System.currentTimeMillis();
                 try {
                   cluster.admin().move(region.getEncodedNameAsBytes(), rs.getServerName());
-                } catch (java.io.IOException inTransition) {
+                } catch (IOException inTransition) {
                   // asked again in five seconds
                 }
               }

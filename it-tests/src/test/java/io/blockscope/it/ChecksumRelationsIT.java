@@ -9,6 +9,8 @@ import io.blockscope.metrics.CostSnapshot;
 import java.io.ByteArrayOutputStream;
 import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32;
 import org.apache.hadoop.fs.FSDataInputStream;
@@ -126,7 +128,7 @@ public class ChecksumRelationsIT extends ClusterTestBase {
   }
 
   private static Path onlyStoreFile(List<HRegion> regions) {
-    List<Path> files = new java.util.ArrayList<>();
+    List<Path> files = new ArrayList<>();
     for (HRegion r : regions) {
       for (HStore s : r.getStores()) {
         for (HStoreFile f : s.getStorefiles()) {
@@ -148,7 +150,7 @@ public class ChecksumRelationsIT extends ClusterTestBase {
       bytes = out.toByteArray();
     }
     ByteBuffer b = ByteBuffer.wrap(bytes);
-    assertEquals("DATABLK*", new String(bytes, 0, 8, java.nio.charset.StandardCharsets.US_ASCII));
+    assertEquals("DATABLK*", new String(bytes, 0, 8, StandardCharsets.US_ASCII));
     int dataEnd = b.getInt(ON_DISK_DATA_SIZE_WITH_HEADER);
     int blockEnd = HEADER_SIZE + b.getInt(ON_DISK_SIZE_WITHOUT_HEADER);
     assertTrue("checksums follow the data", dataEnd > HEADER_SIZE && dataEnd < blockEnd);

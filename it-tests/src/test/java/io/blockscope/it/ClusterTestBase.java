@@ -4,8 +4,11 @@ import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.metrics.CostSnapshot;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.MiniHBaseCluster;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.util.JVMClusterUtil;
 import org.junit.BeforeClass;
 
 /** What every integration test shares: the JVM's one embedded cluster and a few readings. */
@@ -50,12 +53,12 @@ public abstract class ClusterTestBase {
    * registrar, and waits until the master counts two live servers; {@link #stopSecondServer} takes
    * it away again.
    */
-  protected static org.apache.hadoop.hbase.util.JVMClusterUtil.RegionServerThread
-      startServerWithoutRegistrar() throws Exception {
-    org.apache.hadoop.hbase.MiniHBaseCluster mini = cluster.util().getMiniHBaseCluster();
-    org.apache.hadoop.conf.Configuration conf = mini.getConf();
+  protected static JVMClusterUtil.RegionServerThread startServerWithoutRegistrar()
+      throws Exception {
+    MiniHBaseCluster mini = cluster.util().getMiniHBaseCluster();
+    Configuration conf = mini.getConf();
     String saved = conf.get("hbase.coprocessor.region.classes");
-    org.apache.hadoop.hbase.util.JVMClusterUtil.RegionServerThread bare;
+    JVMClusterUtil.RegionServerThread bare;
     conf.set(
         "hbase.coprocessor.region.classes",
         io.blockscope.coprocessor.BlockscopeRegionObserver.class.getName());
@@ -74,9 +77,9 @@ public abstract class ClusterTestBase {
   }
 
   /** Stops the server {@link #startServerWithoutRegistrar} started; one live server is left. */
-  protected static void stopSecondServer(
-      org.apache.hadoop.hbase.util.JVMClusterUtil.RegionServerThread server) throws Exception {
-    org.apache.hadoop.hbase.MiniHBaseCluster mini = cluster.util().getMiniHBaseCluster();
+  protected static void stopSecondServer(JVMClusterUtil.RegionServerThread server)
+      throws Exception {
+    MiniHBaseCluster mini = cluster.util().getMiniHBaseCluster();
     int index = mini.getLiveRegionServerThreads().indexOf(server);
     mini.stopRegionServer(index);
     mini.waitOnRegionServer(index);

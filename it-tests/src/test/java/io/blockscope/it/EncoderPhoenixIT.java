@@ -9,6 +9,8 @@ import io.blockscope.encoding.BlockscopeEncoding;
 import io.blockscope.encoding.EncodingRegistrar;
 import io.blockscope.workloads.SeedTable;
 import java.io.File;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -243,8 +245,8 @@ public class EncoderPhoenixIT extends ClusterTestBase {
         new Thread(
             () -> {
               try {
-                p.getErrorStream().transferTo(java.io.OutputStream.nullOutputStream());
-              } catch (java.io.IOException ignored) {
+                p.getErrorStream().transferTo(OutputStream.nullOutputStream());
+              } catch (IOException ignored) {
                 // the process is gone
               }
             });

@@ -12,18 +12,31 @@ import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
 import io.blockscope.workloads.RawTable;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.management.AttributeNotFoundException;
+import javax.management.InstanceNotFoundException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import org.apache.hadoop.conf.Configuration;
@@ -31,6 +44,7 @@ import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.Waiter;
 import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.CompactionState;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Result;
@@ -38,6 +52,8 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.io.hfile.CombinedBlockCache;
+import org.apache.hadoop.hbase.io.hfile.bucket.BucketCache;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.util.JVMClusterUtil;
 import org.junit.AfterClass;
@@ -118,7 +134,7 @@ public class FaultCampaignIT {
   public void aMeasuredCompactionShipsAsOftenAsAnUnmeasuredOne() throws Exception {
     Map<String, Long> shipped = new HashMap<>();
     for (String level : List.of("COUNT", "OFF")) {
-      TableName t = TableName.valueOf("ship_" + level.toLowerCase(java.util.Locale.ROOT));
+      TableName t = TableName.valueOf("ship_" + level.toLowerCase(Locale.ROOT));
       RawTable.create(
           cluster.admin(),
           new RawTable.Spec(t).level(level).blockSize(4096).encoding(DataBlockEncoding.FAST_DIFF));
@@ -179,15 +195,14 @@ public class FaultCampaignIT {
         new Thread(
             () -> phoenixLoop(stop, queries, queryErrors, quietProfiles, violations), "phoenix"));
     threads.forEach(Thread::start);
-    java.util.concurrent.ScheduledExecutorService scraper =
-        java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    ScheduledExecutorService scraper = Executors.newSingleThreadScheduledExecutor();
     Map<ObjectName, Long> lastScraped = new HashMap<>();
     var unusedScrapes =
         scraper.scheduleWithFixedDelay(
             () -> scrape(lastScraped, violations, scrapes, seriesChecked),
             0,
             200,
-            java.util.concurrent.TimeUnit.MILLISECONDS);
+            TimeUnit.MILLISECONDS);
 
     long end = System.currentTimeMillis() + SECONDS * 1000;
     Random rnd = new Random(14);
@@ -251,8 +266,7 @@ public class FaultCampaignIT {
     }
     stop.set(true);
     scraper.shutdown();
-    assertTrue(
-        "the scraper stopped", scraper.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS));
+    assertTrue("the scraper stopped", scraper.awaitTermination(60, TimeUnit.SECONDS));
     for (Thread th : threads) {
       th.join(120_000);
       assertFalse(th.getName() + " did not stop", th.isAlive());
@@ -263,9 +277,7 @@ public class FaultCampaignIT {
           cluster.conf(),
           300_000,
           200,
-          () ->
-              admin.getCompactionState(table)
-                  == org.apache.hadoop.hbase.client.CompactionState.NONE);
+          () -> admin.getCompactionState(table) == CompactionState.NONE);
     }
 
     // the drop phase: a table created, read, disabled, truncated and dropped leaves nothing
@@ -354,9 +366,8 @@ public class FaultCampaignIT {
     for (JVMClusterUtil.RegionServerThread rs :
         cluster.util().getMiniHBaseCluster().getLiveRegionServerThreads()) {
       var cache = rs.getRegionServer().getBlockCache().orElseThrow();
-      var l2 = ((org.apache.hadoop.hbase.io.hfile.CombinedBlockCache) cache).getSecondLevelCache();
-      for (var e :
-          ((org.apache.hadoop.hbase.io.hfile.bucket.BucketCache) l2).getBackingMap().values()) {
+      var l2 = ((CombinedBlockCache) cache).getSecondLevelCache();
+      for (var e : ((BucketCache) l2).getBackingMap().values()) {
         entries++;
         if (e.refCnt() > 1) {
           held++;
@@ -368,7 +379,7 @@ public class FaultCampaignIT {
   }
 
   private static Map<String, Integer> summary(List<String> faults) {
-    Map<String, Integer> m = new java.util.TreeMap<>();
+    Map<String, Integer> m = new TreeMap<>();
     synchronized (faults) {
       faults.forEach(f -> m.merge(f, 1, Integer::sum));
     }
@@ -425,7 +436,7 @@ public class FaultCampaignIT {
             break;
         }
         reads.incrementAndGet();
-      } catch (java.io.IOException e) {
+      } catch (IOException e) {
         errors.incrementAndGet(); // a region in transition beyond the client's retries
       }
     }
@@ -457,7 +468,7 @@ public class FaultCampaignIT {
       AtomicLong quietProfiles,
       List<String> violations) {
     Random rnd = new Random(5);
-    try (java.sql.Connection c = SeedTables.blockscope(cluster)) {
+    try (Connection c = SeedTables.blockscope(cluster)) {
       while (!stop.get()) {
         int from = rnd.nextInt(PHOENIX_ROWS);
         int to = Math.min(PHOENIX_ROWS, from + 1 + rnd.nextInt(2_000));
@@ -469,8 +480,8 @@ public class FaultCampaignIT {
                 + " AND PK < "
                 + to;
         long epoch = EPOCH.get();
-        try (java.sql.Statement st = c.createStatement();
-            java.sql.ResultSet rs = st.executeQuery(sql)) {
+        try (Statement st = c.createStatement();
+            ResultSet rs = st.executeQuery(sql)) {
           long n = 0;
           while (rs.next()) {
             n++;
@@ -500,12 +511,12 @@ public class FaultCampaignIT {
             }
           }
           queries.incrementAndGet();
-        } catch (java.sql.SQLException e) {
+        } catch (SQLException e) {
           errors.incrementAndGet();
           queries.incrementAndGet();
         }
       }
-    } catch (java.sql.SQLException e) {
+    } catch (SQLException e) {
       violations.add("no blockscope connection: " + e);
     }
   }
@@ -534,16 +545,16 @@ public class FaultCampaignIT {
       Map<ObjectName, Long> last, List<String> violations, AtomicLong scrapes, AtomicLong checked) {
     MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
     try {
-      Set<ObjectName> seen = new java.util.HashSet<>();
+      Set<ObjectName> seen = new HashSet<>();
       for (String type : List.of("Server", "Table")) {
         for (ObjectName n :
             jmx.queryNames(new ObjectName(MetricKeys.DOMAIN + ":type=" + type + ",*"), null)) {
           Object v;
           try {
             v = jmx.getAttribute(n, "Count");
-          } catch (javax.management.InstanceNotFoundException removed) {
+          } catch (InstanceNotFoundException removed) {
             continue; // a table series removed between the query and the read
-          } catch (javax.management.AttributeNotFoundException gauge) {
+          } catch (AttributeNotFoundException gauge) {
             continue;
           }
           long now = ((Number) v).longValue();

@@ -12,6 +12,8 @@ import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.workloads.RawTable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.Waiter;
@@ -24,6 +26,7 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.io.hfile.CacheStats;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -208,10 +211,7 @@ public class FaultPathsIT extends ClusterTestBase {
     TableName off = newTable("offtable");
     RawTable.create(
         cluster.admin(),
-        new RawTable.Spec(off)
-            .level("OFF")
-            .blockSize(4096)
-            .encoding(org.apache.hadoop.hbase.io.encoding.DataBlockEncoding.FAST_DIFF));
+        new RawTable.Spec(off).level("OFF").blockSize(4096).encoding(DataBlockEncoding.FAST_DIFF));
     RawTable.loadSeed(cluster.connection(), cluster.admin(), off, 2_000, 3);
     TableName count = newTable("counttable");
     RawTable.create(
@@ -219,7 +219,7 @@ public class FaultPathsIT extends ClusterTestBase {
         new RawTable.Spec(count)
             .level("COUNT")
             .blockSize(4096)
-            .encoding(org.apache.hadoop.hbase.io.encoding.DataBlockEncoding.FAST_DIFF));
+            .encoding(DataBlockEncoding.FAST_DIFF));
     RawTable.loadSeed(cluster.connection(), cluster.admin(), count, 2_000, 3);
 
     String q1 = "000000000000000000000000000000f1";
@@ -271,7 +271,7 @@ public class FaultPathsIT extends ClusterTestBase {
             "TIME".getBytes(StandardCharsets.US_ASCII)
           },
           {
-            q3.toUpperCase(java.util.Locale.ROOT).getBytes(StandardCharsets.US_ASCII),
+            q3.toUpperCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII),
             "\u0000\uffff".getBytes(StandardCharsets.UTF_8)
           },
           {new byte[1 << 20], new byte[1 << 20]},
@@ -308,7 +308,7 @@ public class FaultPathsIT extends ClusterTestBase {
     } finally {
       engine.reloadConfiguration(cluster.conf());
     }
-    java.util.List<String> problems = engine.problems();
+    List<String> problems = engine.problems();
     assertEquals(101, problems.size());
     assertTrue(problems.get(100), problems.get(100).matches("\\d+ more problems not kept .*"));
   }

@@ -11,6 +11,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import org.junit.BeforeClass;
 import org.junit.Test;
@@ -270,7 +271,7 @@ public class HintsSerialIT extends ClusterTestBase {
 
   private static List<String> sorted(List<String> rows) {
     List<String> copy = new ArrayList<>(rows);
-    java.util.Collections.sort(copy);
+    Collections.sort(copy);
     return copy;
   }
 

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -227,7 +228,7 @@ public class HintsSqllineIT extends ClusterTestBase {
     }
     reader.join(10_000);
     try (var files = Files.walk(home)) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
     }
     return new Child(ended ? p.exitValue() : -1, after, output.toString(), threads);
   }

@@ -10,8 +10,10 @@ import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.workloads.RawTable;
 import java.io.File;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.stream.Collectors;
+import java.util.stream.StreamSupport;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.Coprocessor;
@@ -79,12 +81,11 @@ public class PerTableDeployIT extends ClusterTestBase {
     // a tagged scan is wrapped once, by one of the two copies: one scanner, each row once
     String query = "00000000000000000000000000000a7e";
     Scan tagged = new Scan();
-    tagged.setAttribute(
-        Attributes.QUERY, query.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    tagged.setAttribute(Attributes.QUERY, query.getBytes(StandardCharsets.US_ASCII));
     long rows;
     try (var table = cluster.connection().getTable(t);
         var scanner = table.getScanner(tagged)) {
-      rows = java.util.stream.StreamSupport.stream(scanner.spliterator(), false).count();
+      rows = StreamSupport.stream(scanner.spliterator(), false).count();
     }
     assertEquals(10_000, rows);
     String encoded = region.getRegionInfo().getEncodedName();

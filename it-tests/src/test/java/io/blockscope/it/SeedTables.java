@@ -4,6 +4,8 @@ import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.workloads.SeedTable;
 import io.blockscope.workloads.TableConfig;
 import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HashMap;
 import java.util.List;
@@ -13,6 +15,7 @@ import org.apache.hadoop.hbase.io.hfile.FixedFileTrailer;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.HStore;
 import org.apache.hadoop.hbase.regionserver.HStoreFile;
+import org.apache.hadoop.hbase.util.Bytes;
 
 /**
  * The seeds' Phoenix table {@code (pk INTEGER PRIMARY KEY, v1 FLOAT, v2 FLOAT)}, one per encoding
@@ -101,8 +104,8 @@ final class SeedTables {
   }
 
   /** A connection through blockscope's driver to the cluster's Phoenix. */
-  static Connection blockscope(EmbeddedCluster cluster) throws java.sql.SQLException {
-    return java.sql.DriverManager.getConnection(
+  static Connection blockscope(EmbeddedCluster cluster) throws SQLException {
+    return DriverManager.getConnection(
         cluster.phoenixUrl().replace("jdbc:phoenix:", "jdbc:blockscope:phoenix:"));
   }
 
@@ -118,7 +121,7 @@ final class SeedTables {
 
   /** The row key Phoenix writes for an INTEGER primary key: big-endian, sign bit flipped. */
   static byte[] phoenixKey(int pk) {
-    return org.apache.hadoop.hbase.util.Bytes.toBytes(pk ^ Integer.MIN_VALUE);
+    return Bytes.toBytes(pk ^ Integer.MIN_VALUE);
   }
 
   /** Runs a statement through Phoenix and returns the first column of its first row. */

@@ -3,6 +3,7 @@ package io.blockscope.it;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -44,7 +45,7 @@ public class ShippedCounter implements RegionCoprocessor, RegionObserver {
             c.getEnvironment().getRegionInfo().getTable().getNameAsString(), t -> new AtomicLong());
     Set<Class<?>> interfaces = new LinkedHashSet<>();
     for (Class<?> k = scanner.getClass(); k != null; k = k.getSuperclass()) {
-      interfaces.addAll(java.util.List.of(k.getInterfaces()));
+      interfaces.addAll(List.of(k.getInterfaces()));
     }
     return (InternalScanner)
         Proxy.newProxyInstance(

@@ -2,6 +2,7 @@ package io.blockscope.metrics;
 
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.Gauge;
+import com.codahale.metrics.Metric;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.jmx.JmxReporter;
 import java.util.ArrayList;
@@ -282,7 +283,7 @@ public final class CostRegistry implements AutoCloseable {
   }
 
   /** Adds a metric that is not a cost (probe health, for instance) under a made key. */
-  public synchronized void registerOnce(String key, com.codahale.metrics.Metric metric) {
+  public synchronized void registerOnce(String key, Metric metric) {
     if (!metrics.getMetrics().containsKey(key)) {
       metrics.register(key, metric);
     }

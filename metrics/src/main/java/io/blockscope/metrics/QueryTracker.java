@@ -1,9 +1,11 @@
 package io.blockscope.metrics;
 
+import java.nio.charset.StandardCharsets;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 
@@ -42,8 +44,7 @@ public final class QueryTracker {
     public volatile int level = -1;
 
     public final CostAccumulator costs = new CostAccumulator();
-    public final java.util.concurrent.atomic.AtomicLong rows =
-        new java.util.concurrent.atomic.AtomicLong();
+    public final AtomicLong rows = new AtomicLong();
 
     /** The query these costs belong to (it stays reachable from here after an eviction). */
     private final Entry query;
@@ -104,7 +105,7 @@ public final class QueryTracker {
     if (attribute == null || attribute.length != 32) {
       return null;
     }
-    String id = new String(attribute, java.nio.charset.StandardCharsets.US_ASCII);
+    String id = new String(attribute, StandardCharsets.US_ASCII);
     return ID.matcher(id).matches() ? id : null;
   }
 

@@ -5,7 +5,13 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.junit.Test;
 
@@ -152,19 +158,16 @@ public class CostRegistryTest {
       for (String n : names) {
         reg.open("t", n, PerfLevel.COUNT);
       }
-      java.util.concurrent.atomic.AtomicLong admitted =
-          new java.util.concurrent.atomic.AtomicLong();
-      java.util.concurrent.atomic.AtomicBoolean stop =
-          new java.util.concurrent.atomic.AtomicBoolean();
-      java.util.List<Thread> threads = new java.util.ArrayList<>();
-      java.util.List<Throwable> failures =
-          java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+      AtomicLong admitted = new AtomicLong();
+      AtomicBoolean stop = new AtomicBoolean();
+      List<Thread> threads = new ArrayList<>();
+      List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
       for (int t = 0; t < 4; t++) {
         final int seed = t;
         threads.add(
             new Thread(
                 () -> {
-                  java.util.Random rnd = new java.util.Random(seed);
+                  Random rnd = new Random(seed);
                   long[] thread = new long[CostLayout.SIZE];
                   for (int i = 0; i < 200_000; i++) {
                     CostRegistry.RegionCosts r = reg.region(names[rnd.nextInt(names.length)]);
@@ -180,7 +183,7 @@ public class CostRegistryTest {
       threads.add(
           new Thread(
               () -> {
-                java.util.Random rnd = new java.util.Random(99);
+                Random rnd = new Random(99);
                 while (!stop.get()) {
                   String n = names[rnd.nextInt(names.length)];
                   reg.close(n);
@@ -207,7 +210,7 @@ public class CostRegistryTest {
       stop.set(true);
       threads.get(4).join();
       threads.get(5).join();
-      assertEquals(java.util.List.of(), failures);
+      assertEquals(List.of(), failures);
       assertEquals(0, reg.closingRegions());
       assertEquals(admitted.get(), reg.serverCost(DATA_MISS));
       assertEquals(admitted.get(), reg.tableSnapshot("t").get("blockCache.miss.data"));

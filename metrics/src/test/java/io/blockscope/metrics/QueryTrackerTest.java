@@ -4,6 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNull;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.Test;
 
@@ -80,8 +81,7 @@ public class QueryTrackerTest {
     assertNull(QueryTracker.parseId(null));
     assertNull(QueryTracker.parseId("short".getBytes(StandardCharsets.US_ASCII)));
     assertNull(
-        QueryTracker.parseId(
-            A.toUpperCase(java.util.Locale.ROOT).getBytes(StandardCharsets.US_ASCII)));
+        QueryTracker.parseId(A.toUpperCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII)));
     assertNull(QueryTracker.parseId(("x" + A.substring(1)).getBytes(StandardCharsets.US_ASCII)));
   }
 

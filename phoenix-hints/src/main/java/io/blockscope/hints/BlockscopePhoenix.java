@@ -1,5 +1,7 @@
 package io.blockscope.hints;
 
+import com.google.protobuf.DynamicMessage;
+import com.google.protobuf.Message;
 import io.blockscope.metrics.profile.ProfileProtocol;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
@@ -11,9 +13,15 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.phoenix.jdbc.PhoenixConnection;
 
 /**
@@ -55,18 +63,17 @@ public final class BlockscopePhoenix {
 
   static QueryProfile fetchProfile(PhoenixConnection pc, Iterable<String> tables, String queryId)
       throws SQLException {
-    List<QueryProfile.Region> regions = new java.util.ArrayList<>();
+    List<QueryProfile.Region> regions = new ArrayList<>();
     for (String table : tables) {
-      try (org.apache.hadoop.hbase.client.Table t =
-          pc.getQueryServices().getTable(org.apache.hadoop.hbase.util.Bytes.toBytes(table))) {
-        java.util.Map<byte[], com.google.protobuf.Message> answers =
+      try (Table t = pc.getQueryServices().getTable(Bytes.toBytes(table))) {
+        Map<byte[], Message> answers =
             t.batchCoprocessorService(
                 ProfileProtocol.GET_PROFILE,
                 ProfileProtocol.request(queryId),
                 null,
                 null,
-                com.google.protobuf.DynamicMessage.getDefaultInstance(ProfileProtocol.RESPONSE));
-        for (com.google.protobuf.Message m : answers.values()) {
+                DynamicMessage.getDefaultInstance(ProfileProtocol.RESPONSE));
+        for (Message m : answers.values()) {
           if (ProfileProtocol.found(m)) {
             regions.add(
                 new QueryProfile.Region(
@@ -90,7 +97,7 @@ public final class BlockscopePhoenix {
       }
     }
     regions.sort(
-        java.util.Comparator.comparing(QueryProfile.Region::table)
+        Comparator.comparing(QueryProfile.Region::table)
             .thenComparing(QueryProfile.Region::region));
     return new QueryProfile(queryId, regions);
   }
@@ -141,8 +148,8 @@ public final class BlockscopePhoenix {
     ExtendingOptimizer.CURRENT.set(e);
     ExtendingOptimizer.QUERY_ID.set(id);
     ExtendingOptimizer.REFUSED.remove();
-    java.util.Set<String> outerTables = ExtendingOptimizer.TABLES.get();
-    java.util.Set<String> tables = new java.util.LinkedHashSet<>();
+    Set<String> outerTables = ExtendingOptimizer.TABLES.get();
+    Set<String> tables = new LinkedHashSet<>();
     ExtendingOptimizer.TABLES.set(tables);
     try {
       last.set(null);

@@ -1,6 +1,7 @@
 package io.blockscope.hints;
 
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.List;
 
 /**
@@ -27,5 +28,5 @@ public interface BlockscopeResultSet extends ResultSet {
    * @throws java.sql.SQLException if the query has no PROFILE hint, or the servers cannot be asked
    *     (the message says which table)
    */
-  QueryProfile profile() throws java.sql.SQLException;
+  QueryProfile profile() throws SQLException;
 }

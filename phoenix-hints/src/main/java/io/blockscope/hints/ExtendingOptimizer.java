@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.apache.phoenix.compile.QueryPlan;
 import org.apache.phoenix.iterate.ParallelIteratorFactory;
 import org.apache.phoenix.jdbc.PhoenixStatement;
@@ -29,7 +30,7 @@ final class ExtendingOptimizer extends QueryOptimizer {
   static final ThreadLocal<List<String>> REFUSED = new ThreadLocal<>();
 
   /** The physical tables the current execution's tagged plans scan. */
-  static final ThreadLocal<java.util.Set<String>> TABLES = new ThreadLocal<>();
+  static final ThreadLocal<Set<String>> TABLES = new ThreadLocal<>();
 
   ExtendingOptimizer(QueryServices services) {
     super(services);
@@ -84,7 +85,7 @@ final class ExtendingOptimizer extends QueryOptimizer {
           }
         });
     if (id != null) {
-      java.util.Set<String> tables = TABLES.get();
+      Set<String> tables = TABLES.get();
       if (tables != null) {
         tables.addAll(PlanScans.tables(plan));
       }

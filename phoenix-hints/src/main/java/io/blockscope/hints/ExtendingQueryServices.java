@@ -1,5 +1,6 @@
 package io.blockscope.hints;
 
+import java.util.concurrent.ThreadPoolExecutor;
 import org.apache.phoenix.optimize.QueryOptimizer;
 import org.apache.phoenix.query.ConnectionQueryServices;
 import org.apache.phoenix.query.DelegateConnectionQueryServices;
@@ -16,7 +17,7 @@ final class ExtendingQueryServices extends DelegateConnectionQueryServices {
   }
 
   @Override
-  public java.util.concurrent.ThreadPoolExecutor getExecutor() {
+  public ThreadPoolExecutor getExecutor() {
     return executor;
   }
 

@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.Deque;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.apache.hadoop.hbase.client.Scan;
@@ -29,8 +30,8 @@ final class PlanScans {
   private PlanScans() {}
 
   /** The physical HBase tables the plans of the tree scan. */
-  static java.util.Set<String> tables(QueryPlan root) {
-    java.util.Set<String> names = new java.util.LinkedHashSet<>();
+  static Set<String> tables(QueryPlan root) {
+    Set<String> names = new LinkedHashSet<>();
     walk(
         root,
         p -> {

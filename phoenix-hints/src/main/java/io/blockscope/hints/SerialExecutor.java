@@ -1,6 +1,7 @@
 package io.blockscope.hints;
 
 import java.lang.reflect.Field;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -117,7 +118,7 @@ final class SerialExecutor extends ThreadPoolExecutor {
   }
 
   @Override
-  public <T> List<Future<T>> invokeAll(java.util.Collection<? extends Callable<T>> tasks)
+  public <T> List<Future<T>> invokeAll(Collection<? extends Callable<T>> tasks)
       throws InterruptedException {
     return pool.invokeAll(tasks);
   }

@@ -1,6 +1,7 @@
 package io.blockscope.hints;
 
 import java.lang.reflect.Field;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.phoenix.compile.GroupByCompiler.GroupBy;
@@ -19,6 +20,7 @@ import org.apache.phoenix.parse.HintNode.Hint;
 import org.apache.phoenix.parse.SelectStatement;
 import org.apache.phoenix.schema.PTable;
 import org.apache.phoenix.schema.PTable.IndexType;
+import org.apache.phoenix.thirdparty.com.google.common.base.Optional;
 import org.apache.phoenix.util.ScanUtil;
 
 /**
@@ -110,7 +112,7 @@ final class SerialPlans {
   }
 
   /** Makes every plan of the tree serial where that is safe; returns why the others are not. */
-  static List<String> force(QueryPlan root) throws java.sql.SQLException {
+  static List<String> force(QueryPlan root) throws SQLException {
     List<String> refused = new ArrayList<>();
     visit(root, refused);
     return refused;
@@ -124,7 +126,7 @@ final class SerialPlans {
    * past {@code phoenix.query.spoolThresholdBytes}) instead of merging the regions' streams side by
    * side. Any other plan comes back as it was.
    */
-  static QueryPlan sortOnClient(QueryPlan root) throws java.sql.SQLException {
+  static QueryPlan sortOnClient(QueryPlan root) throws SQLException {
     if (root instanceof UnionPlan u && !u.getOrderBy().getOrderByExpressions().isEmpty()) {
       // Phoenix merges the branches' sorted streams side by side; here the branches are read
       // one after the other and the client sorts them all, as for a single sorted scan.
@@ -174,7 +176,7 @@ final class SerialPlans {
             null,
             false,
             null,
-            org.apache.phoenix.thirdparty.com.google.common.base.Optional.<byte[]>absent());
+            Optional.<byte[]>absent());
     return new ClientScanPlan(
         s.getContext(),
         s.getStatement(),
@@ -187,7 +189,7 @@ final class SerialPlans {
         unsorted);
   }
 
-  private static void visit(QueryPlan p, List<String> refused) throws java.sql.SQLException {
+  private static void visit(QueryPlan p, List<String> refused) throws SQLException {
     if (p instanceof HashJoinPlan h) {
       // The sub-plans build the hash tables, then the left side scans with them. Phoenix starts
       // every sub-plan at once on its pool and waits for them in order: deferred, each runs in

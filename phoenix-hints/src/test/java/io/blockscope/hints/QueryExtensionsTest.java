@@ -7,6 +7,7 @@ import static org.junit.Assert.assertTrue;
 
 import io.blockscope.hints.QueryExtensions.Profile;
 import java.sql.SQLException;
+import java.util.List;
 import org.junit.Test;
 
 public class QueryExtensionsTest {
@@ -29,7 +30,7 @@ public class QueryExtensionsTest {
     assertTrue(e.noCache());
     assertTrue(e.serial());
     assertEquals(Profile.TIME, e.profile());
-    assertEquals(3, e.explainLines(java.util.List.of()).size());
+    assertEquals(3, e.explainLines(List.of()).size());
   }
 
   @Test

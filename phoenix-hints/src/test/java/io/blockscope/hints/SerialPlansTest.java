@@ -3,8 +3,10 @@ package io.blockscope.hints;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import org.apache.phoenix.compile.QueryPlan;
 import org.apache.phoenix.execute.AggregatePlan;
 import org.apache.phoenix.execute.ScanPlan;
+import org.apache.phoenix.iterate.BaseResultIterators;
 import org.junit.Test;
 
 /** SERIAL sets a private flag of two Phoenix plans: fail here, loudly, when Phoenix changes it. */
@@ -14,8 +16,6 @@ public class SerialPlansTest {
     assertEquals(boolean.class, ScanPlan.class.getDeclaredField("isSerial").getType());
     assertEquals(boolean.class, AggregatePlan.class.getDeclaredField("isSerial").getType());
     assertTrue("no plan, nothing refused", SerialPlans.force(null).isEmpty());
-    assertEquals(
-        org.apache.phoenix.compile.QueryPlan.class,
-        org.apache.phoenix.iterate.BaseResultIterators.class.getDeclaredField("plan").getType());
+    assertEquals(QueryPlan.class, BaseResultIterators.class.getDeclaredField("plan").getType());
   }
 }

@@ -7,8 +7,11 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.CompactionState;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
@@ -132,7 +135,7 @@ public enum Workload {
 
   /** A name for reports: lower case, dotted. */
   public String key() {
-    return name().toLowerCase(java.util.Locale.ROOT).replace('_', '.');
+    return name().toLowerCase(Locale.ROOT).replace('_', '.');
   }
 
   /** Needs {@link #prepareIndex} first. */
@@ -297,18 +300,17 @@ public enum Workload {
 
   private static Run compact(Target t) throws Exception {
     TableName tn = TableName.valueOf(t.hbaseTable());
-    org.apache.hadoop.hbase.client.Admin admin = t.hbase().getAdmin();
+    Admin admin = t.hbase().getAdmin();
     admin.majorCompact(tn);
     awaitCompaction(admin, tn);
     return new Run(0, List.of());
   }
 
   /** Waits until a requested compaction of {@code t} has run (5 minutes at most). */
-  public static void awaitCompaction(org.apache.hadoop.hbase.client.Admin admin, TableName t)
-      throws Exception {
+  public static void awaitCompaction(Admin admin, TableName t) throws Exception {
     long deadline = System.currentTimeMillis() + 300_000;
     Thread.sleep(300); // the request is queued; give the compaction a moment to register
-    while (admin.getCompactionState(t) != org.apache.hadoop.hbase.client.CompactionState.NONE) {
+    while (admin.getCompactionState(t) != CompactionState.NONE) {
       if (System.currentTimeMillis() > deadline) {
         throw new IllegalStateException("major compaction of " + t + " did not finish in 5 min");
       }

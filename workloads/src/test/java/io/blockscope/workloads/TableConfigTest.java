@@ -5,6 +5,7 @@ import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.metrics.CostLayout;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.Test;
 
@@ -87,7 +88,7 @@ public class TableConfigTest {
   }
 
   private static List<String> concat(List<String> a, List<String> b) {
-    List<String> all = new java.util.ArrayList<>(a);
+    List<String> all = new ArrayList<>(a);
     all.addAll(b);
     return all;
   }

@@ -10,10 +10,12 @@ import io.blockscope.metrics.CostLayout;
 import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.agent.ByteBuddyAgent;
@@ -94,8 +96,7 @@ public final class ProbeInstaller {
           ENCODING + "DiffKeyDeltaEncoder$DiffSeekerStateBufferedEncodedSeeker",
           ENCODING + "FastDiffDeltaEncoder$FastDiffSeekerStateBufferedEncodedSeeker");
 
-  static final List<String> SEEKERS =
-      List.copyOf(new java.util.TreeSet<>(SEEKER_ENCODING.keySet()));
+  static final List<String> SEEKERS = List.copyOf(new TreeSet<>(SEEKER_ENCODING.keySet()));
 
   /**
    * blockscope's own BLOCKSCOPE_V1 seeker (the encoders jar, docs/encoder.md), counted under its
@@ -480,7 +481,7 @@ public final class ProbeInstaller {
       params[i] = typeOf(t.params()[i], loader);
     }
     Method m = type.getDeclaredMethod(t.method(), params);
-    if (java.lang.reflect.Modifier.isAbstract(m.getModifiers())) {
+    if (Modifier.isAbstract(m.getModifiers())) {
       throw new NoSuchMethodException(t + " is abstract");
     }
     if (t.advice() == ReadPathAdvice.Decompress.class) {

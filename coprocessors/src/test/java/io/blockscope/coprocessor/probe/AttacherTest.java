@@ -5,6 +5,7 @@ import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
 import java.lang.instrument.Instrumentation;
+import java.lang.reflect.Proxy;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.Test;
@@ -55,7 +56,7 @@ public class AttacherTest {
     AtomicInteger attempts = new AtomicInteger();
     Instrumentation inst =
         (Instrumentation)
-            java.lang.reflect.Proxy.newProxyInstance(
+            Proxy.newProxyInstance(
                 getClass().getClassLoader(),
                 new Class<?>[] {Instrumentation.class},
                 (p, m, args) ->

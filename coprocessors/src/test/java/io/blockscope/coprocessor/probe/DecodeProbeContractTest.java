@@ -7,6 +7,7 @@ import io.blockscope.metrics.CostLayout;
 import java.io.DataOutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HConstants;
@@ -80,7 +81,7 @@ public class DecodeProbeContractTest {
 
   private static long[] costsAt(int level) {
     long[] c = ProbeBridge.costs();
-    java.util.Arrays.fill(c, 0);
+    Arrays.fill(c, 0);
     c[CostLayout.LEVEL] = level;
     return c;
   }

@@ -10,6 +10,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.io.encoding.HFileBlockDefaultDecodingContext;
+import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.HFileContextBuilder;
 import org.junit.Test;
 
@@ -99,13 +100,8 @@ public class ProbeTargetsTest {
   @Test
   public void blockTypesMapToTheDocumentedKinds() {
     int[] map = ProbeInstaller.blockTypeMap();
-    assertEquals(
-        CostLayout.KIND_DATA,
-        map[org.apache.hadoop.hbase.io.hfile.BlockType.ENCODED_DATA.ordinal()]);
-    assertEquals(
-        CostLayout.KIND_BLOOM,
-        map[org.apache.hadoop.hbase.io.hfile.BlockType.BLOOM_CHUNK.ordinal()]);
-    assertEquals(
-        CostLayout.KIND_OTHER, map[org.apache.hadoop.hbase.io.hfile.BlockType.FILE_INFO.ordinal()]);
+    assertEquals(CostLayout.KIND_DATA, map[BlockType.ENCODED_DATA.ordinal()]);
+    assertEquals(CostLayout.KIND_BLOOM, map[BlockType.BLOOM_CHUNK.ordinal()]);
+    assertEquals(CostLayout.KIND_OTHER, map[BlockType.FILE_INFO.ordinal()]);
   }
 }

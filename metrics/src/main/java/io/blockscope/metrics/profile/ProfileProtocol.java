@@ -7,6 +7,7 @@ import com.google.protobuf.DescriptorProtos.MethodDescriptorProto;
 import com.google.protobuf.DescriptorProtos.ServiceDescriptorProto;
 import com.google.protobuf.Descriptors;
 import com.google.protobuf.DynamicMessage;
+import com.google.protobuf.Message;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -91,7 +92,7 @@ public final class ProfileProtocol {
         .build();
   }
 
-  public static String queryId(com.google.protobuf.Message request) {
+  public static String queryId(Message request) {
     Object v = request.getField(REQUEST.findFieldByName("query_id"));
     return v == null ? "" : v.toString();
   }
@@ -112,20 +113,20 @@ public final class ProfileProtocol {
     return b.build();
   }
 
-  public static boolean found(com.google.protobuf.Message response) {
+  public static boolean found(Message response) {
     return Boolean.TRUE.equals(response.getField(RESPONSE.findFieldByName("found")));
   }
 
-  public static String region(com.google.protobuf.Message response) {
+  public static String region(Message response) {
     return (String) response.getField(RESPONSE.findFieldByName("region"));
   }
 
-  public static long rows(com.google.protobuf.Message response) {
+  public static long rows(Message response) {
     return (Long) response.getField(RESPONSE.findFieldByName("rows"));
   }
 
   /** The costs in a response, by name, in the order the region sent them. */
-  public static Map<String, Long> costs(com.google.protobuf.Message response) {
+  public static Map<String, Long> costs(Message response) {
     List<?> names = (List<?>) response.getField(RESPONSE.findFieldByName("name"));
     List<?> values = (List<?>) response.getField(RESPONSE.findFieldByName("value"));
     if (names.size() != values.size()) {
