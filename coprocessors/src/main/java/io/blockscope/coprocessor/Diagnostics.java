@@ -1,5 +1,6 @@
 package io.blockscope.coprocessor;
 
+import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.metrics.CostRegistry;
 import io.blockscope.metrics.PerfLevel;
 import io.blockscope.metrics.QueryTracker;
@@ -81,7 +82,50 @@ public final class Diagnostics {
    * for the never-throw guarantee.
    */
   public void injectFault(int probe) {
-    engine.injectFault(probe);
+    engine.drill(probe, ProbeBridge.DRILL_FAULT);
+  }
+
+  /** The ways blockscope is made to miscount on purpose by {@link #miscount}. */
+  public enum Miscount {
+    /** Counts right: the production state. */
+    NONE,
+    /** The probe counts each event twice (bytes and nanos-free counts alike). */
+    DOUBLE,
+    /** The probe drops every other event. */
+    DROP_EVERY_OTHER,
+    /**
+     * Every region's costs go to one other region: the first that settled after the drill began,
+     * whose own costs are dropped. Queries still get theirs.
+     */
+    WRONG_REGION,
+    /** The same with queries: every query's costs go to the first query seen; regions are right. */
+    WRONG_QUERY
+  }
+
+  /**
+   * Makes blockscope miscount on purpose, for the sensitivity drill of the test suite (a check that
+   * the suite fails when a count is wrong): {@code DOUBLE} and {@code DROP_EVERY_OTHER} act on
+   * probe {@code probe} (a {@code ProbeBridge} index), the wrong attributions on every read. {@code
+   * NONE} ends every miscount. Never set on a production server: the counts are wrong until it
+   * ends.
+   */
+  public void miscount(Miscount how, int probe) {
+    switch (how) {
+      case DOUBLE:
+        engine.drill(probe, ProbeBridge.DRILL_DOUBLE);
+        break;
+      case DROP_EVERY_OTHER:
+        engine.drill(probe, ProbeBridge.DRILL_DROP_EVERY_OTHER);
+        break;
+      case WRONG_REGION:
+      case WRONG_QUERY:
+        Engine.misattribute(how);
+        break;
+      case NONE:
+        engine.drill(-1, ProbeBridge.DRILL_FAULT);
+        Engine.misattribute(how);
+        break;
+    }
   }
 
   @Override

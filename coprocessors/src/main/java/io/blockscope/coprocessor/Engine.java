@@ -4,6 +4,7 @@ import io.blockscope.coprocessor.probe.BridgeHandle;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.coprocessor.probe.ProbeInstaller;
 import io.blockscope.metrics.Attributes;
+import io.blockscope.metrics.CostAccumulator;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostRegistry;
 import io.blockscope.metrics.CostRegistry.RegionCosts;
@@ -274,10 +275,58 @@ final class Engine implements Hooks, ConfigurationObserver {
       return; // the costs stay on the thread for the frame that settles next
     }
     QueryTracker.RegionCosts q = f.query[d];
+    if (misattribution != Diagnostics.Miscount.NONE) {
+      misattribute(region, q, costs);
+      return;
+    }
     if (q != null) {
       q.costs.add(costs);
     }
     region.costs().drain(costs);
+  }
+
+  // ---- the sensitivity drill: attribution wrong on purpose ------------------------------------
+
+  /** A wrong attribution the drill asked for; NONE (the production value) costs one read. */
+  private static volatile Diagnostics.Miscount misattribution = Diagnostics.Miscount.NONE;
+
+  /** The first region (WRONG_REGION) or query record (WRONG_QUERY) the drill saw settle. */
+  private static volatile Object sink;
+
+  /** Where frames of no region (drilled away) drop their costs. */
+  private static final CostAccumulator DROPPED = new CostAccumulator();
+
+  /**
+   * Settles {@code costs} wrongly: WRONG_REGION gives every region's costs to the first region that
+   * settled after the drill began (and drops that region's own); WRONG_QUERY does the same with
+   * query records, regions staying right.
+   */
+  private static void misattribute(RegionCosts region, QueryTracker.RegionCosts q, long[] costs) {
+    if (misattribution == Diagnostics.Miscount.WRONG_REGION) {
+      if (sink == null) {
+        sink = region;
+      }
+      if (q != null) {
+        q.costs.add(costs);
+      }
+      (sink == region ? DROPPED : ((RegionCosts) sink).costs()).drain(costs);
+      return;
+    }
+    if (q != null) {
+      if (sink == null) {
+        sink = q;
+      }
+      if (sink != q) {
+        ((QueryTracker.RegionCosts) sink).costs.add(costs);
+      }
+    }
+    region.costs().drain(costs);
+  }
+
+  /** Starts (or with NONE ends) a wrong attribution; see {@link Diagnostics#miscount}. */
+  static void misattribute(Diagnostics.Miscount how) {
+    sink = null;
+    misattribution = how;
   }
 
   /** Closes frame {@code d}, the innermost, after its costs were settled. */
@@ -657,9 +706,10 @@ final class Engine implements Hooks, ConfigurationObserver {
   }
 
   /** Makes one probe fail on every call (-1 stops it): a drill for the never-throw guarantee. */
-  public void injectFault(int probe) {
+  /** Makes probe {@code probe} fail or miscount ({@code ProbeBridge.DRILL_*}); -1: none. */
+  void drill(int probe, int mode) {
     if (bridge != null) {
-      bridge.injectFault(probe);
+      bridge.drill(probe, mode);
     }
   }
 

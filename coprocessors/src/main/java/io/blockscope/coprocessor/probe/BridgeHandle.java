@@ -143,10 +143,14 @@ public final class BridgeHandle {
     return failures;
   }
 
-  /** Makes one probe fail on purpose (-1: none); for tests and drills. */
-  public void injectFault(int probe) {
+  /**
+   * Makes one probe fail or miscount on purpose (probe -1: none); for tests and drills. The mode is
+   * one of {@link ProbeBridge}'s {@code DRILL_*} values.
+   */
+  public void drill(int probe, int mode) {
     try {
-      type.getField("faultProbe").setInt(null, probe);
+      type.getField("drillMode").setInt(null, mode);
+      type.getField("drillProbe").setInt(null, probe);
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException(e);
     }

@@ -2,6 +2,7 @@ package io.blockscope.coprocessor.probe;
 
 import io.blockscope.metrics.CostLayout;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.ToIntFunction;
 import org.apache.hadoop.hbase.io.compress.Compression;
@@ -62,8 +63,27 @@ public final class ProbeBridge {
   /** Failures each probe caught and swallowed. */
   public static final AtomicLongArray FAILURES = new AtomicLongArray(N_PROBES);
 
-  /** A probe id that fails on purpose (fault injection for tests and drills); -1 for none. */
-  public static volatile int faultProbe = -1;
+  /**
+   * The probe a drill acts on (-1: none, the production value); what it does is {@link #drillMode}.
+   * Fault injection for tests and drills, and the miscounts of the suite's sensitivity drill. A
+   * probe reads this one volatile field per call and nothing more while it is -1.
+   */
+  public static volatile int drillProbe = -1;
+
+  /** The drilled probe throws on every call (counted in {@link #FAILURES}, swallowed). */
+  public static final int DRILL_FAULT = 0;
+
+  /** The drilled probe counts every event twice. */
+  public static final int DRILL_DOUBLE = 1;
+
+  /** The drilled probe drops every other event. */
+  public static final int DRILL_DROP_EVERY_OTHER = 2;
+
+  /** What the drill does to {@link #drillProbe}; set before it. */
+  public static volatile int drillMode = DRILL_FAULT;
+
+  /** Events the drilled probe saw, for {@link #DRILL_DROP_EVERY_OTHER}. */
+  private static final AtomicLong DRILL_EVENTS = new AtomicLong();
 
   /** The JVM-wide blockscope engine, whichever class loader made it. */
   private static Object engine;
@@ -122,7 +142,7 @@ public final class ProbeBridge {
    */
   public static void callEnded() {
     try {
-      fault(RPC_CALL);
+      events(RPC_CALL);
       if (COSTS.get()[CostLayout.DEPTH] == 0) {
         return;
       }
@@ -148,12 +168,12 @@ public final class ProbeBridge {
       return;
     }
     try {
-      fault(CACHE);
+      int n = events(CACHE);
       if (found != null) {
-        c[CostLayout.CACHE_HIT + kind(found.getBlockType())]++;
+        c[CostLayout.CACHE_HIT + kind(found.getBlockType())] += n;
       } else if (!useLock) {
         if (expected != null) {
-          c[CostLayout.CACHE_MISS + kind(expected)]++;
+          c[CostLayout.CACHE_MISS + kind(expected)] += n;
         } else {
           c[CostLayout.PENDING_MISS] = 1; // the block type is known once readBlock returns
         }
@@ -171,9 +191,9 @@ public final class ProbeBridge {
     }
     c[CostLayout.PENDING_MISS] = 0;
     try {
-      fault(CACHE);
+      int n = events(CACHE);
       BlockType type = block != null ? block.getBlockType() : expected;
-      c[CostLayout.CACHE_MISS + (type == null ? CostLayout.KIND_OTHER : kind(type))]++;
+      c[CostLayout.CACHE_MISS + (type == null ? CostLayout.KIND_OTHER : kind(type))] += n;
     } catch (Throwable t) {
       fail(CACHE);
     }
@@ -186,10 +206,10 @@ public final class ProbeBridge {
       return;
     }
     try {
-      fault(FS_READ);
+      int n = events(FS_READ);
       int k = kind(block.getBlockType());
-      c[CostLayout.FS_BLOCKS + k]++;
-      c[CostLayout.FS_BYTES + k] += block.getOnDiskSizeWithHeader();
+      c[CostLayout.FS_BLOCKS + k] += n;
+      c[CostLayout.FS_BYTES + k] += (long) n * block.getOnDiskSizeWithHeader();
     } catch (Throwable t) {
       fail(FS_READ);
     }
@@ -202,16 +222,16 @@ public final class ProbeBridge {
       return;
     }
     try {
-      fault(CHECKSUM);
+      int n = events(CHECKSUM);
       if (block.get(HEADER_CHECKSUM_TYPE) == 0) {
         return; // ChecksumType.NULL: nothing was verified
       }
       int perChunk = block.getInt(HEADER_BYTES_PER_CHECKSUM);
       int data = block.getInt(HEADER_ON_DISK_DATA_SIZE_WITH_HEADER);
-      c[CostLayout.CHECKSUM_BYTES] += block.limit();
-      c[CostLayout.CHECKSUM_CHUNKS] += perChunk > 0 ? (data + perChunk - 1) / perChunk : 0;
+      c[CostLayout.CHECKSUM_BYTES] += (long) n * block.limit();
+      c[CostLayout.CHECKSUM_CHUNKS] += perChunk > 0 ? n * ((data + perChunk - 1) / perChunk) : 0;
       if (!ok) {
-        c[CostLayout.CHECKSUM_FAILURES]++;
+        c[CostLayout.CHECKSUM_FAILURES] += n;
       }
       if (start != 0) {
         c[CostLayout.CHECKSUM_NANOS] += System.nanoTime() - start;
@@ -228,7 +248,7 @@ public final class ProbeBridge {
       return;
     }
     try {
-      fault(DECOMPRESS);
+      int n = events(DECOMPRESS);
       Compression.Algorithm alg = context.getCompression();
       if (alg == Compression.Algorithm.NONE) {
         return; // an encrypted, uncompressed block
@@ -236,9 +256,9 @@ public final class ProbeBridge {
       int[] map = indexByAlgorithm;
       int a = alg.ordinal() < map.length ? map[alg.ordinal()] : CostLayout.N_ALGORITHMS - 1;
       int base = CostLayout.DECOMPRESS + a * CostLayout.DECOMPRESS_WIDTH;
-      c[base + CostLayout.DECOMPRESS_BLOCKS]++;
-      c[base + CostLayout.DECOMPRESS_IN] += bytesIn;
-      c[base + CostLayout.DECOMPRESS_OUT] += bytesOut;
+      c[base + CostLayout.DECOMPRESS_BLOCKS] += n;
+      c[base + CostLayout.DECOMPRESS_IN] += (long) n * bytesIn;
+      c[base + CostLayout.DECOMPRESS_OUT] += (long) n * bytesOut;
       if (start != 0) {
         c[base + CostLayout.DECOMPRESS_NANOS] += System.nanoTime() - start;
       }
@@ -259,8 +279,8 @@ public final class ProbeBridge {
       return;
     }
     try {
-      fault(DECODE);
-      c[CostLayout.DECODE + encoding * CostLayout.DECODE_WIDTH + CostLayout.DECODE_CELLS]++;
+      c[CostLayout.DECODE + encoding * CostLayout.DECODE_WIDTH + CostLayout.DECODE_CELLS] +=
+          events(DECODE);
     } catch (Throwable t) {
       fail(DECODE);
     }
@@ -273,12 +293,12 @@ public final class ProbeBridge {
       return;
     }
     try {
-      fault(DECODE);
+      int n = events(DECODE);
       int base =
           CostLayout.DECODE
               + encodingOfSeeker.applyAsInt(seeker.getClass()) * CostLayout.DECODE_WIDTH;
       if (seek) {
-        c[base + CostLayout.DECODE_SEEKS]++;
+        c[base + CostLayout.DECODE_SEEKS] += n;
       }
       if (start != 0) {
         c[base + CostLayout.DECODE_NANOS] += System.nanoTime() - start;
@@ -296,9 +316,22 @@ public final class ProbeBridge {
     return o < map.length ? map[o] : CostLayout.KIND_OTHER;
   }
 
-  private static void fault(int probe) {
-    if (faultProbe == probe) {
-      throw new IllegalStateException("blockscope: injected fault in probe " + PROBE_NAMES[probe]);
+  /**
+   * How many times a probe counts the event it sees: 1, unless a drill acts on the probe (then it
+   * throws, counts twice, or drops every other event; see {@link #drillProbe}).
+   */
+  private static int events(int probe) {
+    if (drillProbe != probe) {
+      return 1;
+    }
+    switch (drillMode) {
+      case DRILL_DOUBLE:
+        return 2;
+      case DRILL_DROP_EVERY_OTHER:
+        return (int) (DRILL_EVENTS.getAndIncrement() & 1);
+      default:
+        throw new IllegalStateException(
+            "blockscope: injected fault in probe " + PROBE_NAMES[probe]);
     }
   }
 
