@@ -291,13 +291,11 @@ public class CorruptBlocksTest {
                       try {
                         seeker.seekToKeyInBlock(key, before);
                       } catch (IllegalStateException firstKeyOfTheBlock) {
-                        // HBase's contract (BufferedDataBlockEncoder's seekers throw the same):
-                        // seekBefore
-                        // the block's first key, which HFileScannerImpl.seekBefore never asks.
-                        // Nothing else
-                        // may come out as an IllegalStateException: corruption is a
-                        // CorruptBlockException,
-                        // which is not one (issue 14: it was, and this catch counted it as decoded)
+                        // HBase's contract (BufferedDataBlockEncoder's seekers throw the
+                        // same): seekBefore the block's first key, which
+                        // HFileScannerImpl.seekBefore never asks. Nothing else may come out as an
+                        // IllegalStateException: corruption is a CorruptBlockException, which is
+                        // not one (issue 14: it was, and this catch counted it as decoded).
                         assertTrue(
                             what + ": " + firstKeyOfTheBlock,
                             before

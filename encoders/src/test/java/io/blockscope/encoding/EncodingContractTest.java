@@ -24,7 +24,6 @@ import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder.EncodedSeeker;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.nio.ByteBuff;
-import org.junit.Assume;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.junit.runners.Parameterized;
@@ -127,17 +126,10 @@ public class EncodingContractTest {
 
   /**
    * Cells of three families in one block: never in a store file, but BLOCKSCOPE_V1's format writes
-   * a family that changes, and its seeks must follow it. PREFIX, DIFF and FAST_DIFF keep the
-   * block's first family for every cell (they decode f-1 cells as f: a store holds one family), so
-   * they are not run; nor is InnerStoreCellComparator, which orders families by length alone.
+   * a family that changes, and its seeks must follow it. Run by {@link SeveralFamiliesTest} for the
+   * encoders and comparators that can hold such a block.
    */
-  @Test
-  public void severalFamilies() throws Exception {
-    Assume.assumeTrue(
-        encoding != DataBlockEncoding.PREFIX
-            && encoding != DataBlockEncoding.DIFF
-            && encoding != DataBlockEncoding.FAST_DIFF);
-    Assume.assumeFalse(comparator instanceof InnerStoreCellComparator);
+  void severalFamilies() throws Exception {
     long seed = 77;
     for (boolean mvcc : new boolean[] {false, true}) {
       List<KeyValue> cells = Blocks.cells(Blocks.MANY_PER_ROW, seed++, true, mvcc, 3);
@@ -145,6 +137,17 @@ public class EncodingContractTest {
         checkBlock(cells, true, mvcc, m);
       }
     }
+  }
+
+  /** Which of {@link #encoders()} can hold cells of several families in one block. */
+  static boolean holdsSeveralFamilies(DataBlockEncoding encoding, CellComparator comparator) {
+    // PREFIX, DIFF and FAST_DIFF keep the block's first family for every cell (they decode f-1
+    // cells as f: a store holds one family); InnerStoreCellComparator orders families by length
+    // alone
+    return encoding != DataBlockEncoding.PREFIX
+        && encoding != DataBlockEncoding.DIFF
+        && encoding != DataBlockEncoding.FAST_DIFF
+        && !(comparator instanceof InnerStoreCellComparator);
   }
 
   /**
