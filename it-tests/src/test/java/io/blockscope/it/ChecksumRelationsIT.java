@@ -39,8 +39,41 @@ public class ChecksumRelationsIT extends ClusterTestBase {
   /** HFile block header: where the on-disk size and the end of the data are stored. */
   private static final int ON_DISK_SIZE_WITHOUT_HEADER = 8;
 
+  private static final int BYTES_PER_CHECKSUM = 25;
   private static final int ON_DISK_DATA_SIZE_WITH_HEADER = 29;
   private static final int HEADER_SIZE = 33;
+
+  /** A data block of a store file, as its own header describes it. */
+  private record DataBlock(long offset, int onDiskSize, long chunks) {}
+
+  /**
+   * The data blocks of an HFile, walked through their headers from the file's start: the ground
+   * truth for bytes read and checksum chunks, read by neither HBase's reader nor blockscope.
+   */
+  private static List<DataBlock> dataBlocks(Path file) throws Exception {
+    byte[] bytes = fileBytes(file);
+    ByteBuffer b = ByteBuffer.wrap(bytes);
+    List<DataBlock> blocks = new ArrayList<>();
+    int at = 0;
+    while (at + HEADER_SIZE <= bytes.length
+        && new String(bytes, at, 8, StandardCharsets.US_ASCII).equals("DATABLK*")) {
+      int onDisk = HEADER_SIZE + b.getInt(at + ON_DISK_SIZE_WITHOUT_HEADER);
+      int perChunk = b.getInt(at + BYTES_PER_CHECKSUM);
+      long data = b.getInt(at + ON_DISK_DATA_SIZE_WITH_HEADER);
+      blocks.add(new DataBlock(at, onDisk, (data + perChunk - 1) / perChunk));
+      at += onDisk;
+    }
+    return blocks;
+  }
+
+  private static byte[] fileBytes(Path file) throws Exception {
+    FileSystem fs = file.getFileSystem(cluster.conf());
+    try (FSDataInputStream in = fs.open(file)) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      in.transferTo(out);
+      return out.toByteArray();
+    }
+  }
 
   /** A scan of every cell: the cell count and a CRC of every row, qualifier and value. */
   private static long[] scanDigest(TableName t) throws Exception {
@@ -73,10 +106,20 @@ public class ChecksumRelationsIT extends ClusterTestBase {
     long[] digest = scanDigest(t);
     assertEquals(SeedTables.CELLS, digest[0]);
     CostSnapshot on = coldScan(t, digest);
-    long bytesRead = on.sumKinds("fs.read.bytes");
-    assertTrue(bytesRead > 0);
-    assertEquals(bytesRead, on.get("checksum.bytes"));
-    assertTrue(on.get("checksum.chunks") >= on.sumKinds("fs.read.blocks"));
+    List<DataBlock> blocks = dataBlocks(onlyStoreFile(cluster.regions(t)));
+    System.out.println("cold scan, " + blocks.size() + " data blocks in the file: " + on.nonZero());
+    assertEquals(blocks.size(), on.get("fs.read.blocks.data"));
+    assertEquals(
+        "a full scan reads nothing but the data blocks",
+        on.get("fs.read.blocks.data"),
+        on.sumKinds("fs.read.blocks"));
+    long bytesRead = blocks.stream().mapToLong(DataBlock::onDiskSize).sum();
+    assertEquals("the data blocks' on-disk bytes", bytesRead, on.sumKinds("fs.read.bytes"));
+    assertEquals("every byte read is verified", bytesRead, on.get("checksum.bytes"));
+    assertEquals(
+        "one chunk per bytesPerChecksum of each block's data and header",
+        blocks.stream().mapToLong(DataBlock::chunks).sum(),
+        on.get("checksum.chunks"));
     assertEquals(0, on.get("checksum.failures"));
 
     // hbase.regionserver.checksum.verify=false reaches readers as HFileSystem.useHBaseChecksum,
@@ -117,13 +160,28 @@ public class ChecksumRelationsIT extends ClusterTestBase {
     CostSnapshot first = coldScan(t, digest);
     System.out.println("cold scan with one bad block checksum: " + first.nonZero());
     assertEquals("the bad block was detected once", 1, first.get("checksum.failures"));
+    List<DataBlock> blocks = dataBlocks(file);
+    long bytesRead = blocks.stream().mapToLong(DataBlock::onDiskSize).sum();
+    assertEquals(bytesRead, first.sumKinds("fs.read.bytes"));
+    // HBase verified the bad block (and failed), reread it with HDFS checksums, and left the next
+    // reads of that stream to HDFS: the bytes not verified are those of the blocks right after
+    // the first, up to four of them (FSDataInputStreamWrapper.checksumOk counts down from
+    // HFileBlock's CHECKSUM_VERIFICATION_NUM_IO_THRESHOLD = 3), fewer when the scan moves to its
+    // own stream before that (hbase.storescanner.pread.max.bytes)
+    long unverified = bytesRead - first.get("checksum.bytes");
+    int following = unverifiedBlocksAfterTheFirst(blocks, unverified);
+    System.out.println(
+        "cold scan with one bad block checksum: "
+            + following
+            + " blocks after it left to HDFS; "
+            + first.nonZero());
     assertTrue(
-        "after the failure the next reads were left to HDFS's checksums: " + first,
-        first.get("checksum.bytes") < first.sumKinds("fs.read.bytes"));
-    // The reader that fell back keeps HDFS verification for its next few reads, so whether a
-    // second cold read sees the mismatch again depends on that reader's state; its answer is
-    // right either way.
+        "the bytes not verified are 1 to 4 whole blocks after the bad one: " + unverified,
+        following >= 1 && following <= 4);
+    // A second cold read: whether its stream verifies the bad block again depends on that
+    // stream's countdown; its answer is right either way, and it fails at most once.
     CostSnapshot again = coldScan(t, digest);
+    System.out.println("second cold scan: " + again.nonZero());
     assertTrue(again.get("checksum.failures") <= 1);
   }
 
@@ -140,15 +198,25 @@ public class ChecksumRelationsIT extends ClusterTestBase {
     return files.get(0);
   }
 
+  /**
+   * How many data blocks right after the first one hold exactly {@code bytes} bytes together; -1
+   * when no run of whole blocks does.
+   */
+  private static int unverifiedBlocksAfterTheFirst(List<DataBlock> blocks, long bytes) {
+    long sum = 0;
+    for (int k = 1; k < blocks.size() && sum < bytes; k++) {
+      sum += blocks.get(k).onDiskSize();
+      if (sum == bytes) {
+        return k;
+      }
+    }
+    return bytes == 0 ? 0 : -1;
+  }
+
   /** Rewrites the file with one byte of its first block's stored checksum flipped. */
   private static void corruptFirstBlockChecksum(Path file) throws Exception {
     FileSystem fs = file.getFileSystem(cluster.conf());
-    byte[] bytes;
-    try (FSDataInputStream in = fs.open(file)) {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      in.transferTo(out);
-      bytes = out.toByteArray();
-    }
+    byte[] bytes = fileBytes(file);
     ByteBuffer b = ByteBuffer.wrap(bytes);
     assertEquals("DATABLK*", new String(bytes, 0, 8, StandardCharsets.US_ASCII));
     int dataEnd = b.getInt(ON_DISK_DATA_SIZE_WITH_HEADER);

@@ -6,6 +6,7 @@ import static org.junit.Assert.assertTrue;
 
 import io.blockscope.harness.StoreFiles;
 import io.blockscope.hints.BlockscopePhoenix;
+import io.blockscope.metrics.CostSnapshot;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -38,28 +39,59 @@ public class HintsNoCacheIT extends ClusterTestBase {
     return SeedTables.blockscope(cluster);
   }
 
-  /** What one statement did to the cache, read cold: data blocks cached, CacheStats deltas. */
-  private record CacheEffect(long cachedBlocks, long cachingMisses, long misses, long rows) {}
+  /**
+   * What one statement did to the cache, read cold: data blocks cached, CacheStats deltas (caching
+   * misses, misses), blockscope's (the table's data-block misses, the server's misses of every
+   * kind), the rows and the first row's first column.
+   */
+  private record CacheEffect(
+      long cachedBlocks,
+      long cachingMisses,
+      long misses,
+      long dataMisses,
+      long serverMisses,
+      long rows,
+      String first) {}
 
   private static CacheEffect run(Connection c, String sql) throws Exception {
-    List<HRegion> regions = cluster.regions(TableName.valueOf(TABLE));
+    TableName t = TableName.valueOf(TABLE);
+    List<HRegion> regions = cluster.regions(t);
     BlockCache cache = cluster.blockCache();
     StoreFiles.evict(cache, regions);
     CacheStats stats = cache.getStats();
     long cachingMisses = stats.getMissCachingCount();
     long misses = stats.getMissCount();
+    CostSnapshot table = tableCosts(t);
+    CostSnapshot server = serverCosts();
     long rows = 0;
+    String first = null;
     try (Statement s = c.createStatement();
         ResultSet rs = s.executeQuery(sql)) {
       while (rs.next()) {
-        rows++;
+        if (rows++ == 0) {
+          first = rs.getString(1);
+        }
       }
     }
-    return new CacheEffect(
-        StoreFiles.cachedDataBlocks(cache, regions),
-        stats.getMissCachingCount() - cachingMisses,
-        stats.getMissCount() - misses,
-        rows);
+    CacheEffect e =
+        new CacheEffect(
+            StoreFiles.cachedDataBlocks(cache, regions),
+            stats.getMissCachingCount() - cachingMisses,
+            stats.getMissCount() - misses,
+            tableCosts(t).minus(table).get("blockCache.miss.data"),
+            misses(serverCosts().minus(server)),
+            rows,
+            first);
+    assertEquals(
+        sql + ": every miss HBase's CacheStats counted, blockscope counted: " + e,
+        e.misses(),
+        e.serverMisses());
+    return e;
+  }
+
+  /** The table's data blocks, from its store files' trailers. */
+  private static long dataBlocks() {
+    return SeedTables.dataBlocksAndCells(cluster.regions(TableName.valueOf(TABLE)))[0];
   }
 
   private static final String[] SHAPES = {
@@ -77,16 +109,27 @@ public class HintsNoCacheIT extends ClusterTestBase {
   @Test
   public void noCacheLeavesTheCacheAsItWasForEveryQueryShape() throws Exception {
     try (Connection c = blockscope()) {
-      for (String sql : SHAPES) {
+      long blocks = dataBlocks();
+      for (int i = 0; i < SHAPES.length; i++) {
+        String sql = SHAPES[i];
         CacheEffect e = run(c, sql);
-        assertTrue(sql + " read blocks: " + e, e.misses() > 0);
+        // every shape reads the whole table from a cold cache; the UNION ALL's branches meet at
+        // pk 7000, whose block both read (the first to find the end of its range)
+        long read = i == 4 ? blocks + 1 : blocks;
+        assertEquals(sql + " read every data block: " + e, read, e.dataMisses());
         assertEquals(sql + " cached nothing: " + e, 0, e.cachedBlocks());
         assertEquals(sql + ": CacheStats counted no caching miss: " + e, 0, e.cachingMisses());
       }
       CacheEffect cached = run(c, SHAPES[0].replace("/*+ NO_CACHE */ ", ""));
-      assertTrue(
-          "without the hint the same scan fills the cache: " + cached,
-          cached.cachedBlocks() > 20 && cached.cachingMisses() >= cached.cachedBlocks());
+      assertEquals(
+          "without the hint the same scan caches every data block: " + cached,
+          blocks,
+          cached.cachedBlocks());
+      assertEquals(cached.toString(), blocks, cached.dataMisses());
+      assertEquals(
+          "every miss of the unhinted scan asked to cache: " + cached,
+          cached.misses(),
+          cached.cachingMisses());
     }
   }
 
@@ -113,7 +156,10 @@ public class HintsNoCacheIT extends ClusterTestBase {
     try (Connection c = blockscope()) {
       CacheEffect e = run(c, "select /*+ NO_CACHE */ count(*) from " + TABLE + ";");
       assertEquals(1, e.rows());
+      assertEquals(Integer.toString(ROWS), e.first());
+      assertEquals(e.toString(), dataBlocks(), e.dataMisses());
       assertEquals(0, e.cachedBlocks());
+      assertEquals(0, e.cachingMisses());
     }
   }
 

@@ -106,6 +106,7 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
     RawTable.loadSeed(cluster.connection(), cluster.admin(), t, ROWS, 2); // a second store file
     HRegion region = onlyRegion(t);
     assertEquals(2, StoreFiles.names(List.of(region)).size());
+    long[] inputs = SeedTables.dataBlocksAndCells(List.of(region));
     CostSnapshot before = regionCosts(region);
     cluster.admin().majorCompact(t);
     cluster
@@ -114,10 +115,28 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
             60_000,
             (Waiter.Predicate<Exception>) () -> StoreFiles.names(cluster.regions(t)).size() == 1);
     CostSnapshot compaction = regionCosts(region).minus(before);
-    assertTrue(compaction.toString(), compaction.get("fs.read.blocks.data") > 0);
+    System.out.println(
+        "compaction of files with "
+            + inputs[0]
+            + " data blocks and "
+            + inputs[1]
+            + " cells: "
+            + compaction.nonZero());
+    // A compaction reads every block of its input files from the file system (its readers do not
+    // cache). blockscope attributes the reads of the compaction's scanner through preCompact's
+    // wrapper; the first block of each input is read before that, while HBase opens the scanner
+    // (Compactor.createScanner seeks every file between the preCompactScannerOpen and preCompact
+    // hooks), on a thread with no frame open: those go unmeasured, one block per input file.
+    int files = 2;
+    assertEquals(compaction.toString(), inputs[0] - files, compaction.get("fs.read.blocks.data"));
+    assertEquals(compaction.get("fs.read.blocks.data"), compaction.get("blockCache.miss.data"));
     assertEquals(compaction.sumKinds("fs.read.bytes"), compaction.get("checksum.bytes"));
-    // The compaction reads both files' cells: at least every cell of the newer version.
-    assertTrue(compaction.get("decode.FAST_DIFF.cells") >= 2L * ROWS);
+    // Every cell of both files is decoded (all but the first of each, decoded by the opening
+    // seek); the older versions are skipped with reseeks, which decode a few cells again
+    // (measured: 41,574 cells for 40,000, with 1,577 seeks); bounded at 10% more.
+    assertEquals(4L * ROWS, inputs[1]);
+    long cells = compaction.get("decode.FAST_DIFF.cells");
+    assertTrue(compaction.toString(), cells >= inputs[1] - files && cells <= inputs[1] * 11 / 10);
   }
 
   @Test

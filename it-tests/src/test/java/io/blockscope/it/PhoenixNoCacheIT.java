@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.io.hfile.CacheStats;
 import org.junit.BeforeClass;
 import org.junit.Test;
 
@@ -23,13 +24,18 @@ public class PhoenixNoCacheIT extends ClusterTestBase {
 
   @BeforeClass
   public static void load() throws Exception {
-    try (Connection c = cluster.phoenix();
-        Statement s = c.createStatement()) {
-      s.execute(
-          "CREATE TABLE " + TABLE + " (pk INTEGER PRIMARY KEY, v1 FLOAT, v2 FLOAT) BLOCKSIZE=8192");
-      SeedTable.fill(c, TABLE, ROWS, 5);
+    // a second run of this class in this JVM (the miscount drill) takes the table as it is
+    if (!cluster.admin().tableExists(TableName.valueOf(TABLE))) {
+      try (Connection c = cluster.phoenix();
+          Statement s = c.createStatement()) {
+        s.execute(
+            "CREATE TABLE "
+                + TABLE
+                + " (pk INTEGER PRIMARY KEY, v1 FLOAT, v2 FLOAT) BLOCKSIZE=8192");
+        SeedTable.fill(c, TABLE, ROWS, 5);
+      }
+      cluster.admin().flush(TableName.valueOf(TABLE));
     }
-    cluster.admin().flush(TableName.valueOf(TABLE));
     StoreFiles.evict(cluster.blockCache(), cluster.regions(TableName.valueOf(TABLE)));
   }
 
@@ -46,9 +52,25 @@ public class PhoenixNoCacheIT extends ClusterTestBase {
 
   @Test
   public void noCacheScansMissEveryTimeWhileCachedScansHitTheSecondTime() throws Exception {
+    long[] truth = SeedTables.dataBlocksAndCells(cluster.regions(TableName.valueOf(TABLE)));
+    long dataBlocks = truth[0];
+    CacheStats stats = cluster.blockCache().getStats();
+    long statsMisses = stats.getMissCount();
+    long serverMisses = misses(serverCosts());
     CostSnapshot first = query("SELECT /*+ NO_CACHE */ COUNT(*) FROM " + TABLE, ROWS);
-    long dataBlocks = first.get("blockCache.miss.data");
-    assertTrue("the table spans many blocks: " + first, dataBlocks > 10);
+    System.out.println(
+        "NO_CACHE COUNT(*) over "
+            + dataBlocks
+            + " data blocks, "
+            + truth[1]
+            + " cells: "
+            + first.nonZero());
+    assertEquals(
+        "every data block in the trailers missed", dataBlocks, first.get("blockCache.miss.data"));
+    assertEquals(
+        "every miss HBase's CacheStats counted, blockscope counted",
+        stats.getMissCount() - statsMisses,
+        misses(serverCosts()) - serverMisses);
     assertEquals(dataBlocks, first.get("fs.read.blocks.data"));
     assertEquals(
         "HBase verified every block it read",
@@ -70,7 +92,12 @@ public class PhoenixNoCacheIT extends ClusterTestBase {
     // Phoenix's default encoding is FAST_DIFF: three cells a row (v1, v2 and Phoenix's empty
     // column). COUNT(*) skips to the next row with seeks, and a FAST_DIFF seek walks the block
     // from its start: the scan decodes every cell at least once, and some more than once.
-    assertTrue(cached.toString(), cached.get("decode.FAST_DIFF.cells") >= 3L * ROWS);
+    System.out.println("cached COUNT(*): " + cached.nonZero());
+    assertEquals(3L * ROWS, truth[1]);
+    // a few cells are decoded again where a seek to the next row lands in a new block (see
+    // HintsProfileIT.assertCells): bounded at 5% more
+    long decoded = cached.get("decode.FAST_DIFF.cells");
+    assertTrue(cached.toString(), decoded >= truth[1] && decoded <= truth[1] * 21 / 20);
     assertTrue(cached.get("decode.FAST_DIFF.seeks") > 0);
   }
 

@@ -3,6 +3,7 @@ package io.blockscope.it;
 import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.workloads.SeedTable;
 import io.blockscope.workloads.TableConfig;
+import java.lang.reflect.Method;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -10,8 +11,11 @@ import java.sql.Statement;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.PrivateCellUtil;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.io.hfile.FixedFileTrailer;
+import org.apache.hadoop.hbase.io.hfile.HFile;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.HStore;
 import org.apache.hadoop.hbase.regionserver.HStoreFile;
@@ -49,9 +53,17 @@ final class SeedTables {
     return name;
   }
 
-  /** A new copy of the seed rows that the caller may change: a table no other test reads. */
+  /**
+   * A new copy of the seed rows that the caller may change: a table no other test reads. A table of
+   * that name left by an earlier run of the same test in this JVM (the miscount drill) is dropped
+   * first.
+   */
   static synchronized String freshCopy(EmbeddedCluster cluster, String config, String name)
       throws Exception {
+    try (Connection c = cluster.phoenix();
+        Statement s = c.createStatement()) {
+      s.execute("DROP TABLE IF EXISTS " + name);
+    }
     return load(cluster, TableConfig.parse(config), name);
   }
 
@@ -76,10 +88,14 @@ final class SeedTables {
 
   /**
    * A seed-shaped table of {@code rows} rows split into four regions at {@code rows / 4} steps,
-   * written through Phoenix and compacted; for the hint tests.
+   * written through Phoenix and compacted; for the hint tests. A table of that name already there
+   * is taken as it is.
    */
   static void createSplit(
       EmbeddedCluster cluster, String table, int rows, long seed, String options) throws Exception {
+    if (cluster.admin().tableExists(TableName.valueOf(table))) {
+      return; // loaded by an earlier run of the same test class in this JVM (the miscount drill)
+    }
     int q = rows / 4;
     try (Connection c = cluster.phoenix();
         Statement s = c.createStatement()) {
@@ -167,5 +183,47 @@ final class SeedTables {
       }
     }
     return new long[] {blocks, cells};
+  }
+
+  /**
+   * The data blocks a key-ordered scan reads from the first row up to {@code lastRow} and the first
+   * cell after it (which tells the scanner that the row ended), from the block indexes of a table's
+   * store files: every block up to and including the one holding the first possible key of the row
+   * after {@code lastRow}.
+   */
+  static long dataBlocksThrough(List<HRegion> regions, byte[] lastRow) throws Exception {
+    Cell next = PrivateCellUtil.createFirstOnNextRow(PrivateCellUtil.createFirstOnRow(lastRow));
+    long blocks = 0;
+    for (HRegion r : regions) {
+      for (HStore s : r.getStores()) {
+        for (HStoreFile f : s.getStorefiles()) {
+          HFile.Reader reader = f.getReader().getHFileReader();
+          if (reader.getTrailer().getNumDataIndexLevels() != 1) {
+            throw new IllegalStateException(f.getPath() + " has a multi-level index");
+          }
+          // HFileBlockIndex's readers are package-private in HBase: reached by reflection
+          Object index = reader.getDataBlockIndexReader();
+          Method containing = indexMethod(index, "rootBlockContainingKey", Cell.class);
+          Method count = indexMethod(index, "getRootBlockCount");
+          int root = (Integer) count.invoke(index);
+          blocks += Math.min(root, (Integer) containing.invoke(index, next) + 1);
+        }
+      }
+    }
+    return blocks;
+  }
+
+  private static Method indexMethod(Object index, String name, Class<?>... params)
+      throws NoSuchMethodException {
+    for (Class<?> c = index.getClass(); c != null; c = c.getSuperclass()) {
+      try {
+        Method m = c.getDeclaredMethod(name, params);
+        m.setAccessible(true);
+        return m;
+      } catch (NoSuchMethodException notHere) {
+        // declared higher up
+      }
+    }
+    throw new NoSuchMethodException(index.getClass() + "." + name);
   }
 }
