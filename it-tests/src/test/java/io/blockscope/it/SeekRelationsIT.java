@@ -76,8 +76,12 @@ public class SeekRelationsIT extends ClusterTestBase {
     assertTrue("FAST_DIFF: at most a block per select", perSelect[1] <= perSelect[2]);
     // Relationship 10: BLOCKSCOPE_V1 binary-searches its groups, steps over the rows before the
     // key's without decoding them, and decodes the group's first row (to compare) and the row's
-    // cells: exactly twice the row's cells
-    assertEquals("BLOCKSCOPE_V1: per select", 2.0 * CELLS_PER_ROW, perSelect[3], 0);
+    // cells: twice the row's cells, less where the row sought opens its group (the share depends
+    // on where the flushes cut the blocks: 6.0 and 5.96 seen). A doubled count (about 12) or a
+    // halved one (about 3 or less) falls outside.
+    assertTrue(
+        "BLOCKSCOPE_V1: between one and two rows' cells per select, " + perSelect[3],
+        perSelect[3] > CELLS_PER_ROW && perSelect[3] <= 2.0 * CELLS_PER_ROW);
   }
 
   /**
