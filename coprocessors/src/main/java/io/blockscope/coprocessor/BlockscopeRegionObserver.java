@@ -18,6 +18,7 @@ import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.regionserver.InternalScanner;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
+import org.apache.hadoop.hbase.regionserver.ScanOptions;
 import org.apache.hadoop.hbase.regionserver.ScanType;
 import org.apache.hadoop.hbase.regionserver.Store;
 import org.apache.hadoop.hbase.regionserver.compactions.CompactionLifeCycleTracker;
@@ -191,7 +192,27 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
   }
 
   /**
-   * Compaction reads are attributed batch by batch through a wrapping scanner that keeps every
+   * HBase's {@code Compactor.compact} calls this hook, then opens the compaction's scanner ({@code
+   * createScanner} seeks every input file, reading its first block), then {@link #preCompact}: the
+   * reads in between are held on the thread and handed to the region by preCompact.
+   */
+  @Override
+  public void preCompactScannerOpen(
+      ObserverContext<RegionCoprocessorEnvironment> c,
+      Store store,
+      ScanType scanType,
+      ScanOptions options,
+      CompactionLifeCycleTracker tracker,
+      CompactionRequest request) {
+    Hooks h = hooks;
+    if (h != null) {
+      h.compactionOpening(c.getEnvironment());
+    }
+  }
+
+  /**
+   * The reads of the scanner's opening go to the region (one frame opened and closed at once), and
+   * compaction reads are attributed batch by batch through a wrapping scanner that keeps every
    * interface of the one it wraps ({@link AttributedScanner}); a region at level OFF keeps HBase's
    * scanner as it is.
    */
@@ -204,8 +225,13 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
       CompactionLifeCycleTracker tracker,
       CompactionRequest request) {
     Hooks h = hooks;
+    if (h == null) {
+      return scanner;
+    }
+    h.enter(c.getEnvironment());
+    h.exit();
     try {
-      return h == null || !h.measures(c.getEnvironment())
+      return !h.measures(c.getEnvironment())
           ? scanner
           : AttributedScanner.wrap(scanner, h, c.getEnvironment());
     } catch (Throwable t) {

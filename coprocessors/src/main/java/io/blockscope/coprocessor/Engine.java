@@ -518,6 +518,25 @@ final class Engine implements Hooks, ConfigurationObserver {
     }
   }
 
+  @Override
+  public void compactionOpening(RegionCoprocessorEnvironment env) {
+    if (bridge == null) {
+      return;
+    }
+    try {
+      if (frames.get().depth > 0) {
+        return; // a compaction run inside a frame: its reads are that frame's
+      }
+      long[] costs = bridge.costs();
+      Arrays.fill(costs, CostLayout.FIRST_COST, CostLayout.SIZE, 0L); // a failed opening's
+      costs[CostLayout.PENDING_MISS] = 0;
+      RegionCosts region = registry.region(env.getRegionInfo().getEncodedName());
+      costs[CostLayout.LEVEL] = region == null ? 0 : region.level().ordinal();
+    } catch (Throwable t) {
+      hookFailures.incrementAndGet();
+    }
+  }
+
   /**
    * The RPC call on this thread ended with frames open: what was read since the last hook goes to
    * the innermost frame (the read that failed), and every frame is closed.

@@ -24,6 +24,15 @@ interface Hooks {
   void exit();
 
   /**
+   * A compaction of this region is about to open its scanner on this thread, outside any frame
+   * (between {@code preCompactScannerOpen} and {@code preCompact}, where HBase's {@code
+   * Compactor.createScanner} seeks every input file). Its reads are counted at the region's level
+   * and held on the thread until the next {@link #enter} and {@link #exit} hand them over; what an
+   * earlier opening left there (one that threw before {@code preCompact}) is discarded first.
+   */
+  void compactionOpening(RegionCoprocessorEnvironment env);
+
+  /**
    * A region scanner was opened for {@code scan}, tagged with a query id (the scan attribute's
    * value; the profiling level it asks for, a {@code PerfLevel} ordinal, or -1). Returns the handle
    * {@link #queryActive} and {@link #scannerOpened} take, or null if the query is not tracked or

@@ -13,7 +13,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.hadoop.hbase.Cell;
-import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.regionserver.InternalScanner;
 import org.apache.hadoop.hbase.regionserver.ScannerContext;
 import org.apache.hadoop.hbase.regionserver.Shipper;
@@ -26,52 +25,6 @@ import org.junit.Test;
  * measured a compaction. The wrapper must be everything the wrapped scanner is.
  */
 public class AttributedScannerTest {
-
-  /** Records what the wrapper asks of the engine. */
-  static final class RecordingHooks implements Hooks {
-    final List<String> calls = new ArrayList<>();
-
-    @Override
-    public void regionOpened(RegionCoprocessorEnvironment env) {}
-
-    @Override
-    public void regionClosed(RegionCoprocessorEnvironment env) {}
-
-    @Override
-    public boolean measures(RegionCoprocessorEnvironment env) {
-      return true;
-    }
-
-    @Override
-    public void enter(RegionCoprocessorEnvironment env) {
-      calls.add("enter");
-    }
-
-    @Override
-    public void exit() {
-      calls.add("exit");
-    }
-
-    @Override
-    public Object queryScan(
-        byte[] queryId, Object scan, RegionCoprocessorEnvironment env, int level) {
-      return null;
-    }
-
-    @Override
-    public void scannerOpened(Object scanner, Object handle) {}
-
-    @Override
-    public void queryActive(Object handle, int rows) {}
-
-    @Override
-    public void scannerClosed(Object scanner) {}
-
-    @Override
-    public long[] queryCosts(String queryId, String region) {
-      return null;
-    }
-  }
 
   /** A compaction scanner as HBase's StoreScanner is: an InternalScanner and a Shipper. */
   static final class ShippingScanner implements InternalScanner, Shipper {
@@ -111,7 +64,7 @@ public class AttributedScannerTest {
     wrapped.next(new ArrayList<>());
     ((Shipper) wrapped).shipped();
     wrapped.close();
-    assertEquals(List.of("enter", "next", "exit", "shipped", "close"), hooks.calls);
+    assertEquals(List.of("enter[null]", "next", "exit[]", "shipped", "close"), hooks.calls);
   }
 
   @Test
@@ -127,7 +80,7 @@ public class AttributedScannerTest {
     } catch (IOException e) {
       assertSame(boom, e);
     }
-    assertEquals(List.of("enter", "next", "exit"), hooks.calls);
+    assertEquals(List.of("enter[null]", "next", "exit[]"), hooks.calls);
   }
 
   /**

@@ -5,7 +5,10 @@ import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 
-/** Hooks that record each call; loaded by ForeignHooksTest as another copy's engine. */
+/**
+ * Hooks that record each call, as the call's name and its arguments: loaded by ForeignHooksTest as
+ * another copy's engine, and asked by AttributedScannerTest what its wrapper called.
+ */
 public class RecordingHooks implements Hooks {
   public final List<String> calls = new ArrayList<>();
   public boolean fail;
@@ -41,6 +44,11 @@ public class RecordingHooks implements Hooks {
   @Override
   public void exit() {
     record("exit");
+  }
+
+  @Override
+  public void compactionOpening(RegionCoprocessorEnvironment env) {
+    record("compactionOpening", env);
   }
 
   @Override

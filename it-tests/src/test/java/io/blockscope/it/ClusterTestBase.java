@@ -2,6 +2,7 @@ package io.blockscope.it;
 
 import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.metrics.MetricKeys;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
@@ -30,6 +31,17 @@ public abstract class ClusterTestBase {
   /** Costs of a table, summed over its regions on the region server. */
   protected static CostSnapshot tableCosts(TableName t) {
     return cluster.diagnostics().registry().tableSnapshot(t.getNameAsString());
+  }
+
+  /** A server-wide counter of the engine, by its name under {@code server.}. */
+  protected static long serverCounter(String name) {
+    return cluster
+        .diagnostics()
+        .registry()
+        .metrics()
+        .getCounters()
+        .get(MetricKeys.server(name))
+        .getCount();
   }
 
   protected static CostSnapshot serverCosts() {

@@ -3,6 +3,9 @@ package io.blockscope.it;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.client.Get;
@@ -11,7 +14,12 @@ import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.RegionObserver;
+import org.apache.hadoop.hbase.regionserver.InternalScanner;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
+import org.apache.hadoop.hbase.regionserver.ScanType;
+import org.apache.hadoop.hbase.regionserver.Store;
+import org.apache.hadoop.hbase.regionserver.compactions.CompactionLifeCycleTracker;
+import org.apache.hadoop.hbase.regionserver.compactions.CompactionRequest;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
@@ -20,9 +28,23 @@ import org.apache.hadoop.hbase.util.Bytes;
  * stale-region checks or a region move do to a read between blockscope's pre- and post-hooks. A get
  * or scan asks for a fault with the attribute {@value #FAULT}: {@code throw} (pre-hook throws),
  * {@code bypass} (pre-hook bypasses), {@code postOpen} (postScannerOpen throws).
+ *
+ * <p>A table whose descriptor carries {@value #FAULT} = {@code preCompact} has every compaction
+ * fail in this observer's preCompact, after HBase opened the compaction's scanner; loaded with a
+ * priority below {@link org.apache.hadoop.hbase.Coprocessor#PRIORITY_SYSTEM}, it runs before
+ * blockscope's preCompact, which then never comes. Such failing compactions first wait (up to a
+ * minute) until {@link #failingCompactionsMeet} has counted down to zero, so that a test can hold
+ * each of HBase's compaction threads in one at once. The threads that ran each preCompact are kept
+ * in {@link #COMPACTION_THREADS}.
  */
 public class FaultInjectingObserver implements RegionCoprocessor, RegionObserver {
   public static final String FAULT = "blockscope.test.fault";
+
+  /** The name of the thread of each preCompact seen, in order. */
+  public static final List<String> COMPACTION_THREADS = new CopyOnWriteArrayList<>();
+
+  /** Counted down by each failing compaction, which then waits for it to reach zero. */
+  public static volatile CountDownLatch failingCompactionsMeet = new CountDownLatch(0);
 
   @Override
   public Optional<RegionObserver> getRegionObserver() {
@@ -63,5 +85,28 @@ public class FaultInjectingObserver implements RegionCoprocessor, RegionObserver
       throw new DoNotRetryIOException("injected: postScannerOpen failed");
     }
     return s;
+  }
+
+  @Override
+  public InternalScanner preCompact(
+      ObserverContext<RegionCoprocessorEnvironment> c,
+      Store store,
+      InternalScanner scanner,
+      ScanType scanType,
+      CompactionLifeCycleTracker tracker,
+      CompactionRequest request)
+      throws IOException {
+    COMPACTION_THREADS.add(Thread.currentThread().getName());
+    if ("preCompact".equals(c.getEnvironment().getRegion().getTableDescriptor().getValue(FAULT))) {
+      CountDownLatch meet = failingCompactionsMeet;
+      meet.countDown();
+      try {
+        meet.await(1, TimeUnit.MINUTES);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      throw new IOException("injected: compaction refused after its scanner opened");
+    }
+    return scanner;
   }
 }

@@ -91,13 +91,7 @@ public class FaultPathsIT extends ClusterTestBase {
         "the rpcCall probe closes what post-hooks leave open",
         true,
         engine.probeInstalled(io.blockscope.coprocessor.probe.ProbeBridge.RPC_CALL));
-    long droppedBefore =
-        engine
-            .registry()
-            .metrics()
-            .getCounters()
-            .get(io.blockscope.metrics.MetricKeys.server("frames.dropped"))
-            .getCount();
+    long droppedBefore = serverCounter("frames.dropped");
     try (Table t = cluster.connection().getTable(faulty)) {
       for (int i = 0; i < 30; i++) {
         try {
@@ -118,13 +112,7 @@ public class FaultPathsIT extends ClusterTestBase {
       }
     }
     awaitNoOpenFrame(engine);
-    long dropped =
-        engine
-            .registry()
-            .metrics()
-            .getCounters()
-            .get(io.blockscope.metrics.MetricKeys.server("frames.dropped"))
-            .getCount();
+    long dropped = serverCounter("frames.dropped");
     assertEquals(
         "one frame left open by each refused get, bypassed get and refused scan, "
             + "each closed when its call ended",
@@ -257,13 +245,7 @@ public class FaultPathsIT extends ClusterTestBase {
     assertTrue("under a TIME cap the query is timed", timed[fastDiffNanos] > 0);
 
     // hostile or malformed attributes: ignored, the reads are served and counted as usual
-    long hookFailures =
-        engine
-            .registry()
-            .metrics()
-            .getCounters()
-            .get(io.blockscope.metrics.MetricKeys.server("hooks.failures"))
-            .getCount();
+    long hookFailures = serverCounter("hooks.failures");
     for (byte[][] attrs :
         new byte[][][] {
           {
@@ -282,14 +264,7 @@ public class FaultPathsIT extends ClusterTestBase {
       s.setAttribute(Attributes.PROFILE, attrs[1]);
       assertEquals(2_000, RawTable.scanCells(cluster.connection(), count, s) / 2);
     }
-    assertEquals(
-        hookFailures,
-        engine
-            .registry()
-            .metrics()
-            .getCounters()
-            .get(io.blockscope.metrics.MetricKeys.server("hooks.failures"))
-            .getCount());
+    assertEquals(hookFailures, serverCounter("hooks.failures"));
   }
 
   /**
