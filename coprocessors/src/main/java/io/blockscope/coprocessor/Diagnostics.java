@@ -119,11 +119,11 @@ public final class Diagnostics {
         break;
       case WRONG_REGION:
       case WRONG_QUERY:
-        Engine.misattribute(how);
+        MiscountDrill.start(how);
         break;
       case NONE:
         engine.drill(-1, ProbeBridge.DRILL_FAULT);
-        Engine.misattribute(how);
+        MiscountDrill.start(how);
         break;
     }
   }

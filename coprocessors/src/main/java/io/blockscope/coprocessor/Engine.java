@@ -1,10 +1,10 @@
 package io.blockscope.coprocessor;
 
+import com.codahale.metrics.Gauge;
 import io.blockscope.coprocessor.probe.BridgeHandle;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.coprocessor.probe.ProbeInstaller;
 import io.blockscope.metrics.Attributes;
-import io.blockscope.metrics.CostAccumulator;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostRegistry;
 import io.blockscope.metrics.CostRegistry.RegionCosts;
@@ -24,14 +24,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.conf.ConfigurationObserver;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
-import org.apache.hadoop.hbase.metrics.Counter;
-import org.apache.hadoop.hbase.metrics.Gauge;
-import org.apache.hadoop.hbase.metrics.MetricRegistry;
 import org.apache.hadoop.hbase.regionserver.HRegionServer;
 import org.apache.hadoop.hbase.regionserver.OnlineRegions;
 import org.slf4j.Logger;
@@ -132,8 +128,7 @@ final class Engine implements Hooks, ConfigurationObserver {
         MetricKeys.server("frames.dropped"), CostRegistry.readOnlyCounter(droppedFrames::get));
     registry.registerOnce(
         MetricKeys.server("queries.evicted"), CostRegistry.readOnlyCounter(queries::evicted));
-    registry.registerOnce(
-        MetricKeys.server("frames.open"), (com.codahale.metrics.Gauge<Integer>) this::openFrames);
+    registry.registerOnce(MetricKeys.server("frames.open"), (Gauge<Integer>) this::openFrames);
     if (config.jmxEnabled) {
       registry.startJmx(ManagementFactory.getPlatformMBeanServer());
     }
@@ -220,7 +215,11 @@ final class Engine implements Hooks, ConfigurationObserver {
       String region = env.getRegionInfo().getEncodedName();
       PerfLevel level = levelOf(env.getRegion().getTableDescriptor(), region);
       registry.open(env.getRegionInfo().getTable().getNameAsString(), region, level);
-      exportToHBase(env.getMetricRegistryForRegionServer());
+      HBaseExport.register(
+          env.getMetricRegistryForRegionServer(),
+          registry,
+          this::probeInstalled,
+          this::probeFailures);
       watchConfiguration(env);
     } catch (Throwable t) {
       hookFailures.incrementAndGet();
@@ -275,58 +274,14 @@ final class Engine implements Hooks, ConfigurationObserver {
       return; // the costs stay on the thread for the frame that settles next
     }
     QueryTracker.RegionCosts q = f.query[d];
-    if (misattribution != Diagnostics.Miscount.NONE) {
-      misattribute(region, q, costs);
+    if (MiscountDrill.active()) {
+      MiscountDrill.settle(region, q, costs);
       return;
     }
     if (q != null) {
       q.costs.add(costs);
     }
     region.costs().drain(costs);
-  }
-
-  // ---- the sensitivity drill: attribution wrong on purpose ------------------------------------
-
-  /** A wrong attribution the drill asked for; NONE (the production value) costs one read. */
-  private static volatile Diagnostics.Miscount misattribution = Diagnostics.Miscount.NONE;
-
-  /** The first region (WRONG_REGION) or query record (WRONG_QUERY) the drill saw settle. */
-  private static volatile Object sink;
-
-  /** Where frames of no region (drilled away) drop their costs. */
-  private static final CostAccumulator DROPPED = new CostAccumulator();
-
-  /**
-   * Settles {@code costs} wrongly: WRONG_REGION gives every region's costs to the first region that
-   * settled after the drill began (and drops that region's own); WRONG_QUERY does the same with
-   * query records, regions staying right.
-   */
-  private static void misattribute(RegionCosts region, QueryTracker.RegionCosts q, long[] costs) {
-    if (misattribution == Diagnostics.Miscount.WRONG_REGION) {
-      if (sink == null) {
-        sink = region;
-      }
-      if (q != null) {
-        q.costs.add(costs);
-      }
-      (sink == region ? DROPPED : ((RegionCosts) sink).costs()).drain(costs);
-      return;
-    }
-    if (q != null) {
-      if (sink == null) {
-        sink = q;
-      }
-      if (sink != q) {
-        ((QueryTracker.RegionCosts) sink).costs.add(costs);
-      }
-    }
-    region.costs().drain(costs);
-  }
-
-  /** Starts (or with NONE ends) a wrong attribution; see {@link Diagnostics#miscount}. */
-  static void misattribute(Diagnostics.Miscount how) {
-    sink = null;
-    misattribution = how;
   }
 
   /** Closes frame {@code d}, the innermost, after its costs were settled. */
@@ -647,63 +602,12 @@ final class Engine implements Hooks, ConfigurationObserver {
     }
   }
 
-  /** Registers the server-wide figures in HBase's registry for this coprocessor class. */
-  private void exportToHBase(MetricRegistry hbase) {
-    if (hbase == null || hbase.get("probe.decode.installed").isPresent()) {
-      return; // already there; HBase keeps one registry per coprocessor class while in use
-    }
-    for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
-      final int slot = s;
-      if (!CostLayout.alwaysZero(s)) {
-        hbase.register(CostLayout.name(s), hbaseCounter(() -> registry.serverCost(slot)));
-      }
-    }
-    for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
-      final int probe = p;
-      hbase.register(
-          "probe." + ProbeBridge.PROBE_NAMES[p] + ".failures",
-          hbaseCounter(() -> probeFailures(probe)));
-      hbase.register(
-          "probe." + ProbeBridge.PROBE_NAMES[p] + ".installed",
-          (Gauge<Integer>) () -> probeInstalled(probe) ? 1 : 0);
-    }
-  }
-
-  private static Counter hbaseCounter(LongSupplier value) {
-    return new Counter() {
-      @Override
-      public void increment() {
-        throw new UnsupportedOperationException("read-only");
-      }
-
-      @Override
-      public void increment(long n) {
-        throw new UnsupportedOperationException("read-only");
-      }
-
-      @Override
-      public void decrement() {
-        throw new UnsupportedOperationException("read-only");
-      }
-
-      @Override
-      public void decrement(long n) {
-        throw new UnsupportedOperationException("read-only");
-      }
-
-      @Override
-      public long getCount() {
-        return value.getAsLong();
-      }
-    };
-  }
-
   private void registerProbeHealth() {
     for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
       final int probe = p;
       registry.registerOnce(
           MetricKeys.probe(ProbeBridge.PROBE_NAMES[p], "installed"),
-          (com.codahale.metrics.Gauge<Integer>) () -> probeInstalled(probe) ? 1 : 0);
+          (Gauge<Integer>) () -> probeInstalled(probe) ? 1 : 0);
       registry.registerOnce(
           MetricKeys.probe(ProbeBridge.PROBE_NAMES[p], "failures"),
           CostRegistry.readOnlyCounter(() -> probeFailures(probe)));
