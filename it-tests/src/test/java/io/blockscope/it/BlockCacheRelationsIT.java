@@ -226,6 +226,10 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
     SeedTables.queryLong(cluster, "SELECT COUNT(*) FROM " + TABLE + " WHERE pk < " + range);
     Random r = new Random(1);
     CostSnapshot warmUp = randomGets(r, range, 1000);
+    long l1Hits = l1.getStats().getHitCount();
+    long l2Hits = l2.getStats().getHitCount();
+    long l1Misses = l1.getStats().getMissCount();
+    long l2Misses = l2.getStats().getMissCount();
     CostSnapshot d = randomGets(r, range, 1000);
     System.out.println(
         "data half the L2: warm-up gets " + warmUp.nonZero() + "; then " + d.nonZero());
@@ -235,6 +239,12 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
     // next cell to see that the row is complete): with about 70 rows a block, rarely two.
     long hits = d.get("blockCache.hit.data");
     assertTrue(d.toString(), hits >= 1000 && hits <= 1100);
+    // the data blocks live in the off-heap L2, the bloom and index blocks in the LRU L1: each
+    // level's own statistics count each of those hits (measured: 1,014 data, 1,000 bloom)
+    assertEquals("L2 served the data blocks", hits, l2.getStats().getHitCount() - l2Hits);
+    assertEquals("L1 served the rest", hits(d) - hits, l1.getStats().getHitCount() - l1Hits);
+    assertEquals(l1Misses, l1.getStats().getMissCount());
+    assertEquals(l2Misses, l2.getStats().getMissCount());
   }
 
   /**
