@@ -73,6 +73,8 @@ public class MiscountDrillIT extends ClusterTestBase {
       "ChecksumRelationsIT#hbaseVerifiesEveryByteItReadsAndNoneWhenVerificationIsOff";
   private static final String COLD_SCAN =
       "ReadCostIT#coldScanMissesMatchCacheStatsAndTheBlocksItCached";
+  private static final String GZ_SCAN =
+      "ReadCostIT#gzTableDecompressesEveryBlockItReadsFromTheFileSystem";
   private static final String PROFILE = "HintsProfileIT#aScansProfileIsWhatEachRegionSpentOnIt";
   private static final String FAST_DIFF_CELLS =
       "ReadCostIT#fastDiffDecodesEveryCellTheScanVisitsAndNoneDecodesNothing";
@@ -88,10 +90,10 @@ public class MiscountDrillIT extends ClusterTestBase {
     CATCHERS.put("blockCache halved", List.of(COLD_SCAN, DECODE_CELLS));
     CATCHERS.put("fsRead doubled", List.of(DECODE_WORK, CHECKSUM));
     CATCHERS.put("fsRead halved", List.of(DECODE_WORK, CHECKSUM));
-    CATCHERS.put("checksum doubled", List.of(CHECKSUM));
-    CATCHERS.put("checksum halved", List.of(CHECKSUM));
-    CATCHERS.put("decompress doubled", List.of(DECODE_WORK));
-    CATCHERS.put("decompress halved", List.of(DECODE_WORK));
+    CATCHERS.put("checksum doubled", List.of(CHECKSUM, COLD_SCAN));
+    CATCHERS.put("checksum halved", List.of(CHECKSUM, COLD_SCAN));
+    CATCHERS.put("decompress doubled", List.of(DECODE_WORK, GZ_SCAN));
+    CATCHERS.put("decompress halved", List.of(DECODE_WORK, GZ_SCAN));
     CATCHERS.put("decode doubled", List.of(DECODE_CELLS, FAST_DIFF_CELLS));
     CATCHERS.put("decode halved", List.of(DECODE_CELLS, FAST_DIFF_CELLS));
     CATCHERS.put("wrong region", List.of(COLD_SCAN, PROFILE));
