@@ -483,8 +483,7 @@ final class Engine implements Hooks, ConfigurationObserver {
         return; // a compaction run inside a frame: its reads are that frame's
       }
       long[] costs = bridge.costs();
-      Arrays.fill(costs, CostLayout.FIRST_COST, CostLayout.SIZE, 0L); // a failed opening's
-      costs[CostLayout.PENDING_MISS] = 0;
+      discardCosts(costs); // what an opening that failed before preCompact left
       RegionCosts region = registry.region(env.getRegionInfo().getEncodedName());
       costs[CostLayout.LEVEL] = region == null ? 0 : region.level().ordinal();
     } catch (Throwable t) {
@@ -515,9 +514,14 @@ final class Engine implements Hooks, ConfigurationObserver {
       pop(f, f.depth - 1);
     }
     f.taggedScan = null;
-    Arrays.fill(costs, CostLayout.FIRST_COST, CostLayout.SIZE, 0L); // measured by none
+    discardCosts(costs); // measured by none
     costs[CostLayout.DEPTH] = 0;
     costs[CostLayout.LEVEL] = 0;
+  }
+
+  /** Drops the costs gathered on this thread and not yet settled to any frame. */
+  private static void discardCosts(long[] costs) {
+    Arrays.fill(costs, CostLayout.FIRST_COST, CostLayout.SIZE, 0L);
     costs[CostLayout.PENDING_MISS] = 0;
   }
 

@@ -7,6 +7,7 @@ import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.workloads.RawTable;
 import java.util.List;
+import java.util.Locale;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Get;
@@ -40,17 +41,16 @@ public class ReadCostIT extends ClusterTestBase {
    * A full scan with HBase's scan metrics on: the cells it returned and the scan's {@code
    * BLOCK_BYTES_SCANNED}, which HBase's StoreScanner adds up as each block's uncompressed size
    * without its header ({@code HFileBlock.getUncompressedSizeWithoutHeader}), once for each block
-   * whose cells the scan reaches, cached or not. The scan reads by pread throughout: by default a
-   * scan past four blocks' worth of bytes switches to stream reads, reopening its file scanners,
-   * and HBase 2.6.1 then counts the block it was in a second time (measured: one 4,096-byte block
-   * of 313 over, and one 8,192-byte block of 157 with 8 KB blocks).
+   * whose cells the scan reaches, cached or not. The cold scans read by pread throughout: with the
+   * default read type a scan past four blocks' worth of bytes switches to stream reads, reopening
+   * its file scanners, and HBase 2.6.1 then counts the block it was in a second time; the warm
+   * scans, with the default read type, print what that does.
    */
-  private static long[] scanWithMetrics(TableName t) throws Exception {
+  private static long[] scanWithMetrics(TableName t, Scan.ReadType readType) throws Exception {
     long cells = 0;
     try (Table table = cluster.connection().getTable(t);
         ResultScanner rs =
-            table.getScanner(
-                new Scan().setScanMetricsEnabled(true).setReadType(Scan.ReadType.PREAD))) {
+            table.getScanner(new Scan().setScanMetricsEnabled(true).setReadType(readType))) {
       for (Result r : rs) {
         cells += r.rawCells().length;
       }
@@ -58,6 +58,17 @@ public class ReadCostIT extends ClusterTestBase {
       assertTrue("HBase reports BLOCK_BYTES_SCANNED", m.countOfBlockBytesScanned.get() > 0);
       return new long[] {cells, m.countOfBlockBytesScanned.get()};
     }
+  }
+
+  private static void printBlockBytes(TableName t, CostSnapshot cold, long pread, long byDefault) {
+    System.out.printf(
+        Locale.ROOT,
+        "%s: BLOCK_BYTES_SCANNED %,d by pread (cold, %,d data blocks read), %,d with the default"
+            + " read type (warm)%n",
+        t,
+        pread,
+        cold.get("fs.read.blocks.data"),
+        byDefault);
   }
 
   @Test
@@ -69,7 +80,7 @@ public class ReadCostIT extends ClusterTestBase {
     CostSnapshot serverBefore = serverCosts();
     CostSnapshot before = tableCosts(t);
 
-    long[] scanned = scanWithMetrics(t);
+    long[] scanned = scanWithMetrics(t, Scan.ReadType.PREAD);
 
     CostSnapshot cold = tableCosts(t).minus(before);
     assertEquals(2L * ROWS, scanned[0]);
@@ -92,8 +103,9 @@ public class ReadCostIT extends ClusterTestBase {
         misses(serverCosts().minus(serverBefore)));
 
     CostSnapshot beforeWarm = tableCosts(t);
-    RawTable.scanCells(cluster.connection(), t, new Scan());
+    long[] warmScanned = scanWithMetrics(t, Scan.ReadType.DEFAULT);
     CostSnapshot warm = tableCosts(t).minus(beforeWarm);
+    printBlockBytes(t, cold, scanned[1], warmScanned[1]);
     assertEquals(cachedData, warm.get("blockCache.hit.data"));
     assertEquals(0, misses(warm));
     assertEquals(0, warm.sumKinds("fs.read.blocks"));
@@ -106,7 +118,7 @@ public class ReadCostIT extends ClusterTestBase {
             new RawTable.Spec(newTable("gz")).compression(Compression.Algorithm.GZ).blockSize(8192),
             ROWS);
     CostSnapshot before = tableCosts(t);
-    long[] scanned = scanWithMetrics(t);
+    long[] scanned = scanWithMetrics(t, Scan.ReadType.PREAD);
     CostSnapshot cold = tableCosts(t).minus(before);
 
     long fsBlocks = cold.sumKinds("fs.read.blocks");
@@ -125,8 +137,9 @@ public class ReadCostIT extends ClusterTestBase {
     assertEquals(fsBlocks, cold.sumOver("decompress", "blocks"));
 
     CostSnapshot beforeWarm = tableCosts(t);
-    RawTable.scanCells(cluster.connection(), t, new Scan());
+    long[] warmScanned = scanWithMetrics(t, Scan.ReadType.DEFAULT);
     CostSnapshot warm = tableCosts(t).minus(beforeWarm);
+    printBlockBytes(t, cold, scanned[1], warmScanned[1]);
     assertEquals(
         "blocks are cached uncompressed: a warm scan decompresses nothing",
         0,
