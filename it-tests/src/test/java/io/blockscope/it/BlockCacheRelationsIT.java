@@ -232,7 +232,14 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
     long l2Misses = l2.getStats().getMissCount();
     CostSnapshot d = randomGets(r, range, 1000);
     System.out.println(
-        "data half the L2: warm-up gets " + warmUp.nonZero() + "; then " + d.nonZero());
+        "data half the L2: warm-up gets "
+            + warmUp.nonZero()
+            + "; then "
+            + d.nonZero()
+            + "; L1 hits +"
+            + (l1.getStats().getHitCount() - l1Hits)
+            + ", L2 hits +"
+            + (l2.getStats().getHitCount() - l2Hits));
     assertEquals(0, d.get("blockCache.miss.data"));
     assertEquals(0, d.sumKinds("fs.read.blocks"));
     // A get reads one data block, or two when its row ends a block (the scanner looks at the
@@ -240,7 +247,7 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
     long hits = d.get("blockCache.hit.data");
     assertTrue(d.toString(), hits >= 1000 && hits <= 1100);
     // the data blocks live in the off-heap L2, the bloom and index blocks in the LRU L1: each
-    // level's own statistics count each of those hits (measured: 1,014 data, 1,000 bloom)
+    // level's own statistics count each of those hits (measured: 1,009 to 1,017 data, 1,000 bloom)
     assertEquals("L2 served the data blocks", hits, l2.getStats().getHitCount() - l2Hits);
     assertEquals("L1 served the rest", hits(d) - hits, l1.getStats().getHitCount() - l1Hits);
     assertEquals(l1Misses, l1.getStats().getMissCount());

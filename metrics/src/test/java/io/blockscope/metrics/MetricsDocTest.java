@@ -18,4 +18,18 @@ public class MetricsDocTest {
       }
     }
   }
+
+  /** docs/deploy.md gives the number of cost series a region can have; it follows the layout. */
+  @Test
+  public void deployGuideCountsTheCostSeries() throws Exception {
+    int exported = 0;
+    for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
+      if (!CostLayout.alwaysZero(s)) {
+        exported++;
+      }
+    }
+    String doc = Files.readString(Path.of("..", "docs", "deploy.md"));
+    String expected = "not all " + exported + " ";
+    assertTrue("docs/deploy.md should say '" + expected + "'", doc.contains(expected));
+  }
 }
