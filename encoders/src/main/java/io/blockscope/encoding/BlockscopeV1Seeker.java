@@ -17,7 +17,6 @@ import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellComparator;
 import org.apache.hadoop.hbase.CellComparatorImpl;
 import org.apache.hadoop.hbase.HConstants;
-import org.apache.hadoop.hbase.InnerStoreCellComparator;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.PrivateCellUtil;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
@@ -48,6 +47,23 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
   /** InnerStoreCellComparator: families compare by length alone (one family per store). */
   private final boolean familyLengthOnly;
 
+  /**
+   * HBase 2.6's comparator of a store's own files, looked up rather than linked so that the seeker
+   * loads on an HBase without it (2.5.13 has none); null there.
+   */
+  private static final Class<?> INNER_STORE_COMPARATOR = innerStoreComparator();
+
+  private static Class<?> innerStoreComparator() {
+    try {
+      return Class.forName(
+          "org.apache.hadoop.hbase.InnerStoreCellComparator",
+          false,
+          CellComparatorImpl.class.getClassLoader());
+    } catch (ClassNotFoundException absent) {
+      return null;
+    }
+  }
+
   /** The entry the seeker is on, and a spare for looking one entry ahead. */
   private Entry current;
 
@@ -59,9 +75,8 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
     this.bytewiseRows =
         comparator != null
             && (comparator.getClass() == CellComparatorImpl.class
-                || comparator.getClass() == InnerStoreCellComparator.class);
-    this.familyLengthOnly =
-        comparator != null && comparator.getClass() == InnerStoreCellComparator.class;
+                || comparator.getClass() == INNER_STORE_COMPARATOR);
+    this.familyLengthOnly = comparator != null && comparator.getClass() == INNER_STORE_COMPARATOR;
     // sized by the first block
     this.current = new Entry();
     this.ahead = new Entry();
