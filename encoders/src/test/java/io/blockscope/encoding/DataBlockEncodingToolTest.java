@@ -9,13 +9,16 @@ import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.io.Reference;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.io.hfile.CacheConfig;
 import org.apache.hadoop.hbase.regionserver.BloomType;
 import org.apache.hadoop.hbase.regionserver.DataBlockEncodingTool;
 import org.apache.hadoop.hbase.regionserver.HStoreFile;
+import org.apache.hadoop.hbase.regionserver.StoreFileInfo;
 import org.apache.hadoop.hbase.regionserver.StoreFileReader;
 import org.apache.hadoop.hbase.regionserver.StoreFileScanner;
 import org.junit.Test;
@@ -51,9 +54,13 @@ public class DataBlockEncodingToolTest {
       // benchmark (throws if two codecs decode to different sizes), sizes
       DataBlockEncodingTool.testCodecs(conf, Integer.MAX_VALUE, file.toString(), "gz", true, true);
       // and its verification again, as testCodecs sets it up, with the result asserted
+      // (store file info, bloom type, cache config): the constructor HBase 2.6.1 and 2.6.4 share
+      FileSystem fs = file.getFileSystem(conf);
       HStoreFile sf =
           new HStoreFile(
-              file.getFileSystem(conf), file, conf, new CacheConfig(conf), BloomType.NONE, true);
+              new StoreFileInfo(conf, fs, fs.getFileStatus(file), (Reference) null),
+              BloomType.NONE,
+              new CacheConfig(conf));
       sf.initReader();
       StoreFileReader reader = sf.getReader();
       reader.loadFileInfo();
