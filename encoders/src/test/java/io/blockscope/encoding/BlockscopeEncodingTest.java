@@ -31,7 +31,7 @@ public class BlockscopeEncodingTest {
 
   @Test
   public void refusesAnotherHBaseVersionInOneSentence() {
-    for (String v : new String[] {"2.5.10", "3.0.0-beta-1", null}) {
+    for (String v : new String[] {"2.5.10", "2.5.13-hadoop3", "3.0.0-beta-1", "3.0.0", null}) {
       try {
         BlockscopeEncoding.checkVersion(v);
         fail("accepted HBase " + v);

@@ -21,6 +21,7 @@ import org.apache.hadoop.hbase.coprocessor.BaseEnvironment;
 import org.apache.hadoop.hbase.coprocessor.CoprocessorHost;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.hbase.util.VersionInfo;
 import org.junit.Test;
 
 /**
@@ -91,7 +92,9 @@ public class EncodingGuardTest {
   public void hbaseReportsTheRegistrarBySimpleName() throws Exception {
     // if a later HBase reports full names, this fails and docs/encoder.md's limit is out of date
     assertEquals(List.of("EncodingRegistrar"), namesHBaseReports(EncodingRegistrar.class));
-    assertTrue(BlockscopeEncoding.isRegistered());
+    // loading the registrar registers the encoding where it can (HBase 2.6), and on other versions
+    // leaves the guard to refuse on its own
+    assertEquals(VersionInfo.getVersion().startsWith("2.6."), BlockscopeEncoding.isRegistered());
   }
 
   @Test

@@ -51,14 +51,33 @@ public final class ProbeInstaller {
   private static final String BYTE_BUFF = "org.apache.hadoop.hbase.nio.ByteBuff";
   private static final String CALL_RUNNER = "org.apache.hadoop.hbase.ipc.CallRunner";
 
-  /** One HBase method a probe is woven into. */
+  /**
+   * The key an encoded seeker seeks to: a Cell up to HBase 3.0.0-beta-1, an ExtendedCell from HBase
+   * 3.0.0 on (its HFileReaderImpl calls {@code EncodedSeeker.seekToKeyInBlock(ExtendedCell,
+   * boolean)}).
+   */
+  static final String CELL = "org.apache.hadoop.hbase.Cell|org.apache.hadoop.hbase.ExtendedCell";
+
+  private static List<String> alternatives(String param) {
+    return List.of(param.split("\\|"));
+  }
+
+  /**
+   * One HBase method a probe is woven into. A parameter written {@code A|B} is the type that
+   * changed between HBase versions: A on one, B on another ({@link #CELL}); the method takes one of
+   * them.
+   */
   @SuppressWarnings("ArrayRecordComponent") // targets are constants, never compared
   record Target(String type, String method, Class<?> advice, String... params) {
     ElementMatcher<MethodDescription> matcher() {
       ElementMatcher.Junction<MethodDescription> m =
           named(method).and(takesArguments(params.length)).and(not(isAbstract()));
       for (int i = 0; i < params.length; i++) {
-        m = m.and(takesArgument(i, named(params[i])));
+        ElementMatcher.Junction<TypeDescription> p = null;
+        for (String alternative : alternatives(params[i])) {
+          p = p == null ? named(alternative) : p.or(named(alternative));
+        }
+        m = m.and(takesArgument(i, p));
       }
       return m;
     }
@@ -215,12 +234,7 @@ public final class ProbeInstaller {
       t.add(new Target(seeker, "rewind", ReadPathAdvice.SeekerCall.class));
       t.add(new Target(seeker, "setCurrentBuffer", ReadPathAdvice.SeekerCall.class, BYTE_BUFF));
       t.add(
-          new Target(
-              seeker,
-              "seekToKeyInBlock",
-              ReadPathAdvice.SeekerSeek.class,
-              "org.apache.hadoop.hbase.Cell",
-              "boolean"));
+          new Target(seeker, "seekToKeyInBlock", ReadPathAdvice.SeekerSeek.class, CELL, "boolean"));
     }
     return t;
   }
@@ -473,19 +487,59 @@ public final class ProbeInstaller {
     return present;
   }
 
-  /** Checks that a target method (and any field its advice reads) exists. */
-  static void verify(Target t, ClassLoader loader) throws ReflectiveOperationException {
+  /**
+   * Checks that a target method (and any field its advice reads) exists; returns it. Of a
+   * parameter's alternatives, the first that the class takes is the one.
+   */
+  static Method verify(Target t, ClassLoader loader) throws ReflectiveOperationException {
     Class<?> type = Class.forName(t.type(), false, loader);
-    Class<?>[] params = new Class<?>[t.params().length];
-    for (int i = 0; i < params.length; i++) {
-      params[i] = typeOf(t.params()[i], loader);
+    Method m = null;
+    for (Method candidate : type.getDeclaredMethods()) {
+      if (candidate.getName().equals(t.method()) && takes(candidate, t.params(), loader)) {
+        m = candidate;
+        break;
+      }
     }
-    Method m = type.getDeclaredMethod(t.method(), params);
+    if (m == null) {
+      throw new NoSuchMethodException(
+          t.type() + "." + t.method() + "(" + String.join(", ", t.params()) + ")");
+    }
     if (Modifier.isAbstract(m.getModifiers())) {
       throw new NoSuchMethodException(t + " is abstract");
     }
     if (t.advice() == ReadPathAdvice.Decompress.class) {
       field(type, "fileContext");
+    }
+    return m;
+  }
+
+  private static boolean takes(Method m, String[] params, ClassLoader loader)
+      throws ClassNotFoundException {
+    Class<?>[] actual = m.getParameterTypes();
+    if (actual.length != params.length) {
+      return false;
+    }
+    for (int i = 0; i < params.length; i++) {
+      boolean any = false;
+      for (String alternative : alternatives(params[i])) {
+        if (isType(alternative, loader) && actual[i] == typeOf(alternative, loader)) {
+          any = true;
+          break;
+        }
+      }
+      if (!any) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean isType(String name, ClassLoader loader) {
+    try {
+      typeOf(name, loader);
+      return true;
+    } catch (ClassNotFoundException | LinkageError absent) {
+      return false;
     }
   }
 

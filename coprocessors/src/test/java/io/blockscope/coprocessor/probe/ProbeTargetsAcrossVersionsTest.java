@@ -1,0 +1,258 @@
+package io.blockscope.coprocessor.probe;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import net.bytebuddy.jar.asm.ClassReader;
+import net.bytebuddy.jar.asm.ClassVisitor;
+import net.bytebuddy.jar.asm.MethodVisitor;
+import net.bytebuddy.jar.asm.Opcodes;
+import org.junit.Test;
+
+/**
+ * The probe target table per HBase version: every method {@link ProbeInstaller#PROBES} weaves,
+ * checked by the installer's own {@link ProbeInstaller#verify} against each version's hbase-server
+ * and hbase-common jars (copied by the build into {@code target/hbase-versions/<version>}), each
+ * loaded in a class loader of its own that takes HBase's classes from that version's jars first. A
+ * target whose class is not in a version's jars is reported "not checked", never taken from the
+ * HBase this build compiles against. The table is printed and written to {@code
+ * target/probe-targets.txt}; docs/compatibility.md quotes it.
+ */
+public class ProbeTargetsAcrossVersionsTest {
+  private static final Path JARS = Path.of("target", "hbase-versions");
+
+  private static final List<String> VERSIONS =
+      List.of("2.5.13-hadoop3", "2.6.1-hadoop3", "2.6.4", "3.0.0-beta-1", "3.0.0");
+
+  /** HBase's classes from one version's jars; everything else from the test's class path. */
+  private static final class VersionLoader extends URLClassLoader {
+    VersionLoader(URL[] jars, ClassLoader parent) {
+      super(jars, parent);
+    }
+
+    @Override
+    protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+      if (name.startsWith("io.blockscope.encoding.")) {
+        // BLOCKSCOPE_V1's seeker is built against HBase 2.6 and registers there only
+        throw new ClassNotFoundException(name);
+      }
+      if (!name.startsWith("org.apache.hadoop.hbase.")) {
+        return super.loadClass(name, resolve);
+      }
+      synchronized (getClassLoadingLock(name)) {
+        Class<?> c = findLoadedClass(name);
+        if (c == null) {
+          try {
+            c = findClass(name);
+          } catch (ClassNotFoundException notInThisVersion) {
+            c = super.loadClass(name, false);
+          }
+        }
+        return c;
+      }
+    }
+  }
+
+  private static VersionLoader loader(String version) throws IOException {
+    File[] jars = JARS.resolve(version).toFile().listFiles((d, n) -> n.endsWith(".jar"));
+    assertTrue(
+        "the build copies HBase " + version + "'s jars into " + JARS,
+        jars != null && jars.length > 0);
+    URL[] urls = new URL[jars.length];
+    for (int i = 0; i < jars.length; i++) {
+      urls[i] = jars[i].toURI().toURL();
+    }
+    return new VersionLoader(urls, ProbeTargetsAcrossVersionsTest.class.getClassLoader());
+  }
+
+  /** What verifying one target on one version gave. */
+  private static String check(ProbeInstaller.Target t, VersionLoader loader) {
+    try {
+      Class<?> type = Class.forName(t.type(), false, loader);
+      if (type.getClassLoader() != loader) {
+        return "not checked";
+      }
+      Method m = ProbeInstaller.verify(t, loader);
+      String ok = "ok";
+      for (Class<?> p : m.getParameterTypes()) {
+        if (p.getName().startsWith("org.apache.hadoop.hbase.") && p.getClassLoader() != loader) {
+          // the method is this version's; a parameter's class is not in its jars, so it is matched
+          // by name, as the weave's matcher does
+          ok = "ok by name";
+        }
+      }
+      return ok + (t.params().length == 0 ? "" : " " + simpleNames(m.getParameterTypes()));
+    } catch (ReflectiveOperationException | LinkageError e) {
+      return "MISSING " + e;
+    }
+  }
+
+  private static String simpleNames(Class<?>[] types) {
+    List<String> names = new ArrayList<>();
+    for (Class<?> c : types) {
+      names.add(c.getSimpleName());
+    }
+    return "(" + String.join(", ", names) + ")";
+  }
+
+  private static int header(VersionLoader loader, String field) throws Exception {
+    Class<?> h = Class.forName("org.apache.hadoop.hbase.io.hfile.HFileBlock$Header", false, loader);
+    Field f = h.getDeclaredField(field);
+    f.setAccessible(true);
+    return f.getInt(null);
+  }
+
+  /**
+   * The EncodedSeeker methods HBase's HFile reader calls, as descriptors, read from a version's
+   * {@code HFileReaderImpl$EncodedScanner} bytecode: the interface the seekers the decode probe
+   * weaves implement on that version.
+   */
+  private static Set<String> seekerCalls(VersionLoader loader) throws IOException {
+    Set<String> calls = new TreeSet<>();
+    try (InputStream in =
+        loader
+            .findResource("org/apache/hadoop/hbase/io/hfile/HFileReaderImpl$EncodedScanner.class")
+            .openStream()) {
+      new ClassReader(in)
+          .accept(
+              new ClassVisitor(Opcodes.ASM9) {
+                @Override
+                public MethodVisitor visitMethod(
+                    int access, String name, String desc, String signature, String[] exceptions) {
+                  return new MethodVisitor(Opcodes.ASM9) {
+                    @Override
+                    public void visitMethodInsn(
+                        int op, String owner, String method, String d, boolean itf) {
+                      if (owner.endsWith("DataBlockEncoder$EncodedSeeker")) {
+                        calls.add(method + d);
+                      }
+                    }
+                  };
+                }
+              },
+              ClassReader.SKIP_DEBUG);
+    }
+    return calls;
+  }
+
+  @Test
+  public void everyTargetResolvesOnEveryVersionOfTheMatrix() throws Exception {
+    Map<String, Map<String, String>> table = new LinkedHashMap<>();
+    Map<String, Set<String>> calls = new LinkedHashMap<>();
+    for (String version : VERSIONS) {
+      try (VersionLoader loader = loader(version)) {
+        for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
+          for (ProbeInstaller.Target t : ProbeInstaller.PROBES.get(p)) {
+            String row =
+                ProbeBridge.PROBE_NAMES[p]
+                    + "  "
+                    + t.type().substring(t.type().lastIndexOf('.') + 1)
+                    + "."
+                    + t.method();
+            String result =
+                ProbeInstaller.OPTIONAL_TYPES.contains(t.type())
+                    ? "encoder jar: registers on 2.6 only"
+                    : check(t, loader);
+            table.computeIfAbsent(row, k -> new LinkedHashMap<>()).put(version, result);
+          }
+        }
+        // the header offsets the checksum probe reads a block's checksum type and size at
+        assertEquals(
+            version,
+            List.of(
+                ProbeBridge.HEADER_CHECKSUM_TYPE,
+                ProbeBridge.HEADER_BYTES_PER_CHECKSUM,
+                ProbeBridge.HEADER_ON_DISK_DATA_SIZE_WITH_HEADER),
+            List.of(
+                header(loader, "CHECKSUM_TYPE_INDEX"),
+                header(loader, "BYTES_PER_CHECKSUM_INDEX"),
+                header(loader, "ON_DISK_DATA_SIZE_WITH_HEADER_INDEX")));
+        calls.put(version, seekerCalls(loader));
+      }
+    }
+    StringBuilder out = new StringBuilder("probe  target");
+    for (String v : VERSIONS) {
+      out.append("  |  ").append(v);
+    }
+    out.append('\n');
+    table.forEach(
+        (row, results) -> {
+          out.append(row);
+          for (String v : VERSIONS) {
+            out.append("  |  ").append(results.get(v));
+          }
+          out.append('\n');
+        });
+    calls.forEach(
+        (v, c) ->
+            out.append("HFileReaderImpl$EncodedScanner on ")
+                .append(v)
+                .append(" calls EncodedSeeker.")
+                .append(c)
+                .append('\n'));
+    System.out.print(out);
+    Files.write(
+        Path.of("target", "probe-targets.txt"), out.toString().getBytes(StandardCharsets.UTF_8));
+
+    for (Map.Entry<String, Map<String, String>> e : table.entrySet()) {
+      for (String v : VERSIONS) {
+        String r = e.getValue().get(v);
+        if (r.startsWith("encoder jar")) {
+          continue;
+        }
+        boolean common = isInHBaseCommon(e.getKey());
+        if (v.equals("3.0.0") && common) {
+          // 3.0.0's hbase-common (the encoders, ByteBuff) is not in the reachable repository
+          assertEquals(e.getKey() + " on " + v, "not checked", r);
+        } else {
+          assertTrue(e.getKey() + " on " + v + ": " + r, r.startsWith("ok"));
+        }
+      }
+    }
+    // where 3.0.0 cannot be checked class by class, its reader's calls show the seeker interface:
+    // the same methods, with the sought key an ExtendedCell, which the decode probe's CELL
+    // alternative takes
+    for (String v : VERSIONS) {
+      String key = v.startsWith("3.0.0") && !v.equals("3.0.0-beta-1") ? "ExtendedCell" : "Cell";
+      assertTrue(
+          v + ": " + calls.get(v),
+          calls
+              .get(v)
+              .containsAll(
+                  List.of(
+                      "next()Z",
+                      "rewind()V",
+                      "setCurrentBuffer(Lorg/apache/hadoop/hbase/nio/ByteBuff;)V",
+                      "seekToKeyInBlock(Lorg/apache/hadoop/hbase/" + key + ";Z)I")));
+      assertTrue(
+          ProbeInstaller.CELL,
+          Arrays.asList(ProbeInstaller.CELL.split("\\|"))
+              .contains("org.apache.hadoop.hbase." + key));
+    }
+  }
+
+  /** Targets in hbase-common: the encoders and their decoding context. */
+  private static boolean isInHBaseCommon(String row) {
+    return row.contains("Seeker")
+        || row.contains("Encoder")
+        || row.contains("DecodingContext")
+        || row.contains("RowIndexSeekerV1");
+  }
+}
