@@ -161,6 +161,10 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
       List<Result> result,
       int limit,
       boolean hasNext) {
+    Hooks h = hooks;
+    if (h != null) {
+      h.scanBatchEnded();
+    }
     exit();
     return hasNext;
   }

@@ -8,6 +8,7 @@ import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostRegistry;
 import io.blockscope.metrics.CostRegistry.RegionCosts;
+import io.blockscope.metrics.HBaseScanMetrics;
 import io.blockscope.metrics.MetricKeys;
 import io.blockscope.metrics.PerfLevel;
 import io.blockscope.metrics.QueryTracker;
@@ -82,6 +83,12 @@ final class Engine implements Hooks, ConfigurationObserver {
   private volatile PerfLevel queryMaxLevel;
   private volatile boolean configObserverRegistered;
 
+  /** HBase's own scan metrics for query profiles; null on an HBase without them. */
+  private final HBaseScanMetricsReader hbaseScanMetrics;
+
+  /** Why {@link #hbaseScanMetrics} is null, for the start line; empty when it is not. */
+  private final List<String> noHBaseScanMetrics = new ArrayList<>();
+
   private static final class Frames {
     final RegionCosts[] stack = new RegionCosts[MAX_DEPTH];
 
@@ -119,6 +126,8 @@ final class Engine implements Hooks, ConfigurationObserver {
     this.serverLevel = config.level;
     this.queryMaxLevel = config.queryMaxLevel;
     this.registry = new CostRegistry(config.export);
+    this.hbaseScanMetrics =
+        HBaseScanMetricsReader.find(HRegionServer.class.getClassLoader(), noHBaseScanMetrics);
     registerProbeHealth();
     registry.registerOnce(
         MetricKeys.server("hooks.failures"), CostRegistry.readOnlyCounter(hookFailures::get));
@@ -167,10 +176,13 @@ final class Engine implements Hooks, ConfigurationObserver {
         }
         problems.forEach(p -> LOG.warn("blockscope: {}", p));
         LOG.info(
-            "blockscope: engine started at level {} exporting regions {}; probes {}",
+            "blockscope: engine started at level {} exporting regions {}; probes {}; {}",
             config.level,
             config.export,
-            engine.probeSummary());
+            engine.probeSummary(),
+            engine.noHBaseScanMetrics.isEmpty()
+                ? "HBase's scan metrics in query profiles: available"
+                : engine.noHBaseScanMetrics.get(0));
       } else {
         engine.close();
       }
@@ -373,6 +385,28 @@ final class Engine implements Hooks, ConfigurationObserver {
     }
   }
 
+  /**
+   * Called where a scan RPC's batch ends ({@code postScannerNext}), before {@link #exit}: if the
+   * innermost frame works for a tagged query and HBase tracked this RPC's scan metrics, they go to
+   * that query's record for the region.
+   */
+  @Override
+  public void scanBatchEnded() {
+    HBaseScanMetricsReader reader = hbaseScanMetrics;
+    if (reader == null) {
+      return;
+    }
+    try {
+      Frames f = frames.get();
+      QueryTracker.RegionCosts q = f.depth > 0 ? f.query[f.depth - 1] : null;
+      if (q != null && reader.addTo(q.hbase)) {
+        q.hbaseTracked = true;
+      }
+    } catch (Throwable t) {
+      hookFailures.incrementAndGet();
+    }
+  }
+
   @Override
   public long[] queryCosts(String queryId, String region) {
     try {
@@ -380,11 +414,16 @@ final class Engine implements Hooks, ConfigurationObserver {
       if (q == null) {
         return null;
       }
-      long[] out = new long[CostLayout.SIZE + 1];
+      int n = HBaseScanMetrics.NAMES.size();
+      long[] out = new long[CostLayout.SIZE + 2 + n];
       for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
         out[i] = q.costs.get(i);
       }
       out[CostLayout.SIZE] = q.rows.get();
+      out[CostLayout.SIZE + 1] = q.hbaseTracked ? 1 : 0;
+      for (int i = 0; i < n; i++) {
+        out[CostLayout.SIZE + 2 + i] = q.hbase.get(i);
+      }
       return out;
     } catch (Throwable t) {
       hookFailures.incrementAndGet();

@@ -54,8 +54,15 @@ interface Hooks {
   void scannerClosed(Object scanner);
 
   /**
+   * A scan RPC's batch ends on this thread ({@code postScannerNext}, before {@link #exit}): HBase's
+   * own scan metrics of the RPC, where it tracked them, go to the innermost frame's query.
+   */
+  void scanBatchEnded();
+
+  /**
    * The costs region {@code region} recorded for query {@code queryId}, as {@code CostLayout} slots
-   * followed by one more: the rows returned; null if there are none.
+   * followed by the rows returned, 1 if HBase's own scan metrics were tracked (else 0), and those
+   * metrics in {@code HBaseScanMetrics} order; null if there are none.
    */
   long[] queryCosts(String queryId, String region);
 }

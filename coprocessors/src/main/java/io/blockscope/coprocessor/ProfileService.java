@@ -7,6 +7,7 @@ import com.google.protobuf.RpcCallback;
 import com.google.protobuf.RpcController;
 import com.google.protobuf.Service;
 import io.blockscope.metrics.CostLayout;
+import io.blockscope.metrics.HBaseScanMetrics;
 import io.blockscope.metrics.profile.ProfileProtocol;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -56,6 +57,14 @@ final class ProfileService implements Service {
           }
         }
         rows = c[CostLayout.SIZE];
+        if (c.length > CostLayout.SIZE + 1 && c[CostLayout.SIZE + 1] == 1) {
+          // HBase's own figures, beside blockscope's under their own names, zeros included
+          for (int i = 0; i < HBaseScanMetrics.NAMES.size(); i++) {
+            costs.put(
+                HBaseScanMetrics.PREFIX + HBaseScanMetrics.NAMES.get(i),
+                c[CostLayout.SIZE + 2 + i]);
+          }
+        }
       }
     } catch (Throwable t) {
       costs = null; // answered as not found

@@ -47,6 +47,11 @@ public class RecordingHooks implements Hooks {
   }
 
   @Override
+  public void scanBatchEnded() {
+    record("scanBatchEnded");
+  }
+
+  @Override
   public void compactionOpening(RegionCoprocessorEnvironment env) {
     record("compactionOpening", env);
   }

@@ -6,6 +6,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 
@@ -45,6 +46,15 @@ public final class QueryTracker {
 
     public final CostAccumulator costs = new CostAccumulator();
     public final AtomicLong rows = new AtomicLong();
+
+    /**
+     * HBase's own scan metrics for the query's scan RPCs in this region ({@link HBaseScanMetrics}
+     * order), where the region server's HBase has them and the scans asked HBase to track them.
+     */
+    public final AtomicLongArray hbase = new AtomicLongArray(HBaseScanMetrics.NAMES.size());
+
+    /** Whether {@link #hbase} holds anything: HBase tracked at least one of the query's RPCs. */
+    public volatile boolean hbaseTracked;
 
     /** The query these costs belong to (it stays reachable from here after an eviction). */
     private final Entry query;

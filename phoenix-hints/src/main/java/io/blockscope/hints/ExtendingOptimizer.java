@@ -82,6 +82,10 @@ final class ExtendingOptimizer extends QueryOptimizer {
           }
           if (level != null) {
             scan.setAttribute(Attributes.PROFILE, level);
+            // HBase 2.6.4 on tracks its own server-side read metrics only for scans that ask; the
+            // coprocessor then shows them in the profile beside blockscope's (on older HBase the
+            // flag only adds HBase's client-side scan metrics)
+            scan.setScanMetricsEnabled(true);
           }
         });
     if (id != null) {

@@ -1,5 +1,6 @@
 package io.blockscope.hints;
 
+import io.blockscope.metrics.HBaseScanMetrics;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -70,7 +71,27 @@ public final class QueryProfile {
     return n;
   }
 
-  private static List<String> row(String name, long rows, Map<String, Long> c) {
+  /** HBase's own scan metrics a profile shows, where the region servers' HBase reported them. */
+  private static final List<String> HBASE_COLUMNS =
+      List.of(
+          "BLOCK_READ_OPS_COUNT",
+          "BYTES_READ_FROM_FS",
+          "BYTES_READ_FROM_BLOCK_CACHE",
+          "BYTES_READ_FROM_MEMSTORE");
+
+  /** Whether any region reported HBase's own scan metrics (HBase 2.6.4 on). */
+  public boolean hasHBaseScanMetrics() {
+    for (Region r : regions) {
+      for (String k : r.costs().keySet()) {
+        if (k.startsWith(HBaseScanMetrics.PREFIX)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private static List<String> row(String name, long rows, Map<String, Long> c, boolean hbase) {
     List<String> r = new ArrayList<>();
     r.add(name);
     r.add(String.format(Locale.ROOT, "%,d", rows));
@@ -82,31 +103,47 @@ public final class QueryProfile {
     r.add(String.format(Locale.ROOT, "%.1f", sumPrefix(c, "decompress.", ".nanos") / 1e6));
     r.add(String.format(Locale.ROOT, "%.1f", sumPrefix(c, "decode.", ".nanos") / 1e6));
     r.add(String.format(Locale.ROOT, "%,d", sumPrefix(c, "decode.", ".cells")));
+    if (hbase) {
+      for (String m : HBASE_COLUMNS) {
+        Long v = c.get(HBaseScanMetrics.PREFIX + m);
+        r.add(v == null ? "-" : String.format(Locale.ROOT, "%,d", v));
+      }
+    }
     return r;
   }
 
   /**
    * The profile as a text block, one line per region and a total, like EXPLAIN ANALYZE. Times are
-   * zero unless the query ran at level TIME ({@code PROFILE(TIME)} or the table's level).
+   * zero unless the query ran at level TIME ({@code PROFILE(TIME)} or the table's level). Where the
+   * region servers' HBase reports its own scan metrics (2.6.4 on), four more columns show them
+   * beside blockscope's: its file-system blocks and bytes, block-cache bytes and memstore bytes.
    */
   public String toText() {
+    boolean hbase = hasHBaseScanMetrics();
     List<List<String>> rows = new ArrayList<>();
-    rows.add(
-        List.of(
-            "region",
-            "rows",
-            "cache hits",
-            "cache misses",
-            "fs blocks",
-            "fs bytes",
-            "checksum ms",
-            "decompress ms",
-            "decode ms",
-            "cells decoded"));
-    for (Region r : regions) {
-      rows.add(row(r.table() + "/" + r.region(), r.rows(), r.costs()));
+    List<String> header =
+        new ArrayList<>(
+            List.of(
+                "region",
+                "rows",
+                "cache hits",
+                "cache misses",
+                "fs blocks",
+                "fs bytes",
+                "checksum ms",
+                "decompress ms",
+                "decode ms",
+                "cells decoded"));
+    if (hbase) {
+      header.addAll(
+          List.of(
+              "HBase fs blocks", "HBase fs bytes", "HBase cache bytes", "HBase memstore bytes"));
     }
-    rows.add(row("total", rows(), totals()));
+    rows.add(header);
+    for (Region r : regions) {
+      rows.add(row(r.table() + "/" + r.region(), r.rows(), r.costs(), hbase));
+    }
+    rows.add(row("total", rows(), totals(), hbase));
     int[] width = new int[rows.get(0).size()];
     for (List<String> r : rows) {
       for (int i = 0; i < r.size(); i++) {
