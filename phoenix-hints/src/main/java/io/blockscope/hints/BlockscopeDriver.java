@@ -42,6 +42,7 @@ public final class BlockscopeDriver implements Driver {
     if (!acceptsURL(url)) {
       return null; // JDBC: not ours, let DriverManager try the next driver
     }
+    PhoenixSupport.require(); // before Phoenix connects: nothing to close on a refusal
     Connection phoenix =
         PhoenixDriver.INSTANCE.connect(phoenixUrl(url), info == null ? new Properties() : info);
     if (phoenix == null) {

@@ -44,6 +44,7 @@ public final class BlockscopePhoenix {
    * result sets from it are Phoenix's own behind a thin proxy ({@code unwrap} reaches them).
    */
   public static Connection wrap(Connection phoenix) throws SQLException {
+    PhoenixSupport.require();
     PhoenixConnection pc = phoenix.unwrap(PhoenixConnection.class);
     PhoenixConnection extended =
         new PhoenixConnection(
