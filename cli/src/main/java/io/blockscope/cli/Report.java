@@ -1,5 +1,6 @@
 package io.blockscope.cli;
 
+import io.blockscope.metrics.Json;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +20,7 @@ final class Report {
 
   static void write(Path dir, Map<String, Object> results) throws IOException {
     Files.createDirectories(dir);
-    String json = Json.write(results);
+    String json = Json.writeForScript(results);
     Files.writeString(dir.resolve("results.json"), json, StandardCharsets.UTF_8);
     String page = template().replace("/*CHART_JS*/", chartJs()).replace("/*RESULTS*/", json);
     Files.writeString(dir.resolve("report.html"), page, StandardCharsets.UTF_8);

@@ -80,11 +80,4 @@ public class RecommendationTest {
       assertTrue(e.getMessage(), e.getMessage().startsWith("bad --weights"));
     }
   }
-
-  @Test
-  public void jsonEscapesWhatCouldBreakOutOfTheReportsScriptElement() {
-    String json = Json.write(Map.of("t", "</script><b>\"q\"\n"));
-    assertTrue(json, json.contains("\"\\u003c/script>\\u003cb>\\\"q\\\"\\n\""));
-    assertEquals("[1, 2.50000, null]\n", Json.write(List.of(1, 2.5, Double.NaN)));
-  }
 }

@@ -15,21 +15,28 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
+import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
+import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 import org.junit.BeforeClass;
 import org.junit.Test;
 
 /**
- * PROFILE through blockscope's JDBC driver on a table split into four regions: a query's profile
- * holds, region by region, exactly what that region's blockscope metrics rose by while the query
- * ran, and two queries running at once each get their own.
+ * PROFILE and EXPLAIN ANALYZE through blockscope's JDBC driver on a table split into four regions:
+ * a query's profile holds, region by region, exactly what that region's blockscope metrics rose by
+ * while the query ran, and two queries running at once each get their own; EXPLAIN ANALYZE shows
+ * the same figures as rows, in text and in JSON.
  */
 public class HintsProfileIT extends ClusterTestBase {
   private static final String TABLE = "HINTS_PROFILE";
@@ -127,19 +134,239 @@ public class HintsProfileIT extends ClusterTestBase {
   /** Every cost of every region: the sum of the profiles that touched it = what it rose by. */
   private static void assertProfilesAddUp(
       Map<String, CostSnapshot> before, Map<String, CostSnapshot> after, QueryProfile... profiles) {
+    Map<String, Map<String, Long>> recorded = new HashMap<>();
+    for (QueryProfile p : profiles) {
+      for (QueryProfile.Region r : p.regions()) {
+        Map<String, Long> costs = recorded.computeIfAbsent(r.region(), k -> new HashMap<>());
+        r.costs().forEach((k, v) -> costs.merge(k, v, Long::sum));
+      }
+    }
+    assertRegionsRoseBy(before, after, recorded);
+  }
+
+  /**
+   * Every cost of every region rose by what {@code recorded} says for it (a cost or a region it
+   * does not name: by nothing).
+   */
+  private static void assertRegionsRoseBy(
+      Map<String, CostSnapshot> before,
+      Map<String, CostSnapshot> after,
+      Map<String, Map<String, Long>> recorded) {
     for (Map.Entry<String, CostSnapshot> e : after.entrySet()) {
       CostSnapshot rose = e.getValue().minus(before.get(e.getKey()));
+      Map<String, Long> costs = recorded.getOrDefault(e.getKey(), Map.of());
       for (int slot = CostLayout.FIRST_COST; slot < CostLayout.SIZE; slot++) {
         String name = CostLayout.name(slot);
-        long profiled = 0;
-        for (QueryProfile p : profiles) {
-          for (QueryProfile.Region r : p.regions()) {
-            if (r.region().equals(e.getKey())) {
-              profiled += r.get(name);
-            }
+        assertEquals(
+            e.getKey() + " " + name, rose.get(name), costs.getOrDefault(name, 0L).longValue());
+      }
+    }
+  }
+
+  /** EXPLAIN ANALYZE's JSON document, from the statement's one row. */
+  private static JsonObject explainAnalyzeJson(ResultSet rs) throws SQLException {
+    assertTrue("one row", rs.next());
+    JsonObject doc = JsonParser.parseString(rs.getString("PLAN")).getAsJsonObject();
+    assertTrue("one row only", !rs.next());
+    return doc;
+  }
+
+  /** Each region's costs in an EXPLAIN ANALYZE document, by encoded region name. */
+  private static Map<String, Map<String, Long>> regionCosts(JsonObject doc) {
+    Map<String, Map<String, Long>> m = new HashMap<>();
+    for (JsonElement r : doc.getAsJsonArray("regions")) {
+      Map<String, Long> costs = new HashMap<>();
+      for (Map.Entry<String, JsonElement> c :
+          r.getAsJsonObject().getAsJsonObject("costs").entrySet()) {
+        costs.put(c.getKey(), c.getValue().getAsLong());
+      }
+      m.put(r.getAsJsonObject().get("region").getAsString(), costs);
+    }
+    return m;
+  }
+
+  /** Phoenix's own EXPLAIN of {@code query}, line by line. */
+  private static List<String> phoenixExplain(String query) throws Exception {
+    List<String> lines = new ArrayList<>();
+    try (Connection c = cluster.phoenix();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("EXPLAIN " + query)) {
+      while (rs.next()) {
+        lines.add(rs.getString(1));
+      }
+    }
+    return lines;
+  }
+
+  @Test
+  public void explainAnalyzeInJsonIsWhatEachRegionSpent() throws Exception {
+    String query = "SELECT pk, v1 FROM " + TABLE + " WHERE v2 < 0.5";
+    long matching =
+        SeedTables.queryLong(cluster, "SELECT COUNT(*) FROM " + TABLE + " WHERE v2 < 0.5");
+    StoreFiles.evict(cluster.blockCache(), regions());
+    Map<String, CostSnapshot> before = snapshots();
+    long[] missesBefore = misses();
+    JsonObject doc;
+    try (Connection c = SeedTables.blockscope(cluster);
+        Statement s = c.createStatement()) {
+      // as SQL tools run a statement: execute, then getResultSet
+      assertTrue(s.execute("EXPLAIN ANALYZE (FORMAT JSON) " + query + ";"));
+      try (ResultSet rs = s.getResultSet()) {
+        doc = explainAnalyzeJson(rs);
+      }
+    }
+    Map<String, CostSnapshot> after = snapshots();
+    System.out.println("EXPLAIN ANALYZE (FORMAT JSON) " + query + "\n" + doc);
+    assertMissesAsCacheStats(missesBefore);
+    assertEquals(1, doc.get("version").getAsInt());
+    assertEquals(query, doc.get("query").getAsString());
+    assertEquals("COUNT", doc.get("level").getAsString());
+    assertEquals(
+        "the query's rows, counted and dropped", matching, doc.get("rowsReturned").getAsLong());
+    assertTrue(doc.get("wallNanos").getAsLong() > 0);
+    List<String> plan = new ArrayList<>();
+    doc.getAsJsonArray("plan").forEach(step -> plan.add(step.getAsString()));
+    assertEquals("the plan as Phoenix's EXPLAIN gives it", phoenixExplain(query), plan);
+    Map<String, Map<String, Long>> recorded = regionCosts(doc);
+    assertEquals(regions().size(), recorded.size());
+    assertRegionsRoseBy(before, after, recorded);
+    long[] truth = SeedTables.dataBlocksAndCells(regions());
+    JsonObject total = doc.getAsJsonObject("total");
+    assertEquals(4, total.get("regions").getAsInt());
+    assertEquals(matching, total.get("rows").getAsLong());
+    assertEquals(truth[0], total.getAsJsonObject("costs").get("blockCache.miss.data").getAsLong());
+    assertEquals(truth[0], total.getAsJsonObject("costs").get("fs.read.blocks.data").getAsLong());
+    // busiest first, by blocks read, with the median and max of the four
+    JsonObject skew = doc.getAsJsonObject("skew");
+    assertEquals("blocks", skew.get("measure").getAsString());
+    long first = doc.getAsJsonArray("regions").get(0).getAsJsonObject().get("busyness").getAsLong();
+    assertEquals(first, skew.get("max").getAsLong());
+  }
+
+  /** The number after {@code key=} in an EXPLAIN ANALYZE line ({@code cache hits=1,234}). */
+  private static long figure(String line, String key) {
+    Matcher m = Pattern.compile("(?:^|[ ;(])" + Pattern.quote(key) + "=([0-9,]+)").matcher(line);
+    assertTrue(key + " in " + line, m.find());
+    return Long.parseLong(m.group(1).replace(",", ""));
+  }
+
+  @Test
+  public void explainAnalyzeInTextNamesEveryRegionWithItsRise() throws Exception {
+    String query = "SELECT /*+ NO_CACHE */ COUNT(*) FROM " + TABLE;
+    StoreFiles.evict(cluster.blockCache(), regions());
+    Map<String, CostSnapshot> before = snapshots();
+    List<String> lines = new ArrayList<>();
+    try (Connection c = SeedTables.blockscope(cluster);
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("explain analyze " + query)) {
+      assertEquals("PLAN", rs.getMetaData().getColumnLabel(1));
+      while (rs.next()) {
+        lines.add(rs.getString(1));
+      }
+    }
+    Map<String, CostSnapshot> after = snapshots();
+    System.out.println("EXPLAIN ANALYZE " + query + "\n" + String.join("\n", lines));
+    List<String> plan = phoenixExplain(query);
+    assertEquals(plan, lines.subList(0, plan.size()));
+    assertEquals(
+        "BLOCKSCOPE NO_CACHE: every scan of this query runs with block caching off",
+        lines.get(plan.size()));
+    String head = lines.get(plan.size() + 1);
+    assertTrue(head, head.startsWith("BLOCKSCOPE ANALYZE (COUNT): 1 row returned in "));
+    assertTrue(head, head.contains("; 4 regions of 1 table read "));
+    assertTrue(lines.get(plan.size() + 2), lines.get(plan.size() + 2).startsWith("  total: "));
+    assertTrue(lines.get(plan.size() + 3), lines.get(plan.size() + 3).startsWith("  skew: "));
+    List<String> regionLines = lines.subList(plan.size() + 4, lines.size());
+    assertEquals(4, regionLines.size());
+    long missesSum = 0;
+    for (HRegion r : regions()) {
+      String name = r.getRegionInfo().getEncodedName();
+      String line =
+          regionLines.stream()
+              .filter(l -> l.startsWith("  region " + TABLE + "/" + name + ": "))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError(name + " in " + regionLines));
+      CostSnapshot rose = after.get(name).minus(before.get(name));
+      long truth = SeedTables.dataBlocksAndCells(List.of(r))[0];
+      assertEquals(line, truth, figure(line, "misses"));
+      assertEquals(line, misses(rose), figure(line, "misses"));
+      assertEquals(
+          line,
+          rose.get("fs.read.bytes.data")
+              + rose.get("fs.read.bytes.leafIndex")
+              + rose.get("fs.read.bytes.intermediateIndex")
+              + rose.get("fs.read.bytes.rootIndex")
+              + rose.get("fs.read.bytes.bloom")
+              + rose.get("fs.read.bytes.other"),
+          figure(line, "bytes"));
+      assertEquals(line, rose.get("decode.FAST_DIFF.cells"), figure(line, "cells"));
+      missesSum += figure(line, "misses");
+    }
+    assertEquals(missesSum, figure(lines.get(plan.size() + 2), "misses"));
+    // NO_CACHE held: the cold scan left nothing in the cache for the next one
+    assertEquals(0, StoreFiles.cachedDataBlocks(cluster.blockCache(), regions()));
+  }
+
+  @Test
+  public void explainAnalyzeTimeTimesTheQueryAndAPreparedOneReadsOneRegion() throws Exception {
+    StoreFiles.evict(cluster.blockCache(), regions());
+    try (Connection c = SeedTables.blockscope(cluster)) {
+      JsonObject timed;
+      try (Statement s = c.createStatement();
+          ResultSet rs =
+              s.executeQuery("EXPLAIN ANALYZE (TIME, FORMAT JSON) SELECT COUNT(*) FROM " + TABLE)) {
+        timed = explainAnalyzeJson(rs);
+      }
+      assertEquals("TIME", timed.get("level").getAsString());
+      assertEquals("probeNanos", timed.getAsJsonObject("skew").get("measure").getAsString());
+      for (Map<String, Long> costs : regionCosts(timed).values()) {
+        assertTrue(costs.toString(), costs.getOrDefault("decode.FAST_DIFF.nanos", 0L) > 0);
+        assertTrue(costs.toString(), costs.getOrDefault("checksum.nanos", 0L) > 0);
+      }
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "EXPLAIN ANALYZE (FORMAT JSON) SELECT v1 FROM " + TABLE + " WHERE pk = ?")) {
+        for (int pk : new int[] {7, 19_999}) {
+          ps.setInt(1, pk);
+          Map<String, CostSnapshot> before = snapshots();
+          JsonObject doc;
+          try (ResultSet rs = ps.executeQuery()) {
+            doc = explainAnalyzeJson(rs);
           }
+          Map<String, CostSnapshot> after = snapshots();
+          assertEquals(doc.toString(), 1, doc.get("rowsReturned").getAsLong());
+          assertEquals(doc.toString(), 1, doc.getAsJsonArray("regions").size());
+          assertEquals("COUNT", doc.get("level").getAsString());
+          assertRegionsRoseBy(before, after, regionCosts(doc));
         }
-        assertEquals(e.getKey() + " " + name, rose.get(name), profiled);
+      }
+    }
+  }
+
+  @Test
+  public void explainAnalyzeRefusesWhatItCannotRunAndTheConnectionGoesOn() throws Exception {
+    try (Connection c = SeedTables.blockscope(cluster);
+        Statement s = c.createStatement()) {
+      String[][] cases = {
+        {"EXPLAIN ANALYZE (FORMAT YAML) SELECT COUNT(*) FROM " + TABLE, "42601", "FORMAT 'YAML'"},
+        {"EXPLAIN ANALYZE (SLOW) SELECT COUNT(*) FROM " + TABLE, "42601", "option 'SLOW'"},
+        {"EXPLAIN ANALYZE DELETE FROM " + TABLE, "0A000", "SELECT queries only"},
+        {"EXPLAIN ANALYZE UPSERT INTO " + TABLE + " VALUES (1, 1, 1)", "0A000", "SELECT queries"},
+      };
+      for (String[] bad : cases) {
+        SQLException e = assertThrows(bad[0], SQLException.class, () -> s.execute(bad[0]));
+        assertEquals(e.getMessage(), bad[1], e.getSQLState());
+        assertTrue(e.getMessage(), e.getMessage().contains(bad[2]));
+      }
+      SQLException e =
+          assertThrows(
+              SQLException.class,
+              () -> s.executeUpdate("EXPLAIN ANALYZE SELECT COUNT(*) FROM " + TABLE));
+      assertTrue(e.getMessage(), e.getMessage().contains("returns rows"));
+      assertEquals(ROWS, SeedTables.queryLong(cluster, "SELECT COUNT(*) FROM " + TABLE));
+      try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + TABLE)) {
+        assertTrue(rs.next());
+        assertEquals(ROWS, rs.getLong(1));
       }
     }
   }

@@ -116,6 +116,106 @@ public class HintsSqllineIT extends ClusterTestBase {
     assertTrue(c.toString(), c.millisAfterQuit() < QUIT_BOUND_MS);
   }
 
+  /**
+   * The command line of sqlline's {@code main} in a new JVM on this class path, connected to the
+   * cluster through blockscope's driver as docs/hints.md shows.
+   */
+  private static List<String> sqllineCommand(
+      Path home, List<String> jvmArgs, List<String> sqllineArgs) {
+    String url = cluster.phoenixUrl().replace("jdbc:phoenix:", "jdbc:blockscope:phoenix:");
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                System.getProperty("java.home") + "/bin/java",
+                "-Xmx384m",
+                "-Duser.home=" + home,
+                "--add-opens",
+                "java.base/java.lang=ALL-UNNAMED",
+                "--add-opens",
+                "java.base/java.nio=ALL-UNNAMED",
+                "--add-opens",
+                "java.base/sun.nio.ch=ALL-UNNAMED"));
+    cmd.addAll(jvmArgs);
+    cmd.addAll(
+        List.of(
+            "-cp",
+            System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
+            "sqlline.SqlLine",
+            "-d",
+            "io.blockscope.hints.BlockscopeDriver",
+            "-u",
+            url,
+            "-n",
+            "none",
+            "-p",
+            "none",
+            "--isolation=TRANSACTION_READ_COMMITTED",
+            "--silent=true"));
+    cmd.addAll(sqllineArgs);
+    return cmd;
+  }
+
+  /**
+   * EXPLAIN ANALYZE from sqlline as a process of its own, on the seeds' statements (docs/hints.md
+   * shows what it printed): the text form of each, the JSON form, and a bad option's error.
+   */
+  @Test
+  public void explainAnalyzeFromSqllineAsItsOwnProcess() throws Exception {
+    Path home = Files.createTempDirectory("blockscope-sqlline-home");
+    Path script = home.resolve("explain-analyze.sql");
+    Files.writeString(
+        script,
+        String.join(
+            "\n",
+            "EXPLAIN ANALYZE SELECT /*+ SERIAL */ COUNT(*) FROM " + TABLE + ";",
+            "EXPLAIN ANALYZE (TIME) SELECT /*+ SERIAL */ COUNT(v1) FROM "
+                + TABLE
+                + " WHERE v2 < 0.5;",
+            "EXPLAIN ANALYZE SELECT pk FROM " + TABLE + " WHERE pk = 1234;",
+            "!set outputformat vertical",
+            "EXPLAIN ANALYZE (FORMAT JSON) select /*+ NO_CACHE */ count(*) from " + TABLE + ";",
+            "EXPLAIN ANALYZE (FORMAT YAML) SELECT COUNT(*) FROM " + TABLE + ";",
+            ""));
+    List<String> cmd =
+        sqllineCommand(
+            home,
+            List.of(),
+            List.of(
+                "--outputformat=table",
+                "--maxWidth=400",
+                "--maxColumnWidth=400",
+                "--force=true",
+                "--verbose=false",
+                "-f",
+                script.toString()));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    byte[] printed;
+    try (var out = p.getInputStream()) {
+      printed = out.readAllBytes(); // until the child closes it: it exits after the script
+    }
+    boolean ended = p.waitFor(180, TimeUnit.SECONDS);
+    String output = new String(printed, StandardCharsets.UTF_8);
+    try (var files = Files.walk(home)) {
+      files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    }
+    System.out.println("sqlline (own process) printed:\n" + output);
+    assertTrue(output, ended);
+    assertEquals(
+        output,
+        4,
+        count(output, "BLOCKSCOPE ANALYZE (COUNT)")
+            + count(output, "BLOCKSCOPE ANALYZE (TIME)")
+            + count(output, "\"level\": \"COUNT\""));
+    assertTrue(output, output.contains("BLOCKSCOPE ANALYZE (COUNT): 1 row returned in "));
+    assertTrue(output, output.contains("BLOCKSCOPE ANALYZE (TIME): 1 row returned in "));
+    assertTrue(output, output.contains("BLOCKSCOPE SERIAL: region scans run one at a time"));
+    assertTrue(output, output.contains("\"version\": 1,"));
+    assertTrue(output, output.contains("\"rowsReturned\": 1,"));
+    assertTrue(output, output.contains("unknown FORMAT 'YAML': use TEXT or JSON"));
+    // the failed statement is in the exit code (sqlline's Status.OTHER); the others ran (--force)
+    assertEquals(output, 2, p.exitValue());
+  }
+
   /** Long enough for Phoenix's 5 s shutdown hook on a loaded 2-core machine. */
   private static final long QUIT_BOUND_MS = 30_000;
 
@@ -137,38 +237,9 @@ public class HintsSqllineIT extends ClusterTestBase {
    * blockscope driver; three SERIAL queries, then {@code !quit} once their answers are printed.
    */
   private static Child sqllineProcess(String... jvmArgs) throws Exception {
-    String url = cluster.phoenixUrl().replace("jdbc:phoenix:", "jdbc:blockscope:phoenix:");
     Path home = Files.createTempDirectory("blockscope-sqlline-home");
     List<String> cmd =
-        new ArrayList<>(
-            List.of(
-                System.getProperty("java.home") + "/bin/java",
-                "-Xmx384m",
-                "-Duser.home=" + home,
-                "--add-opens",
-                "java.base/java.lang=ALL-UNNAMED",
-                "--add-opens",
-                "java.base/java.nio=ALL-UNNAMED",
-                "--add-opens",
-                "java.base/sun.nio.ch=ALL-UNNAMED"));
-    cmd.addAll(List.of(jvmArgs));
-    cmd.addAll(
-        List.of(
-            "-cp",
-            System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
-            "sqlline.SqlLine",
-            "-d",
-            "io.blockscope.hints.BlockscopeDriver",
-            "-u",
-            url,
-            "-n",
-            "none",
-            "-p",
-            "none",
-            "--isolation=TRANSACTION_READ_COMMITTED",
-            "--outputformat=csv",
-            "--showHeader=false",
-            "--silent=true"));
+        sqllineCommand(home, List.of(jvmArgs), List.of("--outputformat=csv", "--showHeader=false"));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     @SuppressWarnings("JdkObsolete") // appended by the reader thread, read by this one

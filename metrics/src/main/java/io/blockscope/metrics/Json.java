@@ -1,20 +1,40 @@
-package io.blockscope.cli;
+package io.blockscope.metrics;
 
 import java.util.Collection;
 import java.util.Locale;
 import java.util.Map;
 
-/** A small JSON writer: maps, lists, strings, numbers, booleans and null. */
-final class Json {
-  private Json() {}
+/**
+ * A small JSON writer: maps, lists, strings, numbers, booleans and null, indented two spaces. Used
+ * by evaluate's results.json and EXPLAIN ANALYZE's JSON form; strings are escaped so that the text
+ * is also safe inside an HTML script element.
+ */
+public final class Json {
+  /** {@code value} as JSON text, ending with a newline. */
+  public static String write(Object value) {
+    return write(value, false);
+  }
 
-  static String write(Object value) {
+  /**
+   * The same, with each {@code <} escaped (backslash, u003c): safe inside an HTML script element.
+   */
+  public static String writeForScript(Object value) {
+    return write(value, true);
+  }
+
+  private static String write(Object value, boolean script) {
     StringBuilder sb = new StringBuilder();
-    write(sb, value, 0);
+    new Json(script).write(sb, value, 0);
     return sb.append('\n').toString();
   }
 
-  private static void write(StringBuilder sb, Object v, int indent) {
+  private final boolean script;
+
+  private Json(boolean script) {
+    this.script = script;
+  }
+
+  private void write(StringBuilder sb, Object v, int indent) {
     if (v == null) {
       sb.append("null");
     } else if (v instanceof String s) {
@@ -55,7 +75,7 @@ final class Json {
     }
   }
 
-  private static void string(StringBuilder sb, String s) {
+  private void string(StringBuilder sb, String s) {
     sb.append('"');
     for (int i = 0; i < s.length(); i++) {
       char ch = s.charAt(i);
@@ -65,9 +85,10 @@ final class Json {
         case '\n' -> sb.append("\\n");
         case '\r' -> sb.append("\\r");
         case '\t' -> sb.append("\\t");
-        case '<' -> sb.append("\\u003c"); // safe inside an HTML script element
         default -> {
-          if (ch < 0x20) {
+          if (ch == '<' && script) {
+            sb.append("\\u003c");
+          } else if (ch < 0x20) {
             sb.append(String.format(Locale.ROOT, "\\u%04x", (int) ch));
           } else {
             sb.append(ch);

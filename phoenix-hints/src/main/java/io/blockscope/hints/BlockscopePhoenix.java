@@ -22,7 +22,11 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.phoenix.compile.QueryPlan;
+import org.apache.phoenix.iterate.ExplainTable;
 import org.apache.phoenix.jdbc.PhoenixConnection;
+import org.apache.phoenix.jdbc.PhoenixPreparedStatement;
+import org.apache.phoenix.jdbc.PhoenixStatement;
 
 /**
  * The Java API: a Phoenix connection on which blockscope's hints hold. For code that already holds
@@ -132,6 +136,41 @@ public final class BlockscopePhoenix {
   }
 
   /**
+   * This thread's extensions while a statement runs through a blockscope connection (what {@link
+   * ExtendingOptimizer} reads), set on creation and put back as they were on close; for SERIAL and
+   * PROFILE, with a new query id.
+   */
+  private static final class Context implements AutoCloseable {
+    final String id;
+    final Set<String> tables = new LinkedHashSet<>();
+    private final QueryExtensions outerExtensions = ExtendingOptimizer.CURRENT.get();
+    private final String outerId = ExtendingOptimizer.QUERY_ID.get();
+    private final Set<String> outerTables = ExtendingOptimizer.TABLES.get();
+
+    Context(QueryExtensions e) {
+      id = e.serial() || e.profile() != QueryExtensions.Profile.NONE ? newQueryId() : null;
+      ExtendingOptimizer.CURRENT.set(e);
+      ExtendingOptimizer.QUERY_ID.set(id);
+      ExtendingOptimizer.REFUSED.remove();
+      ExtendingOptimizer.TABLES.set(tables);
+    }
+
+    /** Why SERIAL was not applied to parts of the plans optimized so far. */
+    List<String> refused() {
+      List<String> refused = ExtendingOptimizer.REFUSED.get();
+      return refused == null ? List.of() : List.copyOf(refused);
+    }
+
+    @Override
+    public void close() {
+      ExtendingOptimizer.CURRENT.set(outerExtensions);
+      ExtendingOptimizer.QUERY_ID.set(outerId);
+      ExtendingOptimizer.REFUSED.remove();
+      ExtendingOptimizer.TABLES.set(outerTables);
+    }
+  }
+
+  /**
    * Runs {@code m} with {@code e} as this thread's extensions (and, for SERIAL and PROFILE, a new
    * query id); a result set it returns comes back as a {@link BlockscopeResultSet}.
    */
@@ -143,20 +182,10 @@ public final class BlockscopePhoenix {
       PhoenixConnection connection,
       AtomicReference<ResultSet> last)
       throws Throwable {
-    QueryExtensions outerExtensions = ExtendingOptimizer.CURRENT.get();
-    String outerId = ExtendingOptimizer.QUERY_ID.get();
-    String id = e.serial() || e.profile() != QueryExtensions.Profile.NONE ? newQueryId() : null;
-    ExtendingOptimizer.CURRENT.set(e);
-    ExtendingOptimizer.QUERY_ID.set(id);
-    ExtendingOptimizer.REFUSED.remove();
-    Set<String> outerTables = ExtendingOptimizer.TABLES.get();
-    Set<String> tables = new LinkedHashSet<>();
-    ExtendingOptimizer.TABLES.set(tables);
-    try {
+    try (Context context = new Context(e)) {
       last.set(null);
       Object r = call(target, m, args);
-      List<String> refused = ExtendingOptimizer.REFUSED.get();
-      refused = refused == null ? List.of() : List.copyOf(refused);
+      List<String> refused = context.refused();
       // execute(...) leaves a query's result set for getResultSet(), as SQL tools read it.
       ResultSet rs =
           r instanceof ResultSet direct
@@ -176,18 +205,86 @@ public final class BlockscopePhoenix {
               BlockscopeResultSet.class,
               new ResultSetHandler(
                   rs,
-                  id,
+                  context.id,
                   refused,
-                  profiled ? new Profiler(connection, Set.copyOf(tables), id) : null));
+                  profiled
+                      ? new Profiler(connection, Set.copyOf(context.tables), context.id)
+                      : null));
       last.set(wrapped);
       return r instanceof ResultSet ? wrapped : r;
-    } finally {
-      ExtendingOptimizer.CURRENT.set(outerExtensions);
-      ExtendingOptimizer.QUERY_ID.set(outerId);
-      ExtendingOptimizer.REFUSED.remove();
-      ExtendingOptimizer.TABLES.set(outerTables);
     }
   }
+
+  /** Phoenix's answer to a call that may throw SQLException. */
+  private interface SqlCall<T> {
+    T call() throws SQLException;
+  }
+
+  /**
+   * A statement's query as Phoenix runs it (the plain statement's or the prepared one's): its plan,
+   * optimized (blockscope's extensions applied), and its execution.
+   */
+  private record Query(SqlCall<QueryPlan> plan, SqlCall<ResultSet> run) {}
+
+  /**
+   * EXPLAIN ANALYZE: the plan as Phoenix's EXPLAIN gives it (its region locations left out, as
+   * there), then the query run to completion with PROFILE at the request's level, its rows counted
+   * and dropped, and the costs the region servers recorded for it.
+   */
+  private static Object explainAnalyze(
+      ExplainAnalyze.Request request,
+      Query query,
+      String executeMethod,
+      PhoenixConnection connection,
+      AtomicReference<ResultSet> last)
+      throws SQLException {
+    if (!executeMethod.equals("execute") && !executeMethod.equals("executeQuery")) {
+      throw new SQLException(
+          "blockscope: EXPLAIN ANALYZE returns rows: run it with executeQuery or execute, not "
+              + executeMethod,
+          ExplainAnalyze.NOT_SUPPORTED);
+    }
+    last.set(null);
+    QueryExtensions e = request.extensions();
+    long start = System.nanoTime();
+    List<String> plan = new ArrayList<>();
+    long rows = 0;
+    Set<String> tables;
+    String id;
+    List<String> refused;
+    try (Context context = new Context(e)) {
+      for (String step : query.plan().call().getExplainPlan().getPlanSteps()) {
+        if (step != null && !step.contains(REGION_LOCATIONS)) {
+          plan.add(step);
+        }
+      }
+      try (ResultSet rs = query.run().call()) {
+        while (rs.next()) {
+          rows++;
+        }
+      }
+      tables = Set.copyOf(context.tables);
+      id = context.id;
+      refused = context.refused();
+    }
+    long wall = System.nanoTime() - start;
+    QueryProfile profile = fetchProfile(connection, tables, id);
+    QueryExtensions shown =
+        new QueryExtensions(e.noCache(), e.serial(), QueryExtensions.Profile.NONE, true);
+    ResultSet result =
+        ExplainResults.lines(
+            ExplainAnalyze.render(
+                new ExplainAnalyze.Outcome(
+                    request, e.profile(), plan, shown.explainLines(refused), profile, rows, wall)));
+    last.set(result);
+    return executeMethod.equals("execute") ? (Object) true : result;
+  }
+
+  /**
+   * What Phoenix's EXPLAIN leaves out of its default form ({@code ExplainTable.REGION_LOCATIONS} in
+   * Phoenix 5.2 and 5.3, a compile-time constant copied here by javac).
+   */
+  private static final String REGION_LOCATIONS = ExplainTable.REGION_LOCATIONS;
 
   /** Reads a profiled query's profile; once the result set is closed, the answer is kept. */
   private static final class Profiler {
@@ -276,13 +373,18 @@ public final class BlockscopePhoenix {
       if (unwrapping(m)) {
         return call(target, m, args);
       }
+      ExplainAnalyze.Request analyze = null;
       if (m.getName().startsWith("prepare") && args != null && args[0] instanceof String sql) {
         args[0] = withoutTerminator(sql);
+        analyze = ExplainAnalyze.parse((String) args[0]);
+        if (analyze != null) {
+          args[0] = analyze.query(); // Phoenix prepares the query; execute explains and runs it
+        }
       }
       Object r = call(target, m, args);
       if (r instanceof PreparedStatement ps && args != null && args[0] instanceof String sql) {
         QueryExtensions e = QueryExtensions.parse(sql);
-        return proxy(PreparedStatement.class, new PreparedHandler(ps, e, target));
+        return proxy(PreparedStatement.class, new PreparedHandler(ps, e, analyze, target));
       }
       if (r instanceof Statement s && !(r instanceof PreparedStatement)) {
         return proxy(Statement.class, new StatementHandler(s, target));
@@ -314,8 +416,7 @@ public final class BlockscopePhoenix {
           && args.length > 0
           && args[0] instanceof String sql
           && m.getName().startsWith("execute")) {
-        args[0] = withoutTerminator(sql);
-        return callWith(QueryExtensions.parse(sql), target, m, args, connection, last);
+        return executeSql(target, m, args, sql, connection, last);
       }
       if (m.getName().equals("getResultSet") && (args == null || args.length == 0)) {
         return lastResultSet(target, last);
@@ -324,23 +425,66 @@ public final class BlockscopePhoenix {
     }
   }
 
+  /**
+   * {@code m}, an execute method given the SQL text {@code sql}: EXPLAIN ANALYZE or a statement.
+   */
+  private static Object executeSql(
+      Statement target,
+      Method m,
+      Object[] args,
+      String sql,
+      PhoenixConnection connection,
+      AtomicReference<ResultSet> last)
+      throws Throwable {
+    args[0] = withoutTerminator(sql);
+    ExplainAnalyze.Request analyze = ExplainAnalyze.parse((String) args[0]);
+    if (analyze == null) {
+      return callWith(QueryExtensions.parse(sql), target, m, args, connection, last);
+    }
+    PhoenixStatement phoenix = target.unwrap(PhoenixStatement.class);
+    String q = analyze.query();
+    return explainAnalyze(
+        analyze,
+        new Query(() -> phoenix.optimizeQuery(q), () -> target.executeQuery(q)),
+        m.getName(),
+        connection,
+        last);
+  }
+
+  /**
+   * A prepared statement; for {@code EXPLAIN ANALYZE}, {@code analyze} holds the request and
+   * Phoenix prepared its query, which each execute explains, runs and measures with the values
+   * bound.
+   */
   private record PreparedHandler(
       PreparedStatement target,
       QueryExtensions extensions,
+      ExplainAnalyze.Request analyze,
       PhoenixConnection connection,
       AtomicReference<ResultSet> last)
       implements InvocationHandler {
     PreparedHandler(
-        PreparedStatement target, QueryExtensions extensions, PhoenixConnection connection) {
-      this(target, extensions, connection, new AtomicReference<>());
+        PreparedStatement target,
+        QueryExtensions extensions,
+        ExplainAnalyze.Request analyze,
+        PhoenixConnection connection) {
+      this(target, extensions, analyze, connection, new AtomicReference<>());
     }
 
     @Override
     public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
       if (m.getName().startsWith("execute")) {
         if (args != null && args.length > 0 && args[0] instanceof String sql) {
-          args[0] = withoutTerminator(sql);
-          return callWith(QueryExtensions.parse(sql), target, m, args, connection, last);
+          return executeSql(target, m, args, sql, connection, last);
+        }
+        if (analyze != null) {
+          PhoenixPreparedStatement phoenix = target.unwrap(PhoenixPreparedStatement.class);
+          return explainAnalyze(
+              analyze,
+              new Query(phoenix::optimizeQuery, target::executeQuery),
+              m.getName(),
+              connection,
+              last);
         }
         return callWith(extensions, target, m, args, connection, last);
       }

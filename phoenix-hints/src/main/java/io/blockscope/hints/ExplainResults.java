@@ -5,13 +5,15 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Phoenix's EXPLAIN output with a line per blockscope extension appended, in the {@code PLAN}
- * column (Phoenix's first), the other columns null. Read with {@code next}, {@code getString},
- * {@code getObject}, {@code getLong}, {@code getInt}, {@code wasNull}, {@code getMetaData}.
+ * column (Phoenix's first), the other columns null; and EXPLAIN ANALYZE's lines in a PLAN column of
+ * their own. Read with {@code next}, {@code getString}, {@code getObject}, {@code getLong}, {@code
+ * getInt}, {@code wasNull}, {@code getMetaData}.
  */
 final class ExplainResults {
   private ExplainResults() {}
@@ -35,6 +37,53 @@ final class ExplainResults {
       row[0] = line;
       rows.add(row);
     }
+    return of(meta, rows);
+  }
+
+  /** EXPLAIN ANALYZE's result: one VARCHAR column, {@code PLAN}, one row per line. */
+  static ResultSet lines(List<String> lines) {
+    List<Object[]> rows = new ArrayList<>();
+    for (String line : lines) {
+      rows.add(new Object[] {line});
+    }
+    return of(planColumn(), rows);
+  }
+
+  /**
+   * The metadata of a single nullable VARCHAR column named PLAN, as Phoenix's EXPLAIN describes its
+   * first column; what SQL tools ask of a column before they print it.
+   */
+  private static ResultSetMetaData planColumn() {
+    return (ResultSetMetaData)
+        Proxy.newProxyInstance(
+            ExplainResults.class.getClassLoader(),
+            new Class<?>[] {ResultSetMetaData.class},
+            (proxy, m, args) ->
+                switch (m.getName()) {
+                  case "getColumnCount" -> 1;
+                  case "getColumnLabel", "getColumnName" -> "PLAN";
+                  case "getColumnType" -> Types.VARCHAR;
+                  case "getColumnTypeName" -> "VARCHAR";
+                  case "getColumnClassName" -> String.class.getName();
+                  case "getColumnDisplaySize" -> Integer.MAX_VALUE;
+                  case "getPrecision", "getScale" -> 0;
+                  case "isNullable" -> ResultSetMetaData.columnNullable;
+                  case "getSchemaName", "getTableName", "getCatalogName" -> "";
+                  case "isCaseSensitive", "isSearchable", "isReadOnly" -> true;
+                  case "isAutoIncrement", "isCurrency", "isSigned", "isWritable" -> false;
+                  case "isDefinitelyWritable" -> false;
+                  case "unwrap" -> throw new SQLException("not a wrapper");
+                  case "isWrapperFor" -> false;
+                  case "hashCode" -> System.identityHashCode(proxy);
+                  case "equals" -> proxy == args[0];
+                  case "toString" -> "blockscope EXPLAIN ANALYZE metadata (PLAN VARCHAR)";
+                  default ->
+                      throw new SQLFeatureNotSupportedException(
+                          "blockscope EXPLAIN ANALYZE metadata does not support " + m.getName());
+                });
+  }
+
+  private static ResultSet of(ResultSetMetaData meta, List<Object[]> rows) {
     int[] position = {-1};
     boolean[] wasNull = {false};
     boolean[] closed = {false};

@@ -58,7 +58,10 @@ final class PhoenixSupport {
 
   private static final String P = "org.apache.phoenix.";
 
-  /** What SerialPlans, SerialExecutor, ExtendingQueryServices, ExtendingOptimizer and wrap use. */
+  /**
+   * What SerialPlans, SerialExecutor, ExtendingQueryServices, ExtendingOptimizer, wrap and EXPLAIN
+   * ANALYZE use.
+   */
   static final List<Member> REQUIRED =
       List.of(
           Member.field(P + "execute.ScanPlan", "isSerial", "boolean"),
@@ -87,7 +90,12 @@ final class PhoenixSupport {
               P + "jdbc.PhoenixConnection",
               P + "query.ConnectionQueryServices",
               "java.lang.String",
-              "java.util.Properties"));
+              "java.util.Properties"),
+          // EXPLAIN ANALYZE: the plan, as EXPLAIN shows it
+          Member.method(P + "jdbc.PhoenixStatement", "optimizeQuery", "java.lang.String"),
+          Member.method(P + "jdbc.PhoenixPreparedStatement", "optimizeQuery"),
+          Member.method(P + "compile.StatementPlan", "getExplainPlan"),
+          Member.method(P + "compile.ExplainPlan", "getPlanSteps"));
 
   /**
    * Phoenix's version for messages: its jar's Implementation-Version, else MetaDataProtocol's major

@@ -61,7 +61,8 @@ public final class QueryProfile {
     return n;
   }
 
-  private static long sumPrefix(Map<String, Long> costs, String prefix, String suffix) {
+  /** The sum of the costs whose names start with {@code prefix} and end with {@code suffix}. */
+  static long sumPrefix(Map<String, Long> costs, String prefix, String suffix) {
     long n = 0;
     for (Map.Entry<String, Long> e : costs.entrySet()) {
       if (e.getKey().startsWith(prefix) && e.getKey().endsWith(suffix)) {

@@ -1,0 +1,418 @@
+package io.blockscope.hints;
+
+import io.blockscope.metrics.CostLayout;
+import io.blockscope.metrics.HBaseScanMetrics;
+import io.blockscope.metrics.Json;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * {@code EXPLAIN ANALYZE [(option, ...)] <query>}: the query runs to completion, its rows are
+ * counted and dropped, and the statement returns Phoenix's plan followed by what the query cost on
+ * the region servers, per region and in total (docs/hints.md, "EXPLAIN ANALYZE").
+ *
+ * <p>Options, in any case, separated by commas: {@code COUNT} or {@code TIME} (the profiling level;
+ * COUNT if neither, raised to the query's own {@code PROFILE(TIME)} hint if it has one) and {@code
+ * FORMAT TEXT} or {@code FORMAT JSON}. Anything else is a syntax error (SQL state 42601) naming it;
+ * a statement other than a query is refused (0A000): EXPLAIN ANALYZE runs what it explains, and an
+ * UPSERT or DELETE would change data.
+ */
+final class ExplainAnalyze {
+  private ExplainAnalyze() {}
+
+  /** Output forms. */
+  enum Format {
+    TEXT,
+    JSON
+  }
+
+  /** The version of the JSON document's layout; a change that breaks a reader raises it. */
+  static final int JSON_VERSION = 1;
+
+  /** SQL state of a feature not supported (ISO/ANSI SQL). */
+  static final String NOT_SUPPORTED = "0A000";
+
+  /** One EXPLAIN ANALYZE statement: its options and the query it runs. */
+  record Request(Format format, QueryExtensions.Profile level, String query) {
+    /**
+     * The query's own hints, with PROFILE at least at this request's level: a {@code PROFILE(TIME)}
+     * hint in the query wins over the default COUNT.
+     */
+    QueryExtensions extensions() throws SQLException {
+      QueryExtensions own = QueryExtensions.parse(query);
+      QueryExtensions.Profile p =
+          own.profile() == QueryExtensions.Profile.TIME ? own.profile() : level;
+      return new QueryExtensions(own.noCache(), own.serial(), p, false);
+    }
+  }
+
+  /**
+   * The request {@code sql} makes, or null if it is not an EXPLAIN ANALYZE statement (plain EXPLAIN
+   * and everything else go to Phoenix as before).
+   *
+   * @throws SQLException if it is one, but malformed or not a query
+   */
+  static Request parse(String sql) throws SQLException {
+    if (sql == null) {
+      return null;
+    }
+    int i = QueryExtensions.Head.statementStart(sql);
+    if (i < 0 || !QueryExtensions.Head.keyword(sql, i, "EXPLAIN")) {
+      return null;
+    }
+    int a = QueryExtensions.Head.skipWhiteSpace(sql, i + "EXPLAIN".length());
+    int end = a + "ANALYZE".length();
+    if (a == i + "EXPLAIN".length()
+        || !QueryExtensions.Head.keyword(sql, a, "ANALYZE")
+        || (end < sql.length() && !isDelimiter(sql.charAt(end)))) {
+      return null;
+    }
+    int k = QueryExtensions.Head.skipWhiteSpace(sql, end);
+    Format format = null;
+    QueryExtensions.Profile level = null;
+    if (k < sql.length() && sql.charAt(k) == '(') {
+      int close = sql.indexOf(')', k);
+      if (close < 0) {
+        throw syntax("the option list has no closing parenthesis");
+      }
+      for (String option : sql.substring(k + 1, close).split(",", -1)) {
+        String[] words = option.trim().split("\\s+");
+        String first = words[0].toUpperCase(Locale.ROOT);
+        if (words.length == 1 && (first.equals("COUNT") || first.equals("TIME"))) {
+          if (level != null) {
+            throw syntax("the level is given twice (" + level + ", " + first + ")");
+          }
+          level = QueryExtensions.Profile.valueOf(first);
+        } else if (first.equals("FORMAT")) {
+          if (words.length != 2) {
+            throw syntax("FORMAT takes one word, TEXT or JSON: '" + option.trim() + "'");
+          }
+          String f = words[1].toUpperCase(Locale.ROOT);
+          if (!f.equals("TEXT") && !f.equals("JSON")) {
+            throw syntax("unknown FORMAT '" + words[1] + "': use TEXT or JSON");
+          }
+          if (format != null) {
+            throw syntax("FORMAT is given twice");
+          }
+          format = Format.valueOf(f);
+        } else {
+          throw syntax(
+              "unknown option '" + option.trim() + "': use COUNT, TIME, FORMAT TEXT, FORMAT JSON");
+        }
+      }
+      k = close + 1;
+    }
+    String query = sql.substring(k).strip();
+    if (query.isEmpty()) {
+      throw syntax("no query follows");
+    }
+    int q = QueryExtensions.Head.statementStart(query);
+    if (q < 0 || !QueryExtensions.Head.keyword(query, q, "SELECT")) {
+      throw new SQLException(
+          "blockscope: EXPLAIN ANALYZE runs SELECT queries only (it runs what it explains, and "
+              + "an UPSERT or DELETE would change data): "
+              + abbreviate(query),
+          NOT_SUPPORTED);
+    }
+    return new Request(
+        format == null ? Format.TEXT : format,
+        level == null ? QueryExtensions.Profile.COUNT : level,
+        query);
+  }
+
+  private static boolean isDelimiter(char c) {
+    return c == '(' || Character.isWhitespace(c);
+  }
+
+  private static SQLException syntax(String why) {
+    return new SQLException(
+        "blockscope: malformed EXPLAIN ANALYZE: " + why, QueryExtensions.SYNTAX_ERROR);
+  }
+
+  private static String abbreviate(String s) {
+    String one = s.replaceAll("\\s+", " ");
+    return one.length() <= 60 ? one : one.substring(0, 57) + "...";
+  }
+
+  /** What one run measured, for rendering. */
+  record Outcome(
+      Request request,
+      QueryExtensions.Profile level,
+      List<String> plan,
+      List<String> extensions,
+      QueryProfile profile,
+      long rowsReturned,
+      long wallNanos) {}
+
+  /** The statement's result, one string per row of its PLAN column. */
+  static List<String> render(Outcome o) {
+    return o.request().format() == Format.JSON ? List.of(json(o)) : text(o);
+  }
+
+  // ---- what is measured per region
+
+  /**
+   * The figure regions are ranked and compared by: at TIME, the time the probes measured (checksum,
+   * decompression and decoding, in ns); at COUNT, where nothing is timed, the blocks the region
+   * read (block cache hits and misses of every kind).
+   */
+  static long busyness(Map<String, Long> costs, QueryExtensions.Profile level) {
+    return level == QueryExtensions.Profile.TIME
+        ? probeNanos(costs)
+        : sum(costs, "blockCache.hit.", "") + sum(costs, "blockCache.miss.", "");
+  }
+
+  private static long probeNanos(Map<String, Long> costs) {
+    return costs.getOrDefault("checksum.nanos", 0L)
+        + sum(costs, "decompress.", ".nanos")
+        + sum(costs, "decode.", ".nanos");
+  }
+
+  private static long sum(Map<String, Long> costs, String prefix, String suffix) {
+    return QueryProfile.sumPrefix(costs, prefix, suffix);
+  }
+
+  private static String measure(QueryExtensions.Profile level) {
+    return level == QueryExtensions.Profile.TIME
+        ? "probe time (checksum + decompress + decode)"
+        : "blocks read (block cache hits + misses)";
+  }
+
+  /** The regions, busiest first (ties by table and region, for a stable order). */
+  private static List<QueryProfile.Region> busiestFirst(QueryProfile p, QueryExtensions.Profile l) {
+    List<QueryProfile.Region> r = new ArrayList<>(p.regions());
+    r.sort(
+        Comparator.comparingLong((QueryProfile.Region x) -> -busyness(x.costs(), l))
+            .thenComparing(QueryProfile.Region::table)
+            .thenComparing(QueryProfile.Region::region));
+    return r;
+  }
+
+  /** The median of the regions' busyness (the lower middle of an even count); 0 for none. */
+  static long median(List<Long> values) {
+    if (values.isEmpty()) {
+      return 0;
+    }
+    List<Long> v = new ArrayList<>(values);
+    v.sort(null);
+    return v.get((v.size() - 1) / 2);
+  }
+
+  /** How many busiest regions the skew names. */
+  static final int SLOWEST = 3;
+
+  // ---- text
+
+  private static String n(long v) {
+    return String.format(Locale.ROOT, "%,d", v);
+  }
+
+  private static String ms(long nanos) {
+    return String.format(Locale.ROOT, "%.1f ms", nanos / 1e6);
+  }
+
+  private static List<String> text(Outcome o) {
+    List<String> lines = new ArrayList<>(o.plan());
+    lines.addAll(o.extensions());
+    QueryProfile p = o.profile();
+    QueryExtensions.Profile level = o.level();
+    int tables = (int) p.regions().stream().map(QueryProfile.Region::table).distinct().count();
+    lines.add(
+        "BLOCKSCOPE ANALYZE ("
+            + level
+            + "): "
+            + n(o.rowsReturned())
+            + (o.rowsReturned() == 1 ? " row" : " rows")
+            + " returned in "
+            + ms(o.wallNanos())
+            + "; "
+            + p.regions().size()
+            + (p.regions().size() == 1 ? " region" : " regions")
+            + " of "
+            + tables
+            + (tables == 1 ? " table" : " tables")
+            + " read "
+            + n(p.rows())
+            + (p.rows() == 1 ? " row" : " rows")
+            + "; query "
+            + p.queryId());
+    lines.add("  total: " + costs(p.rows(), p.totals(), level));
+    if (!p.regions().isEmpty()) {
+      lines.add("  skew: " + skew(p, level));
+    }
+    for (QueryProfile.Region r : busiestFirst(p, level)) {
+      lines.add(
+          "  region " + r.table() + "/" + r.region() + ": " + costs(r.rows(), r.costs(), level));
+    }
+    return lines;
+  }
+
+  private static String skew(QueryProfile p, QueryExtensions.Profile level) {
+    List<Long> busy = new ArrayList<>();
+    for (QueryProfile.Region r : p.regions()) {
+      busy.add(busyness(r.costs(), level));
+    }
+    long max = busy.stream().mapToLong(Long::longValue).max().orElse(0);
+    long median = median(busy);
+    StringBuilder b = new StringBuilder("by " + measure(level) + ", max/median ");
+    b.append(median == 0 ? "-" : String.format(Locale.ROOT, "%.2f", (double) max / median));
+    b.append(" (max ")
+        .append(level == QueryExtensions.Profile.TIME ? ms(max) : n(max))
+        .append(", median ")
+        .append(level == QueryExtensions.Profile.TIME ? ms(median) : n(median))
+        .append("); busiest: ");
+    List<String> top = new ArrayList<>();
+    for (QueryProfile.Region r :
+        busiestFirst(p, level).subList(0, Math.min(SLOWEST, busy.size()))) {
+      long v = busyness(r.costs(), level);
+      top.add(
+          r.table()
+              + "/"
+              + r.region()
+              + " ("
+              + (level == QueryExtensions.Profile.TIME ? ms(v) : n(v))
+              + ")");
+    }
+    return b.append(String.join(", ", top)).toString();
+  }
+
+  /**
+   * One region's (or the total's) costs in words: rows, then each kind of cost that is not zero
+   * (block cache hits and misses always, by block kind where not zero), times at TIME only.
+   */
+  static String costs(long rows, Map<String, Long> c, QueryExtensions.Profile level) {
+    boolean time = level == QueryExtensions.Profile.TIME;
+    List<String> parts = new ArrayList<>();
+    parts.add("rows=" + n(rows));
+    parts.add(
+        "cache hits="
+            + n(sum(c, "blockCache.hit.", ""))
+            + byKind(c, "blockCache.hit.")
+            + " misses="
+            + n(sum(c, "blockCache.miss.", ""))
+            + byKind(c, "blockCache.miss."));
+    parts.add(
+        "fs blocks="
+            + n(sum(c, "fs.read.blocks.", ""))
+            + byKind(c, "fs.read.blocks.")
+            + " bytes="
+            + n(sum(c, "fs.read.bytes.", "")));
+    long checksumBytes = c.getOrDefault("checksum.bytes", 0L);
+    if (checksumBytes > 0) {
+      parts.add(
+          "checksum bytes="
+              + n(checksumBytes)
+              + " chunks="
+              + n(c.getOrDefault("checksum.chunks", 0L))
+              + (c.getOrDefault("checksum.failures", 0L) > 0
+                  ? " failures=" + n(c.get("checksum.failures"))
+                  : "")
+              + (time ? " time=" + ms(c.getOrDefault("checksum.nanos", 0L)) : ""));
+    }
+    for (String a : CostLayout.ALGORITHMS) {
+      String k = "decompress." + a + ".";
+      long blocks = c.getOrDefault(k + "blocks", 0L);
+      if (blocks > 0) {
+        parts.add(
+            "decompress "
+                + a
+                + " blocks="
+                + n(blocks)
+                + " in="
+                + n(c.getOrDefault(k + "bytesIn", 0L))
+                + " out="
+                + n(c.getOrDefault(k + "bytesOut", 0L))
+                + (time ? " time=" + ms(c.getOrDefault(k + "nanos", 0L)) : ""));
+      }
+    }
+    for (String e : CostLayout.ENCODINGS) {
+      String k = "decode." + e + ".";
+      long cells = c.getOrDefault(k + "cells", 0L);
+      long seeks = c.getOrDefault(k + "seeks", 0L);
+      if (cells > 0 || seeks > 0) {
+        parts.add(
+            "decode "
+                + e
+                + " cells="
+                + n(cells)
+                + " seeks="
+                + n(seeks)
+                + (time ? " time=" + ms(c.getOrDefault(k + "nanos", 0L)) : ""));
+      }
+    }
+    List<String> hbase = new ArrayList<>();
+    for (String m : HBaseScanMetrics.NAMES) {
+      Long v = c.get(HBaseScanMetrics.PREFIX + m);
+      if (v != null) {
+        hbase.add(m + "=" + n(v));
+      }
+    }
+    if (!hbase.isEmpty()) {
+      parts.add("HBase " + String.join(" ", hbase));
+    }
+    return String.join("; ", parts);
+  }
+
+  /** " (data=58 leafIndex=1)": the kinds that are not zero, or nothing if only data is. */
+  private static String byKind(Map<String, Long> c, String prefix) {
+    List<String> kinds = new ArrayList<>();
+    for (String k : CostLayout.KINDS) {
+      long v = c.getOrDefault(prefix + k, 0L);
+      if (v > 0) {
+        kinds.add(k + "=" + n(v));
+      }
+    }
+    boolean onlyData = kinds.size() == 1 && kinds.get(0).startsWith("data=");
+    return kinds.isEmpty() || onlyData ? "" : " (" + String.join(" ", kinds) + ")";
+  }
+
+  // ---- JSON
+
+  private static String json(Outcome o) {
+    QueryProfile p = o.profile();
+    QueryExtensions.Profile level = o.level();
+    Map<String, Object> doc = new LinkedHashMap<>();
+    doc.put("version", JSON_VERSION);
+    doc.put("query", o.request().query());
+    doc.put("queryId", p.queryId());
+    doc.put("level", level.name());
+    doc.put("wallNanos", o.wallNanos());
+    doc.put("rowsReturned", o.rowsReturned());
+    doc.put("plan", o.plan());
+    doc.put("extensions", o.extensions());
+    Map<String, Object> total = new LinkedHashMap<>();
+    total.put("regions", p.regions().size());
+    total.put("rows", p.rows());
+    total.put("costs", new TreeMap<>(p.totals()));
+    doc.put("total", total);
+    List<Long> busy = new ArrayList<>();
+    List<Object> regions = new ArrayList<>();
+    for (QueryProfile.Region r : busiestFirst(p, level)) {
+      long b = busyness(r.costs(), level);
+      busy.add(b);
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("table", r.table());
+      m.put("region", r.region());
+      m.put("rows", r.rows());
+      m.put("busyness", b);
+      m.put("costs", new TreeMap<>(r.costs()));
+      regions.add(m);
+    }
+    Map<String, Object> skew = new LinkedHashMap<>();
+    skew.put("measure", level == QueryExtensions.Profile.TIME ? "probeNanos" : "blocks");
+    long max = busy.isEmpty() ? 0 : busy.get(0);
+    long median = median(busy);
+    skew.put("max", max);
+    skew.put("median", median);
+    skew.put("maxOverMedian", median == 0 ? null : (double) max / median);
+    doc.put("skew", skew);
+    doc.put("regions", regions);
+    return Json.write(doc).stripTrailing();
+  }
+}
