@@ -8,11 +8,6 @@ import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.RegionExport;
 import io.blockscope.workloads.RawTable;
-import java.lang.management.ManagementFactory;
-import java.net.ServerSocket;
-import java.rmi.registry.LocateRegistry;
-import java.rmi.registry.Registry;
-import java.rmi.server.UnicastRemoteObject;
 import java.util.List;
 import java.util.Set;
 import javax.management.AttributeNotFoundException;
@@ -20,9 +15,6 @@ import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
 import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
-import javax.management.remote.JMXConnectorServer;
-import javax.management.remote.JMXConnectorServerFactory;
-import javax.management.remote.JMXServiceURL;
 import org.apache.hadoop.hbase.NamespaceDescriptor;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.Waiter;
@@ -40,26 +32,15 @@ public class JmxScrapeIT extends ClusterTestBase {
   /** A namespaced table: the colon must be quoted in every ObjectName. */
   private static final TableName ODD = TableName.valueOf("bs_ns", "odd.name-1");
 
-  private static Registry rmi;
-  private static JMXConnectorServer server;
+  private static LocalJmxConnector connector;
   private static JMXConnector client;
   private static MBeanServerConnection jmx;
 
   @BeforeClass
   @SuppressWarnings("BanJNDI") // a JMX client of this JVM's own connector, as a scraper connects
   public static void connect() throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
-    rmi = LocateRegistry.createRegistry(port);
-    JMXServiceURL url =
-        new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + port + "/jmxrmi");
-    server =
-        JMXConnectorServerFactory.newJMXConnectorServer(
-            url, null, ManagementFactory.getPlatformMBeanServer());
-    server.start();
-    client = JMXConnectorFactory.connect(url);
+    connector = new LocalJmxConnector();
+    client = JMXConnectorFactory.connect(connector.url);
     jmx = client.getMBeanServerConnection();
 
     cluster.admin().createNamespace(NamespaceDescriptor.create("bs_ns").build());
@@ -73,8 +54,7 @@ public class JmxScrapeIT extends ClusterTestBase {
   @AfterClass
   public static void disconnect() throws Exception {
     client.close();
-    server.stop();
-    UnicastRemoteObject.unexportObject(rmi, true);
+    connector.close();
     cluster.diagnostics().registry().export(RegionExport.ALL);
     // gone again, so that a second run in this JVM (the miscount drill's long form) starts afresh
     cluster.admin().disableTable(ODD);

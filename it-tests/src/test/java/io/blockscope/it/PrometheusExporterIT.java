@@ -1,0 +1,397 @@
+package io.blockscope.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import io.blockscope.harness.StoreFiles;
+import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.workloads.RawTable;
+import java.io.File;
+import java.io.IOException;
+import java.net.HttpURLConnection;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.hadoop.hbase.NamespaceDescriptor;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.io.compress.Compression;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
+import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
+import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * The Prometheus JMX exporter with the configuration blockscope ships (docs/prometheus), scraping
+ * the shared cluster's region server over a JMX connector from a process of its own: the exporter's
+ * HTTP server ({@code jmx_prometheus_httpserver}, the same rules engine as its javaagent), started
+ * with {@code java -jar} and the shipped file with a {@code jmxUrl:} line added, as
+ * docs/dashboards.md tells an operator who cannot add an agent to the region server.
+ *
+ * <p>What the scrape must give: every metric docs/dashboards.md documents, nothing it does not, the
+ * documented labels, a namespaced table's name without JMX's quotes, and for a known cold scan of a
+ * GZ FAST_DIFF table at level TIME, exactly the counts the region's and the table's beans hold; and
+ * every query of the Grafana dashboard refers only to metrics and labels the scrape has (and {@code
+ * server}, which the documented scrape configuration adds).
+ */
+public class PrometheusExporterIT extends ClusterTestBase {
+  private static final TableName TABLE = TableName.valueOf("bs_prom", "scraped.t-1");
+
+  private static LocalJmxConnector connector;
+  private static Process exporter;
+  private static Path work;
+  private static final List<Sample> SCRAPE = new ArrayList<>();
+  private static String scraped;
+
+  /** One sample of the exposition text: a series' name, labels and value. */
+  record Sample(String name, Map<String, String> labels, double value) {}
+
+  private static Path docs() {
+    return Path.of(System.getProperty("blockscope.docs"));
+  }
+
+  @BeforeClass
+  public static void scrape() throws Exception {
+    cluster.admin().createNamespace(NamespaceDescriptor.create("bs_prom").build());
+    RawTable.create(
+        cluster.admin(),
+        new RawTable.Spec(TABLE)
+            .encoding(DataBlockEncoding.FAST_DIFF)
+            .compression(Compression.Algorithm.GZ)
+            .blockSize(4096)
+            .level("TIME"));
+    RawTable.loadSeed(cluster.connection(), cluster.admin(), TABLE, 5_000, 7);
+    StoreFiles.evict(cluster.blockCache(), cluster.regions(TABLE));
+    RawTable.scanCells(cluster.connection(), TABLE, new Scan()); // cold: misses
+    RawTable.scanCells(cluster.connection(), TABLE, new Scan()); // warm: hits
+    try (Table t = cluster.connection().getTable(TABLE)) { // point reads: seeks in a block
+      for (int pk = 0; pk < 5_000; pk += 500) {
+        assertTrue(!t.get(new Get(RawTable.seedRow(pk))).isEmpty());
+      }
+    }
+    cluster.diagnostics().refreshExport();
+
+    connector = new LocalJmxConnector();
+    work = Files.createTempDirectory("blockscope-exporter");
+    Path config = work.resolve("exporter.yaml");
+    Files.writeString(
+        config,
+        "jmxUrl: "
+            + connector.url
+            + "\n"
+            + Files.readString(docs().resolve("prometheus/blockscope-jmx-exporter.yaml")));
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    File jar = new File(System.getProperty("blockscope.exporter.jar"));
+    assertTrue(jar + " (copied by the build)", jar.isFile());
+    exporter =
+        new ProcessBuilder(
+                System.getProperty("java.home") + "/bin/java",
+                "-Xmx128m",
+                "-jar",
+                jar.getPath(),
+                "127.0.0.1:" + port,
+                config.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(work.resolve("exporter.log").toFile())
+            .start();
+    scraped = get("http://127.0.0.1:" + port + "/metrics");
+    SCRAPE.addAll(parse(scraped));
+  }
+
+  @AfterClass
+  public static void stop() throws Exception {
+    if (exporter != null) {
+      exporter.destroy();
+      exporter.waitFor(30, TimeUnit.SECONDS);
+    }
+    if (connector != null) {
+      connector.close();
+    }
+    cluster.admin().disableTable(TABLE);
+    cluster.admin().deleteTable(TABLE);
+    cluster.admin().deleteNamespace(TABLE.getNamespaceAsString());
+  }
+
+  /** The exporter's answer, once it answers (it connects to JMX when first asked). */
+  private static String get(String url) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (true) {
+      try {
+        HttpURLConnection c = (HttpURLConnection) URI.create(url).toURL().openConnection();
+        c.setConnectTimeout(5_000);
+        c.setReadTimeout(60_000);
+        if (c.getResponseCode() == 200) {
+          try (var in = c.getInputStream()) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+          }
+        }
+      } catch (IOException notYet) {
+        // not listening yet
+      }
+      if (!exporter.isAlive() || System.nanoTime() > deadline) {
+        throw new AssertionError(
+            "the exporter did not answer; it printed:\n"
+                + Files.readString(work.resolve("exporter.log")));
+      }
+      Thread.sleep(500);
+    }
+  }
+
+  private static final Pattern LABEL = Pattern.compile("(\\w+)=\"((?:[^\"\\\\]|\\\\.)*)\"");
+
+  /** The samples of Prometheus's text format (comments left out). */
+  static List<Sample> parse(String text) {
+    List<Sample> samples = new ArrayList<>();
+    for (String line : text.split("\n")) {
+      if (line.isBlank() || line.startsWith("#")) {
+        continue;
+      }
+      int brace = line.indexOf('{');
+      int space = line.lastIndexOf(' ');
+      String name = brace >= 0 ? line.substring(0, brace) : line.substring(0, space);
+      Map<String, String> labels = new LinkedHashMap<>();
+      if (brace >= 0) {
+        Matcher m = LABEL.matcher(line.substring(brace, line.lastIndexOf('}') + 1));
+        while (m.find()) {
+          labels.put(m.group(1), m.group(2).replace("\\\"", "\"").replace("\\\\", "\\"));
+        }
+      }
+      samples.add(new Sample(name, labels, Double.parseDouble(line.substring(space + 1))));
+    }
+    return samples;
+  }
+
+  private static Set<String> blockscopeNames() {
+    Set<String> names = new TreeSet<>();
+    for (Sample s : SCRAPE) {
+      if (s.name().startsWith("blockscope_")) {
+        names.add(s.name());
+      }
+    }
+    return names;
+  }
+
+  /** The label names each blockscope metric carries in the scrape. */
+  private static Map<String, Set<String>> labelsByName() {
+    Map<String, Set<String>> m = new HashMap<>();
+    for (Sample s : SCRAPE) {
+      m.computeIfAbsent(s.name(), k -> new TreeSet<>()).addAll(s.labels().keySet());
+    }
+    return m;
+  }
+
+  /**
+   * The metrics docs/dashboards.md documents, with their labels: its table's rows {@code |
+   * `blockscope_<scope>_x_total` | kind | ...}, {@code <scope>} standing for server, table and
+   * region (whose series add table, and table and region).
+   */
+  private static Map<String, Set<String>> documented() throws IOException {
+    Map<String, Set<String>> m = new LinkedHashMap<>();
+    Pattern row = Pattern.compile("^\\| `(blockscope_[a-z_<>]+)` \\| ([^|]*) \\|");
+    for (String line : Files.readAllLines(docs().resolve("dashboards.md"))) {
+      Matcher r = row.matcher(line);
+      if (!r.find()) {
+        continue;
+      }
+      Set<String> labels = new TreeSet<>();
+      for (String l : r.group(2).split(",")) {
+        if (!l.isBlank() && !l.trim().equals("-")) {
+          labels.add(l.trim().replace("`", ""));
+        }
+      }
+      String name = r.group(1);
+      if (name.contains("<scope>")) {
+        m.put(name.replace("<scope>", "server"), labels);
+        Set<String> table = new TreeSet<>(labels);
+        table.add("table");
+        m.put(name.replace("<scope>", "table"), table);
+        Set<String> region = new TreeSet<>(table);
+        region.add("region");
+        m.put(name.replace("<scope>", "region"), region);
+      } else {
+        m.put(name, labels);
+      }
+    }
+    assertTrue("docs/dashboards.md documents metrics", m.size() > 30);
+    return m;
+  }
+
+  /**
+   * Documented metrics this test's reads cannot make appear: a region's or table's series exists
+   * only once its figure is non-zero, and no checksum fails here.
+   */
+  private static final Set<String> NOT_PRODUCED_HERE =
+      Set.of(
+          "blockscope_table_checksum_failures_total", "blockscope_region_checksum_failures_total");
+
+  @Test
+  public void theScrapeHasEveryDocumentedMetricAndNoOther() throws Exception {
+    System.out.println("exporter scrape, blockscope's part:");
+    scraped
+        .lines()
+        .filter(
+            l ->
+                l.contains("blockscope_")
+                    && (l.startsWith("#")
+                        || l.contains(TABLE.getQualifierAsString())
+                        || l.startsWith("blockscope_server")
+                        || l.startsWith("blockscope_probe")))
+        .forEach(System.out::println);
+    Map<String, Set<String>> documented = documented();
+    Map<String, Set<String>> labels = labelsByName();
+    Set<String> undocumented = new TreeSet<>(blockscopeNames());
+    undocumented.removeAll(documented.keySet());
+    assertTrue("scraped but not in docs/dashboards.md: " + undocumented, undocumented.isEmpty());
+    for (Map.Entry<String, Set<String>> d : documented.entrySet()) {
+      if (NOT_PRODUCED_HERE.contains(d.getKey())) {
+        continue;
+      }
+      assertTrue("documented but not scraped: " + d.getKey(), labels.containsKey(d.getKey()));
+      assertEquals("labels of " + d.getKey(), d.getValue(), labels.get(d.getKey()));
+    }
+  }
+
+  /** The scraped value of one series; fails if there is not exactly one. */
+  private static double value(String name, Map<String, String> labels) {
+    List<Double> found = new ArrayList<>();
+    for (Sample s : SCRAPE) {
+      if (s.name().equals(name) && s.labels().equals(labels)) {
+        found.add(s.value());
+      }
+    }
+    assertEquals(name + labels + " in the scrape", 1, found.size());
+    return found.get(0);
+  }
+
+  @Test
+  public void aKnownScanCountsTheSameThroughTheExporter() throws Exception {
+    String table = TABLE.getNameAsString(); // "bs_prom:scraped.t-1": quoted in JMX, not here
+    List<HRegion> regions = cluster.regions(TABLE);
+    assertEquals(1, regions.size());
+    String region = regions.get(0).getRegionInfo().getEncodedName();
+    long[] truth = SeedTables.dataBlocksAndCells(regions);
+    CostSnapshot r = regionCosts(regions.get(0));
+    CostSnapshot t = tableCosts(TABLE);
+    Map<String, String> regionLabels = Map.of("table", table, "region", region, "kind", "data");
+    // the cold scan: every data block missed and read once (as the trailer says); the warm scan
+    // and the gets hit
+    assertEquals(truth[0], (long) value("blockscope_region_block_cache_miss_total", regionLabels));
+    assertEquals(
+        r.get("blockCache.hit.data"),
+        (long) value("blockscope_region_block_cache_hit_total", regionLabels));
+    assertTrue(r.get("blockCache.hit.data") >= truth[0] + 10);
+    assertEquals(truth[0], (long) value("blockscope_region_fs_read_blocks_total", regionLabels));
+    assertEquals(
+        r.get("fs.read.bytes.data"),
+        (long) value("blockscope_region_fs_read_bytes_total", regionLabels));
+    assertEquals(
+        t.get("fs.read.bytes.data"),
+        (long)
+            value("blockscope_table_fs_read_bytes_total", Map.of("table", table, "kind", "data")));
+    Map<String, String> gz = Map.of("table", table, "region", region, "algorithm", "GZ");
+    assertEquals(
+        r.get("decompress.GZ.blocks"),
+        (long) value("blockscope_region_decompress_blocks_total", gz));
+    assertEquals(
+        r.get("decompress.GZ.bytesOut"),
+        (long) value("blockscope_region_decompress_bytes_out_total", gz));
+    Map<String, String> fastDiff =
+        Map.of("table", table, "region", region, "encoding", "FAST_DIFF");
+    assertEquals(
+        r.get("decode.FAST_DIFF.cells"),
+        (long) value("blockscope_region_decode_cells_total", fastDiff));
+    assertTrue("two full scans and the gets", r.get("decode.FAST_DIFF.cells") > 2 * truth[1]);
+    assertEquals(
+        r.get("decode.FAST_DIFF.seeks"),
+        (long) value("blockscope_region_decode_seeks_total", fastDiff));
+    // nanoseconds become seconds
+    assertEquals(
+        r.get("decode.FAST_DIFF.nanos") / 1e9,
+        value("blockscope_region_decode_seconds_total", fastDiff),
+        1e-9);
+    assertTrue(r.get("decode.FAST_DIFF.nanos") > 0);
+    for (String probe : List.of("blockCache", "fsRead", "checksum", "decompress", "decode")) {
+      assertEquals(probe, 1.0, value("blockscope_probe_installed", Map.of("probe", probe)), 0);
+    }
+  }
+
+  /** Metric names a PromQL expression refers to. */
+  private static final Pattern METRIC = Pattern.compile("\\bblockscope_[a-z_]+\\b");
+
+  /** Label names in {@code by (...)} and in selectors ({@code {a=~"..", b="..."}}). */
+  private static final Pattern BY = Pattern.compile("\\bby \\(([^)]*)\\)");
+
+  private static final Pattern MATCHER = Pattern.compile("(\\w+)\\s*(?:=~|!~|!=|=)\\s*\"");
+
+  @Test
+  public void everyDashboardQueryRefersToScrapedMetricsAndLabels() throws Exception {
+    JsonObject dashboard =
+        JsonParser.parseString(
+                Files.readString(docs().resolve("grafana/blockscope-dashboard.json")))
+            .getAsJsonObject();
+    Map<String, Set<String>> labels = labelsByName();
+    List<String> exprs = new ArrayList<>();
+    for (JsonElement p : dashboard.getAsJsonArray("panels")) {
+      for (JsonElement t : p.getAsJsonObject().getAsJsonArray("targets")) {
+        exprs.add(t.getAsJsonObject().get("expr").getAsString());
+      }
+    }
+    for (JsonElement v : dashboard.getAsJsonObject("templating").getAsJsonArray("list")) {
+      exprs.add(v.getAsJsonObject().get("query").getAsString());
+    }
+    assertTrue(exprs.size() > 10);
+    for (String expr : exprs) {
+      Set<String> available = new TreeSet<>();
+      available.add("server"); // added by the scrape configuration docs/dashboards.md gives
+      Matcher m = METRIC.matcher(expr);
+      int metrics = 0;
+      while (m.find()) {
+        metrics++;
+        assertTrue(m.group() + " in " + expr + " is not scraped", labels.containsKey(m.group()));
+        available.addAll(labels.get(m.group()));
+      }
+      assertTrue("no blockscope metric in " + expr, metrics > 0);
+      List<String> used = new ArrayList<>();
+      Matcher by = BY.matcher(expr);
+      while (by.find()) {
+        for (String l : by.group(1).split(",")) {
+          used.add(l.trim());
+        }
+      }
+      Matcher sel = MATCHER.matcher(expr);
+      while (sel.find()) {
+        used.add(sel.group(1));
+      }
+      Matcher lv = Pattern.compile("label_values\\(\\w+, (\\w+)\\)").matcher(expr);
+      while (lv.find()) {
+        used.add(lv.group(1));
+      }
+      for (String l : used) {
+        assertTrue(
+            l + " in " + expr + " is not a label of its metrics " + available,
+            available.contains(l));
+      }
+    }
+  }
+}
