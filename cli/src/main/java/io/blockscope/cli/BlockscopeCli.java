@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "blockscope 0.1.0",
     description = "Where HBase and Phoenix reads spend their time.",
-    subcommands = {Evaluate.class, Demo.class, OverheadBenchmark.class})
+    subcommands = {Evaluate.class, Demo.class, Top.class, OverheadBenchmark.class})
 public final class BlockscopeCli implements Runnable {
   /** Exit code of bad input: an unknown option, a bad value, an unreachable cluster. */
   static final int BAD_INPUT = 2;
