@@ -48,6 +48,7 @@ final class Demo implements Callable<Integer> {
 
   private final PrintStream out = System.out;
 
+  @SuppressWarnings("try") // quiet is only closed, before the cluster
   @Override
   public Integer call() throws Exception {
     if (rows < 1000 || rows > 5_000_000) {
@@ -62,7 +63,8 @@ final class Demo implements Callable<Integer> {
     // series appear at an export refresh: once a second here, so each step's reading waits
     // less than a second for them (a production server refreshes every 10 s)
     conf.setLong(BlockscopeConfig.EXPORT_INTERVAL_MS, EXPORT_INTERVAL_MS);
-    try (EmbeddedCluster cluster = EmbeddedCluster.start(conf)) {
+    try (EmbeddedCluster cluster = EmbeddedCluster.start(conf);
+        AutoCloseable quiet = ShutdownLogging.beforeClose()) {
       out.printf("  up in %.1f s%n", (System.nanoTime() - t0) / 1e9);
       TableName fastDiff = TableName.valueOf("demo_fast_diff");
       TableName gz = TableName.valueOf("demo_gz");

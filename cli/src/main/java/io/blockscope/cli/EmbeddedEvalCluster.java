@@ -124,6 +124,7 @@ final class EmbeddedEvalCluster implements EvalCluster {
 
   @Override
   public void close() throws IOException {
+    ShutdownLogging.quiet();
     cluster.close();
   }
 }

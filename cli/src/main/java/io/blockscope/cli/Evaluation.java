@@ -92,12 +92,16 @@ final class Evaluation {
   Map<String, Object> settings = new LinkedHashMap<>();
   String costsUnavailable;
 
+  /** What a reader of the summary and the report must know about the results (shown with them). */
+  final List<String> notes = new ArrayList<>();
+
   Map<String, Object> toMap() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("tool", "blockscope evaluate 0.1.0");
     m.put("cluster", cluster);
     m.put("settings", settings);
     m.put("costsUnavailable", costsUnavailable);
+    m.put("notes", notes);
     Map<String, Object> workloads = new LinkedHashMap<>();
     for (Workload w : Workload.values()) {
       Map<String, Object> d = new LinkedHashMap<>();

@@ -71,6 +71,7 @@ final class OverheadBenchmark implements Callable<Integer> {
 
   private final PrintStream out = System.out;
 
+  @SuppressWarnings("try") // quiet is only closed, before the cluster
   @Override
   public Integer call() throws Exception {
     if (rows < 1000 || rounds < 1 || scans < 1 || gets < 1) {
@@ -78,7 +79,8 @@ final class OverheadBenchmark implements Callable<Integer> {
     }
     Configuration conf = new Configuration(false);
     conf.set("hbase.coprocessor.region.classes", ""); // installed per table, per mode
-    try (EmbeddedCluster cluster = EmbeddedCluster.start(conf)) {
+    try (EmbeddedCluster cluster = EmbeddedCluster.start(conf);
+        AutoCloseable quiet = ShutdownLogging.beforeClose()) {
       Admin admin = cluster.admin();
       TableName t = TableName.valueOf("overhead");
       RawTable.create(admin, new RawTable.Spec(t).encoding(DataBlockEncoding.FAST_DIFF));

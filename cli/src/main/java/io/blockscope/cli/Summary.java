@@ -119,6 +119,9 @@ final class Summary {
     if (e.costsUnavailable != null) {
       out.println("Cost columns empty: " + e.costsUnavailable);
     }
+    for (String note : e.notes) {
+      out.println("Note: " + note);
+    }
     out.println();
     out.println(rec.text);
   }

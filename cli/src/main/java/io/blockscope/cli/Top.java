@@ -213,13 +213,15 @@ final class Top implements Callable<Integer> {
    * An embedded cluster with two tables and a reader on each (scans and random gets, looping),
    * shown until the views are done or the process is interrupted.
    */
+  @SuppressWarnings("try") // quiet is only closed, before the cluster
   private Integer embedded(TopView.Figure by, int views) throws Exception {
     System.err.println(
         "blockscope top: no --zk; starting an embedded cluster with two tables and a reader on each"
             + " (about a minute)...");
     Configuration conf = new Configuration(false);
     conf.setLong(BlockscopeConfig.EXPORT_INTERVAL_MS, 1_000);
-    try (EmbeddedCluster cluster = EmbeddedCluster.start(conf)) {
+    try (EmbeddedCluster cluster = EmbeddedCluster.start(conf);
+        AutoCloseable quiet = ShutdownLogging.beforeClose()) {
       List<TableName> tables =
           List.of(TableName.valueOf("top_fast_diff"), TableName.valueOf("top_row_index"));
       RawTable.create(

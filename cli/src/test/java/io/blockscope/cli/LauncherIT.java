@@ -70,5 +70,8 @@ public class LauncherIT {
         out.lines()
             .anyMatch(l -> l.startsWith("demo_fast_diff cold scan") && l.contains(" 2,000 ")));
     assertTrue(out, out.contains("Done in "));
+    // nor does the embedded cluster's shutdown print ERROR lines into the user's terminal (a
+    // DataNode's "Command processor encountered interrupt and exit" did before ShutdownLogging)
+    assertEquals(out, List.of(), out.lines().filter(l -> l.contains(" ERROR ")).toList());
   }
 }
