@@ -1,8 +1,11 @@
 package io.blockscope.cli;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
+import java.util.Properties;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -10,7 +13,7 @@ import picocli.CommandLine.Command;
 @Command(
     name = "blockscope",
     mixinStandardHelpOptions = true,
-    version = "blockscope 0.1.0",
+    versionProvider = BlockscopeCli.Version.class,
     description = "Where HBase and Phoenix reads spend their time.",
     subcommands = {Evaluate.class, Demo.class, Top.class, OverheadBenchmark.class})
 public final class BlockscopeCli implements Runnable {
@@ -23,6 +26,30 @@ public final class BlockscopeCli implements Runnable {
   @Override
   public void run() {
     new CommandLine(this).usage(System.out);
+  }
+
+  /** {@code --version}: the build's version and the versions it was built against. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() throws IOException {
+      Properties p = new Properties();
+      try (InputStream in = BlockscopeCli.class.getResourceAsStream("version.properties")) {
+        if (in == null) {
+          return new String[] {"blockscope (version unknown: version.properties missing)"};
+        }
+        p.load(in);
+      }
+      return new String[] {
+        "blockscope " + p.getProperty("version"),
+        "built against HBase "
+            + p.getProperty("hbase")
+            + ", Hadoop "
+            + p.getProperty("hadoop")
+            + ", Phoenix "
+            + p.getProperty("phoenix")
+            + "; runs on Java 17 (docs/compatibility.md)"
+      };
+    }
   }
 
   public static void main(String[] args) {
