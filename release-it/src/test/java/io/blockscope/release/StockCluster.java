@@ -1,0 +1,466 @@
+package io.blockscope.release;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.ClusterMetrics;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.RegionInfo;
+
+/**
+ * A stock HBase 2.6 cluster whose ZooKeeper, HMaster and HRegionServers are operating-system
+ * processes of their own, on loopback ports, each on exactly the server class path of an HBase
+ * install (stock-hbase/target/server-classpath.txt: hbase-server's declared dependencies from Maven
+ * Central, Dropwizard 3.2.6 among them, and log4j2) with a conf directory first, as {@code
+ * bin/hbase} builds it. The root directory is on the local file system.
+ *
+ * <p>What blockscope a region server gets is its {@link Deployment}: jars copied into its own
+ * {@code lib/}, {@code hbase-site.xml} entries and JVM options, exactly what docs/deploy.md tells
+ * an operator to change. {@link #restart} stops a region server the way HBase's graceful_stop does
+ * (its regions moved to the other servers first) and starts it again with another deployment.
+ */
+final class StockCluster implements AutoCloseable {
+  /**
+   * What a region server runs with, beyond the stock install. In a JVM option, {@code ${lib}}
+   * stands for the server's {@code lib/} and {@code ${prometheus.port}} for its exporter port.
+   */
+  record Deployment(List<Path> libJars, Map<String, String> site, List<String> jvmOptions) {
+    static Deployment stock() {
+      return new Deployment(List.of(), Map.of(), List.of());
+    }
+  }
+
+  /** One region server: its ports, its current process and deployment, and its logs. */
+  final class RegionServer {
+    final int index;
+    final int port = freePort();
+    final int infoPort = freePort();
+    final int jmxPort = freePort();
+    final int prometheusPort = freePort();
+    private Process process;
+    private Deployment deployment;
+    private int starts;
+    private Path log;
+
+    private RegionServer(int index) {
+      this.index = index;
+    }
+
+    /** The current process's log (a new file per start). */
+    Path log() {
+      return log;
+    }
+
+    Deployment deployment() {
+      return deployment;
+    }
+
+    String infoUrl() {
+      return "http://127.0.0.1:" + infoPort;
+    }
+
+    /** The server name the master knows this process by, or null while it is not live. */
+    ServerName serverName() throws IOException {
+      for (ServerName sn : live()) {
+        if (sn.getPort() == port) {
+          return sn;
+        }
+      }
+      return null;
+    }
+
+    private void start(Deployment d) throws IOException {
+      this.deployment = d;
+      Path dir = home.resolve("rs" + index);
+      Path lib = dir.resolve("lib");
+      deleteTree(lib);
+      Files.createDirectories(lib);
+      for (Path jar : d.libJars()) {
+        Files.copy(jar, lib.resolve(jar.getFileName()));
+      }
+      Map<String, String> site = baseSite();
+      site.put("hbase.regionserver.port", Integer.toString(port));
+      site.put("hbase.regionserver.info.port", Integer.toString(infoPort));
+      site.putAll(d.site());
+      Path conf = writeConf(dir.resolve("conf"), site);
+      List<String> opts = new ArrayList<>();
+      opts.add("-Xmx640m");
+      opts.add("-Dcom.sun.management.jmxremote.port=" + jmxPort);
+      opts.add("-Dcom.sun.management.jmxremote.rmi.port=" + jmxPort);
+      opts.add("-Dcom.sun.management.jmxremote.authenticate=false");
+      opts.add("-Dcom.sun.management.jmxremote.ssl=false");
+      opts.add("-Djava.rmi.server.hostname=127.0.0.1");
+      for (String o : d.jvmOptions()) {
+        opts.add(
+            o.replace("${lib}", lib.toString())
+                .replace("${prometheus.port}", Integer.toString(prometheusPort)));
+      }
+      starts++;
+      log = home.resolve("logs").resolve("regionserver-" + index + "-" + starts + ".log");
+      process =
+          launch(
+              conf,
+              lib,
+              opts,
+              "org.apache.hadoop.hbase.regionserver.HRegionServer",
+              List.of("start"),
+              log);
+    }
+  }
+
+  final Path home;
+  final int zkPort = freePort();
+  final int masterPort = freePort();
+  final int masterInfoPort = freePort();
+  private final String serverClasspath;
+  private final List<String> hbaseJvmFlags;
+  private final List<Process> processes = new ArrayList<>();
+  private final List<RegionServer> servers = new ArrayList<>();
+  private Process zk;
+  private Process master;
+  private Connection connection;
+
+  private StockCluster(Path home) throws IOException {
+    this.home = home;
+    this.serverClasspath =
+        Files.readString(Path.of(System.getProperty("blockscope.server.classpath"))).trim();
+    // The JDK 17 module openings HBase and Hadoop need (the same list the project's tests use),
+    // without blockscope's own attach flags: a stock region server has none.
+    List<String> flags = new ArrayList<>();
+    for (String f : System.getProperty("blockscope.jvm.opens").trim().split("\\s+")) {
+      if (!f.startsWith("-Djdk.attach") && !f.startsWith("-XX:+EnableDynamicAgentLoading")) {
+        flags.add(f);
+      }
+    }
+    this.hbaseJvmFlags = flags;
+    Runtime.getRuntime().addShutdownHook(new Thread(this::killAll, "stock-cluster-kill"));
+  }
+
+  /** Starts ZooKeeper, a master and {@code deployments.size()} region servers, and waits. */
+  static StockCluster start(Path home, List<Deployment> deployments) throws Exception {
+    deleteTree(home);
+    Files.createDirectories(home.resolve("logs"));
+    StockCluster c = new StockCluster(home);
+    c.startZooKeeper();
+    c.startMaster();
+    for (int i = 0; i < deployments.size(); i++) {
+      RegionServer rs = c.new RegionServer(i + 1);
+      c.servers.add(rs);
+      rs.start(deployments.get(i));
+    }
+    c.connection = ConnectionFactory.createConnection(c.clientConf());
+    c.awaitServers(deployments.size());
+    return c;
+  }
+
+  List<RegionServer> regionServers() {
+    return servers;
+  }
+
+  Connection connection() {
+    return connection;
+  }
+
+  Admin admin() throws IOException {
+    return connection.getAdmin();
+  }
+
+  /** A client configuration for this cluster, as an operator's client hbase-site.xml gives it. */
+  Configuration clientConf() {
+    Configuration conf = HBaseConfiguration.create();
+    conf.set("hbase.zookeeper.quorum", "127.0.0.1");
+    conf.setInt("hbase.zookeeper.property.clientPort", zkPort);
+    return conf;
+  }
+
+  String zkQuorum() {
+    return "127.0.0.1:" + zkPort;
+  }
+
+  /**
+   * Restarts one region server with a new deployment, as HBase's {@code graceful_stop.sh --restart
+   * --reload} does: its regions are moved to the other live servers first, then it stops (SIGTERM:
+   * HBase's shutdown hook closes what is left), starts again, the method waits until the master
+   * counts it live, and the regions are moved back to it.
+   */
+  void restart(RegionServer rs, Deployment d) throws Exception {
+    ServerName sn = rs.serverName();
+    List<RegionInfo> moved = new ArrayList<>();
+    try (Admin admin = admin()) {
+      if (sn != null) {
+        List<ServerName> others = new ArrayList<>(live());
+        others.remove(sn);
+        int next = 0;
+        for (RegionInfo r : admin.getRegions(sn)) {
+          if (!others.isEmpty()) {
+            admin.move(r.getEncodedNameAsBytes(), others.get(next++ % others.size()));
+            moved.add(r);
+          }
+        }
+      }
+      stopProcess(rs.process, "region server " + rs.index);
+      rs.process = null;
+      await(
+          "the master to drop region server " + rs.index,
+          180,
+          () -> {
+            try {
+              return rs.serverName() == null && inTransition() == 0;
+            } catch (IOException e) {
+              return false;
+            }
+          });
+      rs.start(d);
+      awaitServers(servers.size());
+      ServerName back = rs.serverName();
+      for (RegionInfo r : moved) {
+        admin.move(r.getEncodedNameAsBytes(), back);
+      }
+      await(
+          "regions back on region server " + rs.index,
+          120,
+          () -> {
+            try {
+              return inTransition() == 0;
+            } catch (IOException e) {
+              return false;
+            }
+          });
+    }
+  }
+
+  private int inTransition() throws IOException {
+    try (Admin admin = admin()) {
+      return admin
+          .getClusterMetrics(EnumSet.of(ClusterMetrics.Option.REGIONS_IN_TRANSITION))
+          .getRegionStatesInTransition()
+          .size();
+    }
+  }
+
+  private List<ServerName> live() throws IOException {
+    try (Admin admin = admin()) {
+      return new ArrayList<>(
+          admin
+              .getClusterMetrics(EnumSet.of(ClusterMetrics.Option.LIVE_SERVERS))
+              .getLiveServerMetrics()
+              .keySet());
+    }
+  }
+
+  private void awaitServers(int n) throws Exception {
+    await(
+        n + " live region servers and no region in transition",
+        240,
+        () -> {
+          try {
+            for (RegionServer rs : servers) {
+              if (rs.serverName() == null) {
+                return false;
+              }
+            }
+            return live().size() == n && inTransition() == 0;
+          } catch (IOException e) {
+            return false;
+          }
+        });
+  }
+
+  /** Waits for a condition, failing early with a log's end when a process of the cluster died. */
+  void await(String what, int seconds, BooleanSupplier done) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (!done.getAsBoolean()) {
+      checkAlive();
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out after " + seconds + " s waiting for " + what);
+      }
+      TimeUnit.MILLISECONDS.sleep(250);
+    }
+  }
+
+  private void checkAlive() throws IOException {
+    if (!zk.isAlive()) {
+      throw new AssertionError("ZooKeeper exited:\n" + tail(home.resolve("logs/zookeeper.log")));
+    }
+    if (!master.isAlive()) {
+      throw new AssertionError("HMaster exited:\n" + tail(home.resolve("logs/master.log")));
+    }
+    for (RegionServer rs : servers) {
+      if (rs.process != null && !rs.process.isAlive()) {
+        throw new AssertionError("region server " + rs.index + " exited:\n" + tail(rs.log()));
+      }
+    }
+  }
+
+  /** The last 60 lines of a log, for a failure message. */
+  static String tail(Path log) throws IOException {
+    List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
+  }
+
+  private void startZooKeeper() throws IOException {
+    Path data = home.resolve("zookeeper");
+    Files.createDirectories(data);
+    zk =
+        launch(
+            null,
+            null,
+            List.of("-Xmx128m", "-Dzookeeper.admin.enableServer=false"),
+            "org.apache.zookeeper.server.ZooKeeperServerMain",
+            List.of(Integer.toString(zkPort), data.toString()),
+            home.resolve("logs/zookeeper.log"));
+  }
+
+  private void startMaster() throws IOException {
+    Map<String, String> site = baseSite();
+    site.put("hbase.master.port", Integer.toString(masterPort));
+    site.put("hbase.master.info.port", Integer.toString(masterInfoPort));
+    Path conf = writeConf(home.resolve("master/conf"), site);
+    Path lib = home.resolve("master/lib");
+    Files.createDirectories(lib);
+    master =
+        launch(
+            conf,
+            lib,
+            List.of("-Xmx384m"),
+            "org.apache.hadoop.hbase.master.HMaster",
+            List.of("start"),
+            home.resolve("logs/master.log"));
+  }
+
+  private Map<String, String> baseSite() {
+    Map<String, String> site = new LinkedHashMap<>();
+    site.put("hbase.cluster.distributed", "true");
+    site.put("hbase.rootdir", home.resolve("hbase").toUri().toString());
+    site.put("hbase.zookeeper.quorum", "127.0.0.1");
+    site.put("hbase.zookeeper.property.clientPort", Integer.toString(zkPort));
+    // the local file system has no hflush/hsync capability; HBase's own advice for such a setup
+    site.put("hbase.unsafe.stream.capability.enforce", "false");
+    return site;
+  }
+
+  private static Path writeConf(Path dir, Map<String, String> site) throws IOException {
+    Files.createDirectories(dir);
+    Configuration c = new Configuration(false);
+    site.forEach(c::set);
+    try (OutputStream out = Files.newOutputStream(dir.resolve("hbase-site.xml"))) {
+      c.writeXml(out);
+    }
+    Files.writeString(
+        dir.resolve("log4j2.properties"),
+        """
+        status = warn
+        appender.console.type = Console
+        appender.console.name = console
+        appender.console.target = SYSTEM_OUT
+        appender.console.layout.type = PatternLayout
+        appender.console.layout.pattern = %d{ISO8601} %-5p [%t] %c{1}: %m%n
+        rootLogger = INFO,console
+        """);
+    return dir;
+  }
+
+  private Process launch(
+      Path conf, Path lib, List<String> opts, String main, List<String> args, Path log)
+      throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(hbaseJvmFlags);
+    cmd.addAll(opts);
+    cmd.add("-cp");
+    StringBuilder cp = new StringBuilder();
+    if (conf != null) {
+      cp.append(conf).append(':');
+    }
+    if (lib != null) {
+      cp.append(lib).append("/*:");
+    }
+    cp.append(serverClasspath);
+    cmd.add(cp.toString());
+    cmd.add(main);
+    cmd.addAll(args);
+    Process p =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()))
+            .start();
+    synchronized (processes) {
+      processes.add(p);
+    }
+    return p;
+  }
+
+  private static void stopProcess(Process p, String what) throws InterruptedException {
+    if (p == null || !p.isAlive()) {
+      return;
+    }
+    p.destroy();
+    if (!p.waitFor(90, TimeUnit.SECONDS)) {
+      p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+      throw new AssertionError(what + " did not stop within 90 s of SIGTERM");
+    }
+  }
+
+  private void killAll() {
+    synchronized (processes) {
+      for (Process p : processes) {
+        p.destroyForcibly();
+      }
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (connection != null) {
+      connection.close();
+    }
+    // region servers first, then the master, then ZooKeeper; no flush is needed of scratch data
+    for (RegionServer rs : servers) {
+      rs.process.destroyForcibly();
+    }
+    master.destroyForcibly();
+    zk.destroyForcibly();
+    for (Process p : processes) {
+      try {
+        p.waitFor(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  static int freePort() {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new IllegalStateException("no free port", e);
+    }
+  }
+
+  static void deleteTree(Path p) throws IOException {
+    if (!Files.exists(p)) {
+      return;
+    }
+    try (var walk = Files.walk(p)) {
+      for (Path q : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(q);
+      }
+    }
+  }
+}
