@@ -49,6 +49,11 @@ interface EvalCluster extends AutoCloseable {
   /** Versions and settings, for results.json. */
   Map<String, Object> describe() throws IOException;
 
+  /** How exact {@link #storeFileBytes} was over the run, once the run is over. */
+  default String storeFileSizeResolution() {
+    return "bytes (store file lengths)";
+  }
+
   @Override
   void close() throws IOException;
 }

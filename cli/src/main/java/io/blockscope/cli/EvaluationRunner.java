@@ -140,6 +140,7 @@ final class EvaluationRunner {
       cleanUp();
       progress.done();
     }
+    result.cluster.put("storeFileSizeResolution", cluster.storeFileSizeResolution());
     return result;
   }
 

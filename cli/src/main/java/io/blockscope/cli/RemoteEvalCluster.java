@@ -18,7 +18,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import javax.management.ObjectName;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hbase.CacheEvictionStats;
 import org.apache.hadoop.hbase.ClusterMetrics;
 import org.apache.hadoop.hbase.HBaseConfiguration;
@@ -120,8 +123,57 @@ final class RemoteEvalCluster implements EvalCluster {
     return connection;
   }
 
+  /** One source for the run, so that the reason a read failed outlives the read. */
+  private final CostSource costs = newCostSource();
+
   @Override
   public CostSource costs() {
+    return costs;
+  }
+
+  /** How long a read of the costs waits for the servers' exports, at most. */
+  static final long EXPORT_WAIT_MS = 65_000;
+
+  /**
+   * Waits until every server's export ({@code export.refreshes}) has refreshed twice since the
+   * call: a table's series appear, and a series that became non-zero is added, only at a refresh,
+   * and the second one started after every read before this call had been counted. Costs up to two
+   * {@code blockscope.export.interval.ms} (10 s by default, 1 s at the least) per read.
+   */
+  private static void awaitExports(List<String> servers) throws IOException, InterruptedException {
+    long[] seen = new long[servers.size()];
+    for (int i = 0; i < seen.length; i++) {
+      seen[i] = refreshes(servers.get(i));
+    }
+    long deadline = System.nanoTime() + EXPORT_WAIT_MS * 1_000_000L;
+    for (int i = 0; i < seen.length; i++) {
+      while (refreshes(servers.get(i)) < seen[i] + 2) {
+        if (System.nanoTime() > deadline) {
+          throw new IOException(
+              servers.get(i)
+                  + ": blockscope's export did not refresh twice within "
+                  + EXPORT_WAIT_MS / 1000
+                  + " s (blockscope.export.interval.ms too long?)");
+        }
+        Thread.sleep(200);
+      }
+    }
+  }
+
+  private static long refreshes(String base) throws IOException {
+    String q =
+        URLEncoder.encode("blockscope:type=Server,name=export.refreshes", StandardCharsets.UTF_8);
+    JsonArray beans =
+        JsonParser.parseString(get(base + "/jmx?qry=" + q))
+            .getAsJsonObject()
+            .getAsJsonArray("beans");
+    if (beans.isEmpty()) {
+      throw new IOException(base + " has no blockscope export (is the coprocessor deployed?)");
+    }
+    return beans.get(0).getAsJsonObject().get("Count").getAsLong();
+  }
+
+  private CostSource newCostSource() {
     return new CostSource() {
       private String why;
 
@@ -130,19 +182,28 @@ final class RemoteEvalCluster implements EvalCluster {
         try {
           long[] slots = new long[CostLayout.SIZE];
           int servers = 0;
-          for (String base : infoServers()) {
-            String q =
-                URLEncoder.encode(
-                    "blockscope:type=Table,table="
-                        + io.blockscope.metrics.MetricKeys.value(table)
-                        + ",*",
-                    StandardCharsets.UTF_8);
-            JsonObject doc = JsonParser.parseString(get(base + "/jmx?qry=" + q)).getAsJsonObject();
-            JsonArray beans = doc.getAsJsonArray("beans");
+          List<String> bases = infoServers();
+          if (!bases.isEmpty()) {
+            awaitExports(bases);
+          }
+          for (String base : bases) {
+            // every table's beans, matched here: a pattern with a quoted table name (a
+            // namespaced table's) came back from HBase's /jmx servlet without a bean list
+            String q = URLEncoder.encode("blockscope:type=Table,*", StandardCharsets.UTF_8);
+            String body = get(base + "/jmx?qry=" + q);
+            JsonArray beans =
+                JsonParser.parseString(body).getAsJsonObject().getAsJsonArray("beans");
+            if (beans == null) {
+              throw new IOException(base + "/jmx answered without beans: " + body);
+            }
             servers++;
+            String key = io.blockscope.metrics.MetricKeys.value(table);
             for (JsonElement b : beans) {
               JsonObject bean = b.getAsJsonObject();
               String name = bean.get("name").getAsString();
+              if (!key.equals(new ObjectName(name).getKeyProperty("table"))) {
+                continue;
+              }
               int slot = CostLayout.slotOf(name.substring(name.lastIndexOf("name=") + 5));
               if (slot >= 0 && bean.has("Count")) {
                 slots[slot] += bean.get("Count").getAsLong();
@@ -154,8 +215,12 @@ final class RemoteEvalCluster implements EvalCluster {
             return null;
           }
           return JmxCosts.snapshot(slots);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          why = "interrupted while reading region servers' /jmx";
+          return null;
         } catch (Exception e) {
-          why = "cannot read region servers' /jmx: " + e.getMessage();
+          why = "cannot read region servers' /jmx: " + e;
           return null;
         }
       }
@@ -237,17 +302,99 @@ final class RemoteEvalCluster implements EvalCluster {
     }
   }
 
-  /** From region metrics, which HBase reports in whole megabytes. */
+  /**
+   * The table's store files' lengths, to the byte, listed under the cluster's root directory
+   * ({@code hbase.rootdir} from {@code --hbase-site}, else from the active master's {@code /conf});
+   * where that file system cannot be read from this client, HBase's region metrics, which count
+   * whole megabytes, and {@link #describe} says which and why.
+   */
   @Override
   public long storeFileBytes(String table) throws IOException {
-    double mb = 0;
     TableName tn = TableName.valueOf(table);
+    if (sizeFallback == null) {
+      try {
+        return storeFileLengths(tn);
+      } catch (IOException | RuntimeException e) {
+        sizeFallback = "cannot list the store files (" + e + ")";
+      }
+    }
+    double mb = 0;
     for (ServerName sn : connection.getAdmin().getRegionServers()) {
       for (RegionMetrics rm : connection.getAdmin().getRegionMetrics(sn, tn)) {
         mb += rm.getStoreFileSize().get(Size.Unit.MEGABYTE);
       }
     }
     return (long) (mb * 1048576);
+  }
+
+  /** Why store sizes come from region metrics (whole MB), or null while they are exact. */
+  private String sizeFallback;
+
+  private org.apache.hadoop.fs.Path rootDir;
+
+  /** Sums the files of every family directory of every region directory of the table. */
+  private long storeFileLengths(TableName tn) throws IOException {
+    if (rootDir == null) {
+      rootDir = new org.apache.hadoop.fs.Path(rootDirName());
+    }
+    FileSystem fs = rootDir.getFileSystem(conf);
+    org.apache.hadoop.fs.Path tableDir =
+        new org.apache.hadoop.fs.Path(
+            rootDir, "data/" + tn.getNamespaceAsString() + "/" + tn.getQualifierAsString());
+    long bytes = 0;
+    for (FileStatus region : fs.listStatus(tableDir)) {
+      if (!region.isDirectory() || region.getPath().getName().startsWith(".")) {
+        continue;
+      }
+      for (FileStatus family : fs.listStatus(region.getPath())) {
+        String name = family.getPath().getName();
+        if (!family.isDirectory() || name.startsWith(".") || name.equals("recovered.edits")) {
+          continue;
+        }
+        for (FileStatus f : fs.listStatus(family.getPath())) {
+          if (f.isFile() && !f.getPath().getName().startsWith(".")) {
+            bytes += f.getLen();
+          }
+        }
+      }
+    }
+    return bytes;
+  }
+
+  /** {@code hbase.rootdir} as the cluster has it. */
+  private String rootDirName() throws IOException {
+    String[] sources = conf.getPropertySources("hbase.rootdir");
+    boolean fromSite =
+        sources != null
+            && sources.length > 0
+            && !sources[sources.length - 1].contains("hbase-default.xml");
+    if (fromSite) {
+      return conf.get("hbase.rootdir");
+    }
+    ClusterMetrics cm = connection.getAdmin().getClusterMetrics();
+    ServerName master = cm.getMasterName();
+    int port = cm.getMasterInfoPort();
+    if (master == null || port <= 0) {
+      throw new IOException("the master publishes no info port, so no /conf to read hbase.rootdir");
+    }
+    Configuration remote = new Configuration(false);
+    remote.addResource(
+        new java.io.ByteArrayInputStream(
+            get("http://" + master.getHostname() + ":" + port + "/conf")
+                .getBytes(StandardCharsets.UTF_8)),
+        "master /conf");
+    String dir = remote.get("hbase.rootdir");
+    if (dir == null) {
+      throw new IOException("the master's /conf has no hbase.rootdir");
+    }
+    return dir;
+  }
+
+  @Override
+  public String storeFileSizeResolution() {
+    return sizeFallback == null
+        ? "bytes (store file lengths under " + rootDir + ")"
+        : "MB (from region metrics): " + sizeFallback;
   }
 
   @Override
@@ -264,7 +411,6 @@ final class RemoteEvalCluster implements EvalCluster {
             + ":"
             + conf.get("hbase.zookeeper.property.clientPort")
             + conf.get("zookeeper.znode.parent"));
-    m.put("storeFileSizeResolution", "MB (from region metrics)");
     return m;
   }
 

@@ -116,6 +116,10 @@ final class Summary {
       }
       out.println(sb.toString().stripTrailing());
     }
+    Object sizes = e.cluster == null ? null : e.cluster.get("storeFileSizeResolution");
+    if (sizes instanceof String r && r.startsWith("MB")) {
+      out.println("Store sizes in whole MB: " + r.substring(r.indexOf(':') + 1).trim());
+    }
     if (e.costsUnavailable != null) {
       out.println("Cost columns empty: " + e.costsUnavailable);
     }
