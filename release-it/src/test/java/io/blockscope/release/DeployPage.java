@@ -36,6 +36,12 @@ final class DeployPage {
   final String fsClass;
   final int fsPriority;
 
+  /** encoder.md: the encoder jar in the release, the region servers' registrar, the guard. */
+  final String encoderJar;
+
+  final String registrar;
+  final String guard;
+
   /** dashboards.md: the exporter agent's jar name and configuration file name. */
   final String exporterAgentJar;
 
@@ -60,6 +66,16 @@ final class DeployPage {
     Matcher att = find(way2, "'hdfs:///[^|']+\\|([^|]+)\\|(\\d+)\\|'");
     fsClass = att.group(1);
     fsPriority = Integer.parseInt(att.group(2));
+    String encoder = section(Files.readString(docs.resolve("encoder.md")), "## Registering it");
+    encoderJar =
+        find(encoder, "cp " + Pattern.quote(releaseDir) + "/(server/\\S+\\.jar) \\$HBASE_HOME/lib/")
+            .group(1);
+    registrar =
+        find(encoder, "<name>hbase.coprocessor.region.classes</name>\\s*<value>([^<]+)</value>")
+            .group(1);
+    guard =
+        find(encoder, "<name>hbase.coprocessor.master.classes</name>\\s*<value>([^<]+)</value>")
+            .group(1);
     String dashboards = Files.readString(docs.resolve("dashboards.md"));
     Matcher agent =
         find(
@@ -73,7 +89,7 @@ final class DeployPage {
   private static String section(String page, String heading) {
     int at = page.indexOf(heading);
     if (at < 0) {
-      throw new AssertionError("docs/deploy.md has no section '" + heading + "'");
+      throw new AssertionError("the operator page has no section '" + heading + "'");
     }
     int end = page.indexOf("\n## ", at + heading.length());
     return page.substring(at, end < 0 ? page.length() : end);

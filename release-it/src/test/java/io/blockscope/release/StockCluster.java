@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.ClusterMetrics;
 import org.apache.hadoop.hbase.HBaseConfiguration;
@@ -39,11 +40,7 @@ final class StockCluster implements AutoCloseable {
    * What a region server runs with, beyond the stock install. In a JVM option, {@code ${lib}}
    * stands for the server's {@code lib/} and {@code ${prometheus.port}} for its exporter port.
    */
-  record Deployment(List<Path> libJars, Map<String, String> site, List<String> jvmOptions) {
-    static Deployment stock() {
-      return new Deployment(List.of(), Map.of(), List.of());
-    }
-  }
+  record Deployment(List<Path> libJars, Map<String, String> site, List<String> jvmOptions) {}
 
   /** One region server: its ports, its current process and deployment, and its logs. */
   final class RegionServer {
@@ -133,6 +130,7 @@ final class StockCluster implements AutoCloseable {
   private final List<RegionServer> servers = new ArrayList<>();
   private Process zk;
   private Process master;
+  private int masterStarts;
   private Connection connection;
 
   private StockCluster(Path home) throws IOException {
@@ -151,13 +149,17 @@ final class StockCluster implements AutoCloseable {
     Runtime.getRuntime().addShutdownHook(new Thread(this::killAll, "stock-cluster-kill"));
   }
 
-  /** Starts ZooKeeper, a master and {@code deployments.size()} region servers, and waits. */
-  static StockCluster start(Path home, List<Deployment> deployments) throws Exception {
+  /**
+   * Starts ZooKeeper, a master with its deployment and {@code deployments.size()} region servers,
+   * and waits until all are up.
+   */
+  static StockCluster start(Path home, Deployment masterDeployment, List<Deployment> deployments)
+      throws Exception {
     deleteTree(home);
     Files.createDirectories(home.resolve("logs"));
     StockCluster c = new StockCluster(home);
     c.startZooKeeper();
-    c.startMaster();
+    c.startMaster(masterDeployment);
     for (int i = 0; i < deployments.size(); i++) {
       RegionServer rs = c.new RegionServer(i + 1);
       c.servers.add(rs);
@@ -297,8 +299,8 @@ final class StockCluster implements AutoCloseable {
     if (!zk.isAlive()) {
       throw new AssertionError("ZooKeeper exited:\n" + tail(home.resolve("logs/zookeeper.log")));
     }
-    if (!master.isAlive()) {
-      throw new AssertionError("HMaster exited:\n" + tail(home.resolve("logs/master.log")));
+    if (master != null && !master.isAlive()) {
+      throw new AssertionError("HMaster exited:\n" + tail(masterLog()));
     }
     for (RegionServer rs : servers) {
       if (rs.process != null && !rs.process.isAlive()) {
@@ -326,21 +328,60 @@ final class StockCluster implements AutoCloseable {
             home.resolve("logs/zookeeper.log"));
   }
 
-  private void startMaster() throws IOException {
+  private void startMaster(Deployment d) throws IOException {
     Map<String, String> site = baseSite();
     site.put("hbase.master.port", Integer.toString(masterPort));
     site.put("hbase.master.info.port", Integer.toString(masterInfoPort));
+    site.putAll(d.site());
     Path conf = writeConf(home.resolve("master/conf"), site);
     Path lib = home.resolve("master/lib");
     Files.createDirectories(lib);
+    for (Path jar : d.libJars()) {
+      Files.copy(jar, lib.resolve(jar.getFileName()));
+    }
+    masterStarts++;
     master =
         launch(
             conf,
             lib,
-            List.of("-Xmx384m"),
+            Stream.concat(Stream.of("-Xmx384m"), d.jvmOptions().stream()).toList(),
             "org.apache.hadoop.hbase.master.HMaster",
             List.of("start"),
-            home.resolve("logs/master.log"));
+            masterLog());
+  }
+
+  /** The current master process's log (a new file per start). */
+  Path masterLog() {
+    return home.resolve("logs/master-" + masterStarts + ".log");
+  }
+
+  /**
+   * Restarts the master with another deployment (SIGTERM, then a new process) and waits until it
+   * counts every region server live again with no region in transition.
+   */
+  void restartMaster(Deployment d) throws Exception {
+    stopProcess(master, "the master");
+    deleteTree(home.resolve("master/lib"));
+    startMaster(d);
+    awaitServers(servers.size());
+  }
+
+  /**
+   * Runs a class on a region server's class path (conf, its lib/, the server class path), as {@code
+   * hbase <class> <args>} runs it on that host; returns its exit status and output.
+   */
+  record Run(int status, String output) {}
+
+  Run runOnServerClasspath(RegionServer rs, String main, List<String> args) throws Exception {
+    Path dir = home.resolve("rs" + rs.index);
+    Path log = home.resolve("logs").resolve(main.substring(main.lastIndexOf('.') + 1) + ".log");
+    Process p =
+        launch(dir.resolve("conf"), dir.resolve("lib"), List.of("-Xmx256m"), main, args, log);
+    if (!p.waitFor(3, TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+      throw new AssertionError(main + " still running after 3 min:\n" + tail(log));
+    }
+    return new Run(p.exitValue(), Files.readString(log));
   }
 
   private Map<String, String> baseSite() {
@@ -405,7 +446,10 @@ final class StockCluster implements AutoCloseable {
     return p;
   }
 
-  private static void stopProcess(Process p, String what) throws InterruptedException {
+  private void stopProcess(Process p, String what) throws InterruptedException {
+    if (p == master) {
+      master = null;
+    }
     if (p == null || !p.isAlive()) {
       return;
     }
@@ -433,7 +477,9 @@ final class StockCluster implements AutoCloseable {
     for (RegionServer rs : servers) {
       rs.process.destroyForcibly();
     }
-    master.destroyForcibly();
+    if (master != null) {
+      master.destroyForcibly();
+    }
     zk.destroyForcibly();
     for (Process p : processes) {
       try {
@@ -443,6 +489,41 @@ final class StockCluster implements AutoCloseable {
         return;
       }
     }
+  }
+
+  /**
+   * Phoenix 5.2.1's server side as release-it adds it to every server's {@code lib/} (the stand-in
+   * for the shaded phoenix-server-hbase-2.6 jar, which Maven Central does not carry): each jar of
+   * stock-hbase/phoenix's class path whose artifact the server class path does not already have in
+   * some version.
+   */
+  static List<Path> phoenixServerJars() throws IOException {
+    java.util.Set<String> have = new java.util.HashSet<>();
+    String server =
+        Files.readString(Path.of(System.getProperty("blockscope.server.classpath"))).trim();
+    for (String jar : server.split(":")) {
+      have.add(artifact(Path.of(jar)));
+    }
+    List<Path> jars = new ArrayList<>();
+    String phoenix =
+        Files.readString(Path.of(System.getProperty("blockscope.phoenix.classpath"))).trim();
+    for (String jar : phoenix.split(":")) {
+      Path p = Path.of(jar);
+      if (!have.contains(artifact(p))) {
+        jars.add(p);
+      }
+    }
+    return jars;
+  }
+
+  /** A jar's artifact id and classifier without its version, from the local repository's layout. */
+  private static String artifact(Path jar) {
+    // ~/.m2/repository/<group path>/<artifact>/<version>/<artifact>-<version>[-classifier].jar
+    String version = jar.getParent().getFileName().toString();
+    String artifactId = jar.getParent().getParent().getFileName().toString();
+    String name = jar.getFileName().toString();
+    String classifier = name.substring((artifactId + "-" + version).length(), name.length() - 4);
+    return jar.getParent().getParent().getParent() + "/" + artifactId + classifier;
   }
 
   static int freePort() {

@@ -70,8 +70,13 @@ import org.junit.runners.MethodSorters;
  *   <li>a rolling restart that adds the cluster-wide deployment (jar in {@code lib/}, {@code
  *       hbase.coprocessor.region.classes}, {@code -javaagent}) and the Prometheus JMX exporter's
  *       agent with the configuration the release ships, while a client reads on;
+ *   <li>{@code bin/blockscope evaluate --zk} from the release against it;
+ *   <li>the hints driver from the release's client jar in sqlline processes of their own;
  *   <li>a rolling restart that takes it away again.
  * </ol>
+ *
+ * <p>Every server carries Phoenix 5.2.1's server side in its {@code lib/} throughout, as a Phoenix
+ * user's cluster does.
  *
  * <p>Each step checks what an operator checks: the region server's log line, the beans on its HTTP
  * {@code /jmx}, on a remote JMX connection and on the exporter's endpoint, and that a cold scan of
@@ -85,6 +90,13 @@ public class StockDeployIT {
       Pattern.compile(
           "blockscope: engine started at level (\\w+) exporting regions (\\S+); probes ([^;]+);");
   private static final HttpClient HTTP = HttpClient.newHttpClient();
+  private static final int ROWS_PHOENIX = 3_000;
+  private static final String ENC_DDL =
+      "CREATE TABLE ENC_RELEASE (PK INTEGER PRIMARY KEY, V1 VARCHAR, V2 DOUBLE)"
+          + " DATA_BLOCK_ENCODING='BLOCKSCOPE_V1', BLOCKSIZE=4096";
+
+  /** The cells of ENC_RELEASE, read in BLOCKSCOPE_V1 (t2) and again after the way back (t5). */
+  private static long encodedCells;
 
   private static Path release;
   private static DeployPage page;
@@ -96,10 +108,12 @@ public class StockDeployIT {
     page = new DeployPage(release.resolve("docs"));
     assertEquals(
         "the release directory the pages name", page.releaseDir, release.getFileName().toString());
+    Deployment phoenix = phoenixOnly();
     cluster =
         StockCluster.start(
             Path.of(System.getProperty("blockscope.work")),
-            List.of(Deployment.stock(), Deployment.stock()));
+            masterWithGuard(),
+            List.of(phoenix, phoenix));
   }
 
   @AfterClass
@@ -109,8 +123,32 @@ public class StockDeployIT {
     }
   }
 
-  /** docs/deploy.md's way 1 and docs/dashboards.md's exporter agent, as the pages give them. */
-  private static Deployment clusterWide() {
+  /** A stock HBase with Phoenix's server side in lib/, as a Phoenix user's cluster has. */
+  private static Deployment phoenixOnly() throws IOException {
+    return new Deployment(StockCluster.phoenixServerJars(), Map.of(), List.of());
+  }
+
+  /**
+   * The master as docs/encoder.md sets it up: the encoder jar in lib/ and the guard. The cleaner
+   * settings stand for the 5 minutes the way back waits for HBase to delete archived files.
+   */
+  private static Deployment masterWithGuard() throws IOException {
+    List<Path> lib = new ArrayList<>(StockCluster.phoenixServerJars());
+    lib.add(existing(page.encoderJar));
+    return new Deployment(
+        lib,
+        Map.of(
+            "hbase.coprocessor.master.classes", page.guard,
+            "hbase.master.hfilecleaner.ttl", "1000",
+            "hbase.master.cleaner.interval", "2000"),
+        List.of());
+  }
+
+  /**
+   * docs/deploy.md's way 1, docs/encoder.md's registrar (appended to the same property, as the page
+   * says) and docs/dashboards.md's exporter agent, as the pages give them.
+   */
+  private static Deployment clusterWide() throws IOException {
     Path agent = Path.of(System.getProperty("blockscope.prometheus.agent"));
     assertEquals(
         "the exporter agent docs/dashboards.md names",
@@ -118,9 +156,18 @@ public class StockDeployIT {
         agent.getFileName().toString());
     Path exporterConfig = release.resolve("docs/prometheus").resolve(page.exporterConfig);
     assertTrue(exporterConfig + " in the release", Files.isRegularFile(exporterConfig));
+    List<Path> lib = new ArrayList<>(StockCluster.phoenixServerJars());
+    lib.add(existing(page.libJar));
+    lib.add(existing(page.encoderJar));
+    assertEquals("the property both pages name", page.siteName, "hbase.coprocessor.region.classes");
     return new Deployment(
-        List.of(existing(page.libJar)),
-        Map.of(page.siteName, page.siteValue),
+        lib,
+        Map.of(
+            page.siteName,
+            page.siteValue + "," + page.registrar,
+            // docs/evaluate.md: evaluate --zk waits for two exports per read; 1 s is the floor
+            "blockscope.export.interval.ms",
+            "1000"),
         List.of(
             "-javaagent:${lib}/" + page.agentJar,
             "-javaagent:" + agent + "=${prometheus.port}:" + exporterConfig));
@@ -163,13 +210,50 @@ public class StockDeployIT {
     load(table(reads).build(), 2_000);
     Reader reader = new Reader(reads, 2_000);
     reader.start();
-    for (RegionServer rs : cluster.regionServers()) {
-      cluster.restart(rs, clusterWide());
+    List<RegionServer> servers = cluster.regionServers();
+    cluster.restart(servers.get(0), clusterWide());
+    // half-way: the guard refuses a BLOCKSCOPE_V1 table, naming the server without the registrar
+    try {
+      phoenixTable(ENC_DDL);
+      throw new AssertionError("the guard let a BLOCKSCOPE_V1 table through half-way");
+    } catch (java.sql.SQLException e) {
+      String why = String.valueOf(e.getMessage());
+      assertTrue(why, why.contains("blockscope: refusing to create ENC_RELEASE"));
+      assertTrue(why, why.contains(servers.get(1).serverName().toString()));
+      assertTrue(why, !why.contains(servers.get(0).serverName().toString()));
     }
+    cluster.restart(servers.get(1), clusterWide());
     reader.stopAndCheck();
-    for (RegionServer rs : cluster.regionServers()) {
+    for (RegionServer rs : servers) {
       assertEquals(rs.log().toString(), page.probes, engineLine(rs));
+      assertTrue(
+          rs.log().toString(),
+          Files.readString(rs.log())
+              .contains("blockscope: data block encoding BLOCKSCOPE_V1 (id 64) registered"));
     }
+    // now it is accepted, written, flushed and read cold, decoded by BLOCKSCOPE_V1's seeker
+    phoenixTable(ENC_DDL);
+    TableName enc = TableName.valueOf("ENC_RELEASE");
+    try (Admin admin = cluster.admin()) {
+      admin.flush(enc);
+    }
+    encodedCells = count(enc);
+    assertEquals(3L * ROWS_PHOENIX, encodedCells);
+    RegionServer host = hosting(enc);
+    String encRegion = regionOf(enc).getEncodedName();
+    // reading the files' trailers here takes the encoding in this JVM too (docs/encoder.md,
+    // offline tools): the release's encoder jar and its register()
+    try (var loader =
+        new java.net.URLClassLoader(
+            new java.net.URL[] {existing(page.encoderJar).toUri().toURL()},
+            StockDeployIT.class.getClassLoader())) {
+      loader
+          .loadClass("io.blockscope.encoding.BlockscopeEncoding")
+          .getMethod("register")
+          .invoke(null);
+    }
+    assertRegionCount(host, enc, encRegion, "blockCache.miss.data", dataBlocks(enc, "0")[0]);
+    assertRegionCount(host, enc, encRegion, "decode.BLOCKSCOPE_V1.cells", encodedCells);
     TableName t = TableName.valueOf("release_wide");
     load(table(t).build(), 4_000);
     RegionServer rs = hosting(t);
@@ -206,8 +290,248 @@ public class StockDeployIT {
     assertEquals("exporter sample for " + bean, misses, (long) scraped);
   }
 
+  /**
+   * {@code bin/blockscope evaluate --zk} from the release, as a process of its own on the release's
+   * lib/ alone, against this cluster: PerformanceEvaluation's shape, two configurations, every
+   * plain-HBase workload. blockscope's costs come from the region servers' {@code /jmx}, the cold
+   * workloads run (Admin.clearBlockCache), and store sizes are the files' lengths.
+   */
   @Test
-  public void t3_rollingRestartRemovesIt() throws Exception {
+  public void t3_evaluateFromTheRelease() throws Exception {
+    // PerformanceEvaluation's shape: two configurations, every plain-HBase workload
+    var pe =
+        evaluate(
+            "pe",
+            "--shape",
+            "pe",
+            "--rows",
+            "2^11",
+            "--configs",
+            "FAST_DIFF,NONE+GZ",
+            "--runs",
+            "1");
+    assertEquals(2, pe.size());
+    for (var config : pe) {
+      var cold = config.getAsJsonObject("results").getAsJsonObject("raw.scan.no.cache");
+      var costs = cold.getAsJsonObject("costs");
+      String what = config.get("config") + ": " + cold;
+      long blocks = costs.get("fs.read.blocks.data").getAsLong();
+      assertTrue(what, blocks > 0);
+      assertEquals(what, blocks, costs.get("blockCache.miss.data").getAsLong());
+      // every byte read from the file system had its checksum verified
+      assertEquals(
+          what,
+          costs.get("fs.read.bytes.data").getAsLong(),
+          costs.get("checksum.bytes").getAsLong());
+      if (config.get("encoding").getAsString().equals("FAST_DIFF")) {
+        assertEquals(what, 2048L, costs.get("decode.FAST_DIFF.cells").getAsLong());
+      } else {
+        assertEquals(what, blocks, costs.get("decompress.GZ.blocks").getAsLong());
+      }
+    }
+    // the seeds' Phoenix shape, one configuration, a cold parallel scan and point selects
+    var seeds =
+        evaluate(
+            "seeds",
+            "--rows",
+            "2^11",
+            "--configs",
+            "ROW_INDEX_V1+GZ",
+            "--workloads",
+            "scan.parallel.cold,point.select",
+            "--runs",
+            "1");
+    var cold = seeds.get(0).getAsJsonObject("results").getAsJsonObject("scan.parallel.cold");
+    var costs = cold.getAsJsonObject("costs");
+    long blocks = costs.get("fs.read.blocks.data").getAsLong();
+    assertTrue(cold.toString(), blocks > 0);
+    assertEquals(cold.toString(), blocks, costs.get("decompress.GZ.blocks").getAsLong());
+    assertTrue(cold.toString(), costs.get("decode.ROW_INDEX_V1.cells").getAsLong() > 0);
+  }
+
+  /**
+   * Runs {@code bin/blockscope evaluate --zk} from the release as a process of its own against this
+   * cluster, checks that it succeeded with blockscope's costs from {@code /jmx}, no skipped
+   * workload and exact store sizes, and returns results.json's configurations.
+   */
+  private static List<org.apache.hbase.thirdparty.com.google.gson.JsonObject> evaluate(
+      String name, String... options) throws Exception {
+    Path out = cluster.home.resolve("evaluate-" + name);
+    Path log = cluster.home.resolve("logs/evaluate-" + name + ".log");
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                release.resolve("bin/blockscope").toString(),
+                "evaluate",
+                "--zk",
+                cluster.zkQuorum(),
+                "--out",
+                out.toString()));
+    cmd.addAll(List.of(options));
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+    pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    Process p = pb.start();
+    if (!p.waitFor(10, java.util.concurrent.TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+      throw new AssertionError("evaluate still running after 10 min:\n" + StockCluster.tail(log));
+    }
+    String printed = Files.readString(log);
+    assertEquals(printed, 0, p.exitValue());
+    assertTrue(printed, !printed.contains("Cost columns empty"));
+    assertTrue(printed, !printed.contains("Store sizes in whole MB"));
+    assertTrue(printed, !printed.contains("skipped"));
+    var doc =
+        JsonParser.parseString(Files.readString(out.resolve("results.json"))).getAsJsonObject();
+    assertTrue(
+        doc.toString(),
+        doc.getAsJsonObject("cluster")
+            .get("storeFileSizeResolution")
+            .getAsString()
+            .startsWith("bytes"));
+    assertTrue(doc.toString(), doc.get("costsUnavailable").isJsonNull());
+    List<org.apache.hbase.thirdparty.com.google.gson.JsonObject> configs = new ArrayList<>();
+    for (var c : doc.getAsJsonArray("configs")) {
+      var config = c.getAsJsonObject();
+      long bytes = config.get("storeFileBytes").getAsLong();
+      // the files' lengths, not whole megabytes
+      assertTrue(config.get("config") + " " + bytes, bytes > 0 && bytes % 1048576 != 0);
+      configs.add(config);
+    }
+    return configs;
+  }
+
+  /**
+   * The hints driver from the release's client/ jar, in sqlline processes of their own whose class
+   * path is Phoenix's client and that jar: two NO_CACHE counts leave nothing cached (the region's
+   * data-block hits stay 0 and its misses are twice the store file's data blocks), then SERIAL,
+   * EXPLAIN with blockscope's plan lines and EXPLAIN ANALYZE's JSON, and both processes exit 0.
+   */
+  @Test
+  public void t4_hintsDriverFromClientProcesses() throws Exception {
+    TableName t = TableName.valueOf("RELEASE_HINTS");
+    int rows = ROWS_PHOENIX;
+    phoenixTable(
+        "CREATE TABLE RELEASE_HINTS (PK INTEGER PRIMARY KEY, V1 VARCHAR, V2 DOUBLE)"
+            + " DATA_BLOCK_ENCODING='FAST_DIFF', BLOCKSIZE=4096, COMPRESSION='GZ'");
+    try (Admin admin = cluster.admin()) {
+      admin.flush(t);
+    }
+    RegionServer rs = hosting(t);
+    String region = regionOf(t).getEncodedName();
+    long blocks = dataBlocks(t, "0")[0];
+
+    String first =
+        sqlline(
+            "first",
+            "SELECT /*+ NO_CACHE */ COUNT(*) FROM RELEASE_HINTS;",
+            "SELECT /*+ NO_CACHE */ COUNT(*) FROM RELEASE_HINTS;");
+    assertEquals(first, 2, first.split("'" + rows + "'", -1).length - 1);
+    assertRegionCount(rs, t, region, "blockCache.miss.data", 2 * blocks);
+    assertRegionCount(rs, t, region, "blockCache.hit.data", 0);
+
+    String second =
+        sqlline(
+            "second",
+            "SELECT /*+ SERIAL */ COUNT(*) FROM RELEASE_HINTS;",
+            "EXPLAIN SELECT /*+ SERIAL NO_CACHE */ PK FROM RELEASE_HINTS WHERE V2 < 0.5;",
+            "EXPLAIN ANALYZE (FORMAT JSON) SELECT COUNT(*) FROM RELEASE_HINTS;");
+    assertEquals(second, 1, second.split("'" + rows + "'", -1).length - 1);
+    assertTrue(second, second.contains("BLOCKSCOPE SERIAL: region scans run one at a time"));
+    assertTrue(second, second.contains("BLOCKSCOPE NO_CACHE: every scan of this query"));
+    assertTrue(second, Pattern.compile("\"version\"\\s*:\\s*1\\b").matcher(second).find());
+    // EXPLAIN ANALYZE's own figures: the whole table from the cache
+    assertTrue(
+        second,
+        Pattern.compile("\"blockCache.hit.data\"\\s*:\\s*" + blocks + "\\b")
+            .matcher(second)
+            .find());
+    // the SERIAL count missed every block (nothing was cached) and cached them; EXPLAIN
+    // ANALYZE's count hit them all
+    assertRegionCount(rs, t, region, "blockCache.miss.data", 3 * blocks);
+    assertRegionCount(rs, t, region, "blockCache.hit.data", blocks);
+  }
+
+  /**
+   * Creates a Phoenix table through Phoenix's own driver (the DDL names it; its columns are PK
+   * INTEGER, V1 VARCHAR, V2 DOUBLE) and upserts {@link #ROWS_PHOENIX} rows into it.
+   */
+  private static void phoenixTable(String ddl) throws java.sql.SQLException {
+    String table = ddl.split("\\s+")[2];
+    try (java.sql.Connection c =
+        java.sql.DriverManager.getConnection("jdbc:phoenix:127.0.0.1:" + cluster.zkPort)) {
+      c.createStatement().execute(ddl);
+      try (var ps = c.prepareStatement("UPSERT INTO " + table + " VALUES (?, ?, ?)")) {
+        for (int i = 0; i < ROWS_PHOENIX; i++) {
+          ps.setInt(1, i);
+          ps.setString(2, "value-" + i + "-" + "y".repeat(30));
+          ps.setDouble(3, (i % 100) / 100.0);
+          ps.executeUpdate();
+        }
+      }
+      c.commit();
+    }
+  }
+
+  /**
+   * Runs statements in sqlline as a process of its own, through the release's hints driver as
+   * docs/hints.md shows, and returns what it printed; fails unless it exits 0.
+   */
+  private static String sqlline(String name, String... statements) throws Exception {
+    Path home = cluster.home.resolve("sqlline-" + name);
+    Files.createDirectories(home);
+    Path script = home.resolve("script.sql");
+    Files.writeString(script, String.join("\n", statements) + "\n!quit\n");
+    Path driver;
+    try (Stream<Path> s = Files.list(release.resolve("client"))) {
+      driver = s.findFirst().orElseThrow(() -> new AssertionError("no jar in client/"));
+    }
+    String classpath =
+        driver
+            + ":"
+            + System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    List<String> cmd =
+        List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xmx384m",
+            "-Duser.home=" + home,
+            "--add-opens",
+            "java.base/java.lang=ALL-UNNAMED",
+            "--add-opens",
+            "java.base/java.nio=ALL-UNNAMED",
+            "--add-opens",
+            "java.base/sun.nio.ch=ALL-UNNAMED",
+            "-cp",
+            classpath,
+            "sqlline.SqlLine",
+            "-d",
+            "io.blockscope.hints.BlockscopeDriver",
+            "-u",
+            "jdbc:blockscope:phoenix:127.0.0.1:" + cluster.zkPort + ":/hbase",
+            "-n",
+            "none",
+            "-p",
+            "none",
+            "--isolation=TRANSACTION_READ_COMMITTED",
+            "--outputformat=csv",
+            "--showHeader=false",
+            "--silent=true",
+            "-f",
+            script.toString());
+    Path log = cluster.home.resolve("logs/sqlline-" + name + ".log");
+    Process p =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    if (!p.waitFor(5, java.util.concurrent.TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+      throw new AssertionError("sqlline still running after 5 min:\n" + StockCluster.tail(log));
+    }
+    String printed = Files.readString(log);
+    assertEquals(printed, 0, p.exitValue());
+    return printed;
+  }
+
+  @Test
+  public void t5_rollingRestartRemovesIt() throws Exception {
     // the documented way back: the per-table attribute first, then the servers
     TableName perTable = TableName.valueOf("release_per_table");
     try (Admin admin = cluster.admin()) {
@@ -215,13 +539,47 @@ public class StockDeployIT {
       admin.modifyTable(
           TableDescriptorBuilder.newBuilder(td).removeCoprocessor(page.fsClass).build());
     }
+    // docs/encoder.md, the way back: a built-in encoding, a major compaction, and the lister,
+    // run as `hbase io.blockscope.encoding.EncodedFiles` runs it, until it exits 0 (the archived
+    // BLOCKSCOPE_V1 file gone: the master's cleaner runs every 2 s here, files 1 s old)
+    TableName enc = TableName.valueOf("ENC_RELEASE");
+    try (java.sql.Connection c =
+        java.sql.DriverManager.getConnection("jdbc:phoenix:127.0.0.1:" + cluster.zkPort)) {
+      c.createStatement().execute("ALTER TABLE ENC_RELEASE SET DATA_BLOCK_ENCODING='FAST_DIFF'");
+    }
+    try (Admin admin = cluster.admin()) {
+      admin.majorCompact(enc);
+    }
+    AtomicReference<StockCluster.Run> lister = new AtomicReference<>();
+    cluster.await(
+        "EncodedFiles ENC_RELEASE to find no BLOCKSCOPE_V1 file",
+        180,
+        () -> {
+          try {
+            lister.set(
+                cluster.runOnServerClasspath(
+                    cluster.regionServers().get(0),
+                    "io.blockscope.encoding.EncodedFiles",
+                    List.of("ENC_RELEASE")));
+            return lister.get().status() == 0;
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
+    assertTrue(
+        lister.get().output(),
+        lister.get().output().contains("ENC_RELEASE: 0 of 1 files in BLOCKSCOPE_V1"));
+
     TableName reads = TableName.valueOf("release_rolling");
     Reader reader = new Reader(reads, 2_000);
     reader.start();
     for (RegionServer rs : cluster.regionServers()) {
-      cluster.restart(rs, Deployment.stock());
+      cluster.restart(rs, phoenixOnly());
     }
     reader.stopAndCheck();
+    // the guard and the jar last, from the master too
+    cluster.restartMaster(phoenixOnly());
+    assertEquals("ENC_RELEASE read without the encoder jar", encodedCells, count(enc));
     for (RegionServer rs : cluster.regionServers()) {
       String beans = get(rs.infoUrl() + "/jmx?qry=" + enc("blockscope:*"));
       assertEquals(
@@ -231,7 +589,8 @@ public class StockDeployIT {
       assertTrue(
           rs.log().toString(), !Files.readString(rs.log()).contains("blockscope: engine started"));
     }
-    for (String name : List.of("release_per_table", "release_wide", "release_rolling")) {
+    for (String name :
+        List.of("release_per_table", "release_wide", "release_rolling", "RELEASE_HINTS")) {
       assertTrue(name + " readable", count(TableName.valueOf(name)) > 0);
     }
   }
@@ -326,11 +685,12 @@ public class StockDeployIT {
     assertEquals(2L * rows, cells);
     long[] truth = dataBlocks(t);
     String region = regionOf(t).getEncodedName();
-    long misses = regionCount(rs, t, region, "blockCache.miss.data");
-    assertEquals("data block misses of " + t + " = its store files' data blocks", truth[0], misses);
-    assertEquals(truth[0], regionCount(rs, t, region, "fs.read.blocks.data"));
-    assertEquals(truth[0], regionCount(rs, t, region, "decompress.GZ.blocks"));
-    assertEquals(cells, regionCount(rs, t, region, "decode.FAST_DIFF.cells"));
+    // data block misses = the store file's data blocks
+    long misses = truth[0];
+    assertRegionCount(rs, t, region, "blockCache.miss.data", misses);
+    assertRegionCount(rs, t, region, "fs.read.blocks.data", truth[0]);
+    assertRegionCount(rs, t, region, "decompress.GZ.blocks", truth[0]);
+    assertRegionCount(rs, t, region, "decode.FAST_DIFF.cells", cells);
     return misses;
   }
 
@@ -347,6 +707,10 @@ public class StockDeployIT {
 
   /** The data blocks of a table's store files, from their trailers, read off the file system. */
   private static long[] dataBlocks(TableName t) throws IOException {
+    return dataBlocks(t, "f");
+  }
+
+  private static long[] dataBlocks(TableName t, String familyName) throws IOException {
     Configuration conf = cluster.clientConf();
     Path family =
         cluster
@@ -354,7 +718,7 @@ public class StockDeployIT {
             .resolve("hbase/data/default")
             .resolve(t.getQualifierAsString())
             .resolve(regionOf(t).getEncodedName())
-            .resolve("f");
+            .resolve(familyName);
     FileSystem fs = FileSystem.getLocal(conf);
     long blocks = 0;
     long files = 0;
@@ -375,11 +739,13 @@ public class StockDeployIT {
   }
 
   /**
-   * A region bean's count from the server's {@code /jmx}. A region's beans appear at the engine's
-   * next export (blockscope.export.interval.ms, 10 s by default), so this waits up to 30 s for it.
+   * A region's count from the server's {@code /jmx}, once it equals {@code expected}: a region's
+   * series appear at the engine's export after they become non-zero (every
+   * blockscope.export.interval.ms: 10 s by default, 1 s in way 1 here), and a series not exported
+   * reads 0. Waits up to 30 s, then fails with what it read and the server's blockscope beans.
    */
-  private static long regionCount(RegionServer rs, TableName t, String region, String name)
-      throws Exception {
+  private static void assertRegionCount(
+      RegionServer rs, TableName t, String region, String name, long expected) throws Exception {
     String q =
         "blockscope:type=Region,table="
             + t.getNameAsString()
@@ -387,27 +753,33 @@ public class StockDeployIT {
             + region
             + ",name="
             + name;
-    AtomicReference<JsonArray> beans = new AtomicReference<>();
+    AtomicLong last = new AtomicLong(-1);
     try {
       cluster.await(
-          q + " on " + rs.infoUrl(),
+          q + " = " + expected + " on " + rs.infoUrl(),
           30,
           () -> {
             try {
-              beans.set(
+              JsonArray beans =
                   JsonParser.parseString(get(rs.infoUrl() + "/jmx?qry=" + enc(q)))
                       .getAsJsonObject()
-                      .getAsJsonArray("beans"));
-              return beans.get().size() == 1;
+                      .getAsJsonArray("beans");
+              last.set(
+                  beans.isEmpty() ? 0 : beans.get(0).getAsJsonObject().get("Count").getAsLong());
+              return last.get() == expected;
             } catch (Exception e) {
               return false;
             }
           });
     } catch (AssertionError e) {
       throw new AssertionError(
-          e.getMessage() + "; its blockscope beans: " + beanNames(rs, "blockscope:*"), e);
+          e.getMessage()
+              + "; last read "
+              + last.get()
+              + "; its blockscope beans: "
+              + beanNames(rs, "blockscope:type=Region,table=" + t.getNameAsString() + ",*"),
+          e);
     }
-    return beans.get().get(0).getAsJsonObject().get("Count").getAsLong();
   }
 
   private static List<String> beanNames(RegionServer rs, String query) throws Exception {
