@@ -18,6 +18,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.ClusterMetrics;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.Waiter;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
@@ -285,14 +286,24 @@ final class StockCluster implements AutoCloseable {
 
   /** Waits for a condition, failing early with a log's end when a process of the cluster died. */
   void await(String what, int seconds, BooleanSupplier done) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    while (!done.getAsBoolean()) {
-      checkAlive();
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out after " + seconds + " s waiting for " + what);
-      }
-      TimeUnit.MILLISECONDS.sleep(250);
-    }
+    // HBase's Waiter polls every 250 ms; a dead process ends the wait at once
+    Waiter.waitFor(
+        clientConf(),
+        TimeUnit.SECONDS.toMillis(seconds),
+        250,
+        true,
+        new Waiter.ExplainingPredicate<IOException>() {
+          @Override
+          public boolean evaluate() throws IOException {
+            checkAlive();
+            return done.getAsBoolean();
+          }
+
+          @Override
+          public String explainFailure() {
+            return "waiting for " + what;
+          }
+        });
   }
 
   private void checkAlive() throws IOException {
