@@ -90,6 +90,12 @@ final class Engine implements Hooks, ConfigurationObserver {
   private final List<String> noHBaseScanMetrics = new ArrayList<>();
 
   private static final class Frames {
+    /**
+     * The thread's cost array, which the probes fill ({@code ProbeBridge.costs()}): one per thread
+     * for the thread's life, so it is looked up once, not at every hook. Null without a bridge.
+     */
+    final long[] costs;
+
     final RegionCosts[] stack = new RegionCosts[MAX_DEPTH];
 
     /** The tagged query each frame works for, if any (see {@link #queryActive}). */
@@ -100,19 +106,18 @@ final class Engine implements Hooks, ConfigurationObserver {
 
     /** The Scan last tagged on this thread, so that a second copy of blockscope does not tag it. */
     Object taggedScan;
+
+    Frames(long[] costs) {
+      this.costs = costs;
+    }
   }
 
   /** Every thread's frames, for {@link #openFrames()}; a thread's entry goes with the thread. */
   private final Set<Frames> allFrames =
       Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
 
-  private final ThreadLocal<Frames> frames =
-      ThreadLocal.withInitial(
-          () -> {
-            Frames f = new Frames();
-            allFrames.add(f);
-            return f;
-          });
+  /** Each thread's frames, made on the thread's first hook (after {@link #bridge} is set). */
+  private final ThreadLocal<Frames> frames;
 
   /** Problems kept for operators; more are counted, not kept. */
   static final int MAX_PROBLEMS = 100;
@@ -121,6 +126,13 @@ final class Engine implements Hooks, ConfigurationObserver {
 
   private Engine(BlockscopeConfig config, BridgeHandle bridge, List<String> problems) {
     this.bridge = bridge;
+    this.frames =
+        ThreadLocal.withInitial(
+            () -> {
+              Frames f = new Frames(bridge != null ? bridge.costs() : null);
+              allFrames.add(f);
+              return f;
+            });
     this.problems = Collections.synchronizedList(new ArrayList<>());
     problems.forEach(this::problem);
     this.serverLevel = config.level;
@@ -227,6 +239,7 @@ final class Engine implements Hooks, ConfigurationObserver {
       String region = env.getRegionInfo().getEncodedName();
       PerfLevel level = levelOf(env.getRegion().getTableDescriptor(), region);
       registry.open(env.getRegionInfo().getTable().getNameAsString(), region, level);
+      updateMeasuring();
       HBaseExport.register(
           env.getMetricRegistryForRegionServer(),
           registry,
@@ -247,10 +260,29 @@ final class Engine implements Hooks, ConfigurationObserver {
       if (registry.region(region) == null) {
         tableOverrides.remove(region);
       }
+      updateMeasuring();
     } catch (Throwable t) {
       hookFailures.incrementAndGet();
       LOG.warn("blockscope: cannot untrack region {}", env.getRegionInfo(), t);
     }
+  }
+
+  /**
+   * Lets the probes skip the thread-local while no region is above OFF. Synchronized so that the
+   * last change of the registry is the one whose answer stands.
+   */
+  private synchronized void updateMeasuring() {
+    if (bridge == null) {
+      return;
+    }
+    boolean any = false;
+    for (RegionCosts r : registry.regions()) {
+      if (r.level() != PerfLevel.OFF) {
+        any = true;
+        break;
+      }
+    }
+    bridge.measuring(any);
   }
 
   private PerfLevel levelOf(TableDescriptor table, String region) {
@@ -370,7 +402,7 @@ final class Engine implements Hooks, ConfigurationObserver {
       if (f.depth > 0) {
         f.query[f.depth - 1] = q;
         if (q.level >= 0 && bridge != null) {
-          long[] costs = bridge.costs();
+          long[] costs = f.costs;
           long current = costs[CostLayout.LEVEL];
           if (current != PerfLevel.OFF.ordinal() && current < q.level) {
             costs[CostLayout.LEVEL] = q.level;
@@ -464,8 +496,8 @@ final class Engine implements Hooks, ConfigurationObserver {
       return;
     }
     try {
-      long[] costs = bridge.costs();
       Frames f = frames.get();
+      long[] costs = f.costs;
       if (f.depth == MAX_DEPTH) {
         closeAll(f, costs); // frames whose post-hook never came, and no call end to close them
       }
@@ -473,7 +505,9 @@ final class Engine implements Hooks, ConfigurationObserver {
         settle(f, f.depth - 1, costs);
       }
       RegionCosts region = registry.region(env.getRegionInfo().getEncodedName());
-      if (region != null && !region.acquire()) {
+      if (region != null && region.level() == PerfLevel.OFF) {
+        region = null; // nothing is counted for it, so nothing needs holding or settling
+      } else if (region != null && !region.acquire()) {
         region = null; // closed since the lookup: this read goes uncounted, HBase refuses it too
       }
       int d = f.depth;
@@ -493,8 +527,8 @@ final class Engine implements Hooks, ConfigurationObserver {
       return;
     }
     try {
-      long[] costs = bridge.costs();
       Frames f = frames.get();
+      long[] costs = f.costs;
       if (f.depth == 0) {
         return;
       }
@@ -518,10 +552,11 @@ final class Engine implements Hooks, ConfigurationObserver {
       return;
     }
     try {
-      if (frames.get().depth > 0) {
+      Frames f = frames.get();
+      if (f.depth > 0) {
         return; // a compaction run inside a frame: its reads are that frame's
       }
-      long[] costs = bridge.costs();
+      long[] costs = f.costs;
       discardCosts(costs); // what an opening that failed before preCompact left
       RegionCosts region = registry.region(env.getRegionInfo().getEncodedName());
       costs[CostLayout.LEVEL] = region == null ? 0 : region.level().ordinal();
@@ -537,7 +572,7 @@ final class Engine implements Hooks, ConfigurationObserver {
   void callEnded() {
     try {
       Frames f = frames.get();
-      long[] costs = bridge.costs();
+      long[] costs = f.costs;
       if (f.depth > 0) {
         settle(f, f.depth - 1, costs);
       }
@@ -562,6 +597,7 @@ final class Engine implements Hooks, ConfigurationObserver {
   private static void discardCosts(long[] costs) {
     Arrays.fill(costs, CostLayout.FIRST_COST, CostLayout.SIZE, 0L);
     costs[CostLayout.PENDING_MISS] = 0;
+    costs[CostLayout.CELL_SAMPLING] = 0; // and a timed seeker call whose exit never came
   }
 
   /**
@@ -629,6 +665,7 @@ final class Engine implements Hooks, ConfigurationObserver {
         r.level(config.level);
       }
     }
+    updateMeasuring();
     LOG.info(
         "blockscope: configuration reloaded: level {}, regions exported {}",
         config.level,

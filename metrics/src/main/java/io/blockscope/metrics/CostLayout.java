@@ -18,7 +18,7 @@ import java.util.List;
  * 0     1                control: profiling level of the thread's current frame (PerfLevel ordinal)
  * 1     1                control: attribution frames open on the thread (0 between calls)
  * 2     1                control: a block cache miss whose block type is not known yet
- * 3     1                (reserved)
+ * 3     1                control: the decode probe's cell sampling at TIME (counter and flag)
  * 4     KINDS            blockCache.hit.&lt;kind&gt;        lookups that found the block
  * 10    KINDS            blockCache.miss.&lt;kind&gt;       lookups that did not
  * 16    KINDS            fs.read.blocks.&lt;kind&gt;        blocks read from the file system
@@ -64,6 +64,7 @@ public final class CostLayout {
   public static final int LEVEL = 0;
   public static final int DEPTH = 1;
   public static final int PENDING_MISS = 2;
+  public static final int CELL_SAMPLING = 3;
   public static final int FIRST_COST = 4;
 
   public static final int CACHE_HIT = 4;

@@ -135,6 +135,18 @@ public final class BridgeHandle {
     }
   }
 
+  /**
+   * Tells the probes whether any region is measured; while none is, they return before reading the
+   * thread's cost array ({@code ProbeBridge.measuring}).
+   */
+  public void measuring(boolean any) {
+    try {
+      type.getField("measuring").setBoolean(null, any);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   public AtomicIntegerArray installed() {
     return installed;
   }

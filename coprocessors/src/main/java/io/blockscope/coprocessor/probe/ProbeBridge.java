@@ -34,7 +34,15 @@ import org.apache.hadoop.hbase.nio.ByteBuff;
  *
  * <p>The cost array of a thread is filled only while the thread's level slot is above OFF, that is
  * while blockscope's RegionObserver has opened a frame on it; all other reads (region open,
- * prefetch, flush) cost one thread-local read and a compare.
+ * prefetch, flush) cost one thread-local read and a compare. While no region of the server is
+ * measured ({@link #measuring} false: every region at OFF), a probe returns after one static field
+ * read, before the thread-local.
+ *
+ * <p>What each probe costs where it is paid most often (docs/performance.md): the decode probe runs
+ * once per decoded cell and does one thread-local read and one increment there; the seeker's seeks
+ * and block starts ({@code seekToKeyInBlock}, {@code rewind}, {@code setCurrentBuffer}) are timed
+ * per call at TIME, and its cell steps are timed one in {@link #CELL_SAMPLE} and scaled. Everything
+ * else runs once per block or once per RPC.
  */
 public final class ProbeBridge {
   private ProbeBridge() {}
@@ -90,6 +98,31 @@ public final class ProbeBridge {
 
   private static final int OFF = 0;
   private static final int TIME = 2;
+
+  /**
+   * False while the engine knows that no region of this server is measured (all at OFF): every
+   * probe then returns before it reads the thread's cost array. True until an engine says
+   * otherwise, so that a bridge without an engine measures as its frames decide.
+   */
+  public static volatile boolean measuring = true;
+
+  /**
+   * At TIME, the decode probe times one cell step in this many (a power of two) and counts the time
+   * times this; each cell is still counted. Seeks and block starts are timed every one.
+   */
+  public static final int CELL_SAMPLE = 16;
+
+  /**
+   * Set in the thread's {@link CostLayout#CELL_SAMPLING} slot while a timed seeker call runs: the
+   * cells it decodes are in its time already, so none of them is sampled.
+   */
+  private static final long IN_TIMED_SEEKER = 1L << 62;
+
+  /**
+   * What two back-to-back {@link System#nanoTime} reads measure on this machine (their smallest
+   * difference): taken off each sampled cell step, which is not much longer than that.
+   */
+  static final long NANO_TIME_COST = nanoTimeCost();
 
   // HFileBlock header offsets (HFileBlock.Header, package-private there; a test pins them).
   static final int HEADER_CHECKSUM_TYPE = 24;
@@ -157,12 +190,35 @@ public final class ProbeBridge {
 
   /** Start time for a timed section, or 0 when the thread is not at TIME. */
   public static long start() {
+    if (!measuring) {
+      return 0L;
+    }
     return COSTS.get()[CostLayout.LEVEL] == TIME ? System.nanoTime() : 0L;
+  }
+
+  /**
+   * Start time of a seeker call at TIME (0 at other levels, and inside another timed seeker call,
+   * which times this one with it); the cells it decodes are not sampled on their own.
+   */
+  public static long seekerStart() {
+    if (!measuring) {
+      return 0L;
+    }
+    long[] c = COSTS.get();
+    long sampling = c[CostLayout.CELL_SAMPLING];
+    if (c[CostLayout.LEVEL] != TIME || (sampling & IN_TIMED_SEEKER) != 0) {
+      return 0L;
+    }
+    c[CostLayout.CELL_SAMPLING] = sampling | IN_TIMED_SEEKER;
+    return System.nanoTime();
   }
 
   /** {@code HFileReaderImpl.getCachedBlock} returned; mirrors how {@code CacheStats} counts. */
   public static void cacheLookup(
       HFileBlock found, boolean useLock, boolean updateCacheMetrics, BlockType expected) {
+    if (!measuring) {
+      return;
+    }
     long[] c = COSTS.get();
     if (c[CostLayout.LEVEL] == OFF || !updateCacheMetrics) {
       return;
@@ -185,6 +241,9 @@ public final class ProbeBridge {
 
   /** {@code HFileReaderImpl.readBlock} returned (or threw: block is null). */
   public static void readBlockDone(HFileBlock block, BlockType expected) {
+    if (!measuring) {
+      return;
+    }
     long[] c = COSTS.get();
     if (c[CostLayout.PENDING_MISS] == 0) {
       return;
@@ -201,6 +260,9 @@ public final class ProbeBridge {
 
   /** {@code HFileBlock.FSReaderImpl.readBlockData} returned a block read from the file system. */
   public static void fsRead(HFileBlock block) {
+    if (!measuring) {
+      return;
+    }
     long[] c = COSTS.get();
     if (c[CostLayout.LEVEL] == OFF || block == null) {
       return;
@@ -217,6 +279,9 @@ public final class ProbeBridge {
 
   /** {@code ChecksumUtil.validateChecksum} returned {@code ok} for an on-disk block. */
   public static void checksum(ByteBuff block, boolean ok, long start) {
+    if (!measuring) {
+      return;
+    }
     long[] c = COSTS.get();
     if (c[CostLayout.LEVEL] == OFF) {
       return;
@@ -243,6 +308,9 @@ public final class ProbeBridge {
 
   /** {@code HFileBlockDefaultDecodingContext.prepareDecoding} unpacked one block. */
   public static void decompressed(HFileContext context, int bytesIn, int bytesOut, long start) {
+    if (!measuring) {
+      return;
+    }
     long[] c = COSTS.get();
     if (c[CostLayout.LEVEL] == OFF) {
       return;
@@ -271,24 +339,64 @@ public final class ProbeBridge {
    * An encoded seeker decodes one cell. Woven into {@code decodeNext} of every seeker and into
    * {@code decodeFirst} only where it does not call {@code decodeNext} itself (DIFF, FAST_DIFF), so
    * each cell counts once with one thread-local read; {@code DecodeProbeContractTest} holds every
-   * encoding to that.
+   * encoding to that. At TIME, one cell step in {@link #CELL_SAMPLE} outside a timed seeker call
+   * returns its start time for {@link #cellTimed}; otherwise 0.
    */
-  public static void cell(int encoding) {
+  public static long cell(int encoding) {
+    if (!measuring) {
+      return 0L;
+    }
     long[] c = COSTS.get();
-    if (c[CostLayout.LEVEL] == OFF) {
-      return;
+    long level = c[CostLayout.LEVEL];
+    if (level == OFF) {
+      return 0L;
     }
     try {
       c[CostLayout.DECODE + encoding * CostLayout.DECODE_WIDTH + CostLayout.DECODE_CELLS] +=
           events(DECODE);
+      if (level == TIME) {
+        long sampling = c[CostLayout.CELL_SAMPLING];
+        if ((sampling & IN_TIMED_SEEKER) == 0) {
+          c[CostLayout.CELL_SAMPLING] = ++sampling;
+          if ((sampling & (CELL_SAMPLE - 1)) == 0) {
+            return System.nanoTime();
+          }
+        }
+      }
+    } catch (Throwable t) {
+      fail(DECODE);
+    }
+    return 0L;
+  }
+
+  /** A sampled cell step that began at {@code start} ended: it stands for {@link #CELL_SAMPLE}. */
+  public static void cellTimed(int encoding, long start) {
+    try {
+      long took = System.nanoTime() - start - NANO_TIME_COST;
+      if (took > 0) {
+        COSTS
+                .get()[
+                CostLayout.DECODE + encoding * CostLayout.DECODE_WIDTH + CostLayout.DECODE_NANOS] +=
+            took * CELL_SAMPLE;
+      }
     } catch (Throwable t) {
       fail(DECODE);
     }
   }
 
-  /** A public seeker call returned: {@code seekToKeyInBlock} counts a seek; time at TIME. */
+  /**
+   * A seek or block start of a seeker returned ({@code seekToKeyInBlock}, {@code rewind}, {@code
+   * setCurrentBuffer}): {@code seekToKeyInBlock} counts a seek; at TIME, a call that {@link
+   * #seekerStart} timed adds its time.
+   */
   public static void seekerCall(Object seeker, boolean seek, long start) {
+    if (!measuring) {
+      return;
+    }
     long[] c = COSTS.get();
+    if (start != 0) {
+      c[CostLayout.CELL_SAMPLING] &= ~IN_TIMED_SEEKER;
+    }
     if (c[CostLayout.LEVEL] == OFF) {
       return;
     }
@@ -309,6 +417,16 @@ public final class ProbeBridge {
   }
 
   // ---- helpers --------------------------------------------------------------------------------
+
+  private static long nanoTimeCost() {
+    long least = Long.MAX_VALUE;
+    for (int i = 0; i < 20_000; i++) {
+      long a = System.nanoTime();
+      long b = System.nanoTime();
+      least = Math.min(least, b - a);
+    }
+    return least;
+  }
 
   private static int kind(BlockType type) {
     int[] map = kindByBlockType;

@@ -230,7 +230,6 @@ public final class ProbeInstaller {
             "boolean"));
     for (String seeker :
         List.of(BUFFERED_SEEKER, ENCODING + "RowIndexSeekerV1", BLOCKSCOPE_SEEKER)) {
-      t.add(new Target(seeker, "next", ReadPathAdvice.SeekerCall.class));
       t.add(new Target(seeker, "rewind", ReadPathAdvice.SeekerCall.class));
       t.add(new Target(seeker, "setCurrentBuffer", ReadPathAdvice.SeekerCall.class, BYTE_BUFF));
       t.add(

@@ -103,25 +103,33 @@ final class ReadPathAdvice {
   /**
    * {@code decodeNext()} of every {@code DataBlockEncoder.EncodedSeeker}
    * (BufferedDataBlockEncoder's seekers, RowIndexSeekerV1), and {@code decodeFirst()} of the
-   * seekers whose decodeFirst does not call decodeNext: one cell decoded. The encoding is a
-   * constant bound per seeker class when the advice is woven ({@link EncodingIndex}): the reader's
-   * HFileContext says NONE whatever the file's encoding, so it cannot be asked.
+   * seekers whose decodeFirst does not call decodeNext: one cell decoded, and at TIME one in {@link
+   * ProbeBridge#CELL_SAMPLE} of them timed. The encoding is a constant bound per seeker class when
+   * the advice is woven ({@link EncodingIndex}): the reader's HFileContext says NONE whatever the
+   * file's encoding, so it cannot be asked.
    */
   static final class DecodeCell {
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    static void enter(@EncodingIndex int encoding) {
-      ProbeBridge.cell(encoding);
+    static long enter(@EncodingIndex int encoding) {
+      return ProbeBridge.cell(encoding);
+    }
+
+    @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
+    static void exit(@EncodingIndex int encoding, @Advice.Enter long start) {
+      if (start != 0) {
+        ProbeBridge.cellTimed(encoding, start);
+      }
     }
   }
 
   /**
-   * {@code next()}, {@code rewind()} and {@code setCurrentBuffer(ByteBuff)} of the seekers: time
-   * spent decoding.
+   * {@code rewind()} and {@code setCurrentBuffer(ByteBuff)} of the seekers: a block start, timed at
+   * TIME with the cells it decodes.
    */
   static final class SeekerCall {
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static long enter() {
-      return ProbeBridge.start();
+      return ProbeBridge.seekerStart();
     }
 
     @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
@@ -130,11 +138,14 @@ final class ReadPathAdvice {
     }
   }
 
-  /** {@code seekToKeyInBlock(Cell, boolean)} of the seekers: one seek, and its time. */
+  /**
+   * {@code seekToKeyInBlock(Cell, boolean)} of the seekers: one seek, and at TIME its time with the
+   * cells it decodes.
+   */
   static final class SeekerSeek {
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static long enter() {
-      return ProbeBridge.start();
+      return ProbeBridge.seekerStart();
     }
 
     @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)

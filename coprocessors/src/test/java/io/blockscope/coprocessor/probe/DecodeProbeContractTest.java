@@ -125,13 +125,7 @@ public class DecodeProbeContractTest {
           enc.name() + " nanos at COUNT", 0, c[CostLayout.decode(index, CostLayout.DECODE_NANOS)]);
 
       s.rewind();
-      KeyValue target =
-          new KeyValue(
-              Bytes.toBytes(ROWS - 1),
-              Bytes.toBytes("0"),
-              Bytes.toBytes("v1"),
-              1L,
-              Bytes.toBytes((float) (ROWS - 1)));
+      KeyValue target = lastRowsFirstCell();
       long before = c[CostLayout.decode(index, CostLayout.DECODE_CELLS)];
       assertEquals(enc.name(), 0, s.seekToKeyInBlock(target, false));
       assertEquals(enc.name() + " seeks", 1, c[CostLayout.decode(index, CostLayout.DECODE_SEEKS)]);
@@ -161,5 +155,74 @@ public class DecodeProbeContractTest {
     int fastDiff = CostLayout.encodingIndex("FAST_DIFF");
     assertTrue(time[CostLayout.decode(fastDiff, CostLayout.DECODE_NANOS)] > 0);
     costsAt(0);
+  }
+
+  /**
+   * At TIME each cell is still counted, but only the cell steps outside a timed seek or block start
+   * advance the sampling counter (one in {@link ProbeBridge#CELL_SAMPLE} of them is timed); the
+   * cells a timed seek decodes are in the seek's time, and the flag it set is gone when it returns.
+   */
+  @Test
+  public void timeSamplesCellStepsOutsideTimedSeeks() throws Exception {
+    ByteBuffer[] block = new ByteBuffer[1];
+    DataBlockEncoder.EncodedSeeker s = seeker(DataBlockEncoding.FAST_DIFF, block);
+    int fastDiff = CostLayout.encodingIndex("FAST_DIFF");
+    long[] time = costsAt(2);
+    s.setCurrentBuffer(new SingleByteBuff(block[0].duplicate()));
+    assertEquals("a block start's first cell is in its time", 0, time[CostLayout.CELL_SAMPLING]);
+    int steps = 0;
+    while (s.next()) {
+      steps++;
+    }
+    assertEquals(2 * ROWS - 1, steps);
+    assertEquals(steps, time[CostLayout.CELL_SAMPLING]);
+    assertEquals(2L * ROWS, time[CostLayout.decode(fastDiff, CostLayout.DECODE_CELLS)]);
+    long afterWalk = time[CostLayout.decode(fastDiff, CostLayout.DECODE_NANOS)];
+    assertTrue("sampled steps and the block start are timed", afterWalk > 0);
+
+    s.rewind();
+    KeyValue last = lastRowsFirstCell();
+    long cellsBefore = time[CostLayout.decode(fastDiff, CostLayout.DECODE_CELLS)];
+    assertEquals(0, s.seekToKeyInBlock(last, false));
+    assertTrue(time[CostLayout.decode(fastDiff, CostLayout.DECODE_CELLS)] > cellsBefore + ROWS);
+    assertEquals("cells of a timed seek are not sampled", steps, time[CostLayout.CELL_SAMPLING]);
+    assertTrue(time[CostLayout.decode(fastDiff, CostLayout.DECODE_NANOS)] > afterWalk);
+    costsAt(0);
+  }
+
+  /** While the engine says no region is measured, even a thread at COUNT counts nothing. */
+  @Test
+  public void nothingIsReadWhileNoRegionIsMeasured() throws Exception {
+    ByteBuffer[] block = new ByteBuffer[1];
+    DataBlockEncoder.EncodedSeeker s = seeker(DataBlockEncoding.ROW_INDEX_V1, block);
+    long[] count = costsAt(1);
+    ProbeBridge.measuring = false;
+    try {
+      s.setCurrentBuffer(new SingleByteBuff(block[0].duplicate()));
+      while (s.next()) {
+        // walk
+      }
+    } finally {
+      ProbeBridge.measuring = true;
+    }
+    for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
+      assertEquals(CostLayout.name(i), 0, count[i]);
+    }
+    s.rewind();
+    assertEquals(
+        1L,
+        count[
+            CostLayout.decode(CostLayout.encodingIndex("ROW_INDEX_V1"), CostLayout.DECODE_CELLS)]);
+    costsAt(0);
+  }
+
+  /** The block's last row's first cell, as the blocks above are written. */
+  private static KeyValue lastRowsFirstCell() {
+    return new KeyValue(
+        Bytes.toBytes(ROWS - 1),
+        Bytes.toBytes("0"),
+        Bytes.toBytes("v1"),
+        1L,
+        Bytes.toBytes((float) (ROWS - 1)));
   }
 }
