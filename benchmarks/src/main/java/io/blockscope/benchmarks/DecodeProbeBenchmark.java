@@ -3,6 +3,7 @@ package io.blockscope.benchmarks;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.coprocessor.probe.ProbeInstaller;
 import io.blockscope.metrics.CostLayout;
+import io.blockscope.metrics.PerfLevel;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -93,16 +94,24 @@ public class DecodeProbeBenchmark {
     block = ByteBuffer.wrap(encoded, skip, encoded.length - skip).slice();
     seeker = encoder.createSeeker(encoder.newDataBlockDecodingContext(conf, meta));
 
-    List<String> problems = new ArrayList<>();
+    applyMode(mode);
+  }
+
+  /**
+   * Takes the probes out of HBase's bytecode ({@code NOT_INSTALLED}), or weaves them and sets the
+   * benchmark thread's level to {@code OFF}, {@code COUNT} or {@code TIME}.
+   */
+  static void applyMode(String mode) {
     if (mode.equals("NOT_INSTALLED")) {
       ProbeInstaller.uninstallAll();
-    } else {
-      ProbeInstaller.installAll(true, 30_000, problems);
-      if (!problems.isEmpty()) {
-        throw new IllegalStateException("probes not installed: " + problems);
-      }
-      ProbeBridge.costs()[CostLayout.LEVEL] = mode.equals("OFF") ? 0 : mode.equals("COUNT") ? 1 : 2;
+      return;
     }
+    List<String> problems = new ArrayList<>();
+    ProbeInstaller.installAll(true, 30_000, problems);
+    if (!problems.isEmpty()) {
+      throw new IllegalStateException("probes not installed: " + problems);
+    }
+    ProbeBridge.costs()[CostLayout.LEVEL] = PerfLevel.valueOf(mode).ordinal();
   }
 
   /** A counting mode that counted nothing measured nothing: fail the run instead. */

@@ -198,6 +198,13 @@ public final class RegionOverhead {
   }
 
   public static void main(String[] args) throws Exception {
+    if (args.length == 2 && args[0].equals("--chart")) {
+      Path csv = Paths.get(args[1]);
+      Path svg = csv.resolveSibling(csv.getFileName().toString().replace(".csv", ".svg"));
+      Files.writeString(svg, Results.fromCsv(csv).svg(), StandardCharsets.UTF_8);
+      System.out.println("written: " + svg);
+      return;
+    }
     Options options;
     try {
       options = Options.parse(args);
@@ -651,6 +658,33 @@ public final class RegionOverhead {
     final List<Row> rows = new ArrayList<>();
     final Options options;
 
+    private Results(List<Row> rows) {
+      this.rows.addAll(rows);
+      this.options = null;
+    }
+
+    /** The rows {@link #write} wrote, for redrawing the chart ({@code --chart CSV}). */
+    static Results fromCsv(Path csv) throws IOException {
+      List<Row> rows = new ArrayList<>();
+      for (String line : Files.readAllLines(csv, StandardCharsets.UTF_8)) {
+        String[] f = line.split(",");
+        if (f[0].equals("table")) {
+          continue;
+        }
+        rows.add(
+            new Row(
+                f[0],
+                Workload.valueOf(f[1]),
+                Mode.valueOf(f[2]),
+                Double.parseDouble(f[3]),
+                Double.parseDouble(f[4]),
+                Double.parseDouble(f[5]),
+                Double.parseDouble(f[6]),
+                Double.parseDouble(f[7])));
+      }
+      return new Results(rows);
+    }
+
     Results(List<Subject> subjects, Options options) {
       this.options = options;
       for (Subject s : subjects) {
@@ -830,10 +864,11 @@ public final class RegionOverhead {
               + " blockscope, relative to not installed (mean, 95% interval)</text>\n");
       double scale = width / (hi - lo);
       int bottom = top + shown.size() * rowHeight;
-      for (double tick = Math.ceil(lo * 100) / 100; tick <= hi; tick += 0.01) {
+      for (int hundredths = (int) Math.ceil(lo * 100); hundredths <= hi * 100; hundredths++) {
+        double tick = hundredths / 100.0;
         double x = left + (tick - lo) * scale;
-        boolean bound = Math.abs(tick - 1.01) < 1e-9 || Math.abs(tick - 1.05) < 1e-9;
-        boolean one = Math.abs(tick - 1.0) < 1e-9;
+        boolean bound = hundredths == 101 || hundredths == 105;
+        boolean one = hundredths == 100;
         sb.append(
             String.format(
                 Locale.ROOT,
@@ -843,13 +878,15 @@ public final class RegionOverhead {
                 x,
                 bottom,
                 one ? "#000" : bound ? "#c00" : "#ddd"));
-        sb.append(
-            String.format(
-                Locale.ROOT,
-                "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.2f</text>%n",
-                x,
-                bottom + 14,
-                tick));
+        if (hundredths % 5 == 0) {
+          sb.append(
+              String.format(
+                  Locale.ROOT,
+                  "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.2f</text>%n",
+                  x,
+                  bottom + 14,
+                  tick));
+        }
       }
       String[] colours = {"", "#bbb", "#666", "#1f77b4", "#ff7f0e"};
       for (int i = 0; i < shown.size(); i++) {
