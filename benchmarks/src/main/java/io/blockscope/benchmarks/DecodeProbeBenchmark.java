@@ -1,12 +1,9 @@
 package io.blockscope.benchmarks;
 
 import io.blockscope.coprocessor.probe.ProbeBridge;
-import io.blockscope.coprocessor.probe.ProbeInstaller;
 import io.blockscope.metrics.CostLayout;
-import io.blockscope.metrics.PerfLevel;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -21,18 +18,11 @@ import org.apache.hadoop.hbase.io.hfile.HFileContextBuilder;
 import org.apache.hadoop.hbase.nio.SingleByteBuff;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The cost of blockscope's decode probe where it is paid most often: once per decoded cell. Walks
@@ -43,24 +33,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>Run: {@code bin/blockscope jmh DecodeProbeBenchmark} (defaults below: 3 forks per mode,
  * interleaving is JMH's fork order; report the ratio of medians to NOT_INSTALLED).
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(
-    value = 3,
-    jvmArgsAppend = {
-      "-Djdk.attach.allowAttachSelf=true",
-      "--add-opens",
-      "java.base/java.lang=ALL-UNNAMED",
-      "--add-opens",
-      "java.base/java.nio=ALL-UNNAMED"
-    })
-public class DecodeProbeBenchmark {
-  @Param({"NOT_INSTALLED", "OFF", "COUNT", "TIME"})
-  public String mode;
-
+public class DecodeProbeBenchmark extends ProbeModeBenchmark {
   @Param({"FAST_DIFF", "ROW_INDEX_V1"})
   public String encoding;
 
@@ -94,30 +68,13 @@ public class DecodeProbeBenchmark {
     block = ByteBuffer.wrap(encoded, skip, encoded.length - skip).slice();
     seeker = encoder.createSeeker(encoder.newDataBlockDecodingContext(conf, meta));
 
-    applyMode(mode);
-  }
-
-  /**
-   * Takes the probes out of HBase's bytecode ({@code NOT_INSTALLED}), or weaves them and sets the
-   * benchmark thread's level to {@code OFF}, {@code COUNT} or {@code TIME}.
-   */
-  static void applyMode(String mode) {
-    if (mode.equals("NOT_INSTALLED")) {
-      ProbeInstaller.uninstallAll();
-      return;
-    }
-    List<String> problems = new ArrayList<>();
-    ProbeInstaller.installAll(true, 30_000, problems);
-    if (!problems.isEmpty()) {
-      throw new IllegalStateException("probes not installed: " + problems);
-    }
-    ProbeBridge.costs()[CostLayout.LEVEL] = PerfLevel.valueOf(mode).ordinal();
+    applyMode();
   }
 
   /** A counting mode that counted nothing measured nothing: fail the run instead. */
   @TearDown(Level.Trial)
   public void checkTheProbeCounted() {
-    if (mode.equals("COUNT") || mode.equals("TIME")) {
+    if (counting()) {
       long cells =
           ProbeBridge.costs()[
               CostLayout.decode(CostLayout.encodingIndex(encoding), CostLayout.DECODE_CELLS)];

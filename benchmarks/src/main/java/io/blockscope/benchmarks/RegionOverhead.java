@@ -9,6 +9,7 @@ import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostRegistry.RegionCosts;
 import io.blockscope.metrics.PerfLevel;
 import io.blockscope.workloads.RawTable;
+import io.blockscope.workloads.Stats;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -623,8 +624,8 @@ public final class RegionOverhead {
         double sum = 0;
         for (Workload w : Workload.values()) {
           sum +=
-              Results.median(s.cpuNs[w.ordinal()][m.ordinal()][round])
-                  / Results.median(s.cpuNs[w.ordinal()][Mode.NOT_INSTALLED.ordinal()][round]);
+              Stats.median(s.cpuNs[w.ordinal()][m.ordinal()][round])
+                  / Stats.median(s.cpuNs[w.ordinal()][Mode.NOT_INSTALLED.ordinal()][round]);
         }
         ratios[m.ordinal()] = sum / Workload.values().length;
       }
@@ -704,8 +705,8 @@ public final class RegionOverhead {
                     s.name,
                     w,
                     m,
-                    median(med) / 1e3,
-                    median(medians(wall[m.ordinal()])) / 1e3,
+                    Stats.median(med) / 1e3,
+                    Stats.median(medians(wall[m.ordinal()])) / 1e3,
                     mean(ratios),
                     ci[0],
                     ci[1]));
@@ -717,16 +718,9 @@ public final class RegionOverhead {
     static double[] medians(double[][] rounds) {
       double[] m = new double[rounds.length];
       for (int r = 0; r < rounds.length; r++) {
-        m[r] = median(rounds[r]);
+        m[r] = Stats.median(rounds[r]);
       }
       return m;
-    }
-
-    static double median(double[] values) {
-      double[] v = values.clone();
-      Arrays.sort(v);
-      int n = v.length;
-      return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     }
 
     static double mean(double[] values) {
