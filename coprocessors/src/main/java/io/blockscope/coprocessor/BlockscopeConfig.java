@@ -7,9 +7,13 @@ import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * blockscope's settings, as read from {@code hbase-site.xml} (and table attributes for the level).
- * A bad value never stops a region from opening: it is reported in {@code problems} and the
- * documented default is used.
+ * blockscope's server settings, read from the region server's own configuration ({@code
+ * hbase-site.xml}, reloaded by {@code update_config}) and never from a region's: HBase gives each
+ * region a {@code CompoundConfiguration} of the server's configuration plus its table descriptor's
+ * values ({@code HRegion}'s constructor), which the table's owner sets. The one per-table setting
+ * is the table attribute {@code blockscope.level}, capped by {@link #TABLE_MAX_LEVEL}. A bad value
+ * never stops a region from opening: it is reported in {@code problems} and the documented default
+ * is used.
  */
 public final class BlockscopeConfig {
   /** Profiling level of the region server: OFF, COUNT (default) or TIME. */
@@ -20,6 +24,14 @@ public final class BlockscopeConfig {
    * COUNT (default) or TIME. A query never raises a region at OFF, and never above this.
    */
   public static final String QUERY_MAX_LEVEL = "blockscope.query.max.level";
+
+  /**
+   * The highest level a table's own {@code blockscope.level} attribute may set: OFF, COUNT
+   * (default) or TIME. A table may always lower its level; above this it is measured at this level.
+   * Whoever may alter a table sets its attribute, so on a shared cluster this is what keeps one
+   * tenant from raising the server's cost.
+   */
+  public static final String TABLE_MAX_LEVEL = "blockscope.table.max.level";
 
   /** Which regions get their own series: all (default), none or top:N. */
   public static final String EXPORT_REGIONS = "blockscope.export.regions";
@@ -44,6 +56,7 @@ public final class BlockscopeConfig {
 
   final PerfLevel level;
   final PerfLevel queryMaxLevel;
+  final PerfLevel tableMaxLevel;
   final RegionExport export;
   final long exportIntervalMs;
   final boolean probesEnabled;
@@ -53,6 +66,7 @@ public final class BlockscopeConfig {
   BlockscopeConfig(Configuration conf, List<String> problems) {
     level = parse(conf, LEVEL, PerfLevel.DEFAULT, PerfLevel::parse, problems);
     queryMaxLevel = parse(conf, QUERY_MAX_LEVEL, PerfLevel.COUNT, PerfLevel::parse, problems);
+    tableMaxLevel = parse(conf, TABLE_MAX_LEVEL, PerfLevel.COUNT, PerfLevel::parse, problems);
     export = parse(conf, EXPORT_REGIONS, RegionExport.ALL, RegionExport::parse, problems);
     long interval = parse(conf, EXPORT_INTERVAL_MS, DEFAULT_INTERVAL_MS, Long::parseLong, problems);
     if (interval < MIN_INTERVAL_MS) {

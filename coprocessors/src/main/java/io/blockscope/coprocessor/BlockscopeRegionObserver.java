@@ -41,6 +41,7 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
 
   private volatile Hooks hooks;
   private volatile String region;
+  private volatile RegionCoprocessorEnvironment environment;
 
   /**
    * Never throws: with {@code hbase.coprocessor.abortonerror=true} (HBase's default) an exception
@@ -51,10 +52,12 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
   public void start(CoprocessorEnvironment env) throws IOException {
     try {
       if (env instanceof RegionCoprocessorEnvironment) {
-        Hooks h = Engine.hooks(env.getConfiguration());
+        // the server's settings, never the region's configuration (which a table's owner sets)
+        Hooks h = Engine.hooks((RegionCoprocessorEnvironment) env);
         h.regionOpened((RegionCoprocessorEnvironment) env);
         hooks = h;
-        region = ((RegionCoprocessorEnvironment) env).getRegionInfo().getEncodedName();
+        environment = (RegionCoprocessorEnvironment) env;
+        region = environment.getRegionInfo().getEncodedName();
       }
     } catch (Throwable t) {
       hooks = null;
@@ -82,7 +85,7 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
   /** The profile endpoint of this region (docs/hints.md, PROFILE). */
   @Override
   public Iterable<Service> getServices() {
-    return List.of(new ProfileService(() -> hooks, () -> region));
+    return List.of(new ProfileService(() -> hooks, () -> region, () -> environment));
   }
 
   private void enter(ObserverContext<RegionCoprocessorEnvironment> c) {
@@ -128,6 +131,7 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
                 ? null
                 : h.queryScan(
                     query,
+                    Callers.name(c.getCaller()),
                     scan,
                     c.getEnvironment(),
                     profileLevel(scan.getAttribute(Attributes.PROFILE)));

@@ -27,6 +27,16 @@ public final class Diagnostics {
     return e == null ? null : new Diagnostics(e);
   }
 
+  /**
+   * The configuration blockscope takes its server settings from for a region of {@code env}: the
+   * region server's own, never the region's (which carries its table descriptor's values); null for
+   * a region opened without a region server.
+   */
+  public static Configuration settingsSource(
+      org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment env) {
+    return Engine.serverConfiguration(env);
+  }
+
   /** The costs of every open (and recently closed) region and table, and the metric series. */
   public CostRegistry registry() {
     return engine.registry();
@@ -37,9 +47,12 @@ public final class Diagnostics {
     return engine.queries();
   }
 
-  /** The costs region {@code region} recorded for query {@code queryId}, then its rows; or null. */
-  public long[] queryCosts(String queryId, String region) {
-    return engine.queryCosts(queryId, region);
+  /**
+   * The costs region {@code region} recorded for user {@code user}'s query {@code queryId}, then
+   * its rows; or null.
+   */
+  public long[] queryCosts(String queryId, String user, String region) {
+    return engine.queryCosts(queryId, user, region);
   }
 
   /** Brings the metric series in line with the costs now (counted in export.refreshes). */

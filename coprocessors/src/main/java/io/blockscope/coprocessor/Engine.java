@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,6 +27,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.Server;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.conf.ConfigurationObserver;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
@@ -74,13 +76,20 @@ final class Engine implements Hooks, ConfigurationObserver {
   private final QueryTracker queries = QueryTracker.withDefaults();
   private final BridgeHandle bridge;
   private final List<String> problems;
-  private final Set<String> tableOverrides = ConcurrentHashMap.newKeySet();
+
+  /** The level each region's table asked for (its attribute), for regions whose table sets one. */
+  private final Map<String, PerfLevel> tableLevels = new ConcurrentHashMap<>();
+
+  /** Tables already reported as asking above {@code blockscope.table.max.level}: once each. */
+  private final Set<String> cappedTables = ConcurrentHashMap.newKeySet();
+
   private final AtomicLong hookFailures = new AtomicLong();
   private final AtomicLong droppedFrames = new AtomicLong();
   private final AtomicLong exportRefreshes = new AtomicLong();
   private final ScheduledExecutorService exporter;
   private volatile PerfLevel serverLevel;
   private volatile PerfLevel queryMaxLevel;
+  private volatile PerfLevel tableMaxLevel;
   private volatile boolean configObserverRegistered;
 
   /** HBase's own scan metrics for query profiles; null on an HBase without them. */
@@ -137,6 +146,7 @@ final class Engine implements Hooks, ConfigurationObserver {
     problems.forEach(this::problem);
     this.serverLevel = config.level;
     this.queryMaxLevel = config.queryMaxLevel;
+    this.tableMaxLevel = config.tableMaxLevel;
     this.registry = new CostRegistry(config.export);
     this.hbaseScanMetrics =
         HBaseScanMetricsReader.find(HRegionServer.class.getClassLoader(), noHBaseScanMetrics);
@@ -150,6 +160,16 @@ final class Engine implements Hooks, ConfigurationObserver {
     registry.registerOnce(
         MetricKeys.server("queries.evicted"), CostRegistry.readOnlyCounter(queries::evicted));
     registry.registerOnce(MetricKeys.server("frames.open"), (Gauge<Integer>) this::openFrames);
+    // the settings in force, as level ordinals (OFF 0, COUNT 1, TIME 2): what the server's own
+    // configuration says, whatever a table asks
+    registry.registerOnce(
+        MetricKeys.server("settings.level"), (Gauge<Integer>) () -> serverLevel.ordinal());
+    registry.registerOnce(
+        MetricKeys.server("settings.query.max.level"),
+        (Gauge<Integer>) () -> queryMaxLevel.ordinal());
+    registry.registerOnce(
+        MetricKeys.server("settings.table.max.level"),
+        (Gauge<Integer>) () -> tableMaxLevel.ordinal());
     if (config.jmxEnabled) {
       registry.startJmx(ManagementFactory.getPlatformMBeanServer());
     }
@@ -169,11 +189,39 @@ final class Engine implements Hooks, ConfigurationObserver {
   }
 
   /**
-   * The hooks of the JVM's engine, making the engine on first use. Never throws: at worst the
-   * engine runs without probes and says why in its probe health metrics.
+   * The hooks of the JVM's engine, making the engine on first use from the settings of the region
+   * server that opens {@code env}'s region ({@link #serverConfiguration}). Never throws: at worst
+   * the engine runs without probes and says why in its probe health metrics.
    */
-  static synchronized Hooks hooks(Configuration conf) {
+  static Hooks hooks(RegionCoprocessorEnvironment env) {
     List<String> problems = new ArrayList<>();
+    Configuration conf = serverConfiguration(env);
+    if (conf == null) {
+      problems.add(
+          "region "
+              + env.getRegionInfo().getEncodedName()
+              + " is open without a region server; blockscope uses its default settings");
+      conf = new Configuration(false);
+    }
+    return hooks(conf, problems);
+  }
+
+  /**
+   * The region server's own configuration ({@code hbase-site.xml}, the object {@code update_config}
+   * reloads), or null for a region opened without a region server. Never the region's: {@code
+   * env.getConfiguration()} is the {@code CompoundConfiguration} HBase builds in {@code HRegion}'s
+   * constructor from the server's configuration plus the table descriptor's values (and a per-table
+   * coprocessor's arguments on top, {@code RegionCoprocessorHost}), so whoever may alter a table
+   * would set the whole server's blockscope through it. A plain coprocessor's environment hands out
+   * the region server as {@code getOnlineRegions()} ({@code RegionServerServices}, which is an
+   * HBase {@code Server}: {@code RegionCoprocessorHost.RegionEnvironment}).
+   */
+  static Configuration serverConfiguration(RegionCoprocessorEnvironment env) {
+    OnlineRegions services = env.getOnlineRegions();
+    return services instanceof Server server ? server.getConfiguration() : null;
+  }
+
+  private static synchronized Hooks hooks(Configuration conf, List<String> problems) {
     BlockscopeConfig config = new BlockscopeConfig(conf, problems);
     BridgeHandle bridge =
         ProbeInstaller.installAll(config.probesEnabled, config.attachTimeoutMs, problems);
@@ -188,13 +236,16 @@ final class Engine implements Hooks, ConfigurationObserver {
         }
         problems.forEach(p -> LOG.warn("blockscope: {}", p));
         LOG.info(
-            "blockscope: engine started at level {} exporting regions {}; probes {}; {}",
+            "blockscope: engine started at level {} exporting regions {}; probes {}; {};"
+                + " query max level {}, table max level {} (the region server's settings)",
             config.level,
             config.export,
             engine.probeSummary(),
             engine.noHBaseScanMetrics.isEmpty()
                 ? "HBase's scan metrics in query profiles: available"
-                : engine.noHBaseScanMetrics.get(0));
+                : engine.noHBaseScanMetrics.get(0),
+            config.queryMaxLevel,
+            config.tableMaxLevel);
       } else {
         engine.close();
       }
@@ -258,7 +309,7 @@ final class Engine implements Hooks, ConfigurationObserver {
       String region = env.getRegionInfo().getEncodedName();
       registry.close(region);
       if (registry.region(region) == null) {
-        tableOverrides.remove(region);
+        tableLevels.remove(region);
       }
       updateMeasuring();
     } catch (Throwable t) {
@@ -285,18 +336,22 @@ final class Engine implements Hooks, ConfigurationObserver {
     bridge.measuring(any);
   }
 
+  /**
+   * A region's level: its table's attribute where it sets one, but never above {@code
+   * blockscope.table.max.level}; the server's level otherwise.
+   */
   private PerfLevel levelOf(TableDescriptor table, String region) {
     String value = table.getValue(Attributes.TABLE_LEVEL);
     if (value == null) {
-      tableOverrides.remove(region);
+      tableLevels.remove(region);
       return serverLevel;
     }
     try {
-      PerfLevel level = PerfLevel.parse(value);
-      tableOverrides.add(region);
-      return level;
+      PerfLevel asked = PerfLevel.parse(value);
+      tableLevels.put(region, asked);
+      return capped(table.getTableName().getNameAsString(), asked);
     } catch (IllegalArgumentException e) {
-      tableOverrides.remove(region);
+      tableLevels.remove(region);
       String problem =
           "table "
               + table.getTableName()
@@ -309,6 +364,32 @@ final class Engine implements Hooks, ConfigurationObserver {
       problem(problem);
       return serverLevel;
     }
+  }
+
+  /** What a table that asks for {@code asked} gets: at most {@code blockscope.table.max.level}. */
+  private PerfLevel capped(String table, PerfLevel asked) {
+    PerfLevel max = tableMaxLevel;
+    if (asked.compareTo(max) <= 0) {
+      return asked;
+    }
+    if (cappedTables.size() < MAX_PROBLEMS && cappedTables.add(table + "=" + asked + ">" + max)) {
+      String problem =
+          "table "
+              + table
+              + " asks "
+              + Attributes.TABLE_LEVEL
+              + "="
+              + asked
+              + ", above "
+              + BlockscopeConfig.TABLE_MAX_LEVEL
+              + "="
+              + max
+              + " on this server; measured at "
+              + max;
+      LOG.info("blockscope: {}", problem);
+      problem(problem);
+    }
+    return max;
   }
 
   /** Hands the costs gathered so far to frame {@code d}'s query (if tagged) and region. */
@@ -351,17 +432,17 @@ final class Engine implements Hooks, ConfigurationObserver {
 
   @Override
   public Object queryScan(
-      byte[] queryId, Object scan, RegionCoprocessorEnvironment env, int level) {
+      byte[] queryId, String user, Object scan, RegionCoprocessorEnvironment env, int level) {
     try {
       String id = QueryTracker.parseId(queryId);
-      if (id == null || queryMaxLevel == PerfLevel.OFF) {
+      if (id == null || user == null || queryMaxLevel == PerfLevel.OFF) {
         return null;
       }
       Frames f = frames.get();
       if (scan != null && f.taggedScan == scan) {
         return null; // another copy of blockscope tagged this scan already (both deployments)
       }
-      QueryTracker.RegionCosts q = queries.region(id, env.getRegionInfo().getEncodedName());
+      QueryTracker.RegionCosts q = queries.region(id, user, env.getRegionInfo().getEncodedName());
       if (q == null) {
         return null;
       }
@@ -440,9 +521,9 @@ final class Engine implements Hooks, ConfigurationObserver {
   }
 
   @Override
-  public long[] queryCosts(String queryId, String region) {
+  public long[] queryCosts(String queryId, String user, String region) {
     try {
-      QueryTracker.RegionCosts q = queries.costs(queryId, region);
+      QueryTracker.RegionCosts q = queries.costs(queryId, user, region);
       if (q == null) {
         return null;
       }
@@ -647,9 +728,10 @@ final class Engine implements Hooks, ConfigurationObserver {
   }
 
   /**
-   * Applies {@code blockscope.level} and {@code blockscope.export.regions} from a reloaded {@code
-   * hbase-site.xml} ({@code update_config} in the HBase shell); regions whose table sets its own
-   * level keep it.
+   * Applies {@code blockscope.level}, {@code blockscope.query.max.level}, {@code
+   * blockscope.table.max.level} and {@code blockscope.export.regions} from the region server's
+   * reloaded {@code hbase-site.xml} ({@code update_config} in the HBase shell): regions whose table
+   * sets its own level keep it, within the new cap.
    */
   @Override
   public void onConfigurationChange(Configuration conf) {
@@ -659,16 +741,19 @@ final class Engine implements Hooks, ConfigurationObserver {
     found.forEach(this::problem);
     serverLevel = config.level;
     queryMaxLevel = config.queryMaxLevel;
+    tableMaxLevel = config.tableMaxLevel;
     registry.export(config.export);
     for (RegionCosts r : registry.regions()) {
-      if (!tableOverrides.contains(r.region())) {
-        r.level(config.level);
-      }
+      PerfLevel asked = tableLevels.get(r.region());
+      r.level(asked == null ? config.level : capped(r.table(), asked));
     }
     updateMeasuring();
     LOG.info(
-        "blockscope: configuration reloaded: level {}, regions exported {}",
+        "blockscope: configuration reloaded: level {}, query max level {}, table max level {},"
+            + " regions exported {}",
         config.level,
+        config.queryMaxLevel,
+        config.tableMaxLevel,
         config.export);
   }
 

@@ -33,12 +33,14 @@ interface Hooks {
   void compactionOpening(RegionCoprocessorEnvironment env);
 
   /**
-   * A region scanner was opened for {@code scan}, tagged with a query id (the scan attribute's
-   * value; the profiling level it asks for, a {@code PerfLevel} ordinal, or -1). Returns the handle
-   * {@link #queryActive} and {@link #scannerOpened} take, or null if the query is not tracked or
-   * this very {@code scan} was tagged already (by another copy of blockscope).
+   * A region scanner was opened for {@code scan} by user {@code user} (its short name), tagged with
+   * a query id (the scan attribute's value; the profiling level it asks for, a {@code PerfLevel}
+   * ordinal, or -1). The query is that user's: the same id tagged by another user is another query.
+   * Returns the handle {@link #queryActive} and {@link #scannerOpened} take, or null if the query
+   * is not tracked or this very {@code scan} was tagged already (by another copy of blockscope).
    */
-  Object queryScan(byte[] queryId, Object scan, RegionCoprocessorEnvironment env, int level);
+  Object queryScan(
+      byte[] queryId, String user, Object scan, RegionCoprocessorEnvironment env, int level);
 
   /** A scanner of the query of {@code handle} is open until {@link #scannerClosed}. */
   void scannerOpened(Object scanner, Object handle);
@@ -60,9 +62,9 @@ interface Hooks {
   void scanBatchEnded();
 
   /**
-   * The costs region {@code region} recorded for query {@code queryId}, as {@code CostLayout} slots
-   * followed by the rows returned, 1 if HBase's own scan metrics were tracked (else 0), and those
-   * metrics in {@code HBaseScanMetrics} order; null if there are none.
+   * The costs region {@code region} recorded for user {@code user}'s query {@code queryId}, as
+   * {@code CostLayout} slots followed by the rows returned, 1 if HBase's own scan metrics were
+   * tracked (else 0), and those metrics in {@code HBaseScanMetrics} order; null if there are none.
    */
-  long[] queryCosts(String queryId, String region);
+  long[] queryCosts(String queryId, String user, String region);
 }

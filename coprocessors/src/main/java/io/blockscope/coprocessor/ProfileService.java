@@ -12,23 +12,39 @@ import io.blockscope.metrics.profile.ProfileProtocol;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.ipc.CoprocessorRpcUtils;
+import org.apache.hadoop.hbase.security.AccessDeniedException;
+import org.apache.hadoop.hbase.security.User;
 
 /**
  * One region's side of the profile endpoint ({@link ProfileProtocol}): the costs this region
- * recorded for a query id. Unknown, expired or malformed ids get {@code found = false}; nothing
- * here throws into HBase's RPC path.
+ * recorded for a query id, for the user who made the query.
+ *
+ * <p>The caller gets its own record (the query its own scans tagged, {@link Callers}). A request
+ * that names another user is answered only for an HBase superuser or a user with global ADMIN;
+ * anyone else gets HBase's {@code AccessDeniedException} through the RPC controller ({@code
+ * CoprocessorRpcUtils.setControllerException}, which {@code HRegion.execService} throws back to the
+ * client). Unknown, expired or malformed ids, and ids the caller never tagged, get {@code found =
+ * false}: nothing tells a caller whether another user has a query of that id. Whether a user may
+ * call the endpoint at all is HBase's own decision first: with {@code
+ * hbase.security.exec.permission.checks=true} the AccessController wants EXEC on the table ({@code
+ * AccessController.preEndpointInvocation}). Nothing here throws into HBase's RPC path.
  */
 final class ProfileService implements Service {
   private final Supplier<Hooks> hooks;
   private final Supplier<String> region;
+  private final Supplier<RegionCoprocessorEnvironment> env;
 
   /**
    * HBase asks for a coprocessor's services before it starts the coprocessor ({@code
-   * RegionCoprocessorHost.createEnvironment}), so both are read when a call comes.
+   * RegionCoprocessorHost.createEnvironment}), so all three are read when a call comes.
    */
-  ProfileService(Supplier<Hooks> hooks, Supplier<String> region) {
+  ProfileService(
+      Supplier<Hooks> hooks, Supplier<String> region, Supplier<RegionCoprocessorEnvironment> env) {
     this.hooks = hooks;
     this.region = region;
+    this.env = env;
   }
 
   @Override
@@ -46,9 +62,21 @@ final class ProfileService implements Service {
     long rows = 0;
     String name = region.get();
     try {
+      String owner = owner(request);
+      if (owner == null) {
+        CoprocessorRpcUtils.setControllerException(
+            controller,
+            new AccessDeniedException(
+                "blockscope: only an HBase superuser or a user with global ADMIN may read another"
+                    + " user's query profile"));
+        done.run(null);
+        return;
+      }
       Hooks h = hooks.get();
       long[] c =
-          h == null || name == null ? null : h.queryCosts(ProfileProtocol.queryId(request), name);
+          h == null || name == null
+              ? null
+              : h.queryCosts(ProfileProtocol.queryId(request), owner, name);
       if (c != null) {
         costs = new LinkedHashMap<>();
         for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
@@ -70,6 +98,21 @@ final class ProfileService implements Service {
       costs = null; // answered as not found
     }
     done.run(ProfileProtocol.response(name == null ? "" : name, costs, rows));
+  }
+
+  /**
+   * Whose record the request may read: the caller's own, or the user it names if the caller may
+   * read others'; null if it names another user and may not.
+   */
+  private String owner(Message request) throws java.io.IOException {
+    User caller = Callers.current();
+    String asked = ProfileProtocol.user(request);
+    String me = caller.getShortName();
+    if (asked.isEmpty() || asked.equals(me)) {
+      return me;
+    }
+    RegionCoprocessorEnvironment e = env.get();
+    return e != null && Callers.mayReadOthers(caller, e) ? asked : null;
   }
 
   @Override

@@ -17,6 +17,10 @@ public class BlockscopeConfigTest {
     List<String> problems = new ArrayList<>();
     BlockscopeConfig c = new BlockscopeConfig(new Configuration(false), problems);
     assertEquals(PerfLevel.COUNT, c.level);
+    assertEquals(
+        "a query may not ask TIME unless the operator allows it", PerfLevel.COUNT, c.queryMaxLevel);
+    assertEquals(
+        "a table may not set TIME unless the operator allows it", PerfLevel.COUNT, c.tableMaxLevel);
     assertEquals(RegionExport.ALL.limit(), c.export.limit());
     assertEquals(10_000, c.exportIntervalMs);
     assertTrue(c.probesEnabled);
@@ -31,9 +35,11 @@ public class BlockscopeConfigTest {
     conf.set(BlockscopeConfig.EXPORT_REGIONS, "top:50");
     conf.set(BlockscopeConfig.EXPORT_INTERVAL_MS, "30000");
     conf.set(BlockscopeConfig.PROBES_ENABLED, "false");
+    conf.set(BlockscopeConfig.TABLE_MAX_LEVEL, " time ");
     List<String> problems = new ArrayList<>();
     BlockscopeConfig c = new BlockscopeConfig(conf, problems);
     assertEquals(PerfLevel.TIME, c.level);
+    assertEquals(PerfLevel.TIME, c.tableMaxLevel);
     assertEquals(50, c.export.limit());
     assertEquals(30_000, c.exportIntervalMs);
     assertFalse(c.probesEnabled);
@@ -47,14 +53,19 @@ public class BlockscopeConfigTest {
     conf.set(BlockscopeConfig.EXPORT_REGIONS, "top:lots");
     conf.set(BlockscopeConfig.EXPORT_INTERVAL_MS, "10");
     conf.set(BlockscopeConfig.JMX_ENABLED, "yes");
+    conf.set(BlockscopeConfig.TABLE_MAX_LEVEL, "EVERYTHING");
     List<String> problems = new ArrayList<>();
     BlockscopeConfig c = new BlockscopeConfig(conf, problems);
+    assertEquals(PerfLevel.COUNT, c.tableMaxLevel);
     assertEquals(PerfLevel.COUNT, c.level);
     assertEquals(RegionExport.ALL.limit(), c.export.limit());
     assertEquals(1_000, c.exportIntervalMs);
     assertTrue(c.jmxEnabled);
-    assertEquals(problems.toString(), 4, problems.size());
+    assertEquals(problems.toString(), 5, problems.size());
     assertTrue(problems.get(0).contains("blockscope.level") && problems.get(0).contains("LOUD"));
-    assertTrue(problems.get(1).contains("top:lots"));
+    assertTrue(
+        problems.get(1).contains("blockscope.table.max.level")
+            && problems.get(1).contains("EVERYTHING"));
+    assertTrue(problems.get(2).contains("top:lots"));
   }
 }

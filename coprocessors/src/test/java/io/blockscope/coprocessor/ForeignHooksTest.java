@@ -67,16 +67,16 @@ public class ForeignHooksTest {
     Hooks h = ForeignHooks.of(engine);
     assertFalse("not this copy's engine type", engine instanceof Hooks);
     assertTrue(h.measures(null));
-    assertEquals("handle", h.queryScan(new byte[] {1}, "scan", null, 2));
+    assertEquals("handle", h.queryScan(new byte[] {1}, "alice", "scan", null, 2));
     h.queryActive("handle", 5);
-    assertArrayEquals(new long[] {7}, h.queryCosts("q", "r"));
+    assertArrayEquals(new long[] {7}, h.queryCosts("q", "alice", "r"));
     h.exit();
     assertEquals(
         List.of(
             "measures[null]",
-            "queryScan[[1], scan, null, 2]",
+            "queryScan[[1], alice, scan, null, 2]",
             "queryActive[handle, 5]",
-            "queryCosts[q, r]",
+            "queryCosts[q, alice, r]",
             "exit[]"),
         calls(engine));
 
@@ -99,8 +99,8 @@ public class ForeignHooksTest {
     engine.getClass().getField("fail").setBoolean(engine, true);
     Hooks h = ForeignHooks.of(engine);
     assertFalse(h.measures(null));
-    assertNull(h.queryScan(new byte[0], null, null, 0));
-    assertNull(h.queryCosts("q", "r"));
+    assertNull(h.queryScan(new byte[0], null, null, null, 0));
+    assertNull(h.queryCosts("q", "alice", "r"));
     h.enter(null);
     h.exit();
     assertEquals(5, calls(engine).size());
@@ -109,7 +109,7 @@ public class ForeignHooksTest {
   @Test
   public void theNoneHooksDoNothingAndAnObjectWithoutTheContractIsRefused() {
     assertFalse(ForeignHooks.NONE.measures(null));
-    assertNull(ForeignHooks.NONE.queryCosts("q", "r"));
+    assertNull(ForeignHooks.NONE.queryCosts("q", "alice", "r"));
     ForeignHooks.NONE.exit();
     assertTrue(ForeignHooks.NONE.toString().contains("passive"));
     // a JDK object: its loader has no blockscope copy at all

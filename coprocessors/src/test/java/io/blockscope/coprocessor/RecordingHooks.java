@@ -58,8 +58,8 @@ public class RecordingHooks implements Hooks {
 
   @Override
   public Object queryScan(
-      byte[] queryId, Object scan, RegionCoprocessorEnvironment env, int level) {
-    record("queryScan", queryId, scan, env, level);
+      byte[] queryId, String user, Object scan, RegionCoprocessorEnvironment env, int level) {
+    record("queryScan", queryId, user, scan, env, level);
     return "handle";
   }
 
@@ -79,8 +79,8 @@ public class RecordingHooks implements Hooks {
   }
 
   @Override
-  public long[] queryCosts(String queryId, String region) {
-    record("queryCosts", queryId, region);
+  public long[] queryCosts(String queryId, String user, String region) {
+    record("queryCosts", queryId, user, region);
     return new long[] {7};
   }
 }

@@ -47,8 +47,10 @@ public final class EmbeddedCluster implements AutoCloseable {
             + io.blockscope.encoding.EncodingRegistrar.class.getName());
     conf.set(
         "hbase.coprocessor.master.classes", io.blockscope.encoding.EncodingGuard.class.getName());
-    // PROFILE(TIME) is honoured here (a production server caps queries at COUNT by default).
+    // PROFILE(TIME) and a table's own blockscope.level=TIME are honoured here (a production
+    // server caps both at COUNT by default: docs/security.md).
     conf.set(io.blockscope.coprocessor.BlockscopeConfig.QUERY_MAX_LEVEL, "TIME");
+    conf.set(io.blockscope.coprocessor.BlockscopeConfig.TABLE_MAX_LEVEL, "TIME");
     // Phoenix's server side, as its own test harness configures it.
     conf.set(
         "hbase.regionserver.wal.codec",

@@ -23,6 +23,18 @@ public abstract class ClusterTestBase {
     cluster = EmbeddedCluster.shared();
   }
 
+  /**
+   * The user this JVM's client calls are made as (its short name): the owner of the queries its
+   * tagged scans make, as the region server names it.
+   */
+  protected static String me() {
+    try {
+      return org.apache.hadoop.hbase.security.User.getCurrent().getShortName();
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("no current user", e);
+    }
+  }
+
   /** A table name no other test uses. */
   protected static TableName newTable(String prefix) {
     return TableName.valueOf(prefix + "_" + TABLES.incrementAndGet());

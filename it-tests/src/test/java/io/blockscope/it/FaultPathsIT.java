@@ -175,7 +175,8 @@ public class FaultPathsIT extends ClusterTestBase {
         }
       }
     }
-    assertEquals("each failed open was seen once", 20, engine.queries().stats(query).scanners());
+    assertEquals(
+        "each failed open was seen once", 20, engine.queries().stats(query, me()).scanners());
     // HBase dropped blockscope's wrappers unclosed; each is closed once it is collected
     Waiter.waitFor(
         cluster.conf(),
@@ -183,7 +184,7 @@ public class FaultPathsIT extends ClusterTestBase {
         100,
         () -> {
           System.gc();
-          return engine.queries().stats(query).open() == 0
+          return engine.queries().stats(query, me()).open() == 0
               && engine.queries().openScanners() == openBefore;
         });
   }
@@ -213,7 +214,7 @@ public class FaultPathsIT extends ClusterTestBase {
     String q1 = "000000000000000000000000000000f1";
     assertEquals(2_000, profiledScan(off, q1, "TIME"));
     assertEquals("an OFF table is never measured", CostSnapshot.ZERO, regionCosts(onlyRegion(off)));
-    long[] offQuery = engine.queryCosts(q1, onlyRegion(off).getRegionInfo().getEncodedName());
+    long[] offQuery = engine.queryCosts(q1, me(), onlyRegion(off).getRegionInfo().getEncodedName());
     assertEquals("its rows are still the query's", 2_000, offQuery[CostLayout.SIZE]);
     assertEquals(
         0, offQuery[CostLayout.DECODE + 3 * CostLayout.DECODE_WIDTH + CostLayout.DECODE_CELLS]);
@@ -230,7 +231,7 @@ public class FaultPathsIT extends ClusterTestBase {
       String encoded = onlyRegion(count).getRegionInfo().getEncodedName();
       long nanosBefore = engine.registry().regionSnapshot(encoded).get("decode.FAST_DIFF.nanos");
       assertEquals(2_000, profiledScan(count, q2, "TIME"));
-      capped2 = engine.queryCosts(q2, encoded);
+      capped2 = engine.queryCosts(q2, me(), encoded);
       assertEquals("not timed: TIME is above the cap", 0, capped2[fastDiffNanos]);
       assertEquals(
           nanosBefore, engine.registry().regionSnapshot(encoded).get("decode.FAST_DIFF.nanos"));
@@ -239,7 +240,7 @@ public class FaultPathsIT extends ClusterTestBase {
     }
     String q3 = "000000000000000000000000000000f3";
     assertEquals(2_000, profiledScan(count, q3, "TIME"));
-    long[] timed = engine.queryCosts(q3, onlyRegion(count).getRegionInfo().getEncodedName());
+    long[] timed = engine.queryCosts(q3, me(), onlyRegion(count).getRegionInfo().getEncodedName());
     assertEquals(
         "the capped query counted the same cells", timed[fastDiffCells], capped2[fastDiffCells]);
     assertTrue("under a TIME cap the query is timed", timed[fastDiffNanos] > 0);

@@ -50,7 +50,7 @@ public class HintsSerialIT extends ClusterTestBase {
         rows.add(rs.getString(1));
       }
     }
-    return new Run(rows, cluster.diagnostics().queries().stats(id), notApplied);
+    return new Run(rows, cluster.diagnostics().queries().stats(id, me()), notApplied);
   }
 
   private static void assertSerial(String sql, int expectedRows) throws Exception {

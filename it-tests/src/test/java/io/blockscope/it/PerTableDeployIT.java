@@ -91,11 +91,12 @@ public class PerTableDeployIT extends ClusterTestBase {
     String encoded = region.getRegionInfo().getEncodedName();
     assertEquals(
         new io.blockscope.metrics.QueryTracker.Stats(0, 1, 1),
-        cluster.diagnostics().queries().stats(query));
+        cluster.diagnostics().queries().stats(query, me()));
     assertEquals(
         "rows counted once, not once per copy",
         rows,
-        cluster.diagnostics().queryCosts(query, encoded)[io.blockscope.metrics.CostLayout.SIZE]);
+        cluster.diagnostics()
+            .queryCosts(query, me(), encoded)[io.blockscope.metrics.CostLayout.SIZE]);
 
     cluster.admin().disableTable(t);
     assertEquals(null, cluster.diagnostics().registry().region(encoded));

@@ -21,7 +21,8 @@ public final class Attributes {
 
   /**
    * Table attribute (set with {@code alter 't', METADATA => {'blockscope.level' => 'TIME'}}): the
-   * level of one table, overriding the region server's {@code blockscope.level}.
+   * level of one table, overriding the region server's {@code blockscope.level} up to the server's
+   * {@code blockscope.table.max.level}. The server's own settings never come from a table.
    */
   public static final String TABLE_LEVEL = "blockscope.level";
 

@@ -12,9 +12,13 @@ import java.util.regex.Pattern;
 
 /**
  * The region scanners of tagged queries: a client tags every scan of a query with an unguessable id
- * (scan attribute {@value Attributes#QUERY}, 32 hex digits), and the region server records, per id,
- * how many of its scanners are open now, the most that were open at once, and how many were opened
- * in all. That is how the SERIAL hint is checked from the server's side.
+ * (scan attribute {@value Attributes#QUERY}, 32 hex digits), and the region server records, per id
+ * and user, how many of its scanners are open now, the most that were open at once, and how many
+ * were opened in all. That is how the SERIAL hint is checked from the server's side.
+ *
+ * <p>A query belongs to the user whose RPCs tagged it: scans of two users tagged with the same id
+ * are two queries, so a user who learns another's id (it is printed by EXPLAIN ANALYZE and may
+ * reach HBase's slow-call log) cannot add to that user's record nor raise its level.
  *
  * <p>Memory is bounded: at most {@code maxQueries} ids and {@code maxRegionEntries} (query, region)
  * records (when either is full, the least recently touched ids are dropped first) and {@code
@@ -68,7 +72,11 @@ public final class QueryTracker {
   private final int maxScanners;
   private final long expiryMillis;
   private final LongSupplier clock;
-  private final LinkedHashMap<String, Entry> queries = new LinkedHashMap<>(16, 0.75f, true);
+
+  /** A query: its id and the user whose scans tagged it. */
+  private record Key(String id, String user) {}
+
+  private final LinkedHashMap<Key, Entry> queries = new LinkedHashMap<>(16, 0.75f, true);
 
   /** Open scanners and the query each belongs to (an evicted query's too, until they close). */
   private final IdentityHashMap<Object, Entry> scanners = new IdentityHashMap<>();
@@ -119,34 +127,36 @@ public final class QueryTracker {
     return ID.matcher(id).matches() ? id : null;
   }
 
-  /** A scanner of query {@code id} was opened (for tests: no region). */
-  synchronized void opened(Object scanner, String id) {
-    RegionCosts costs = region(id, "");
+  /** A scanner of user {@code user}'s query {@code id} was opened (for tests: no region). */
+  synchronized void opened(Object scanner, String id, String user) {
+    RegionCosts costs = region(id, user, "");
     if (costs != null) {
       opened(scanner, costs);
     }
   }
 
   /** {@link #region} and {@link #opened(Object, RegionCosts)} in one (for tests). */
-  synchronized RegionCosts opened(Object scanner, String id, String region) {
-    RegionCosts costs = region(id, region);
+  synchronized RegionCosts opened(Object scanner, String id, String user, String region) {
+    RegionCosts costs = region(id, user, region);
     return costs != null && opened(scanner, costs) ? costs : null;
   }
 
   /**
-   * Where region {@code region}'s costs for query {@code id} go (shared by the query's scanners in
-   * the region), made on first use; null when over the limits (counted as dropped).
+   * Where region {@code region}'s costs for user {@code user}'s query {@code id} go (shared by the
+   * query's scanners in the region), made on first use; null when over the limits (counted as
+   * dropped).
    */
-  public synchronized RegionCosts region(String id, String region) {
+  public synchronized RegionCosts region(String id, String user, String region) {
     long now = clock.getAsLong();
     expire(now);
-    Entry e = queries.get(id);
+    Key key = new Key(id, user);
+    Entry e = queries.get(key);
     if (e == null) {
       if (queries.size() >= maxQueries) {
         evictOne();
       }
       e = new Entry();
-      queries.put(id, e);
+      queries.put(key, e);
     }
     e.touchedMillis = now;
     RegionCosts costs = e.regions.get(region);
@@ -186,9 +196,9 @@ public final class QueryTracker {
     return true;
   }
 
-  /** The costs region {@code region} recorded for query {@code id}; null if none. */
-  public synchronized RegionCosts costs(String id, String region) {
-    Entry e = id == null ? null : queries.get(id);
+  /** The costs region {@code region} recorded for user {@code user}'s query {@code id}; or null. */
+  public synchronized RegionCosts costs(String id, String user, String region) {
+    Entry e = id == null || user == null ? null : queries.get(new Key(id, user));
     return e == null ? null : e.regions.get(region);
   }
 
@@ -201,9 +211,12 @@ public final class QueryTracker {
     }
   }
 
-  /** What was seen of query {@code id}; {@link Stats#NONE} for an id never seen or expired. */
-  public synchronized Stats stats(String id) {
-    Entry e = id == null ? null : queries.get(id);
+  /**
+   * What was seen of user {@code user}'s query {@code id}; {@link Stats#NONE} for one never seen or
+   * expired.
+   */
+  public synchronized Stats stats(String id, String user) {
+    Entry e = id == null || user == null ? null : queries.get(new Key(id, user));
     return e == null ? Stats.NONE : new Stats(e.open, e.maxOpen, e.scanners);
   }
 

@@ -59,14 +59,26 @@ public final class BlockscopePhoenix {
   /**
    * The costs the region servers recorded for query {@code queryId} in table {@code table} (a
    * physical HBase table name), asked of every region of the table through blockscope's coprocessor
-   * endpoint. An id nobody knows gives an empty profile.
+   * endpoint. A query belongs to the user who ran it: this reads the connection's user's own. An id
+   * this user never ran gives an empty profile.
    */
   public static QueryProfile fetchProfile(Connection connection, String table, String queryId)
       throws SQLException {
-    return fetchProfile(connection.unwrap(PhoenixConnection.class), List.of(table), queryId);
+    return fetchProfile(connection.unwrap(PhoenixConnection.class), List.of(table), queryId, null);
   }
 
-  static QueryProfile fetchProfile(PhoenixConnection pc, Iterable<String> tables, String queryId)
+  /**
+   * As {@link #fetchProfile(Connection, String, String)}, for the query that user {@code user} (an
+   * HBase short user name) ran: only an HBase superuser or a user with global ADMIN may read
+   * another user's; anyone else gets SQLState 42501 with HBase's {@code AccessDeniedException}.
+   */
+  public static QueryProfile fetchProfile(
+      Connection connection, String table, String queryId, String user) throws SQLException {
+    return fetchProfile(connection.unwrap(PhoenixConnection.class), List.of(table), queryId, user);
+  }
+
+  static QueryProfile fetchProfile(
+      PhoenixConnection pc, Iterable<String> tables, String queryId, String user)
       throws SQLException {
     List<QueryProfile.Region> regions = new ArrayList<>();
     for (String table : tables) {
@@ -74,7 +86,7 @@ public final class BlockscopePhoenix {
         Map<byte[], Message> answers =
             t.batchCoprocessorService(
                 ProfileProtocol.GET_PROFILE,
-                ProfileProtocol.request(queryId),
+                ProfileProtocol.request(queryId, user),
                 null,
                 null,
                 DynamicMessage.getDefaultInstance(ProfileProtocol.RESPONSE));
@@ -91,6 +103,21 @@ public final class BlockscopePhoenix {
       } catch (SQLException e) {
         throw e;
       } catch (Throwable e) {
+        String denied = accessDenied(e);
+        if (denied != null) {
+          throw new SQLException(
+              "blockscope: HBase refused the profile of query "
+                  + queryId
+                  + " on "
+                  + table
+                  + ": "
+                  + denied
+                  + " (a profile is read through blockscope's coprocessor endpoint: with"
+                  + " hbase.security.exec.permission.checks=true the user needs EXEC on the table,"
+                  + " and only a superuser or global ADMIN may read another user's)",
+              "42501",
+              e);
+        }
         throw new SQLException(
             "blockscope: cannot read the profile of query "
                 + queryId
@@ -105,6 +132,23 @@ public final class BlockscopePhoenix {
         Comparator.comparing(QueryProfile.Region::table)
             .thenComparing(QueryProfile.Region::region));
     return new QueryProfile(queryId, regions);
+  }
+
+  /**
+   * The message of HBase's {@code AccessDeniedException} in {@code e}'s causes (as the client
+   * rethrows it, or named in a remote exception's message), or null if HBase did not refuse.
+   */
+  static String accessDenied(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof org.apache.hadoop.hbase.security.AccessDeniedException) {
+        return t.getMessage();
+      }
+      String m = t.getMessage();
+      if (m != null && m.contains("org.apache.hadoop.hbase.security.AccessDeniedException")) {
+        return m;
+      }
+    }
+    return null;
   }
 
   @SuppressWarnings("unchecked")
@@ -268,7 +312,7 @@ public final class BlockscopePhoenix {
       refused = context.refused();
     }
     long wall = System.nanoTime() - start;
-    QueryProfile profile = fetchProfile(connection, tables, id);
+    QueryProfile profile = fetchProfile(connection, tables, id, null);
     QueryExtensions shown =
         new QueryExtensions(e.noCache(), e.serial(), QueryExtensions.Profile.NONE, true);
     ResultSet result =
@@ -303,7 +347,7 @@ public final class BlockscopePhoenix {
       if (kept != null) {
         return kept;
       }
-      QueryProfile p = fetchProfile(connection, tables, queryId);
+      QueryProfile p = fetchProfile(connection, tables, queryId, null);
       if (keep) {
         kept = p;
       }

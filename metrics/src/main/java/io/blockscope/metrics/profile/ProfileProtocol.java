@@ -19,14 +19,18 @@ import java.util.Map;
  * side needs generated code:
  *
  * <pre>
- * message ProfileRequest  { optional string query_id = 1; }
+ * message ProfileRequest  { optional string query_id = 1; optional string user = 2; }
  * message ProfileResponse { optional string region = 1; optional bool found = 2;
  *                           optional int64 rows = 3;
  *                           repeated string name = 4; repeated int64 value = 5; }
  * </pre>
  *
- * A region that has nothing for the id (never seen, expired, or not a well-formed id) answers
- * {@code found = false}: an empty answer, not an error.
+ * A query belongs to the user whose scans tagged it (the RPC's authenticated user, as HBase's
+ * AccessController sees it), and a region answers with that user's record only: the caller's own,
+ * or, when {@code user} names another, that user's if the caller is an HBase superuser or holds
+ * global ADMIN; any other caller naming another user is refused with HBase's {@code
+ * AccessDeniedException}. A region that has nothing for the id and user (never seen, expired, or
+ * not a well-formed id) answers {@code found = false}: an empty answer, not an error.
  */
 public final class ProfileProtocol {
   public static final Descriptors.ServiceDescriptor SERVICE;
@@ -42,7 +46,8 @@ public final class ProfileProtocol {
             .addMessageType(
                 DescriptorProto.newBuilder()
                     .setName("ProfileRequest")
-                    .addField(field("query_id", 1, FieldDescriptorProto.Type.TYPE_STRING, false)))
+                    .addField(field("query_id", 1, FieldDescriptorProto.Type.TYPE_STRING, false))
+                    .addField(field("user", 2, FieldDescriptorProto.Type.TYPE_STRING, false)))
             .addMessageType(
                 DescriptorProto.newBuilder()
                     .setName("ProfileResponse")
@@ -86,14 +91,33 @@ public final class ProfileProtocol {
                 : FieldDescriptorProto.Label.LABEL_OPTIONAL);
   }
 
+  /** A request for the caller's own record of query {@code queryId}. */
   public static DynamicMessage request(String queryId) {
-    return DynamicMessage.newBuilder(REQUEST)
-        .setField(REQUEST.findFieldByName("query_id"), queryId == null ? "" : queryId)
-        .build();
+    return request(queryId, null);
+  }
+
+  /**
+   * A request for user {@code user}'s record of query {@code queryId} ({@code null} or empty: the
+   * caller's own). Only a superuser or global ADMIN may name another user.
+   */
+  public static DynamicMessage request(String queryId, String user) {
+    DynamicMessage.Builder b =
+        DynamicMessage.newBuilder(REQUEST)
+            .setField(REQUEST.findFieldByName("query_id"), queryId == null ? "" : queryId);
+    if (user != null && !user.isEmpty()) {
+      b.setField(REQUEST.findFieldByName("user"), user);
+    }
+    return b.build();
   }
 
   public static String queryId(Message request) {
     Object v = request.getField(REQUEST.findFieldByName("query_id"));
+    return v == null ? "" : v.toString();
+  }
+
+  /** The user a request names, or "" for the caller's own record. */
+  public static String user(Message request) {
+    Object v = request.getField(REQUEST.findFieldByName("user"));
     return v == null ? "" : v.toString();
   }
 

@@ -1,0 +1,291 @@
+package io.blockscope.it;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import com.google.protobuf.DynamicMessage;
+import com.google.protobuf.Message;
+import io.blockscope.coprocessor.BlockscopeConfig;
+import io.blockscope.coprocessor.BlockscopeRegionObserver;
+import io.blockscope.coprocessor.Diagnostics;
+import io.blockscope.metrics.Attributes;
+import io.blockscope.metrics.CostLayout;
+import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.metrics.MetricKeys;
+import io.blockscope.metrics.PerfLevel;
+import io.blockscope.metrics.profile.ProfileProtocol;
+import io.blockscope.workloads.RawTable;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.PrivilegedExceptionAction;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.regionserver.HRegionServer;
+import org.apache.hadoop.hbase.security.AccessDeniedException;
+import org.apache.hadoop.hbase.security.Superusers;
+import org.apache.hadoop.hbase.security.User;
+import org.junit.Test;
+
+/**
+ * One tenant of a shared region server cannot change the server's settings or another tenant's
+ * query profiles (docs/security.md), on the shared embedded cluster (simple authentication: a
+ * client's user is the name it sends, so the users here are HBase's testing users; the secured,
+ * Kerberos form runs in release-it). The Kerberos cluster also checks that a region server
+ * restarted with such a table opened first keeps its own settings; here the engine exists already,
+ * so what is checked is where its settings come from and that a reload takes the server's.
+ */
+public class TenantIsolationIT extends ClusterTestBase {
+  private static final int ROWS = 2_000;
+
+  /**
+   * HBase hands a region's coprocessor a configuration that carries its table descriptor's values
+   * (the {@code CompoundConfiguration} of {@code HRegion}'s constructor): a table created with
+   * blockscope's server keys in its METADATA shows them there. blockscope reads the region server's
+   * configuration instead, so the server's caps stand, a table asking TIME is measured at the cap,
+   * and a table asking OFF silences only itself.
+   */
+  @Test
+  public void aTablesMetadataNeverSetsTheServersSettings() throws Exception {
+    HRegionServer rs = cluster.regionServer();
+    Configuration server = rs.getConfiguration();
+    server.set(BlockscopeConfig.QUERY_MAX_LEVEL, "COUNT");
+    server.set(BlockscopeConfig.TABLE_MAX_LEVEL, "COUNT");
+    cluster.admin().updateConfiguration(rs.getServerName());
+    try {
+      TableName hostile = newTable("tenant_hostile");
+      cluster
+          .admin()
+          .createTable(
+              TableDescriptorBuilder.newBuilder(hostile)
+                  .setColumnFamily(
+                      ColumnFamilyDescriptorBuilder.newBuilder(RawTable.SEED_FAMILY)
+                          .setDataBlockEncoding(DataBlockEncoding.FAST_DIFF)
+                          .setBlocksize(4096)
+                          .build())
+                  .setValue(Attributes.TABLE_LEVEL, "OFF")
+                  .setValue(BlockscopeConfig.QUERY_MAX_LEVEL, "TIME")
+                  .setValue(BlockscopeConfig.TABLE_MAX_LEVEL, "TIME")
+                  .setValue(BlockscopeConfig.EXPORT_REGIONS, "none")
+                  .setValue(BlockscopeConfig.JMX_ENABLED, "false")
+                  .build());
+      RawTable.loadSeed(cluster.connection(), cluster.admin(), hostile, ROWS, 7);
+
+      RegionCoprocessorEnvironment env =
+          onlyRegion(hostile)
+              .getCoprocessorHost()
+              .findCoprocessorEnvironment(BlockscopeRegionObserver.class.getName());
+      assertNotNull("blockscope's observer runs in the hostile table's region", env);
+      // HBase's behaviour this guards against: if this ever fails, HBase stopped mixing table
+      // values into a coprocessor's configuration, and the guard can be revisited
+      assertEquals("TIME", env.getConfiguration().get(BlockscopeConfig.QUERY_MAX_LEVEL));
+      assertEquals("none", env.getConfiguration().get(BlockscopeConfig.EXPORT_REGIONS));
+      Configuration source = Diagnostics.settingsSource(env);
+      assertTrue("the region server's own configuration", source == server);
+      assertEquals("COUNT", source.get(BlockscopeConfig.QUERY_MAX_LEVEL));
+      assertEquals(null, source.get(BlockscopeConfig.EXPORT_REGIONS));
+
+      // a reload (update_config) takes the server's values whatever tables are open
+      cluster.admin().updateConfiguration(rs.getServerName());
+      assertEquals(1, serverGauge("settings.query.max.level"));
+      assertEquals(1, serverGauge("settings.table.max.level"));
+      assertEquals(1, serverGauge("settings.level"));
+      assertEquals(PerfLevel.COUNT, cluster.diagnostics().serverLevel());
+
+      // the hostile table silenced itself, and only itself
+      assertEquals(ROWS, scanRows(cluster.connection(), hostile, null, null));
+      assertEquals(CostSnapshot.ZERO, regionCosts(onlyRegion(hostile)));
+      TableName plain = loaded("tenant_plain", null);
+      CostSnapshot cold = coldScan(plain);
+      long[] trailer = SeedTables.dataBlocksAndCells(List.of(onlyRegion(plain)));
+      assertEquals(cold.toString(), trailer[0], cold.get("blockCache.miss.data"));
+      assertEquals(trailer[0], cold.get("fs.read.blocks.data"));
+      assertEquals(trailer[1], cold.get("decode.FAST_DIFF.cells"));
+
+      // a table asking TIME above the cap is measured at COUNT, and said so once
+      TableName timed = loaded("tenant_time", "TIME");
+      String encoded = onlyRegion(timed).getRegionInfo().getEncodedName();
+      assertEquals(PerfLevel.COUNT, cluster.diagnostics().registry().region(encoded).level());
+      CostSnapshot capped = coldScan(timed);
+      assertTrue(capped.toString(), capped.get("decode.FAST_DIFF.cells") > 0);
+      assertEquals("not timed above the cap", 0, capped.get("decode.FAST_DIFF.nanos"));
+      assertTrue(
+          cluster.diagnostics().problems().toString(),
+          cluster.diagnostics().problems().stream()
+              .anyMatch(
+                  p ->
+                      p.contains("table " + timed.getNameAsString() + " asks blockscope.level=TIME")
+                          && p.contains("blockscope.table.max.level=COUNT")));
+
+      // the operator raises the cap: the table gets what it asked at the reload
+      server.set(BlockscopeConfig.TABLE_MAX_LEVEL, "TIME");
+      cluster.admin().updateConfiguration(rs.getServerName());
+      assertEquals(PerfLevel.TIME, cluster.diagnostics().registry().region(encoded).level());
+      assertTrue(coldScan(timed).get("decode.FAST_DIFF.nanos") > 0);
+    } finally {
+      server.set(BlockscopeConfig.QUERY_MAX_LEVEL, "TIME");
+      server.set(BlockscopeConfig.TABLE_MAX_LEVEL, "TIME");
+      cluster.admin().updateConfiguration(rs.getServerName());
+    }
+    assertEquals(2, serverGauge("settings.query.max.level"));
+  }
+
+  /**
+   * A profile is its user's: another user who knows the id gets nothing for it, is refused when
+   * naming its owner, and his scans tagged with that id make a query of his own, leaving the
+   * owner's record exactly as it was; a superuser (here the region server's own user) reads the
+   * owner's by name.
+   */
+  @Test
+  public void aQueryProfileBelongsToTheUserWhoRanIt() throws Throwable {
+    TableName t = loaded("tenant_profile", null);
+    String encoded = onlyRegion(t).getRegionInfo().getEncodedName();
+    String id = "0000000000000000000000000000a11c";
+    Configuration conf = cluster.conf();
+    User alice = User.createUserForTesting(conf, "alice", new String[0]);
+    User bob = User.createUserForTesting(conf, "bob", new String[0]);
+    try (Connection ac = connect(alice);
+        Connection bc = connect(bob)) {
+      assertEquals(ROWS, scanRows(ac, t, id, "COUNT"));
+      long[] hers = cluster.diagnostics().queryCosts(id, "alice", encoded);
+      assertEquals(ROWS, hers[CostLayout.SIZE]);
+      assertTrue(hers[CostLayout.slotOf("fs.read.blocks.data")] > 0);
+
+      assertFalse("bob has no query of that id", ProfileProtocol.found(profile(bc, t, id, null)));
+      Throwable refused = assertThrows(Throwable.class, () -> profile(bc, t, id, "alice"));
+      assertTrue(String.valueOf(refused), deniedByHBase(refused));
+
+      // bob tags his scans with alice's id and asks for TIME: his own query
+      assertEquals(ROWS, scanRows(bc, t, id, "TIME"));
+      assertArrayEquals(
+          "alice's record as it was", hers, cluster.diagnostics().queryCosts(id, "alice", encoded));
+      assertEquals(1, cluster.diagnostics().queries().stats(id, "alice").scanners());
+      assertEquals(1, cluster.diagnostics().queries().stats(id, "bob").scanners());
+
+      Message own = profile(ac, t, id, null);
+      assertEquals(ROWS, ProfileProtocol.rows(own));
+      assertEquals(named(hers), ProfileProtocol.costs(own));
+      assertEquals(ROWS, ProfileProtocol.rows(profile(bc, t, id, null)));
+
+      // the region server's own user is a superuser (HBase's minicluster runs its servers as a
+      // user of their own: Superusers' system user, which must not be made again with other groups)
+      User superuser = Superusers.getSystemUser();
+      try (Connection sc = connect(superuser)) {
+        Message bySuperuser = profile(sc, t, id, "alice");
+        assertEquals(ROWS, ProfileProtocol.rows(bySuperuser));
+        assertEquals(named(hers), ProfileProtocol.costs(bySuperuser));
+        assertFalse(
+            "the superuser's own record of the id: none",
+            ProfileProtocol.found(profile(sc, t, id, null)));
+      }
+    }
+  }
+
+  private long serverGauge(String name) {
+    return ((Number)
+            cluster
+                .diagnostics()
+                .registry()
+                .metrics()
+                .getGauges()
+                .get(MetricKeys.server(name))
+                .getValue())
+        .longValue();
+  }
+
+  private static TableName loaded(String prefix, String level) throws IOException {
+    TableName t = newTable(prefix);
+    RawTable.Spec spec = new RawTable.Spec(t).blockSize(4096).encoding(DataBlockEncoding.FAST_DIFF);
+    if (level != null) {
+      spec.level(level);
+    }
+    RawTable.create(cluster.admin(), spec);
+    RawTable.loadSeed(cluster.connection(), cluster.admin(), t, ROWS, 7);
+    return t;
+  }
+
+  /** What a full scan of a table's one region cost, from an empty block cache. */
+  private static CostSnapshot coldScan(TableName t) throws IOException {
+    HRegion region = onlyRegion(t);
+    cluster.admin().clearBlockCache(t);
+    CostSnapshot before = regionCosts(region);
+    assertEquals(ROWS, scanRows(cluster.connection(), t, null, null));
+    return regionCosts(region).minus(before);
+  }
+
+  private static Connection connect(User user) throws Exception {
+    return user.runAs(
+        (PrivilegedExceptionAction<Connection>)
+            () -> ConnectionFactory.createConnection(cluster.conf()));
+  }
+
+  private static long scanRows(Connection c, TableName t, String query, String level)
+      throws IOException {
+    Scan s = new Scan();
+    if (query != null) {
+      s.setAttribute(Attributes.QUERY, query.getBytes(StandardCharsets.US_ASCII));
+      s.setAttribute(Attributes.PROFILE, level.getBytes(StandardCharsets.US_ASCII));
+    }
+    long rows = 0;
+    try (Table table = c.getTable(t);
+        ResultScanner r = table.getScanner(s)) {
+      for (Result ignored : r) {
+        rows++;
+      }
+    }
+    return rows;
+  }
+
+  /** The one region's answer of the profile endpoint, asked as {@code c}'s user. */
+  private static Message profile(Connection c, TableName t, String id, String user)
+      throws Throwable {
+    try (Table table = c.getTable(t)) {
+      Map<byte[], Message> answers =
+          table.batchCoprocessorService(
+              ProfileProtocol.GET_PROFILE,
+              ProfileProtocol.request(id, user),
+              null,
+              null,
+              DynamicMessage.getDefaultInstance(ProfileProtocol.RESPONSE));
+      assertEquals(1, answers.size());
+      return answers.values().iterator().next();
+    }
+  }
+
+  /** The record's non-zero costs by name, as the endpoint sends them. */
+  private static Map<String, Long> named(long[] record) {
+    Map<String, Long> m = new java.util.LinkedHashMap<>();
+    for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
+      if (record[i] != 0) {
+        m.put(CostLayout.name(i), record[i]);
+      }
+    }
+    return m;
+  }
+
+  private static boolean deniedByHBase(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c instanceof AccessDeniedException
+          || String.valueOf(c.getMessage()).contains(AccessDeniedException.class.getName())) {
+        return true;
+      }
+    }
+    return false;
+  }
+}
