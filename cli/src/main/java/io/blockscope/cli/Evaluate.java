@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.hadoop.conf.Configuration;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -107,20 +108,11 @@ final class Evaluate implements Callable<Integer> {
       description = "Report directory (default ./blockscope-report/<timestamp>).")
   Path out;
 
-  @Option(
-      names = "--zk",
-      paramLabel = "host:port[:/znode]",
-      description =
-          "Run against a real cluster through its ZooKeeper, on scratch tables in the schema (namespace) "
-              + EvaluationRunner.SCHEMA
-              + ".")
-  String zk;
-
-  @Option(
-      names = "--hbase-site",
-      paramLabel = "FILE",
-      description = "Run against the real cluster an hbase-site.xml describes.")
-  String hbaseSite;
+  /**
+   * A real cluster to run on, on scratch tables in the schema (namespace) {@value
+   * EvaluationRunner#SCHEMA}; without --zk, --config or --hbase-site, an embedded one.
+   */
+  @Mixin ClusterOptions target = new ClusterOptions();
 
   @Option(
       names = "--check",
@@ -146,7 +138,7 @@ final class Evaluate implements Callable<Integer> {
     boolean checksumSuite = suiteName.equals("checksum");
     DataShape dataShape = shapeGiven;
     boolean blockcacheSuite = suiteName.equals("blockcache");
-    if (blockcacheSuite && (zk != null || hbaseSite != null)) {
+    if (blockcacheSuite && target.remote()) {
       throw new IllegalArgumentException(
           "--suite blockcache needs the embedded cluster: a client"
               + " cannot change a region server's block cache");
@@ -170,9 +162,7 @@ final class Evaluate implements Callable<Integer> {
       throw new IllegalArgumentException("--runs must be between 1 and 50, got " + runs);
     }
     Recommendation.Weights w = Recommendation.Weights.parse(weights);
-    if (zk != null && hbaseSite != null) {
-      throw new IllegalArgumentException("give --zk or --hbase-site, not both");
-    }
+    target.validate();
     String started =
         LocalDateTime.now(ZoneId.systemDefault())
             .format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
@@ -180,13 +170,16 @@ final class Evaluate implements Callable<Integer> {
 
     long t0 = System.nanoTime();
     EvalCluster cluster;
-    if (zk != null) {
-      cluster = RemoteEvalCluster.connectZk(zk);
-    } else if (hbaseSite != null) {
-      cluster = RemoteEvalCluster.connectSite(hbaseSite);
+    if (target.remote()) {
+      cluster = RemoteEvalCluster.connect(target);
+      console.println("Connected to the cluster as " + ((RemoteEvalCluster) cluster).user());
     } else if (blockcacheSuite) {
       cluster = null; // one embedded cluster per cache setup
     } else {
+      String note = target.ignoredConfigNote();
+      if (note != null) {
+        console.println("Note: " + note);
+      }
       console.println(
           "Starting an embedded cluster (MiniDFS + ZooKeeper + HBase + Phoenix +"
               + " blockscope)...");

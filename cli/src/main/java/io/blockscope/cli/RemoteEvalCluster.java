@@ -3,15 +3,8 @@ package io.blockscope.cli;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.HttpURLConnection;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.URL;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -24,14 +17,12 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hbase.CacheEvictionStats;
 import org.apache.hadoop.hbase.ClusterMetrics;
-import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.RegionMetrics;
 import org.apache.hadoop.hbase.ServerMetrics;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.Size;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hbase.thirdparty.com.google.gson.JsonArray;
 import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
@@ -39,83 +30,63 @@ import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 
 /**
- * A real cluster reached through ZooKeeper ({@code --zk host:port[:/znode]}) or an {@code
- * hbase-site.xml} ({@code --hbase-site}). blockscope's costs are read from each region server's
- * {@code /jmx} servlet; where the coprocessor is not deployed the cost columns stay empty and say
+ * A real cluster, reached as an HBase client with the cluster's own configuration ({@link
+ * ClusterClient}: {@code --config}, {@code --zk}, {@code --hbase-site}, Kerberos). blockscope's
+ * costs are read from each region server's {@code /jmx} servlet, over HTTPS and SPNEGO where the
+ * cluster serves them so; where the coprocessor is not deployed the cost columns stay empty and say
  * why.
  */
 final class RemoteEvalCluster implements EvalCluster {
   private static final String NO_INFO_PORT =
       "no region server publishes an info port"
           + " (hbase.regionserver.info.port), so blockscope's figures cannot be read from /jmx";
+  private final ClusterClient client;
   private final Configuration conf;
   private final String phoenixUrl;
   private final Connection connection;
 
-  private RemoteEvalCluster(Configuration conf, String quorum, int port, String znode)
-      throws IOException {
-    this.conf = conf;
-    this.phoenixUrl = "jdbc:phoenix:" + quorum + ":" + port + ":" + znode;
-    this.connection = ConnectionFactory.createConnection(conf);
+  private RemoteEvalCluster(ClusterClient client) {
+    this.client = client;
+    this.conf = client.conf;
+    this.connection = client.connection;
+    this.phoenixUrl =
+        "jdbc:phoenix:"
+            + conf.get("hbase.zookeeper.quorum", "localhost")
+            + ":"
+            + conf.getInt("hbase.zookeeper.property.clientPort", 2181)
+            + ":"
+            + conf.get("zookeeper.znode.parent", "/hbase");
   }
 
-  /** Parses {@code host[,host...]:port[:/znode]} and checks that ZooKeeper answers. */
+  /** The cluster the options name; fails fast, saying why, when it cannot be reached. */
+  static RemoteEvalCluster connect(ClusterOptions options) throws IOException {
+    return new RemoteEvalCluster(ClusterClient.connect(options));
+  }
+
+  /** The cluster whose ZooKeeper is {@code host[,host...]:port[:/znode]}, with defaults else. */
   static RemoteEvalCluster connectZk(String zk) throws IOException {
-    String[] parts = zk.split(":", 3);
-    if (parts.length < 2 || parts[0].isBlank()) {
-      throw new IllegalArgumentException("bad --zk '" + zk + "': expected host:port[:/znode]");
-    }
-    int port;
-    try {
-      port = Integer.parseInt(parts[1]);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          "bad --zk '" + zk + "': port '" + parts[1] + "' is not a number");
-    }
-    if (port < 1 || port > 65535) {
-      throw new IllegalArgumentException("bad --zk '" + zk + "': port out of range");
-    }
-    String znode = parts.length == 3 ? parts[2] : "/hbase";
-    if (!znode.startsWith("/")) {
-      throw new IllegalArgumentException("bad --zk '" + zk + "': znode must start with /");
-    }
-    Configuration conf = HBaseConfiguration.create();
-    conf.set("hbase.zookeeper.quorum", parts[0]);
-    conf.setInt("hbase.zookeeper.property.clientPort", port);
-    conf.set("zookeeper.znode.parent", znode);
-    return connect(conf);
+    ClusterOptions o = new ClusterOptions();
+    o.zk = zk;
+    o.maxReplyMb = 256;
+    return connect(o);
   }
 
-  static RemoteEvalCluster connectSite(String file) throws IOException {
-    Path p = Path.of(file);
-    if (!Files.isReadable(p)) {
-      throw new IllegalArgumentException("cannot read --hbase-site " + file);
-    }
-    Configuration conf = HBaseConfiguration.create();
-    conf.addResource(new org.apache.hadoop.fs.Path(p.toAbsolutePath().toString()));
-    return connect(conf);
+  /** Who the run acts as on the cluster. */
+  String user() {
+    return client.describeUser();
   }
 
-  private static RemoteEvalCluster connect(Configuration conf) throws IOException {
-    String quorum = conf.get("hbase.zookeeper.quorum", "localhost");
-    int port = conf.getInt("hbase.zookeeper.property.clientPort", 2181);
-    String znode = conf.get("zookeeper.znode.parent", "/hbase");
-    String first = quorum.split(",")[0].trim();
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress(first, port), 3000);
-    } catch (IOException e) {
-      throw new IllegalArgumentException(
-          "cannot reach ZooKeeper at " + first + ":" + port + " (" + e.getMessage() + ")");
-    }
-    // Fail fast instead of HBase's default minutes of retries against a wrong cluster.
-    conf.setInt("hbase.client.retries.number", 3);
-    conf.setInt("zookeeper.recovery.retry", 1);
-    return new RemoteEvalCluster(conf, quorum, port, znode);
-  }
-
+  /**
+   * A Phoenix connection as the command's user, with the client configuration read here (Phoenix
+   * builds its own from the class path and the connection's properties).
+   */
   @Override
   public java.sql.Connection phoenix() throws SQLException {
-    return DriverManager.getConnection(phoenixUrl);
+    try {
+      return client.as(() -> DriverManager.getConnection(phoenixUrl, client.phoenixProperties()));
+    } catch (IOException e) {
+      throw new SQLException("cannot connect Phoenix as " + client.describeUser() + ": " + e, e);
+    }
   }
 
   @Override
@@ -140,7 +111,7 @@ final class RemoteEvalCluster implements EvalCluster {
    * and the second one started after every read before this call had been counted. Costs up to two
    * {@code blockscope.export.interval.ms} (10 s by default, 1 s at the least) per read.
    */
-  private static void awaitExports(List<String> servers) throws IOException, InterruptedException {
+  private void awaitExports(List<InfoServer> servers) throws IOException, InterruptedException {
     long[] seen = new long[servers.size()];
     for (int i = 0; i < seen.length; i++) {
       seen[i] = refreshes(servers.get(i));
@@ -160,11 +131,11 @@ final class RemoteEvalCluster implements EvalCluster {
     }
   }
 
-  private static long refreshes(String base) throws IOException {
+  private long refreshes(InfoServer base) throws IOException {
     String q =
         URLEncoder.encode("blockscope:type=Server,name=export.refreshes", StandardCharsets.UTF_8);
     JsonArray beans =
-        JsonParser.parseString(get(base + "/jmx?qry=" + q))
+        JsonParser.parseString(get(base, "/jmx?qry=" + q))
             .getAsJsonObject()
             .getAsJsonArray("beans");
     if (beans.isEmpty()) {
@@ -182,15 +153,15 @@ final class RemoteEvalCluster implements EvalCluster {
         try {
           long[] slots = new long[CostLayout.SIZE];
           int servers = 0;
-          List<String> bases = infoServers();
+          List<InfoServer> bases = infoServers();
           if (!bases.isEmpty()) {
             awaitExports(bases);
           }
-          for (String base : bases) {
+          for (InfoServer base : bases) {
             // every table's beans, matched here: a pattern with a quoted table name (a
             // namespaced table's) came back from HBase's /jmx servlet without a bean list
             String q = URLEncoder.encode("blockscope:type=Table,*", StandardCharsets.UTF_8);
-            String body = get(base + "/jmx?qry=" + q);
+            String body = get(base, "/jmx?qry=" + q);
             JsonArray beans =
                 JsonParser.parseString(body).getAsJsonObject().getAsJsonArray("beans");
             if (beans == null) {
@@ -234,8 +205,8 @@ final class RemoteEvalCluster implements EvalCluster {
               why = NO_INFO_PORT;
               return why;
             }
-            for (String base : infoServers()) {
-              any |= get(base + "/jmx?qry=blockscope:type=Probe,*").contains("blockscope:");
+            for (InfoServer base : infoServers()) {
+              any |= get(base, "/jmx?qry=blockscope:type=Probe,*").contains("blockscope:");
             }
             if (!any) {
               why =
@@ -251,28 +222,29 @@ final class RemoteEvalCluster implements EvalCluster {
     };
   }
 
-  private List<String> infoServers() throws IOException {
-    List<String> urls = new ArrayList<>();
+  /** A region server's info server. */
+  private record InfoServer(String host, int port) {
+    @Override
+    public String toString() {
+      return host + ":" + port;
+    }
+  }
+
+  private List<InfoServer> infoServers() throws IOException {
+    List<InfoServer> servers = new ArrayList<>();
     ClusterMetrics cm = connection.getAdmin().getClusterMetrics();
     for (Map.Entry<ServerName, ServerMetrics> e : cm.getLiveServerMetrics().entrySet()) {
       int port = e.getValue().getInfoServerPort();
       if (port > 0) {
-        urls.add("http://" + e.getKey().getHostname() + ":" + port);
+        servers.add(new InfoServer(e.getKey().getHostname(), port));
       }
     }
-    return urls;
+    return servers;
   }
 
-  /** The body of an HTTP GET (3 s to connect, 10 s to read). */
-  static String get(String url) throws IOException {
-    HttpURLConnection c = (HttpURLConnection) new URL(url).openConnection();
-    c.setConnectTimeout(3000);
-    c.setReadTimeout(10000);
-    try (InputStream in = c.getInputStream()) {
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } finally {
-      c.disconnect();
-    }
+  /** The body of a GET on an info server, as the cluster serves it (HTTPS, SPNEGO). */
+  private String get(InfoServer server, String pathAndQuery) throws IOException {
+    return client.infoServers.get(server.host(), server.port(), pathAndQuery);
   }
 
   @Override
@@ -380,7 +352,9 @@ final class RemoteEvalCluster implements EvalCluster {
     Configuration remote = new Configuration(false);
     remote.addResource(
         new java.io.ByteArrayInputStream(
-            get("http://" + master.getHostname() + ":" + port + "/conf")
+            client
+                .infoServers
+                .get(master.getHostname(), port, "/conf")
                 .getBytes(StandardCharsets.UTF_8)),
         "master /conf");
     String dir = remote.get("hbase.rootdir");
@@ -402,6 +376,8 @@ final class RemoteEvalCluster implements EvalCluster {
     Map<String, Object> m = new LinkedHashMap<>();
     ClusterMetrics cm = connection.getAdmin().getClusterMetrics();
     m.put("mode", "remote");
+    m.put("user", client.describeUser());
+    m.put("infoServers", client.infoServers.scheme());
     m.put("hbase", cm.getHBaseVersion());
     m.put("clusterId", cm.getClusterId());
     m.put("regionServers", cm.getLiveServerMetrics().size());
@@ -416,6 +392,6 @@ final class RemoteEvalCluster implements EvalCluster {
 
   @Override
   public void close() throws IOException {
-    connection.close();
+    client.close();
   }
 }

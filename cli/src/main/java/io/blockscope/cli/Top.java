@@ -24,7 +24,6 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.ServerMetrics;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
@@ -33,6 +32,7 @@ import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
 import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -47,12 +47,8 @@ import picocli.CommandLine.Option;
             + " cache hits and misses, file-system blocks and bytes, checksum, decompression and"
             + " decode time, cells decoded, per second; and each server's probe health.")
 final class Top implements Callable<Integer> {
-  @Option(
-      names = "--zk",
-      description =
-          "ZooKeeper of the cluster, host:port[:/znode]; without it, an embedded cluster with a"
-              + " reader running")
-  String zk;
+  /** The cluster to read; without --zk, --config or --hbase-site, an embedded one. */
+  @Mixin ClusterOptions cluster = new ClusterOptions();
 
   @Option(
       names = "--interval",
@@ -111,10 +107,14 @@ final class Top implements Callable<Integer> {
     }
     TopView.Figure by = TopView.Figure.parse(sort);
     int views = once ? 1 : iterations;
-    if (zk != null) {
-      try (RemoteEvalCluster c = RemoteEvalCluster.connectZk(zk)) {
-        return run(() -> http(c.hbase()), by, views);
+    if (cluster.remote()) {
+      try (ClusterClient c = ClusterClient.connect(cluster)) {
+        return run(() -> http(c), by, views);
       }
+    }
+    String note = cluster.ignoredConfigNote();
+    if (note != null) {
+      System.err.println("blockscope top: " + note);
     }
     return embedded(by, views);
   }
@@ -148,12 +148,15 @@ final class Top implements Callable<Integer> {
     return 0;
   }
 
-  /** Every live region server's blockscope beans, from its info server's {@code /jmx}. */
-  static List<TopView.ServerReading> http(Connection hbase) throws IOException {
+  /**
+   * Every live region server's blockscope beans, from its info server's {@code /jmx}, read as the
+   * cluster serves it (HTTP or HTTPS, SPNEGO).
+   */
+  static List<TopView.ServerReading> http(ClusterClient c) throws IOException {
     List<TopView.ServerReading> readings = new ArrayList<>();
     String q = URLEncoder.encode("blockscope:*", StandardCharsets.UTF_8);
     Map<ServerName, ServerMetrics> live =
-        hbase.getAdmin().getClusterMetrics().getLiveServerMetrics();
+        c.connection.getAdmin().getClusterMetrics().getLiveServerMetrics();
     for (Map.Entry<ServerName, ServerMetrics> e : live.entrySet()) {
       String server = e.getKey().getServerName();
       int port = e.getValue().getInfoServerPort();
@@ -163,10 +166,12 @@ final class Top implements Callable<Integer> {
                 server, "no info port (hbase.regionserver.info.port), so no /jmx"));
         continue;
       }
-      String url = "http://" + e.getKey().getHostname() + ":" + port + "/jmx?qry=" + q;
+      String host = e.getKey().getHostname();
       try {
         Map<String, Long> values = new LinkedHashMap<>();
-        JsonObject doc = JsonParser.parseString(RemoteEvalCluster.get(url)).getAsJsonObject();
+        JsonObject doc =
+            JsonParser.parseString(c.infoServers.get(host, port, "/jmx?qry=" + q))
+                .getAsJsonObject();
         for (JsonElement b : doc.getAsJsonArray("beans")) {
           JsonObject bean = b.getAsJsonObject();
           JsonElement v = bean.has("Count") ? bean.get("Count") : bean.get("Value");
@@ -181,7 +186,16 @@ final class Top implements Callable<Integer> {
           readings.add(new TopView.ServerReading(server, null, values));
         }
       } catch (IOException | RuntimeException unreadable) {
-        readings.add(TopView.ServerReading.failed(server, url + ": " + unreadable.getMessage()));
+        readings.add(
+            TopView.ServerReading.failed(
+                server,
+                c.infoServers.scheme()
+                    + "://"
+                    + host
+                    + ":"
+                    + port
+                    + "/jmx: "
+                    + unreadable.getMessage()));
       }
     }
     return readings;

@@ -88,17 +88,20 @@ public class TopIT {
   public void aColdScanBetweenTwoReadingsIsWhatTheTrailerHas() throws Exception {
     List<HRegion> regions = cluster.regions(TABLE);
     String region = regions.get(0).getRegionInfo().getEncodedName();
-    try (RemoteEvalCluster c = RemoteEvalCluster.connectZk(zk())) {
+    ClusterOptions options = new ClusterOptions();
+    options.zk = zk();
+    options.maxReplyMb = 256;
+    try (ClusterClient c = ClusterClient.connect(options)) {
       for (JVMClusterUtil.RegionServerThread rs :
           cluster.util().getMiniHBaseCluster().getLiveRegionServerThreads()) {
         rs.getRegionServer().getBlockCache().ifPresent(b -> StoreFiles.evict(b, regions));
       }
       cluster.diagnostics().refreshExport();
       CostSnapshot held = cluster.diagnostics().registry().tableSnapshot(TABLE.getNameAsString());
-      List<TopView.ServerReading> before = Top.http(c.hbase());
+      List<TopView.ServerReading> before = Top.http(c);
       RawTable.scanCells(cluster.connection(), TABLE, new Scan());
       cluster.diagnostics().refreshExport();
-      List<TopView.ServerReading> after = Top.http(c.hbase());
+      List<TopView.ServerReading> after = Top.http(c);
       CostSnapshot rose =
           cluster.diagnostics().registry().tableSnapshot(TABLE.getNameAsString()).minus(held);
       TopView v = TopView.between(before, after, 1_000_000_000L);
