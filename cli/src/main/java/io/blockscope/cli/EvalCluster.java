@@ -49,6 +49,14 @@ interface EvalCluster extends AutoCloseable {
   /** Versions and settings, for results.json. */
   Map<String, Object> describe() throws IOException;
 
+  /**
+   * Why blockscope's times will be missing although its counts are not (its scratch tables ask for
+   * level TIME, and the servers allow a table less), or null when they will be there.
+   */
+  default String whyNoTimings() {
+    return null;
+  }
+
   /** How exact {@link #storeFileBytes} was over the run, once the run is over. */
   default String storeFileSizeResolution() {
     return "bytes (store file lengths)";

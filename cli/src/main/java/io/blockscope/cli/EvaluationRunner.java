@@ -88,6 +88,10 @@ final class EvaluationRunner {
     Evaluation result = new Evaluation();
     result.cluster = cluster.describe();
     result.costsUnavailable = cluster.costs().unavailable();
+    String untimed = result.costsUnavailable == null ? cluster.whyNoTimings() : null;
+    if (untimed != null) {
+      result.notes.add(untimed);
+    }
     String source = SCHEMA + ".SOURCE";
     // Plain HBase shapes need no Phoenix (its first connection costs 15 s on a new cluster).
     try (Connection phoenix = shape.phoenix() ? cluster.phoenix() : null) {

@@ -247,6 +247,41 @@ final class RemoteEvalCluster implements EvalCluster {
     return client.infoServers.get(server.host(), server.port(), pathAndQuery);
   }
 
+  /**
+   * The servers whose {@code blockscope.table.max.level} (the gauge {@code
+   * settings.table.max.level}) keeps this run's scratch tables below TIME, named; null when every
+   * server allows TIME or none can say.
+   */
+  @Override
+  public String whyNoTimings() {
+    List<String> capped = new ArrayList<>();
+    try {
+      String q =
+          URLEncoder.encode(
+              "blockscope:type=Server,name=settings.table.max.level", StandardCharsets.UTF_8);
+      for (InfoServer server : infoServers()) {
+        JsonArray beans =
+            JsonParser.parseString(get(server, "/jmx?qry=" + q))
+                .getAsJsonObject()
+                .getAsJsonArray("beans");
+        if (beans != null && !beans.isEmpty() && beans.get(0).getAsJsonObject().has("Value")) {
+          int level = beans.get(0).getAsJsonObject().get("Value").getAsInt();
+          if (level < 2) {
+            capped.add(server + (level == 0 ? " (OFF)" : " (COUNT)"));
+          }
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      return null; // the cost reads will say what is wrong with /jmx
+    }
+    return capped.isEmpty()
+        ? null
+        : "no times (checksum, decompression and decode ms stay empty; counts are exact): "
+            + "blockscope.table.max.level keeps the scratch tables below TIME on "
+            + String.join(", ", capped)
+            + "; an operator can set it to TIME for the run (docs/security.md)";
+  }
+
   @Override
   public String whyNoColdCache() {
     return null;
