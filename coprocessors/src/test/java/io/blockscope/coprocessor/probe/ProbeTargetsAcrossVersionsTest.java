@@ -3,13 +3,10 @@ package io.blockscope.coprocessor.probe;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
-import java.net.URL;
-import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,54 +33,14 @@ import org.junit.Test;
  * target/probe-targets.txt}; docs/compatibility.md quotes it.
  */
 public class ProbeTargetsAcrossVersionsTest {
-  private static final Path JARS = Path.of("target", "hbase-versions");
+  private static final List<String> VERSIONS = HBaseVersions.VERSIONS;
 
-  private static final List<String> VERSIONS =
-      List.of("2.5.13-hadoop3", "2.6.1-hadoop3", "2.6.4", "3.0.0-beta-1", "3.0.0");
-
-  /** HBase's classes from one version's jars; everything else from the test's class path. */
-  private static final class VersionLoader extends URLClassLoader {
-    VersionLoader(URL[] jars, ClassLoader parent) {
-      super(jars, parent);
-    }
-
-    @Override
-    protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-      if (name.startsWith("io.blockscope.encoding.")) {
-        // BLOCKSCOPE_V1's seeker is built against HBase 2.6 and registers there only
-        throw new ClassNotFoundException(name);
-      }
-      if (!name.startsWith("org.apache.hadoop.hbase.")) {
-        return super.loadClass(name, resolve);
-      }
-      synchronized (getClassLoadingLock(name)) {
-        Class<?> c = findLoadedClass(name);
-        if (c == null) {
-          try {
-            c = findClass(name);
-          } catch (ClassNotFoundException notInThisVersion) {
-            c = super.loadClass(name, false);
-          }
-        }
-        return c;
-      }
-    }
-  }
-
-  private static VersionLoader loader(String version) throws IOException {
-    File[] jars = JARS.resolve(version).toFile().listFiles((d, n) -> n.endsWith(".jar"));
-    assertTrue(
-        "the build copies HBase " + version + "'s jars into " + JARS,
-        jars != null && jars.length > 0);
-    URL[] urls = new URL[jars.length];
-    for (int i = 0; i < jars.length; i++) {
-      urls[i] = jars[i].toURI().toURL();
-    }
-    return new VersionLoader(urls, ProbeTargetsAcrossVersionsTest.class.getClassLoader());
+  private static HBaseVersions.Loader loader(String version) throws IOException {
+    return HBaseVersions.loader(version, ProbeTargetsAcrossVersionsTest.class.getClassLoader());
   }
 
   /** What verifying one target on one version gave. */
-  private static String check(ProbeInstaller.Target t, VersionLoader loader) {
+  private static String check(ProbeInstaller.Target t, HBaseVersions.Loader loader) {
     try {
       Class<?> type = Class.forName(t.type(), false, loader);
       if (type.getClassLoader() != loader) {
@@ -112,7 +69,7 @@ public class ProbeTargetsAcrossVersionsTest {
     return "(" + String.join(", ", names) + ")";
   }
 
-  private static int header(VersionLoader loader, String field) throws Exception {
+  private static int header(HBaseVersions.Loader loader, String field) throws Exception {
     Class<?> h = Class.forName("org.apache.hadoop.hbase.io.hfile.HFileBlock$Header", false, loader);
     Field f = h.getDeclaredField(field);
     f.setAccessible(true);
@@ -124,7 +81,7 @@ public class ProbeTargetsAcrossVersionsTest {
    * {@code HFileReaderImpl$EncodedScanner} bytecode: the interface the seekers the decode probe
    * weaves implement on that version.
    */
-  private static Set<String> seekerCalls(VersionLoader loader) throws IOException {
+  private static Set<String> seekerCalls(HBaseVersions.Loader loader) throws IOException {
     Set<String> calls = new TreeSet<>();
     try (InputStream in =
         loader
@@ -157,7 +114,7 @@ public class ProbeTargetsAcrossVersionsTest {
     Map<String, Map<String, String>> table = new LinkedHashMap<>();
     Map<String, Set<String>> calls = new LinkedHashMap<>();
     for (String version : VERSIONS) {
-      try (VersionLoader loader = loader(version)) {
+      try (HBaseVersions.Loader loader = loader(version)) {
         for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
           for (ProbeInstaller.Target t : ProbeInstaller.PROBES.get(p)) {
             String row =
