@@ -1,7 +1,6 @@
 package io.blockscope.release;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,14 +14,21 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hbase.ClusterMetrics;
 import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.Waiter;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.io.hfile.CacheConfig;
+import org.apache.hadoop.hbase.io.hfile.FixedFileTrailer;
+import org.apache.hadoop.hbase.io.hfile.HFile;
+import org.apache.hadoop.security.UserGroupInformation;
 
 /**
  * A stock HBase 2.6 cluster whose ZooKeeper, HMaster and HRegionServers are operating-system
@@ -30,6 +36,10 @@ import org.apache.hadoop.hbase.client.RegionInfo;
  * install (stock-hbase/target/server-classpath.txt: hbase-server's declared dependencies from Maven
  * Central, Dropwizard 3.2.6 among them, and log4j2) with a conf directory first, as {@code
  * bin/hbase} builds it. The root directory is on the local file system.
+ *
+ * <p>With a {@link SecureRealm} the cluster is a secured one, every process as an operator sets it
+ * up: ZooKeeper with SASL, Kerberos RPC, the AccessController, TLS and SPNEGO on the info servers;
+ * the test's own connection is HBase's superuser ({@code hbase}).
  *
  * <p>What blockscope a region server gets is its {@link Deployment}: jars copied into its own
  * {@code lib/}, {@code hbase-site.xml} entries and JVM options, exactly what docs/deploy.md tells
@@ -69,7 +79,9 @@ final class StockCluster implements AutoCloseable {
     }
 
     String infoUrl() {
-      return "http://127.0.0.1:" + infoPort;
+      return realm == null
+          ? "http://127.0.0.1:" + infoPort
+          : "https://" + SecureRealm.HOST + ":" + infoPort;
     }
 
     /** The server name the master knows this process by, or null while it is not live. */
@@ -129,13 +141,22 @@ final class StockCluster implements AutoCloseable {
   private final List<String> hbaseJvmFlags;
   private final List<Process> processes = new ArrayList<>();
   private final List<RegionServer> servers = new ArrayList<>();
+
+  /** The Kerberos, TLS and ACL setting of a secured cluster; null for an open one. */
+  private final SecureRealm realm;
+
+  /** Who the test's own connection is: HBase's superuser on a secured cluster, else null. */
+  private final UserGroupInformation superuser;
+
   private Process zk;
   private Process master;
   private int masterStarts;
   private Connection connection;
 
-  private StockCluster(Path home) throws IOException {
+  private StockCluster(Path home, SecureRealm realm) throws IOException {
     this.home = home;
+    this.realm = realm;
+    this.superuser = realm == null ? null : realm.login("hbase");
     this.serverClasspath =
         Files.readString(Path.of(System.getProperty("blockscope.server.classpath"))).trim();
     // The JDK 17 module openings HBase and Hadoop need (the same list the project's tests use),
@@ -156,9 +177,16 @@ final class StockCluster implements AutoCloseable {
    */
   static StockCluster start(Path home, Deployment masterDeployment, List<Deployment> deployments)
       throws Exception {
+    return start(home, masterDeployment, deployments, null);
+  }
+
+  /** As {@link #start(Path, Deployment, List)}, secured by {@code realm} unless it is null. */
+  static StockCluster start(
+      Path home, Deployment masterDeployment, List<Deployment> deployments, SecureRealm realm)
+      throws Exception {
     deleteTree(home);
     Files.createDirectories(home.resolve("logs"));
-    StockCluster c = new StockCluster(home);
+    StockCluster c = new StockCluster(home, realm);
     c.startZooKeeper();
     c.startMaster(masterDeployment);
     for (int i = 0; i < deployments.size(); i++) {
@@ -166,7 +194,7 @@ final class StockCluster implements AutoCloseable {
       c.servers.add(rs);
       rs.start(deployments.get(i));
     }
-    c.connection = ConnectionFactory.createConnection(c.clientConf());
+    c.connection = c.asSuperuser(() -> ConnectionFactory.createConnection(c.clientConf()));
     c.awaitServers(deployments.size());
     return c;
   }
@@ -188,7 +216,26 @@ final class StockCluster implements AutoCloseable {
     Configuration conf = HBaseConfiguration.create();
     conf.set("hbase.zookeeper.quorum", "127.0.0.1");
     conf.setInt("hbase.zookeeper.property.clientPort", zkPort);
+    if (realm != null) {
+      conf.set("hadoop.security.authentication", "kerberos");
+      conf.set("hbase.security.authentication", "kerberos");
+      conf.set("hbase.master.kerberos.principal", SecureRealm.hbasePrincipal());
+      conf.set("hbase.regionserver.kerberos.principal", SecureRealm.hbasePrincipal());
+    }
     return conf;
+  }
+
+  /** What a secured cluster's clients are given: its client configuration directory. */
+  Path clientConfDir() throws IOException {
+    if (realm == null) {
+      throw new IllegalStateException("an open cluster needs no client configuration");
+    }
+    return realm.clientConfDir(home.resolve("client-conf"), "127.0.0.1", zkPort);
+  }
+
+  /** Runs {@code action} as HBase's superuser on a secured cluster, as this JVM's user else. */
+  <T> T asSuperuser(java.security.PrivilegedExceptionAction<T> action) throws Exception {
+    return superuser == null ? action.run() : superuser.doAs(action);
   }
 
   String zkQuorum() {
@@ -202,6 +249,15 @@ final class StockCluster implements AutoCloseable {
    * counts it live, and the regions are moved back to it.
    */
   void restart(RegionServer rs, Deployment d) throws Exception {
+    restart(rs, d, null);
+  }
+
+  /**
+   * As {@link #restart(RegionServer, Deployment)}, moving the regions of table {@code first} back
+   * before any other (null: in the order they left), so that they are the first regions the new
+   * process opens.
+   */
+  void restart(RegionServer rs, Deployment d, TableName first) throws Exception {
     ServerName sn = rs.serverName();
     List<RegionInfo> moved = new ArrayList<>();
     try (Admin admin = admin()) {
@@ -231,6 +287,41 @@ final class StockCluster implements AutoCloseable {
       rs.start(d);
       awaitServers(servers.size());
       ServerName back = rs.serverName();
+      if (first != null) {
+        // A move returns once the master took it, and a server the master counts live may not
+        // serve yet (the master's warm-up call fails and the region is assigned elsewhere): the
+        // first table's regions are moved again, every 3 s, until they are open there.
+        List<RegionInfo> leading = new ArrayList<>();
+        for (RegionInfo r : moved) {
+          if (r.getTable().equals(first)) {
+            leading.add(r);
+          }
+        }
+        long[] lastMove = {0};
+        await(
+            first + " back on region server " + rs.index + " first",
+            120,
+            () -> {
+              try {
+                List<RegionInfo> there = admin.getRegions(back);
+                if (there.containsAll(leading) && inTransition() == 0) {
+                  return true;
+                }
+                if (inTransition() == 0 && System.nanoTime() - lastMove[0] > 3_000_000_000L) {
+                  for (RegionInfo r : leading) {
+                    if (!there.contains(r)) {
+                      admin.move(r.getEncodedNameAsBytes(), back);
+                    }
+                  }
+                  lastMove[0] = System.nanoTime();
+                }
+                return false;
+              } catch (IOException e) {
+                return false;
+              }
+            });
+        moved.removeAll(leading);
+      }
       for (RegionInfo r : moved) {
         admin.move(r.getEncodedNameAsBytes(), back);
       }
@@ -329,11 +420,16 @@ final class StockCluster implements AutoCloseable {
   private void startZooKeeper() throws IOException {
     Path data = home.resolve("zookeeper");
     Files.createDirectories(data);
+    List<String> opts =
+        new ArrayList<>(List.of("-Xmx128m", "-Dzookeeper.admin.enableServer=false"));
+    if (realm != null) {
+      opts.addAll(realm.zooKeeperOptions());
+    }
     zk =
         launch(
             null,
             null,
-            List.of("-Xmx128m", "-Dzookeeper.admin.enableServer=false"),
+            opts,
             "org.apache.zookeeper.server.ZooKeeperServerMain",
             List.of(Integer.toString(zkPort), data.toString()),
             home.resolve("logs/zookeeper.log"));
@@ -403,15 +499,17 @@ final class StockCluster implements AutoCloseable {
     site.put("hbase.zookeeper.property.clientPort", Integer.toString(zkPort));
     // the local file system has no hflush/hsync capability; HBase's own advice for such a setup
     site.put("hbase.unsafe.stream.capability.enforce", "false");
+    if (realm != null) {
+      site.putAll(realm.serverSite());
+    }
     return site;
   }
 
-  private static Path writeConf(Path dir, Map<String, String> site) throws IOException {
+  private Path writeConf(Path dir, Map<String, String> site) throws IOException {
     Files.createDirectories(dir);
-    Configuration c = new Configuration(false);
-    site.forEach(c::set);
-    try (OutputStream out = Files.newOutputStream(dir.resolve("hbase-site.xml"))) {
-      c.writeXml(out);
+    SecureRealm.write(dir.resolve("hbase-site.xml"), site);
+    if (realm != null) {
+      SecureRealm.write(dir.resolve("core-site.xml"), SecureRealm.coreSite());
     }
     Files.writeString(
         dir.resolve("log4j2.properties"),
@@ -433,6 +531,9 @@ final class StockCluster implements AutoCloseable {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(hbaseJvmFlags);
+    if (realm != null && conf != null) {
+      cmd.addAll(realm.jvmOptions());
+    }
     cmd.addAll(opts);
     cmd.add("-cp");
     StringBuilder cp = new StringBuilder();
@@ -500,6 +601,90 @@ final class StockCluster implements AutoCloseable {
         return;
       }
     }
+  }
+
+  /** The one region of a one-region table. */
+  RegionInfo regionOf(TableName t) throws IOException {
+    try (Admin admin = admin()) {
+      List<RegionInfo> regions = admin.getRegions(t);
+      if (regions.size() != 1) {
+        throw new AssertionError(t + " has " + regions.size() + " regions, not 1");
+      }
+      return regions.get(0);
+    }
+  }
+
+  /** The region server hosting a one-region table. */
+  RegionServer hosting(TableName t) throws IOException {
+    ServerName sn =
+        connection
+            .getRegionLocator(t)
+            .getRegionLocation(HConstants.EMPTY_START_ROW, true)
+            .getServerName();
+    for (RegionServer rs : servers) {
+      if (rs.port == sn.getPort()) {
+        return rs;
+      }
+    }
+    throw new AssertionError(t + " is on " + sn + ", not one of the cluster's region servers");
+  }
+
+  /**
+   * The data blocks of a one-region table's one store file in {@code family}, from its trailer,
+   * read off the cluster's file system.
+   */
+  long dataBlocks(TableName t, String family) throws IOException {
+    Configuration conf = clientConf();
+    Path dir =
+        home.resolve("hbase/data/default")
+            .resolve(t.getQualifierAsString())
+            .resolve(regionOf(t).getEncodedName())
+            .resolve(family);
+    FileSystem fs = FileSystem.getLocal(conf);
+    long blocks = 0;
+    long files = 0;
+    try (Stream<Path> s = Files.list(dir)) {
+      for (Path p : s.toList()) {
+        try (HFile.Reader r =
+            HFile.createReader(
+                fs, new org.apache.hadoop.fs.Path(p.toUri()), CacheConfig.DISABLED, true, conf)) {
+          FixedFileTrailer trailer = r.getTrailer();
+          if (trailer.getNumDataIndexLevels() != 1) {
+            throw new AssertionError("a multi-level index in " + p);
+          }
+          blocks += trailer.getDataIndexCount();
+          files++;
+        }
+      }
+    }
+    if (files != 1) {
+      throw new AssertionError(files + " store files in " + dir + ", not 1");
+    }
+    return blocks;
+  }
+
+  /**
+   * Runs a command as a process of its own with its output in {@code logs/<name>.log}; fails unless
+   * it exits 0 within {@code minutes}. Returns what it printed.
+   */
+  String run(String name, List<String> cmd, Map<String, String> env, int minutes) throws Exception {
+    Path log = home.resolve("logs").resolve(name + ".log");
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    synchronized (processes) {
+      processes.add(p);
+    }
+    if (!p.waitFor(minutes, TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+      throw new AssertionError(name + " still running after " + minutes + " min:\n" + tail(log));
+    }
+    String printed = Files.readString(log);
+    if (p.exitValue() != 0) {
+      throw new AssertionError(name + " exited " + p.exitValue() + ":\n" + printed);
+    }
+    return printed;
   }
 
   /**

@@ -23,16 +23,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
 import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.hbase.HConstants;
-import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
@@ -48,9 +43,6 @@ import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
-import org.apache.hadoop.hbase.io.hfile.CacheConfig;
-import org.apache.hadoop.hbase.io.hfile.FixedFileTrailer;
-import org.apache.hadoop.hbase.io.hfile.HFile;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hbase.thirdparty.com.google.gson.JsonArray;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
@@ -112,7 +104,7 @@ public class StockDeployIT {
     cluster =
         StockCluster.start(
             Path.of(System.getProperty("blockscope.work")),
-            masterWithGuard(),
+            masterWithGuard(false),
             List.of(phoenix, phoenix));
   }
 
@@ -129,19 +121,24 @@ public class StockDeployIT {
   }
 
   /**
-   * The master as docs/encoder.md sets it up: the encoder jar in lib/ and the guard. The cleaner
-   * settings stand for the 5 minutes the way back waits for HBase to delete archived files.
+   * The master as docs/encoder.md sets it up: the encoder jar in lib/ and the guard. With {@code
+   * fastCleaner}, archived files go after 1 s and the cleaner runs every 2 s, standing for the 5
+   * minutes the way back waits for HBase to delete them; only t5 needs that, and only there does
+   * the master run so: on the local file system, a cleaner that removes the empty archive directory
+   * every 2 s races HBase's archiver creating a directory below it ({@code
+   * RawLocalFileSystem.mkdirs} then {@code chmod}), which aborted a region server closing a
+   * compacted region of evaluate's scratch tables in t3.
    */
-  private static Deployment masterWithGuard() throws IOException {
+  private static Deployment masterWithGuard(boolean fastCleaner) throws IOException {
     List<Path> lib = new ArrayList<>(StockCluster.phoenixServerJars());
     lib.add(existing(page.encoderJar));
-    return new Deployment(
-        lib,
-        Map.of(
-            "hbase.coprocessor.master.classes", page.guard,
-            "hbase.master.hfilecleaner.ttl", "1000",
-            "hbase.master.cleaner.interval", "2000"),
-        List.of());
+    Map<String, String> site = new java.util.HashMap<>();
+    site.put("hbase.coprocessor.master.classes", page.guard);
+    if (fastCleaner) {
+      site.put("hbase.master.hfilecleaner.ttl", "1000");
+      site.put("hbase.master.cleaner.interval", "2000");
+    }
+    return new Deployment(lib, site, List.of());
   }
 
   /**
@@ -299,36 +296,9 @@ public class StockDeployIT {
   @Test
   public void t3_evaluateFromTheRelease() throws Exception {
     // PerformanceEvaluation's shape: two configurations, every plain-HBase workload
-    var pe =
-        evaluate(
-            "pe",
-            "--shape",
-            "pe",
-            "--rows",
-            "2^11",
-            "--configs",
-            "FAST_DIFF,NONE+GZ",
-            "--runs",
-            "1");
+    var pe = evaluate("pe", ReleaseClients.PE_RUN);
     assertEquals(2, pe.size());
-    for (var config : pe) {
-      var cold = config.getAsJsonObject("results").getAsJsonObject("raw.scan.no.cache");
-      var costs = cold.getAsJsonObject("costs");
-      String what = config.get("config") + ": " + cold;
-      long blocks = costs.get("fs.read.blocks.data").getAsLong();
-      assertTrue(what, blocks > 0);
-      assertEquals(what, blocks, costs.get("blockCache.miss.data").getAsLong());
-      // every byte read from the file system had its checksum verified
-      assertEquals(
-          what,
-          costs.get("fs.read.bytes.data").getAsLong(),
-          costs.get("checksum.bytes").getAsLong());
-      if (config.get("encoding").getAsString().equals("FAST_DIFF")) {
-        assertEquals(what, 2048L, costs.get("decode.FAST_DIFF.cells").getAsLong());
-      } else {
-        assertEquals(what, blocks, costs.get("decompress.GZ.blocks").getAsLong());
-      }
-    }
+    ReleaseClients.assertColdScansCounted(pe);
     // the seeds' Phoenix shape, one configuration, a cold parallel scan and point selects
     var seeds =
         evaluate(
@@ -349,56 +319,10 @@ public class StockDeployIT {
     assertTrue(cold.toString(), costs.get("decode.ROW_INDEX_V1.cells").getAsLong() > 0);
   }
 
-  /**
-   * Runs {@code bin/blockscope evaluate --zk} from the release as a process of its own against this
-   * cluster, checks that it succeeded with blockscope's costs from {@code /jmx}, no skipped
-   * workload and exact store sizes, and returns results.json's configurations.
-   */
   private static List<org.apache.hbase.thirdparty.com.google.gson.JsonObject> evaluate(
       String name, String... options) throws Exception {
-    Path out = cluster.home.resolve("evaluate-" + name);
-    Path log = cluster.home.resolve("logs/evaluate-" + name + ".log");
-    List<String> cmd =
-        new ArrayList<>(
-            List.of(
-                release.resolve("bin/blockscope").toString(),
-                "evaluate",
-                "--zk",
-                cluster.zkQuorum(),
-                "--out",
-                out.toString()));
-    cmd.addAll(List.of(options));
-    ProcessBuilder pb =
-        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
-    pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-    Process p = pb.start();
-    if (!p.waitFor(10, java.util.concurrent.TimeUnit.MINUTES)) {
-      p.destroyForcibly();
-      throw new AssertionError("evaluate still running after 10 min:\n" + StockCluster.tail(log));
-    }
-    String printed = Files.readString(log);
-    assertEquals(printed, 0, p.exitValue());
-    assertTrue(printed, !printed.contains("Cost columns empty"));
-    assertTrue(printed, !printed.contains("Store sizes in whole MB"));
-    assertTrue(printed, !printed.contains("skipped"));
-    var doc =
-        JsonParser.parseString(Files.readString(out.resolve("results.json"))).getAsJsonObject();
-    assertTrue(
-        doc.toString(),
-        doc.getAsJsonObject("cluster")
-            .get("storeFileSizeResolution")
-            .getAsString()
-            .startsWith("bytes"));
-    assertTrue(doc.toString(), doc.get("costsUnavailable").isJsonNull());
-    List<org.apache.hbase.thirdparty.com.google.gson.JsonObject> configs = new ArrayList<>();
-    for (var c : doc.getAsJsonArray("configs")) {
-      var config = c.getAsJsonObject();
-      long bytes = config.get("storeFileBytes").getAsLong();
-      // the files' lengths, not whole megabytes
-      assertTrue(config.get("config") + " " + bytes, bytes > 0 && bytes % 1048576 != 0);
-      configs.add(config);
-    }
-    return configs;
+    return ReleaseClients.evaluate(
+        cluster, release, name, List.of("--zk", cluster.zkQuorum()), options);
   }
 
   /**
@@ -478,60 +402,19 @@ public class StockDeployIT {
    * docs/hints.md shows, and returns what it printed; fails unless it exits 0.
    */
   private static String sqlline(String name, String... statements) throws Exception {
-    Path home = cluster.home.resolve("sqlline-" + name);
-    Files.createDirectories(home);
-    Path script = home.resolve("script.sql");
-    Files.writeString(script, String.join("\n", statements) + "\n!quit\n");
-    Path driver;
-    try (Stream<Path> s = Files.list(release.resolve("client"))) {
-      driver = s.findFirst().orElseThrow(() -> new AssertionError("no jar in client/"));
-    }
-    String classpath =
-        driver
-            + ":"
-            + System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    List<String> cmd =
-        List.of(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xmx384m",
-            "-Duser.home=" + home,
-            "--add-opens",
-            "java.base/java.lang=ALL-UNNAMED",
-            "--add-opens",
-            "java.base/java.nio=ALL-UNNAMED",
-            "--add-opens",
-            "java.base/sun.nio.ch=ALL-UNNAMED",
-            "-cp",
-            classpath,
-            "sqlline.SqlLine",
-            "-d",
-            "io.blockscope.hints.BlockscopeDriver",
-            "-u",
-            "jdbc:blockscope:phoenix:127.0.0.1:" + cluster.zkPort + ":/hbase",
-            "-n",
-            "none",
-            "-p",
-            "none",
-            "--isolation=TRANSACTION_READ_COMMITTED",
-            "--outputformat=csv",
-            "--showHeader=false",
-            "--silent=true",
-            "-f",
-            script.toString());
-    Path log = cluster.home.resolve("logs/sqlline-" + name + ".log");
-    Process p =
-        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    if (!p.waitFor(5, java.util.concurrent.TimeUnit.MINUTES)) {
-      p.destroyForcibly();
-      throw new AssertionError("sqlline still running after 5 min:\n" + StockCluster.tail(log));
-    }
-    String printed = Files.readString(log);
-    assertEquals(printed, 0, p.exitValue());
-    return printed;
+    return ReleaseClients.sqlline(
+        cluster,
+        release,
+        name,
+        "jdbc:blockscope:phoenix:127.0.0.1:" + cluster.zkPort + ":/hbase",
+        List.of(),
+        null,
+        statements);
   }
 
   @Test
   public void t5_rollingRestartRemovesIt() throws Exception {
+    cluster.restartMaster(masterWithGuard(true));
     // the documented way back: the per-table attribute first, then the servers
     TableName perTable = TableName.valueOf("release_per_table");
     try (Admin admin = cluster.admin()) {
@@ -631,26 +514,11 @@ public class StockDeployIT {
   }
 
   private static RegionInfo regionOf(TableName t) throws IOException {
-    try (Admin admin = cluster.admin()) {
-      List<RegionInfo> regions = admin.getRegions(t);
-      assertEquals(1, regions.size());
-      return regions.get(0);
-    }
+    return cluster.regionOf(t);
   }
 
   private static RegionServer hosting(TableName t) throws IOException {
-    ServerName sn =
-        cluster
-            .connection()
-            .getRegionLocator(t)
-            .getRegionLocation(HConstants.EMPTY_START_ROW, true)
-            .getServerName();
-    for (RegionServer rs : cluster.regionServers()) {
-      if (rs.port == sn.getPort()) {
-        return rs;
-      }
-    }
-    throw new AssertionError(t + " is on " + sn + ", not one of the cluster's region servers");
+    return cluster.hosting(t);
   }
 
   /** The probes part of the region server's (current process's) engine-start line. */
@@ -711,31 +579,7 @@ public class StockDeployIT {
   }
 
   private static long[] dataBlocks(TableName t, String familyName) throws IOException {
-    Configuration conf = cluster.clientConf();
-    Path family =
-        cluster
-            .home
-            .resolve("hbase/data/default")
-            .resolve(t.getQualifierAsString())
-            .resolve(regionOf(t).getEncodedName())
-            .resolve(familyName);
-    FileSystem fs = FileSystem.getLocal(conf);
-    long blocks = 0;
-    long files = 0;
-    try (Stream<Path> s = Files.list(family)) {
-      for (Path p : s.toList()) {
-        try (HFile.Reader r =
-            HFile.createReader(
-                fs, new org.apache.hadoop.fs.Path(p.toUri()), CacheConfig.DISABLED, true, conf)) {
-          FixedFileTrailer trailer = r.getTrailer();
-          assertEquals("single-level index in " + p, 1, trailer.getNumDataIndexLevels());
-          blocks += trailer.getDataIndexCount();
-          files++;
-        }
-      }
-    }
-    assertEquals("one store file in " + family, 1, files);
-    return new long[] {blocks};
+    return new long[] {cluster.dataBlocks(t, familyName)};
   }
 
   /**

@@ -1,0 +1,183 @@
+package io.blockscope.release;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
+import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
+
+/**
+ * The release's client side as users run it, each a process of its own: {@code bin/blockscope} from
+ * the release directory, and sqlline through the hints driver from the release's {@code client/}
+ * jar beside Phoenix's client class path (docs/hints.md).
+ */
+final class ReleaseClients {
+  private ReleaseClients() {}
+
+  /**
+   * evaluate's options for PerformanceEvaluation's shape, 2^11 rows, FAST_DIFF and GZ, one run:
+   * what {@link #assertColdScansCounted} checks, on an open and on a secured cluster alike.
+   */
+  static final String[] PE_RUN = {
+    "--shape", "pe", "--rows", "2^11", "--configs", "FAST_DIFF,NONE+GZ", "--runs", "1"
+  };
+
+  /** Runs {@code bin/blockscope args...} from the release; fails unless it exits 0. */
+  static String blockscope(StockCluster cluster, Path release, String name, List<String> args)
+      throws Exception {
+    return blockscope(cluster, release, name, args, Map.of());
+  }
+
+  /** As {@link #blockscope(StockCluster, Path, String, List)}, with more environment. */
+  static String blockscope(
+      StockCluster cluster, Path release, String name, List<String> args, Map<String, String> env)
+      throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(release.resolve("bin/blockscope").toString());
+    cmd.addAll(args);
+    Map<String, String> all = new java.util.HashMap<>(env);
+    all.put("JAVA_HOME", System.getProperty("java.home"));
+    return cluster.run(name, cmd, all, 10);
+  }
+
+  /**
+   * Runs {@code bin/blockscope evaluate} from the release against the cluster ({@code target}: how
+   * to reach it), checks that it succeeded with blockscope's costs from {@code /jmx}, no skipped
+   * workload and exact store sizes, and returns results.json's configurations.
+   */
+  static List<JsonObject> evaluate(
+      StockCluster cluster, Path release, String name, List<String> target, String... options)
+      throws Exception {
+    return evaluate(cluster, release, name, target, Map.of(), options);
+  }
+
+  /** As {@link #evaluate(StockCluster, Path, String, List, String...)}, with more environment. */
+  static List<JsonObject> evaluate(
+      StockCluster cluster,
+      Path release,
+      String name,
+      List<String> target,
+      Map<String, String> env,
+      String... options)
+      throws Exception {
+    Path out = cluster.home.resolve("evaluate-" + name);
+    List<String> args = new ArrayList<>(List.of("evaluate", "--out", out.toString()));
+    args.addAll(target);
+    args.addAll(List.of(options));
+    String printed = blockscope(cluster, release, "evaluate-" + name, args, env);
+    assertTrue(printed, !printed.contains("Cost columns empty"));
+    assertTrue(printed, !printed.contains("Store sizes in whole MB"));
+    assertTrue(printed, !printed.contains("skipped"));
+    JsonObject doc =
+        JsonParser.parseString(Files.readString(out.resolve("results.json"))).getAsJsonObject();
+    assertTrue(
+        doc.toString(),
+        doc.getAsJsonObject("cluster")
+            .get("storeFileSizeResolution")
+            .getAsString()
+            .startsWith("bytes"));
+    assertTrue(doc.toString(), doc.get("costsUnavailable").isJsonNull());
+    List<JsonObject> configs = new ArrayList<>();
+    for (var c : doc.getAsJsonArray("configs")) {
+      JsonObject config = c.getAsJsonObject();
+      long bytes = config.get("storeFileBytes").getAsLong();
+      // the files' lengths, not whole megabytes
+      assertTrue(config.get("config") + " " + bytes, bytes > 0 && bytes % 1048576 != 0);
+      configs.add(config);
+    }
+    return configs;
+  }
+
+  /**
+   * What evaluate's cold scan of PerformanceEvaluation's 2^11 rows cost in each configuration, as
+   * read from the region servers: every data block missed and read from the file system once, every
+   * byte read checksummed, FAST_DIFF's 2,048 cells decoded, GZ's blocks decompressed.
+   */
+  static void assertColdScansCounted(List<JsonObject> configs) {
+    for (JsonObject config : configs) {
+      JsonObject cold = config.getAsJsonObject("results").getAsJsonObject("raw.scan.no.cache");
+      JsonObject costs = cold.getAsJsonObject("costs");
+      String what = config.get("config") + ": " + cold;
+      long blocks = costs.get("fs.read.blocks.data").getAsLong();
+      assertTrue(what, blocks > 0);
+      assertEquals(what, blocks, costs.get("blockCache.miss.data").getAsLong());
+      assertEquals(
+          what,
+          costs.get("fs.read.bytes.data").getAsLong(),
+          costs.get("checksum.bytes").getAsLong());
+      if (config.get("encoding").getAsString().equals("FAST_DIFF")) {
+        assertEquals(what, 2048L, costs.get("decode.FAST_DIFF.cells").getAsLong());
+      } else {
+        assertEquals(what, blocks, costs.get("decompress.GZ.blocks").getAsLong());
+      }
+    }
+  }
+
+  /**
+   * Runs statements in sqlline through the release's hints driver and returns what it printed;
+   * fails unless it exits 0. {@code confDir} (a client configuration directory, or null) goes first
+   * on the class path, as Phoenix's own sqlline.py puts HBase's configuration there.
+   */
+  static String sqlline(
+      StockCluster cluster,
+      Path release,
+      String name,
+      String url,
+      List<String> jvmOptions,
+      Path confDir,
+      String... statements)
+      throws Exception {
+    Path home = cluster.home.resolve("sqlline-" + name);
+    Files.createDirectories(home);
+    Path script = home.resolve("script.sql");
+    Files.writeString(script, String.join("\n", statements) + "\n!quit\n");
+    Path driver;
+    try (Stream<Path> s = Files.list(release.resolve("client"))) {
+      driver = s.findFirst().orElseThrow(() -> new AssertionError("no jar in client/"));
+    }
+    String classpath =
+        (confDir == null ? "" : confDir + ":")
+            + driver
+            + ":"
+            + System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-Xmx384m");
+    cmd.add("-Duser.home=" + home);
+    cmd.addAll(
+        List.of(
+            "--add-opens",
+            "java.base/java.lang=ALL-UNNAMED",
+            "--add-opens",
+            "java.base/java.nio=ALL-UNNAMED",
+            "--add-opens",
+            "java.base/sun.nio.ch=ALL-UNNAMED"));
+    cmd.addAll(jvmOptions);
+    cmd.addAll(
+        List.of(
+            "-cp",
+            classpath,
+            "sqlline.SqlLine",
+            "-d",
+            "io.blockscope.hints.BlockscopeDriver",
+            "-u",
+            url,
+            "-n",
+            "none",
+            "-p",
+            "none",
+            "--isolation=TRANSACTION_READ_COMMITTED",
+            "--outputformat=csv",
+            "--showHeader=false",
+            "--silent=true",
+            "-f",
+            script.toString()));
+    return cluster.run("sqlline-" + name, cmd, Map.of(), 5);
+  }
+}

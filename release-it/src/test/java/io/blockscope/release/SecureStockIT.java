@@ -1,0 +1,545 @@
+package io.blockscope.release;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import com.google.protobuf.DynamicMessage;
+import com.google.protobuf.Message;
+import io.blockscope.release.StockCluster.Deployment;
+import io.blockscope.release.StockCluster.RegionServer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.PrivilegedExceptionAction;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.security.access.AccessControlClient;
+import org.apache.hadoop.hbase.security.access.Permission;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
+import org.apache.hbase.thirdparty.com.google.gson.JsonStreamParser;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.FixMethodOrder;
+import org.junit.Test;
+import org.junit.runners.MethodSorters;
+
+/**
+ * The release on a secured stock HBase 2.6.1, every part a process of its own as an operator runs
+ * it (docs/security.md): a KDC, ZooKeeper with SASL, a master and two region servers with Kerberos
+ * RPC, the AccessController with EXEC checks on endpoint calls, and TLS and SPNEGO on the info
+ * servers; blockscope installed from the release as docs/deploy.md says, for user tables ({@code
+ * hbase.coprocessor.user.region.classes}), with its agent. The users: alice (READ and EXEC on the
+ * table), carol (the same), bob (no rights on it) and admin (global ADMIN, EXEC and READ, not a
+ * superuser); the test's own connection is the service user {@code hbase}, HBase's superuser.
+ *
+ * <ol>
+ *   <li>query profiles belong to their user, on the wire, with HBase's ACLs around them;
+ *   <li>alice's EXPLAIN ANALYZE through the release's driver in sqlline, logged in from her keytab;
+ *   <li>a region server restarted with a tenant's table carrying blockscope's server keys in its
+ *       METADATA opened first keeps the server's own settings;
+ *   <li>{@code bin/blockscope top} and {@code evaluate} from the release with {@code --config} and
+ *       a keytab, reading the servers' {@code /jmx} over HTTPS and SPNEGO.
+ * </ol>
+ */
+@FixMethodOrder(MethodSorters.NAME_ASCENDING)
+public class SecureStockIT {
+  private static final byte[] F = Bytes.toBytes("f");
+  private static final int ROWS = 2_000;
+  private static final String ALICE_QUERY = "0123456789abcdef0123456789a11ce0";
+  private static final TableName T = TableName.valueOf("secure_t");
+
+  private static Path release;
+  private static DeployPage page;
+  private static SecureRealm realm;
+  private static StockCluster cluster;
+  private static Deployment blockscope;
+
+  @BeforeClass
+  public static void startCluster() throws Throwable {
+    release = Path.of(System.getProperty("blockscope.release"));
+    page = new DeployPage(release.resolve("docs"));
+    Path work = Path.of(System.getProperty("blockscope.work"));
+    realm = SecureRealm.start(work.resolve("realm"), List.of("alice", "bob", "carol", "admin"));
+    blockscope = userTables();
+    cluster =
+        StockCluster.start(
+            work.resolve("cluster"),
+            new Deployment(StockCluster.phoenixServerJars(), Map.of(), List.of()),
+            List.of(blockscope, blockscope),
+            realm);
+    try (Admin admin = cluster.admin()) {
+      admin.balancerSwitch(false, true); // regions stay where the test puts them
+    }
+    Connection su = cluster.connection();
+    AccessControlClient.grant(
+        su,
+        "admin",
+        Permission.Action.ADMIN,
+        Permission.Action.EXEC,
+        Permission.Action.READ,
+        Permission.Action.WRITE,
+        Permission.Action.CREATE);
+    load(T, null);
+    for (String reader : List.of("alice", "carol")) {
+      AccessControlClient.grant(
+          su, T, reader, null, null, Permission.Action.READ, Permission.Action.EXEC);
+    }
+  }
+
+  @AfterClass
+  public static void stopCluster() throws Exception {
+    if (cluster != null) {
+      cluster.close();
+    }
+    if (realm != null) {
+      realm.close();
+    }
+  }
+
+  /**
+   * docs/deploy.md's way 1 for user tables only: the jar in lib/, {@code
+   * hbase.coprocessor.user.region.classes}, the agent; exports every second (evaluate waits for
+   * two).
+   */
+  private static Deployment userTables() throws Exception {
+    List<Path> lib = new ArrayList<>(StockCluster.phoenixServerJars());
+    Path jar = release.resolve(page.libJar);
+    assertTrue(jar + " in the release", Files.isRegularFile(jar));
+    lib.add(jar);
+    return new Deployment(
+        lib,
+        Map.of(
+            "hbase.coprocessor.user.region.classes",
+            page.siteValue,
+            "blockscope.export.interval.ms",
+            "1000"),
+        List.of("-javaagent:${lib}/" + page.agentJar));
+  }
+
+  @Test
+  public void t1_aProfileIsItsUsersOnly() throws Throwable {
+    try (Connection alice = connect("alice");
+        Connection bob = connect("bob");
+        Connection carol = connect("carol");
+        Connection admin = connect("admin")) {
+      assertEquals(ROWS, scan(alice, T, ALICE_QUERY, "COUNT"));
+      Message hers = profile(alice, T, ALICE_QUERY, null);
+      assertTrue(ProfileAnswers.found(hers));
+      assertEquals(ROWS, ProfileAnswers.rows(hers));
+      long blocks = cluster.dataBlocks(T, "f");
+      Map<String, Long> costs = ProfileAnswers.costs(hers);
+      assertEquals(
+          costs.toString(),
+          blocks,
+          costs.getOrDefault("blockCache.miss.data", 0L)
+              + costs.getOrDefault("blockCache.hit.data", 0L));
+
+      // bob has no rights on T: HBase refuses his scan and his endpoint call (EXEC checks on)
+      Throwable scanRefused =
+          assertThrows(Throwable.class, () -> scan(bob, T, ALICE_QUERY, "TIME"));
+      assertTrue(String.valueOf(scanRefused), deniedBy(scanRefused, "Insufficient permissions"));
+      Throwable callRefused =
+          assertThrows(Throwable.class, () -> profile(bob, T, ALICE_QUERY, "alice"));
+      assertTrue(String.valueOf(callRefused), deniedBy(callRefused, "EXEC"));
+
+      // carol reads T too: her scans tagged with alice's id are a query of her own
+      assertEquals(ROWS, scan(carol, T, ALICE_QUERY, "TIME"));
+      assertEquals(ROWS, ProfileAnswers.rows(profile(carol, T, ALICE_QUERY, null)));
+      Throwable named =
+          assertThrows(Throwable.class, () -> profile(carol, T, ALICE_QUERY, "alice"));
+      assertTrue(
+          String.valueOf(named),
+          deniedBy(named, "only an HBase superuser or a user with global ADMIN"));
+      assertEquals(
+          "alice's as it was", costs, ProfileAnswers.costs(profile(alice, T, ALICE_QUERY, null)));
+      assertEquals(ROWS, ProfileAnswers.rows(profile(alice, T, ALICE_QUERY, null)));
+
+      // admin holds global ADMIN (not a superuser): reads alice's by naming her
+      Message byAdmin = profile(admin, T, ALICE_QUERY, "alice");
+      assertEquals(costs, ProfileAnswers.costs(byAdmin));
+      System.out.println(
+          "secure: alice's profile "
+              + costs
+              + " (store file: "
+              + blocks
+              + " data blocks); bob refused by HBase, carol's tag her own, admin read alice's");
+      assertFalse(
+          "admin ran no query of that id",
+          ProfileAnswers.found(profile(admin, T, ALICE_QUERY, null)));
+    }
+  }
+
+  @Test
+  public void t2_explainAnalyzeWithAKerberosLogin() throws Throwable {
+    String url = "jdbc:phoenix:127.0.0.1:" + cluster.zkPort + ":/hbase";
+    Properties props = new Properties();
+    for (Map.Entry<String, String> e : cluster.clientConf()) {
+      if (e.getKey().startsWith("hbase.") || e.getKey().startsWith("hadoop.security.")) {
+        props.setProperty(e.getKey(), e.getValue());
+      }
+    }
+    // Phoenix's SYSTEM tables and the table, made by the superuser; alice may read them
+    cluster.asSuperuser(
+        () -> {
+          try (java.sql.Connection c = java.sql.DriverManager.getConnection(url, props)) {
+            c.createStatement()
+                .execute(
+                    "CREATE TABLE SECURE_P (PK INTEGER PRIMARY KEY, V1 VARCHAR, V2 DOUBLE)"
+                        + " DATA_BLOCK_ENCODING='FAST_DIFF', BLOCKSIZE=4096");
+            try (var ps = c.prepareStatement("UPSERT INTO SECURE_P VALUES (?, ?, ?)")) {
+              for (int i = 0; i < ROWS; i++) {
+                ps.setInt(1, i);
+                ps.setString(2, "value-" + i);
+                ps.setDouble(3, i / 7.0);
+                ps.executeUpdate();
+              }
+            }
+            c.commit();
+          }
+          return null;
+        });
+    TableName p = TableName.valueOf("SECURE_P");
+    try (Admin admin = cluster.admin()) {
+      admin.flush(p);
+      for (TableName t : admin.listTableNames()) {
+        if (t.getNameAsString().startsWith("SYSTEM") || t.equals(p)) {
+          AccessControlClient.grant(
+              cluster.connection(),
+              t,
+              "alice",
+              null,
+              null,
+              Permission.Action.READ,
+              Permission.Action.EXEC);
+        }
+      }
+    }
+    long blocks = cluster.dataBlocks(p, "0");
+    String printed =
+        ReleaseClients.sqlline(
+            cluster,
+            release,
+            "alice",
+            "jdbc:blockscope:phoenix:127.0.0.1:"
+                + cluster.zkPort
+                + ":/hbase:"
+                + SecureRealm.principal("alice")
+                + ":"
+                + realm.keytab("alice"),
+            realm.jvmOptions(),
+            cluster.clientConfDir(),
+            "EXPLAIN ANALYZE (FORMAT JSON) SELECT COUNT(*) FROM SECURE_P;");
+    assertTrue(printed, Pattern.compile("\"version\"\\s*:\\s*1\\b").matcher(printed).find());
+    // her profile: the table's one store file read cold, every data block missed once
+    assertTrue(
+        printed,
+        Pattern.compile("\"blockCache.miss.data\"\\s*:\\s*" + blocks + "\\b")
+            .matcher(printed)
+            .find());
+    assertTrue(printed, Pattern.compile("\"rowsReturned\"\\s*:\\s*1\\b").matcher(printed).find());
+    System.out.println(
+        "secure: alice's EXPLAIN ANALYZE over Kerberos: blockCache.miss.data "
+            + blocks
+            + " of "
+            + blocks);
+  }
+
+  /**
+   * A tenant's table whose METADATA holds blockscope's server keys is the first region the
+   * restarted server opens (blockscope loads for user tables only, and it is moved back first): the
+   * server keeps its own settings, and a plain table's cold scan is counted exactly.
+   */
+  @Test
+  public void t3_aRestartedServerKeepsItsOwnSettings() throws Exception {
+    TableName hostile = TableName.valueOf("secure_tenant");
+    TableName plain = TableName.valueOf("secure_plain");
+    load(
+        hostile,
+        Map.of(
+            "blockscope.level", "OFF",
+            "blockscope.query.max.level", "TIME",
+            "blockscope.table.max.level", "TIME",
+            "blockscope.export.regions", "none",
+            "blockscope.jmx.enabled", "false"));
+    load(plain, null);
+    RegionServer rs = cluster.regionServers().get(0);
+    try (Admin admin = cluster.admin()) {
+      for (TableName t : List.of(hostile, plain)) {
+        admin.move(cluster.regionOf(t).getEncodedNameAsBytes(), rs.serverName());
+      }
+    }
+    cluster.restart(rs, blockscope, hostile);
+    String log = Files.readString(rs.log());
+    // HBase logs each region it opened by encoded name ("Opened <encoded>"); hbase:meta's is fixed
+    Matcher opened = Pattern.compile("Opened (?!1588230740\\b)(\\w+)").matcher(log);
+    assertTrue(log, opened.find());
+    assertEquals(
+        "the tenant's region is the first the new process opened",
+        cluster.regionOf(hostile).getEncodedName(),
+        opened.group(1));
+
+    long blocks = cluster.dataBlocks(plain, "f");
+    assertEquals(ROWS, scan(cluster.connection(), plain, null, null));
+    assertEquals(ROWS, scan(cluster.connection(), hostile, null, null));
+    String region = cluster.regionOf(plain).getEncodedName();
+    try (JMXConnector c = jmx(rs)) {
+      MBeanServerConnection mbs = c.getMBeanServerConnection();
+      assertEquals(1, value(mbs, "blockscope:type=Server,name=settings.level"));
+      assertEquals(1, value(mbs, "blockscope:type=Server,name=settings.query.max.level"));
+      assertEquals(1, value(mbs, "blockscope:type=Server,name=settings.table.max.level"));
+      ObjectName misses =
+          new ObjectName(
+              "blockscope:type=Region,table="
+                  + plain.getNameAsString()
+                  + ",region="
+                  + region
+                  + ",name=blockCache.miss.data");
+      cluster.await(
+          misses + " exported",
+          30,
+          () -> {
+            try {
+              return mbs.isRegistered(misses);
+            } catch (java.io.IOException e) {
+              return false;
+            }
+          });
+      assertEquals(blocks, ((Number) mbs.getAttribute(misses, "Count")).longValue());
+      System.out.println(
+          "secure: restarted with the tenant's region first: settings 1/1/1, "
+              + plain
+              + " cold scan misses "
+              + blocks
+              + " = trailer");
+      assertTrue(
+          "the tenant's table at OFF has no series",
+          mbs.queryNames(
+                  new ObjectName(
+                      "blockscope:type=Region,table=" + hostile.getNameAsString() + ",*"),
+                  null)
+              .isEmpty());
+    }
+  }
+
+  /**
+   * {@code bin/blockscope top} from the release with the cluster's client configuration and admin's
+   * keytab: both servers read over HTTPS with SPNEGO, and a cold scan of a fresh table between its
+   * readings shows as exactly that table's data blocks.
+   */
+  @Test
+  public void t4_topAndEvaluateFromTheRelease() throws Exception {
+    TableName t = TableName.valueOf("secure_top");
+    load(t, null);
+    long blocks = cluster.dataBlocks(t, "f");
+    List<String> login =
+        List.of(
+            "--config",
+            cluster.clientConfDir().toString(),
+            "--principal",
+            SecureRealm.principal("admin"),
+            "--keytab",
+            realm.keytab("admin").toString());
+    // one view, as an operator's script takes it
+    List<String> once =
+        new ArrayList<>(List.of("top", "--once", "--interval", "1", "--format", "json"));
+    once.addAll(login);
+    String onceView =
+        ReleaseClients.blockscope(
+            cluster, release, "top-once", once, Map.of("KRB5_CONFIG", realm.krb5Conf.toString()));
+    // the view is the JSON document that starts a line (the output holds the log's lines too)
+    Matcher doc = Pattern.compile("(?m)^\\{").matcher(onceView);
+    assertTrue(onceView, doc.find());
+    JsonObject single =
+        new JsonStreamParser(onceView.substring(doc.start())).next().getAsJsonObject();
+    assertEquals(onceView, 2, single.getAsJsonArray("servers").size());
+    for (var s : single.getAsJsonArray("servers")) {
+      assertTrue(s.toString(), s.getAsJsonObject().get("error").isJsonNull());
+    }
+
+    List<String> args =
+        new ArrayList<>(List.of("top", "--interval", "5", "--iterations", "3", "--format", "json"));
+    args.addAll(login);
+    Path log = cluster.home.resolve("logs/top.log");
+    List<String> cmd = new ArrayList<>();
+    cmd.add(release.resolve("bin/blockscope").toString());
+    cmd.addAll(args);
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(log.toFile());
+    pb.redirectError(cluster.home.resolve("logs/top.err").toFile());
+    pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    pb.environment().put("KRB5_CONFIG", realm.krb5Conf.toString()); // as MIT Kerberos names it
+    Process top = pb.start();
+    try {
+      // the first view is printed after the second reading: scan after it, so the scan's
+      // costs fall in the second and third views
+      cluster.await(
+          "top's first view",
+          120,
+          () -> {
+            try {
+              return Files.readString(log).contains("\"servers\"") || !top.isAlive();
+            } catch (java.io.IOException e) {
+              return false;
+            }
+          });
+      assertEquals(ROWS, scan(cluster.connection(), t, null, null));
+      assertTrue(top.waitFor(2, TimeUnit.MINUTES));
+    } finally {
+      top.destroyForcibly();
+    }
+    String printed = Files.readString(log);
+    assertEquals(
+        printed + Files.readString(cluster.home.resolve("logs/top.err")), 0, top.exitValue());
+    List<JsonObject> views = new ArrayList<>();
+    new JsonStreamParser(printed).forEachRemaining(v -> views.add(v.getAsJsonObject()));
+    assertEquals(printed, 3, views.size());
+    long misses = 0;
+    for (JsonObject v : views) {
+      for (var s : v.getAsJsonArray("servers")) {
+        assertTrue(s.toString(), s.getAsJsonObject().get("error").isJsonNull());
+        assertEquals(s.toString(), 6, s.getAsJsonObject().get("probesInstalled").getAsInt());
+      }
+      for (var row : v.getAsJsonArray("tables")) {
+        JsonObject r = row.getAsJsonObject();
+        if (r.get("table").getAsString().equals(t.getNameAsString())) {
+          misses += r.getAsJsonObject("counts").get("misses").getAsLong();
+        }
+      }
+    }
+    assertEquals(printed, blocks, misses);
+    System.out.println(
+        "secure: top over HTTPS/SPNEGO, 3 views: " + t + " misses " + misses + " = " + blocks);
+
+    // evaluate on scratch tables, as admin (it creates its namespace): the figures the open
+    // cluster's run checks
+    // the quorum given with --zk, the rest of the client configuration from --config
+    List<String> target = new ArrayList<>(List.of("--zk", cluster.zkQuorum()));
+    target.addAll(login);
+    var pe =
+        ReleaseClients.evaluate(
+            cluster,
+            release,
+            "secure",
+            target,
+            Map.of("BLOCKSCOPE_OPTS", String.join(" ", realm.jvmOptions())),
+            ReleaseClients.PE_RUN);
+    assertEquals(2, pe.size());
+    ReleaseClients.assertColdScansCounted(pe);
+  }
+
+  // ---- helpers --------------------------------------------------------------------------------
+
+  /** A one-region table of {@link #ROWS} rows in one store file, with table values if given. */
+  private static void load(TableName t, Map<String, String> values) throws Exception {
+    TableDescriptorBuilder td =
+        TableDescriptorBuilder.newBuilder(t)
+            .setColumnFamily(
+                ColumnFamilyDescriptorBuilder.newBuilder(F)
+                    .setBlocksize(4096)
+                    .setDataBlockEncoding(DataBlockEncoding.FAST_DIFF)
+                    .build());
+    if (values != null) {
+      values.forEach(td::setValue);
+    }
+    try (Admin admin = cluster.admin()) {
+      admin.createTable(td.build());
+      try (Table table = cluster.connection().getTable(t)) {
+        List<Put> puts = new ArrayList<>();
+        for (int i = 0; i < ROWS; i++) {
+          puts.add(
+              new Put(Bytes.toBytes(String.format("row-%08d", i)))
+                  .addColumn(F, Bytes.toBytes("a"), Bytes.toBytes("value-" + i + "-xxxxxxxxxx")));
+        }
+        table.put(puts);
+      }
+      admin.flush(t);
+    }
+  }
+
+  /** A connection as {@code user}, logged in from the user's own keytab. */
+  private static Connection connect(String user) throws Exception {
+    UserGroupInformation ugi = realm.login(user);
+    Configuration conf = cluster.clientConf();
+    return ugi.doAs(
+        (PrivilegedExceptionAction<Connection>) () -> ConnectionFactory.createConnection(conf));
+  }
+
+  private static long scan(Connection c, TableName t, String query, String level) throws Exception {
+    Scan s = new Scan();
+    if (query != null) {
+      s.setAttribute("blockscope.query", query.getBytes(StandardCharsets.US_ASCII));
+      s.setAttribute("blockscope.profile", level.getBytes(StandardCharsets.US_ASCII));
+    }
+    long rows = 0;
+    try (Table table = c.getTable(t);
+        ResultScanner r = table.getScanner(s)) {
+      for (Result ignored : r) {
+        rows++;
+      }
+    }
+    return rows;
+  }
+
+  /** The one region's answer of blockscope's profile endpoint, asked as {@code c}'s user. */
+  private static Message profile(Connection c, TableName t, String id, String user)
+      throws Throwable {
+    try (Table table = c.getTable(t)) {
+      Map<byte[], Message> answers =
+          table.batchCoprocessorService(
+              ProfileAnswers.GET_PROFILE,
+              ProfileAnswers.request(id, user),
+              null,
+              null,
+              DynamicMessage.getDefaultInstance(ProfileAnswers.RESPONSE));
+      assertEquals(1, answers.size());
+      return answers.values().iterator().next();
+    }
+  }
+
+  /** Whether HBase refused with an AccessDeniedException whose message holds {@code what}. */
+  private static boolean deniedBy(Throwable e, String what) {
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      String m = String.valueOf(c.getMessage());
+      if (m.contains("AccessDeniedException") && m.contains(what)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  @SuppressWarnings("BanJNDI") // a JMX client of the test's own region server, on loopback
+  private static JMXConnector jmx(RegionServer rs) throws Exception {
+    return JMXConnectorFactory.connect(
+        new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + rs.jmxPort + "/jmxrmi"));
+  }
+
+  private static long value(MBeanServerConnection mbs, String name) throws Exception {
+    return ((Number) mbs.getAttribute(new ObjectName(name), "Value")).longValue();
+  }
+}
