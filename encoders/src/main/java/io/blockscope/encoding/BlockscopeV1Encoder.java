@@ -201,7 +201,10 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     HFileBlockDefaultEncodingContext c = (HFileBlockDefaultEncodingContext) ctx;
     c.prepareEncoding(out);
     // the block of the last block's state is reused: a writer encodes one block at a time
-    byte[] block = c.getEncodingState() instanceof BlockState b ? b.block : new byte[4096];
+    byte[] block =
+        c.getEncodingState() instanceof BlockState
+            ? ((BlockState) c.getEncodingState()).block
+            : new byte[4096];
     c.setEncodingState(
         new BlockState(
             c.getHFileContext().isIncludesTags(), c.getHFileContext().isIncludesMvcc(), block));
@@ -384,11 +387,11 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   }
 
   private static boolean equal(byte[] a, int an, byte[] b, int bn) {
-    return an == bn && Arrays.equals(a, 0, an, b, 0, bn);
+    return ByteRuns.equal(a, an, b, bn);
   }
 
   private static int shared(byte[] a, int an, byte[] b, int bn) {
-    int m = Arrays.mismatch(a, 0, an, b, 0, bn);
+    int m = ByteRuns.mismatch(a, 0, an, b, 0, bn);
     return m < 0 ? an : m;
   }
 
@@ -437,7 +440,7 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   @Override
   public ByteBuffer decodeKeyValues(DataInputStream source, HFileBlockDecodingContext ctx)
       throws IOException {
-    byte[] block = source.readAllBytes();
+    byte[] block = ByteRuns.readAll(source);
     BlockscopeV1Seeker seeker = new BlockscopeV1Seeker(ctx);
     seeker.setCurrentBuffer(new SingleByteBuff(ByteBuffer.wrap(block)));
     ByteArrayOutputStream kvs = new ByteArrayOutputStream(block.length * 2);

@@ -2,7 +2,10 @@ package io.blockscope.encoding;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -79,7 +82,10 @@ public final class EncodingGuard implements MasterCoprocessor, MasterObserver {
 
   /** The registrar's names in a server's report: the simple name is what HBase 2.6.1 sends. */
   static final Set<String> REGISTRAR_NAMES =
-      Set.of(EncodingRegistrar.class.getSimpleName(), EncodingRegistrar.class.getName());
+      Collections.unmodifiableSet(
+          new HashSet<>(
+              Arrays.asList(
+                  EncodingRegistrar.class.getSimpleName(), EncodingRegistrar.class.getName())));
 
   private static final String ENCODING_KEY = "DATA_BLOCK_ENCODING";
 

@@ -10,8 +10,6 @@ import static io.blockscope.encoding.BlockscopeV1Format.TIMESTAMP;
 import static io.blockscope.encoding.BlockscopeV1Format.TYPE;
 import static io.blockscope.encoding.BlockscopeV1Format.VALUE_LEN;
 
-import java.util.Arrays;
-
 /**
  * A seek's comparisons of rows where they lie in the block, for comparators that order rows
  * bytewise: the key's row against restart entries' rows (the binary search), and the walk over one
@@ -347,7 +345,7 @@ abstract class RowWalk extends GroupIndex {
       }
       return n;
     }
-    int i = Arrays.mismatch(a, ao, ao + n, b, bo, bo + n);
+    int i = ByteRuns.mismatch(a, ao, ao + n, b, bo, bo + n);
     return i < 0 ? n : i;
   }
 }

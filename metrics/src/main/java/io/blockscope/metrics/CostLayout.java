@@ -1,6 +1,7 @@
 package io.blockscope.metrics;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 
@@ -34,7 +35,8 @@ public final class CostLayout {
 
   /** Block kinds, in slot order. */
   public static final List<String> KINDS =
-      List.of("data", "leafIndex", "intermediateIndex", "rootIndex", "bloom", "other");
+      Collections.unmodifiableList(
+          Arrays.asList("data", "leafIndex", "intermediateIndex", "rootIndex", "bloom", "other"));
 
   public static final int KIND_DATA = 0;
   public static final int KIND_LEAF_INDEX = 1;
@@ -48,7 +50,8 @@ public final class CostLayout {
    * Compression algorithms, by HBase's {@code Compression.Algorithm} names; OTHER catches new ones.
    */
   public static final List<String> ALGORITHMS =
-      List.of("NONE", "GZ", "LZO", "SNAPPY", "LZ4", "BZIP2", "ZSTD", "LZMA", "OTHER");
+      Collections.unmodifiableList(
+          Arrays.asList("NONE", "GZ", "LZO", "SNAPPY", "LZ4", "BZIP2", "ZSTD", "LZMA", "OTHER"));
 
   public static final int N_ALGORITHMS = 9;
 
@@ -57,7 +60,9 @@ public final class CostLayout {
    * (the encoders jar), and OTHER for any seeker the probe does not know.
    */
   public static final List<String> ENCODINGS =
-      List.of("NONE", "PREFIX", "DIFF", "FAST_DIFF", "ROW_INDEX_V1", "BLOCKSCOPE_V1", "OTHER");
+      Collections.unmodifiableList(
+          Arrays.asList(
+              "NONE", "PREFIX", "DIFF", "FAST_DIFF", "ROW_INDEX_V1", "BLOCKSCOPE_V1", "OTHER"));
 
   public static final int N_ENCODINGS = 7;
 

@@ -1,5 +1,7 @@
 package io.blockscope.metrics;
 
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -17,10 +19,11 @@ public final class HBaseScanMetrics {
 
   /** In the order a profile carries them. */
   public static final List<String> NAMES =
-      List.of(
-          "BLOCK_READ_OPS_COUNT",
-          "BYTES_READ_FROM_FS",
-          "BYTES_READ_FROM_BLOCK_CACHE",
-          "BYTES_READ_FROM_MEMSTORE",
-          "FS_READ_TIME");
+      Collections.unmodifiableList(
+          Arrays.asList(
+              "BLOCK_READ_OPS_COUNT",
+              "BYTES_READ_FROM_FS",
+              "BYTES_READ_FROM_BLOCK_CACHE",
+              "BYTES_READ_FROM_MEMSTORE",
+              "FS_READ_TIME"));
 }

@@ -37,26 +37,29 @@ public final class Json {
   private void write(StringBuilder sb, Object v, int indent) {
     if (v == null) {
       sb.append("null");
-    } else if (v instanceof String s) {
-      string(sb, s);
-    } else if (v instanceof Double d) {
+    } else if (v instanceof String) {
+      string(sb, (String) v);
+    } else if (v instanceof Double) {
+      Double d = (Double) v;
       sb.append(d.isNaN() || d.isInfinite() ? "null" : String.format(Locale.ROOT, "%.6g", d));
-    } else if (v instanceof Float f) {
-      write(sb, f.doubleValue(), indent);
+    } else if (v instanceof Float) {
+      write(sb, ((Float) v).doubleValue(), indent);
     } else if (v instanceof Number || v instanceof Boolean) {
       sb.append(v);
-    } else if (v instanceof Map<?, ?> m) {
+    } else if (v instanceof Map<?, ?>) {
+      Map<?, ?> m = (Map<?, ?>) v;
       sb.append('{');
       boolean first = true;
       for (Map.Entry<?, ?> e : m.entrySet()) {
-        sb.append(first ? "\n" : ",\n").append("  ".repeat(indent + 1));
+        sb.append(first ? "\n" : ",\n").append(indent(indent + 1));
         string(sb, String.valueOf(e.getKey()));
         sb.append(": ");
         write(sb, e.getValue(), indent + 1);
         first = false;
       }
-      sb.append(first ? "}" : "\n" + "  ".repeat(indent) + "}");
-    } else if (v instanceof Collection<?> c) {
+      sb.append(first ? "}" : "\n" + indent(indent) + "}");
+    } else if (v instanceof Collection<?>) {
+      Collection<?> c = (Collection<?>) v;
       boolean scalars = c.stream().allMatch(x -> !(x instanceof Map || x instanceof Collection));
       sb.append('[');
       boolean first = true;
@@ -64,12 +67,12 @@ public final class Json {
         if (scalars) {
           sb.append(first ? "" : ", ");
         } else {
-          sb.append(first ? "\n" : ",\n").append("  ".repeat(indent + 1));
+          sb.append(first ? "\n" : ",\n").append(indent(indent + 1));
         }
         write(sb, x, indent + 1);
         first = false;
       }
-      sb.append(scalars || first ? "]" : "\n" + "  ".repeat(indent) + "]");
+      sb.append(scalars || first ? "]" : "\n" + indent(indent) + "]");
     } else {
       string(sb, v.toString());
     }
@@ -80,12 +83,22 @@ public final class Json {
     for (int i = 0; i < s.length(); i++) {
       char ch = s.charAt(i);
       switch (ch) {
-        case '"' -> sb.append("\\\"");
-        case '\\' -> sb.append("\\\\");
-        case '\n' -> sb.append("\\n");
-        case '\r' -> sb.append("\\r");
-        case '\t' -> sb.append("\\t");
-        default -> {
+        case '"':
+          sb.append("\\\"");
+          break;
+        case '\\':
+          sb.append("\\\\");
+          break;
+        case '\n':
+          sb.append("\\n");
+          break;
+        case '\r':
+          sb.append("\\r");
+          break;
+        case '\t':
+          sb.append("\\t");
+          break;
+        default:
           if (ch == '<' && script) {
             sb.append("\\u003c");
           } else if (ch < 0x20) {
@@ -93,9 +106,17 @@ public final class Json {
           } else {
             sb.append(ch);
           }
-        }
       }
     }
     sb.append('"');
+  }
+
+  /** Two spaces per level. */
+  private static String indent(int levels) {
+    StringBuilder sb = new StringBuilder(2 * levels);
+    for (int i = 0; i < levels; i++) {
+      sb.append("  ");
+    }
+    return sb.toString();
   }
 }

@@ -26,7 +26,7 @@ public enum PerfLevel {
    * @throws IllegalArgumentException naming the bad value and the accepted ones
    */
   public static PerfLevel parse(String text) {
-    if (text == null || text.isBlank()) {
+    if (text == null || text.trim().isEmpty()) {
       throw new IllegalArgumentException("empty profiling level; expected one of OFF, COUNT, TIME");
     }
     String t = text.trim().toUpperCase(Locale.ROOT);

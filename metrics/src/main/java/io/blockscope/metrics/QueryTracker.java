@@ -5,6 +5,7 @@ import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
@@ -31,8 +32,52 @@ public final class QueryTracker {
   private static final Pattern ID = Pattern.compile("[0-9a-f]{32}");
 
   /** What the server saw of one query's scanners. */
-  public record Stats(int open, int maxOpen, long scanners) {
+  public static final class Stats {
     public static final Stats NONE = new Stats(0, 0, 0);
+
+    private final int open;
+    private final int maxOpen;
+    private final long scanners;
+
+    public Stats(int open, int maxOpen, long scanners) {
+      this.open = open;
+      this.maxOpen = maxOpen;
+      this.scanners = scanners;
+    }
+
+    /** Scanners open now. */
+    public int open() {
+      return open;
+    }
+
+    /** The most that were open at once. */
+    public int maxOpen() {
+      return maxOpen;
+    }
+
+    /** Scanners opened in all. */
+    public long scanners() {
+      return scanners;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      if (!(o instanceof Stats)) {
+        return false;
+      }
+      Stats s = (Stats) o;
+      return open == s.open && maxOpen == s.maxOpen && scanners == s.scanners;
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(open, maxOpen, scanners);
+    }
+
+    @Override
+    public String toString() {
+      return "Stats[open=" + open + ", maxOpen=" + maxOpen + ", scanners=" + scanners + "]";
+    }
   }
 
   private static final class Entry {
@@ -74,7 +119,25 @@ public final class QueryTracker {
   private final LongSupplier clock;
 
   /** A query: its id and the user whose scans tagged it. */
-  private record Key(String id, String user) {}
+  private static final class Key {
+    final String id;
+    final String user;
+
+    Key(String id, String user) {
+      this.id = id;
+      this.user = user;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Key && ((Key) o).id.equals(id) && ((Key) o).user.equals(user);
+    }
+
+    @Override
+    public int hashCode() {
+      return 31 * id.hashCode() + user.hashCode();
+    }
+  }
 
   private final LinkedHashMap<Key, Entry> queries = new LinkedHashMap<>(16, 0.75f, true);
 
