@@ -5,6 +5,7 @@ import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.PerfLevel;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import org.apache.hadoop.hbase.Cell;
@@ -85,7 +86,8 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
   /** The profile endpoint of this region (docs/hints.md, PROFILE). */
   @Override
   public Iterable<Service> getServices() {
-    return List.of(new ProfileService(() -> hooks, () -> region, () -> environment));
+    return Collections.singletonList(
+        new ProfileService(() -> hooks, () -> region, () -> environment));
   }
 
   private void enter(ObserverContext<RegionCoprocessorEnvironment> c) {

@@ -48,7 +48,9 @@ final class Callers {
   static boolean mayReadOthers(User user, RegionCoprocessorEnvironment env) {
     try {
       OnlineRegions services = env.getOnlineRegions();
-      if (services instanceof RegionServerServices rs && rs.getAccessChecker() != null) {
+      RegionServerServices rs =
+          services instanceof RegionServerServices ? (RegionServerServices) services : null;
+      if (rs != null && rs.getAccessChecker() != null) {
         // includes the superuser check (AuthManager.authorizeUserGlobal)
         return rs.getAccessChecker()
             .getAuthManager()

@@ -143,7 +143,7 @@ public final class Diagnostics {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Diagnostics d && d.engine == engine;
+    return o instanceof Diagnostics && ((Diagnostics) o).engine == engine;
   }
 
   @Override

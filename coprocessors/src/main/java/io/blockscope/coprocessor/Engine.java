@@ -24,6 +24,7 @@ import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
@@ -180,7 +181,7 @@ final class Engine implements Hooks, ConfigurationObserver {
               t.setDaemon(true);
               return t;
             });
-    var unusedExport =
+    ScheduledFuture<?> unusedExport =
         exporter.scheduleWithFixedDelay(
             this::refreshExportQuietly,
             config.exportIntervalMs,
@@ -218,7 +219,7 @@ final class Engine implements Hooks, ConfigurationObserver {
    */
   static Configuration serverConfiguration(RegionCoprocessorEnvironment env) {
     OnlineRegions services = env.getOnlineRegions();
-    return services instanceof Server server ? server.getConfiguration() : null;
+    return services instanceof Server ? ((Server) services).getConfiguration() : null;
   }
 
   private static synchronized Hooks hooks(Configuration conf, List<String> problems) {
@@ -461,8 +462,8 @@ final class Engine implements Hooks, ConfigurationObserver {
   @Override
   public void scannerOpened(Object scanner, Object handle) {
     try {
-      if (handle instanceof QueryTracker.RegionCosts q) {
-        queries.opened(scanner, q);
+      if (handle instanceof QueryTracker.RegionCosts) {
+        queries.opened(scanner, (QueryTracker.RegionCosts) handle);
       }
     } catch (Throwable t) {
       hookFailures.incrementAndGet();
@@ -475,9 +476,10 @@ final class Engine implements Hooks, ConfigurationObserver {
    */
   @Override
   public void queryActive(Object handle, int rows) {
-    if (!(handle instanceof QueryTracker.RegionCosts q)) {
+    if (!(handle instanceof QueryTracker.RegionCosts)) {
       return;
     }
+    QueryTracker.RegionCosts q = (QueryTracker.RegionCosts) handle;
     try {
       Frames f = frames.get();
       if (f.depth > 0) {

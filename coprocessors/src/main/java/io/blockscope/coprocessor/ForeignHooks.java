@@ -5,6 +5,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -24,7 +25,7 @@ final class ForeignHooks implements InvocationHandler {
   private static final Logger LOG = LoggerFactory.getLogger(ForeignHooks.class);
 
   /** Hooks that do nothing: a copy that cannot reach the JVM's engine stays passive. */
-  static final Hooks NONE = proxy(new ForeignHooks(Map.of(), "passive"));
+  static final Hooks NONE = proxy(new ForeignHooks(Collections.emptyMap(), "passive"));
 
   /** This copy's {@code Hooks} methods, each bound to the other copy's and spread over args. */
   private final Map<Method, MethodHandle> calls;
@@ -59,7 +60,7 @@ final class ForeignHooks implements InvocationHandler {
       int arity = h.type().parameterCount();
       calls.put(ours, h.asType(h.type().generic()).asSpreader(Object[].class, arity));
     }
-    return proxy(new ForeignHooks(Map.copyOf(calls), "joined to " + theirs));
+    return proxy(new ForeignHooks(Collections.unmodifiableMap(calls), "joined to " + theirs));
   }
 
   private static Hooks proxy(ForeignHooks handler) {
@@ -84,11 +85,14 @@ final class ForeignHooks implements InvocationHandler {
   }
 
   private Object objectMethod(Object proxy, Method method, Object[] args) {
-    return switch (method.getName()) {
-      case "equals" -> proxy == args[0];
-      case "hashCode" -> System.identityHashCode(proxy);
-      default -> "blockscope hooks (" + name + ")";
-    };
+    switch (method.getName()) {
+      case "equals":
+        return proxy == args[0];
+      case "hashCode":
+        return System.identityHashCode(proxy);
+      default:
+        return "blockscope hooks (" + name + ")";
+    }
   }
 
   /** What a call returns when it cannot be made: false, zero or null. */

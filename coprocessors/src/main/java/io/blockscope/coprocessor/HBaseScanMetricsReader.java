@@ -4,6 +4,7 @@ import io.blockscope.metrics.HBaseScanMetrics;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -23,7 +24,7 @@ final class HBaseScanMetricsReader {
 
   /** The counter getter of each metric, in {@link HBaseScanMetrics#NAMES} order. */
   private static final List<String> GETTERS =
-      List.of(
+      Arrays.asList(
           "getBlockReadOpsCountCounter",
           "getBytesReadFromFsCounter",
           "getBytesReadFromBlockCacheCounter",

@@ -1,7 +1,6 @@
 package io.blockscope.coprocessor;
 
 import java.io.IOException;
-import java.lang.ref.Cleaner;
 import java.util.List;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
@@ -25,7 +24,7 @@ final class TaggedScanner implements RegionScanner {
   private final Object query;
 
   /** Tells the engine this scanner is gone: on close, or when it is collected unclosed. */
-  private final Cleaner.Cleanable closed;
+  private final Reaper.Cleanable closed;
 
   /** A cell of the last row counted. */
   private Cell lastRow;
@@ -43,17 +42,8 @@ final class TaggedScanner implements RegionScanner {
     this.query = query;
     Object token = new Object();
     hooks.scannerOpened(token, query);
-    this.closed = CLEANER.register(this, () -> hooks.scannerClosed(token));
+    this.closed = Reaper.register(this, () -> hooks.scannerClosed(token));
   }
-
-  /** One daemon thread per copy of blockscope, closing the tokens of dropped scanners. */
-  private static final Cleaner CLEANER =
-      Cleaner.create(
-          r -> {
-            Thread t = new Thread(r, "blockscope-scanner-cleaner");
-            t.setDaemon(true);
-            return t;
-          });
 
   /** Marks the frame of the read about to happen as this query's (and its profiling level). */
   private int before(List<Cell> result) {

@@ -48,8 +48,8 @@ public final class BlockscopeDriver implements Driver {
     if (phoenix == null) {
       throw new SQLException("blockscope: Phoenix does not accept " + phoenixUrl(url), "08001");
     }
-    try (phoenix) {
-      return BlockscopePhoenix.wrap(phoenix);
+    try (Connection c = phoenix) {
+      return BlockscopePhoenix.wrap(c);
     }
   }
 

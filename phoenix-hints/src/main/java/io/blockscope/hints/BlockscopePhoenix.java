@@ -14,10 +14,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hadoop.hbase.client.Table;
@@ -64,7 +66,11 @@ public final class BlockscopePhoenix {
    */
   public static QueryProfile fetchProfile(Connection connection, String table, String queryId)
       throws SQLException {
-    return fetchProfile(connection.unwrap(PhoenixConnection.class), List.of(table), queryId, null);
+    return fetchProfile(
+        connection.unwrap(PhoenixConnection.class),
+        Collections.singletonList(Objects.requireNonNull(table)),
+        queryId,
+        null);
   }
 
   /**
@@ -74,7 +80,11 @@ public final class BlockscopePhoenix {
    */
   public static QueryProfile fetchProfile(
       Connection connection, String table, String queryId, String user) throws SQLException {
-    return fetchProfile(connection.unwrap(PhoenixConnection.class), List.of(table), queryId, user);
+    return fetchProfile(
+        connection.unwrap(PhoenixConnection.class),
+        Collections.singletonList(Objects.requireNonNull(table)),
+        queryId,
+        user);
   }
 
   static QueryProfile fetchProfile(
@@ -199,10 +209,17 @@ public final class BlockscopePhoenix {
       ExtendingOptimizer.TABLES.set(tables);
     }
 
+    /** A copy of the tables the plans optimized so far scan. */
+    Set<String> tables() {
+      return Collections.unmodifiableSet(new LinkedHashSet<>(tables));
+    }
+
     /** Why SERIAL was not applied to parts of the plans optimized so far. */
     List<String> refused() {
       List<String> refused = ExtendingOptimizer.REFUSED.get();
-      return refused == null ? List.of() : List.copyOf(refused);
+      return refused == null
+          ? Collections.emptyList()
+          : Collections.unmodifiableList(new ArrayList<>(refused));
     }
 
     @Override
@@ -232,8 +249,8 @@ public final class BlockscopePhoenix {
       List<String> refused = context.refused();
       // execute(...) leaves a query's result set for getResultSet(), as SQL tools read it.
       ResultSet rs =
-          r instanceof ResultSet direct
-              ? direct
+          r instanceof ResultSet
+              ? (ResultSet) r
               : Boolean.TRUE.equals(r) && m.getName().equals("execute")
                   ? target.getResultSet()
                   : null;
@@ -251,9 +268,7 @@ public final class BlockscopePhoenix {
                   rs,
                   context.id,
                   refused,
-                  profiled
-                      ? new Profiler(connection, Set.copyOf(context.tables), context.id)
-                      : null));
+                  profiled ? new Profiler(connection, context.tables(), context.id) : null));
       last.set(wrapped);
       return r instanceof ResultSet ? wrapped : r;
     }
@@ -268,7 +283,23 @@ public final class BlockscopePhoenix {
    * A statement's query as Phoenix runs it (the plain statement's or the prepared one's): its plan,
    * optimized (blockscope's extensions applied), and its execution.
    */
-  private record Query(SqlCall<QueryPlan> plan, SqlCall<ResultSet> run) {}
+  private static final class Query {
+    private final SqlCall<QueryPlan> plan;
+    private final SqlCall<ResultSet> run;
+
+    Query(SqlCall<QueryPlan> plan, SqlCall<ResultSet> run) {
+      this.plan = plan;
+      this.run = run;
+    }
+
+    SqlCall<QueryPlan> plan() {
+      return plan;
+    }
+
+    SqlCall<ResultSet> run() {
+      return run;
+    }
+  }
 
   /**
    * EXPLAIN ANALYZE: the plan as Phoenix's EXPLAIN gives it (its region locations left out, as
@@ -307,7 +338,7 @@ public final class BlockscopePhoenix {
           rows++;
         }
       }
-      tables = Set.copyOf(context.tables);
+      tables = context.tables();
       id = context.id;
       refused = context.refused();
     }
@@ -355,9 +386,19 @@ public final class BlockscopePhoenix {
     }
   }
 
-  private record ResultSetHandler(
-      ResultSet target, String queryId, List<String> refused, Profiler profiler)
-      implements InvocationHandler {
+  private static final class ResultSetHandler implements InvocationHandler {
+    private final ResultSet target;
+    private final String queryId;
+    private final List<String> refused;
+    private final Profiler profiler;
+
+    ResultSetHandler(ResultSet target, String queryId, List<String> refused, Profiler profiler) {
+      this.target = target;
+      this.queryId = queryId;
+      this.refused = refused;
+      this.profiler = profiler;
+    }
+
     @Override
     public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
       switch (m.getName()) {
@@ -402,36 +443,46 @@ public final class BlockscopePhoenix {
    * JDBC parser rejects and SQL tools and scripts, the seeds included, write.
    */
   static String withoutTerminator(String sql) {
-    String t = sql.stripTrailing();
-    return t.endsWith(";") ? t.substring(0, t.length() - 1).stripTrailing() : sql;
+    String t = QueryExtensions.Head.stripTrailing(sql);
+    return t.endsWith(";")
+        ? QueryExtensions.Head.stripTrailing(t.substring(0, t.length() - 1))
+        : sql;
   }
 
   private static boolean unwrapping(Method m) {
     return m.getName().equals("unwrap") || m.getName().equals("isWrapperFor");
   }
 
-  private record ConnectionHandler(PhoenixConnection target) implements InvocationHandler {
+  private static final class ConnectionHandler implements InvocationHandler {
     // statements and result sets below get the connection to read profiles with
+    private final PhoenixConnection target;
+
+    ConnectionHandler(PhoenixConnection target) {
+      this.target = target;
+    }
+
     @Override
     public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
       if (unwrapping(m)) {
         return call(target, m, args);
       }
       ExplainAnalyze.Request analyze = null;
-      if (m.getName().startsWith("prepare") && args != null && args[0] instanceof String sql) {
-        args[0] = withoutTerminator(sql);
+      if (m.getName().startsWith("prepare") && args != null && args[0] instanceof String) {
+        args[0] = withoutTerminator((String) args[0]);
         analyze = ExplainAnalyze.parse((String) args[0]);
         if (analyze != null) {
           args[0] = analyze.query(); // Phoenix prepares the query; execute explains and runs it
         }
       }
       Object r = call(target, m, args);
-      if (r instanceof PreparedStatement ps && args != null && args[0] instanceof String sql) {
-        QueryExtensions e = QueryExtensions.parse(sql);
-        return proxy(PreparedStatement.class, new PreparedHandler(ps, e, analyze, target));
+      if (r instanceof PreparedStatement && args != null && args[0] instanceof String) {
+        QueryExtensions e = QueryExtensions.parse((String) args[0]);
+        return proxy(
+            PreparedStatement.class,
+            new PreparedHandler((PreparedStatement) r, e, analyze, target));
       }
-      if (r instanceof Statement s && !(r instanceof PreparedStatement)) {
-        return proxy(Statement.class, new StatementHandler(s, target));
+      if (r instanceof Statement && !(r instanceof PreparedStatement)) {
+        return proxy(Statement.class, new StatementHandler((Statement) r, target));
       }
       return r;
     }
@@ -447,20 +498,23 @@ public final class BlockscopePhoenix {
     return kept != null ? kept : target.getResultSet();
   }
 
-  private record StatementHandler(
-      Statement target, PhoenixConnection connection, AtomicReference<ResultSet> last)
-      implements InvocationHandler {
+  private static final class StatementHandler implements InvocationHandler {
+    private final Statement target;
+    private final PhoenixConnection connection;
+    private final AtomicReference<ResultSet> last = new AtomicReference<>();
+
     StatementHandler(Statement target, PhoenixConnection connection) {
-      this(target, connection, new AtomicReference<>());
+      this.target = target;
+      this.connection = connection;
     }
 
     @Override
     public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
       if (args != null
           && args.length > 0
-          && args[0] instanceof String sql
+          && args[0] instanceof String
           && m.getName().startsWith("execute")) {
-        return executeSql(target, m, args, sql, connection, last);
+        return executeSql(target, m, args, (String) args[0], connection, last);
       }
       if (m.getName().equals("getResultSet") && (args == null || args.length == 0)) {
         return lastResultSet(target, last);
@@ -500,26 +554,29 @@ public final class BlockscopePhoenix {
    * Phoenix prepared its query, which each execute explains, runs and measures with the values
    * bound.
    */
-  private record PreparedHandler(
-      PreparedStatement target,
-      QueryExtensions extensions,
-      ExplainAnalyze.Request analyze,
-      PhoenixConnection connection,
-      AtomicReference<ResultSet> last)
-      implements InvocationHandler {
+  private static final class PreparedHandler implements InvocationHandler {
+    private final PreparedStatement target;
+    private final QueryExtensions extensions;
+    private final ExplainAnalyze.Request analyze;
+    private final PhoenixConnection connection;
+    private final AtomicReference<ResultSet> last = new AtomicReference<>();
+
     PreparedHandler(
         PreparedStatement target,
         QueryExtensions extensions,
         ExplainAnalyze.Request analyze,
         PhoenixConnection connection) {
-      this(target, extensions, analyze, connection, new AtomicReference<>());
+      this.target = target;
+      this.extensions = extensions;
+      this.analyze = analyze;
+      this.connection = connection;
     }
 
     @Override
     public Object invoke(Object proxy, Method m, Object[] args) throws Throwable {
       if (m.getName().startsWith("execute")) {
-        if (args != null && args.length > 0 && args[0] instanceof String sql) {
-          return executeSql(target, m, args, sql, connection, last);
+        if (args != null && args.length > 0 && args[0] instanceof String) {
+          return executeSql(target, m, args, (String) args[0], connection, last);
         }
         if (analyze != null) {
           PhoenixPreparedStatement phoenix = target.unwrap(PhoenixPreparedStatement.class);

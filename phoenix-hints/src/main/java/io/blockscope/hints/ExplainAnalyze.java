@@ -5,6 +5,7 @@ import io.blockscope.metrics.HBaseScanMetrics;
 import io.blockscope.metrics.Json;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,7 +40,29 @@ final class ExplainAnalyze {
   static final String NOT_SUPPORTED = "0A000";
 
   /** One EXPLAIN ANALYZE statement: its options and the query it runs. */
-  record Request(Format format, QueryExtensions.Profile level, String query) {
+  static final class Request {
+    private final Format format;
+    private final QueryExtensions.Profile level;
+    private final String query;
+
+    Request(Format format, QueryExtensions.Profile level, String query) {
+      this.format = format;
+      this.level = level;
+      this.query = query;
+    }
+
+    Format format() {
+      return format;
+    }
+
+    QueryExtensions.Profile level() {
+      return level;
+    }
+
+    String query() {
+      return query;
+    }
+
     /**
      * The query's own hints, with PROFILE at least at this request's level: a {@code PROFILE(TIME)}
      * hint in the query wins over the default COUNT.
@@ -108,7 +131,7 @@ final class ExplainAnalyze {
       }
       k = close + 1;
     }
-    String query = sql.substring(k).strip();
+    String query = QueryExtensions.Head.strip(sql.substring(k));
     if (query.isEmpty()) {
       throw syntax("no query follows");
     }
@@ -141,18 +164,64 @@ final class ExplainAnalyze {
   }
 
   /** What one run measured, for rendering. */
-  record Outcome(
-      Request request,
-      QueryExtensions.Profile level,
-      List<String> plan,
-      List<String> extensions,
-      QueryProfile profile,
-      long rowsReturned,
-      long wallNanos) {}
+  static final class Outcome {
+    private final Request request;
+    private final QueryExtensions.Profile level;
+    private final List<String> plan;
+    private final List<String> extensions;
+    private final QueryProfile profile;
+    private final long rowsReturned;
+    private final long wallNanos;
+
+    Outcome(
+        Request request,
+        QueryExtensions.Profile level,
+        List<String> plan,
+        List<String> extensions,
+        QueryProfile profile,
+        long rowsReturned,
+        long wallNanos) {
+      this.request = request;
+      this.level = level;
+      this.plan = plan;
+      this.extensions = extensions;
+      this.profile = profile;
+      this.rowsReturned = rowsReturned;
+      this.wallNanos = wallNanos;
+    }
+
+    Request request() {
+      return request;
+    }
+
+    QueryExtensions.Profile level() {
+      return level;
+    }
+
+    List<String> plan() {
+      return plan;
+    }
+
+    List<String> extensions() {
+      return extensions;
+    }
+
+    QueryProfile profile() {
+      return profile;
+    }
+
+    long rowsReturned() {
+      return rowsReturned;
+    }
+
+    long wallNanos() {
+      return wallNanos;
+    }
+  }
 
   /** The statement's result, one string per row of its PLAN column. */
   static List<String> render(Outcome o) {
-    return o.request().format() == Format.JSON ? List.of(json(o)) : text(o);
+    return o.request().format() == Format.JSON ? Collections.singletonList(json(o)) : text(o);
   }
 
   // ---- what is measured per region
@@ -413,6 +482,6 @@ final class ExplainAnalyze {
     skew.put("maxOverMedian", median == 0 ? null : (double) max / median);
     doc.put("skew", skew);
     doc.put("regions", regions);
-    return Json.write(doc).stripTrailing();
+    return QueryExtensions.Head.stripTrailing(Json.write(doc));
   }
 }

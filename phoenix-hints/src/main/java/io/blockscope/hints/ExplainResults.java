@@ -23,11 +23,11 @@ final class ExplainResults {
     ResultSetMetaData meta = phoenix.getMetaData();
     int columns = meta.getColumnCount();
     List<Object[]> rows = new ArrayList<>();
-    try (phoenix) {
-      while (phoenix.next()) {
+    try (ResultSet rs = phoenix) {
+      while (rs.next()) {
         Object[] row = new Object[columns];
         for (int i = 0; i < columns; i++) {
-          row[i] = phoenix.getObject(i + 1);
+          row[i] = rs.getObject(i + 1);
         }
         rows.add(row);
       }
@@ -58,29 +58,54 @@ final class ExplainResults {
         Proxy.newProxyInstance(
             ExplainResults.class.getClassLoader(),
             new Class<?>[] {ResultSetMetaData.class},
-            (proxy, m, args) ->
-                switch (m.getName()) {
-                  case "getColumnCount" -> 1;
-                  case "getColumnLabel", "getColumnName" -> "PLAN";
-                  case "getColumnType" -> Types.VARCHAR;
-                  case "getColumnTypeName" -> "VARCHAR";
-                  case "getColumnClassName" -> String.class.getName();
-                  case "getColumnDisplaySize" -> Integer.MAX_VALUE;
-                  case "getPrecision", "getScale" -> 0;
-                  case "isNullable" -> ResultSetMetaData.columnNullable;
-                  case "getSchemaName", "getTableName", "getCatalogName" -> "";
-                  case "isCaseSensitive", "isSearchable", "isReadOnly" -> true;
-                  case "isAutoIncrement", "isCurrency", "isSigned", "isWritable" -> false;
-                  case "isDefinitelyWritable" -> false;
-                  case "unwrap" -> throw new SQLException("not a wrapper");
-                  case "isWrapperFor" -> false;
-                  case "hashCode" -> System.identityHashCode(proxy);
-                  case "equals" -> proxy == args[0];
-                  case "toString" -> "blockscope EXPLAIN ANALYZE metadata (PLAN VARCHAR)";
-                  default ->
-                      throw new SQLFeatureNotSupportedException(
-                          "blockscope EXPLAIN ANALYZE metadata does not support " + m.getName());
-                });
+            (proxy, m, args) -> {
+              switch (m.getName()) {
+                case "getColumnCount":
+                  return 1;
+                case "getColumnLabel":
+                case "getColumnName":
+                  return "PLAN";
+                case "getColumnType":
+                  return Types.VARCHAR;
+                case "getColumnTypeName":
+                  return "VARCHAR";
+                case "getColumnClassName":
+                  return String.class.getName();
+                case "getColumnDisplaySize":
+                  return Integer.MAX_VALUE;
+                case "getPrecision":
+                case "getScale":
+                  return 0;
+                case "isNullable":
+                  return ResultSetMetaData.columnNullable;
+                case "getSchemaName":
+                case "getTableName":
+                case "getCatalogName":
+                  return "";
+                case "isCaseSensitive":
+                case "isSearchable":
+                case "isReadOnly":
+                  return true;
+                case "isAutoIncrement":
+                case "isCurrency":
+                case "isSigned":
+                case "isWritable":
+                case "isDefinitelyWritable":
+                case "isWrapperFor":
+                  return false;
+                case "unwrap":
+                  throw new SQLException("not a wrapper");
+                case "hashCode":
+                  return System.identityHashCode(proxy);
+                case "equals":
+                  return proxy == args[0];
+                case "toString":
+                  return "blockscope EXPLAIN ANALYZE metadata (PLAN VARCHAR)";
+                default:
+                  throw new SQLFeatureNotSupportedException(
+                      "blockscope EXPLAIN ANALYZE metadata does not support " + m.getName());
+              }
+            });
   }
 
   private static ResultSet of(ResultSetMetaData meta, List<Object[]> rows) {
@@ -106,19 +131,29 @@ final class ExplainResults {
                   return meta;
                 case "findColumn":
                   return column(meta, (String) args[0]);
-                case "getString", "getObject", "getLong", "getInt":
+                case "getString":
+                case "getObject":
+                case "getLong":
+                case "getInt":
                   if (position[0] < 0 || position[0] >= rows.size()) {
                     throw new SQLException("blockscope EXPLAIN result: no current row");
                   }
-                  int c = args[0] instanceof String name ? column(meta, name) : (Integer) args[0];
+                  int c =
+                      args[0] instanceof String
+                          ? column(meta, (String) args[0])
+                          : (Integer) args[0];
                   Object v = rows.get(position[0])[c - 1];
                   wasNull[0] = v == null;
-                  return switch (m.getName()) {
-                    case "getString" -> v == null ? null : v.toString();
-                    case "getLong" -> v == null ? 0L : ((Number) v).longValue();
-                    case "getInt" -> v == null ? 0 : ((Number) v).intValue();
-                    default -> v;
-                  };
+                  switch (m.getName()) {
+                    case "getString":
+                      return v == null ? null : v.toString();
+                    case "getLong":
+                      return v == null ? 0L : ((Number) v).longValue();
+                    case "getInt":
+                      return v == null ? 0 : ((Number) v).intValue();
+                    default:
+                      return v;
+                  }
                 case "hashCode":
                   return System.identityHashCode(proxy);
                 case "equals":

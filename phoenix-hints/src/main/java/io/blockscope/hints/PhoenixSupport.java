@@ -6,6 +6,8 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 
@@ -23,8 +25,35 @@ final class PhoenixSupport {
   private PhoenixSupport() {}
 
   /** A field, constructor or method the driver uses, by class, name and types. */
-  @SuppressWarnings("ArrayRecordComponent") // members are constants, never compared
-  record Member(String type, String name, String valueType, String... params) {
+  static final class Member {
+    private final String type;
+    private final String name;
+    private final String valueType;
+    private final String[] params;
+
+    Member(String type, String name, String valueType, String... params) {
+      this.type = type;
+      this.name = name;
+      this.valueType = valueType;
+      this.params = params;
+    }
+
+    String type() {
+      return type;
+    }
+
+    String name() {
+      return name;
+    }
+
+    String valueType() {
+      return valueType;
+    }
+
+    String[] params() {
+      return params;
+    }
+
     static Member field(String type, String name, String valueType) {
       return new Member(type, name, valueType);
     }
@@ -63,39 +92,40 @@ final class PhoenixSupport {
    * ANALYZE use.
    */
   static final List<Member> REQUIRED =
-      List.of(
-          Member.field(P + "execute.ScanPlan", "isSerial", "boolean"),
-          Member.field(P + "execute.AggregatePlan", "isSerial", "boolean"),
-          Member.field(P + "parse.SelectStatement", "hint", P + "parse.HintNode"),
-          Member.field(P + "execute.SortMergeJoinPlan", "lhsPlan", P + "compile.QueryPlan"),
-          Member.field(P + "execute.SortMergeJoinPlan", "rhsPlan", P + "compile.QueryPlan"),
-          Member.field(P + "execute.DelegateQueryPlan", "delegate", P + "compile.QueryPlan"),
-          Member.field(P + "iterate.BaseResultIterators", "plan", P + "compile.QueryPlan"),
-          Member.constructor(
-              P + "query.DelegateConnectionQueryServices", P + "query.ConnectionQueryServices"),
-          Member.constructor(P + "optimize.QueryOptimizer", P + "query.QueryServices"),
-          Member.method(
-              P + "optimize.QueryOptimizer",
-              "optimize",
-              P + "jdbc.PhoenixStatement",
-              P + "compile.QueryPlan"),
-          Member.method(
-              P + "optimize.QueryOptimizer",
-              "optimize",
-              P + "compile.QueryPlan",
-              P + "jdbc.PhoenixStatement",
-              "java.util.List",
-              P + "iterate.ParallelIteratorFactory"),
-          Member.constructor(
-              P + "jdbc.PhoenixConnection",
-              P + "query.ConnectionQueryServices",
-              "java.lang.String",
-              "java.util.Properties"),
-          // EXPLAIN ANALYZE: the plan, as EXPLAIN shows it
-          Member.method(P + "jdbc.PhoenixStatement", "optimizeQuery", "java.lang.String"),
-          Member.method(P + "jdbc.PhoenixPreparedStatement", "optimizeQuery"),
-          Member.method(P + "compile.StatementPlan", "getExplainPlan"),
-          Member.method(P + "compile.ExplainPlan", "getPlanSteps"));
+      Collections.unmodifiableList(
+          Arrays.asList(
+              Member.field(P + "execute.ScanPlan", "isSerial", "boolean"),
+              Member.field(P + "execute.AggregatePlan", "isSerial", "boolean"),
+              Member.field(P + "parse.SelectStatement", "hint", P + "parse.HintNode"),
+              Member.field(P + "execute.SortMergeJoinPlan", "lhsPlan", P + "compile.QueryPlan"),
+              Member.field(P + "execute.SortMergeJoinPlan", "rhsPlan", P + "compile.QueryPlan"),
+              Member.field(P + "execute.DelegateQueryPlan", "delegate", P + "compile.QueryPlan"),
+              Member.field(P + "iterate.BaseResultIterators", "plan", P + "compile.QueryPlan"),
+              Member.constructor(
+                  P + "query.DelegateConnectionQueryServices", P + "query.ConnectionQueryServices"),
+              Member.constructor(P + "optimize.QueryOptimizer", P + "query.QueryServices"),
+              Member.method(
+                  P + "optimize.QueryOptimizer",
+                  "optimize",
+                  P + "jdbc.PhoenixStatement",
+                  P + "compile.QueryPlan"),
+              Member.method(
+                  P + "optimize.QueryOptimizer",
+                  "optimize",
+                  P + "compile.QueryPlan",
+                  P + "jdbc.PhoenixStatement",
+                  "java.util.List",
+                  P + "iterate.ParallelIteratorFactory"),
+              Member.constructor(
+                  P + "jdbc.PhoenixConnection",
+                  P + "query.ConnectionQueryServices",
+                  "java.lang.String",
+                  "java.util.Properties"),
+              // EXPLAIN ANALYZE: the plan, as EXPLAIN shows it
+              Member.method(P + "jdbc.PhoenixStatement", "optimizeQuery", "java.lang.String"),
+              Member.method(P + "jdbc.PhoenixPreparedStatement", "optimizeQuery"),
+              Member.method(P + "compile.StatementPlan", "getExplainPlan"),
+              Member.method(P + "compile.ExplainPlan", "getPlanSteps")));
 
   /**
    * Phoenix's version for messages: its jar's Implementation-Version, else MetaDataProtocol's major

@@ -68,18 +68,19 @@ final class PlanScans {
         continue;
       }
       visit.accept(p);
-      if (p instanceof DelegateQueryPlan d) {
-        todo.push(d.getDelegate());
+      if (p instanceof DelegateQueryPlan) {
+        todo.push(((DelegateQueryPlan) p).getDelegate());
       }
-      if (p instanceof HashJoinPlan h) {
-        for (HashJoinPlan.SubPlan s : h.getSubPlans()) {
+      if (p instanceof HashJoinPlan) {
+        for (HashJoinPlan.SubPlan s : ((HashJoinPlan) p).getSubPlans()) {
           todo.push(s.getInnerPlan());
         }
-      } else if (p instanceof SortMergeJoinPlan m) {
+      } else if (p instanceof SortMergeJoinPlan) {
+        SortMergeJoinPlan m = (SortMergeJoinPlan) p;
         todo.push(m.getLhsPlan());
         todo.push(m.getRhsPlan());
-      } else if (p instanceof UnionPlan u) {
-        u.getSubPlans().forEach(todo::push);
+      } else if (p instanceof UnionPlan) {
+        ((UnionPlan) p).getSubPlans().forEach(todo::push);
       }
     }
   }

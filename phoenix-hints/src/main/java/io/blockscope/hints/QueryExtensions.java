@@ -4,6 +4,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -26,7 +27,7 @@ import java.util.regex.Pattern;
  * <p>These three take no other arguments: {@code SERIAL(2)} or {@code PROFILE(FAST)} is an error
  * ({@link SQLException} with SQL state 42601), not a silently ignored hint.
  */
-public record QueryExtensions(boolean noCache, boolean serial, Profile profile, boolean explain) {
+public final class QueryExtensions {
   /** What a profiled query collects. */
   public enum Profile {
     NONE,
@@ -40,6 +41,34 @@ public record QueryExtensions(boolean noCache, boolean serial, Profile profile, 
   static final String SYNTAX_ERROR = "42601";
 
   private static final Pattern TOKEN = Pattern.compile("[()]|[^\\s()]+");
+
+  private final boolean noCache;
+  private final boolean serial;
+  private final Profile profile;
+  private final boolean explain;
+
+  public QueryExtensions(boolean noCache, boolean serial, Profile profile, boolean explain) {
+    this.noCache = noCache;
+    this.serial = serial;
+    this.profile = profile;
+    this.explain = explain;
+  }
+
+  public boolean noCache() {
+    return noCache;
+  }
+
+  public boolean serial() {
+    return serial;
+  }
+
+  public Profile profile() {
+    return profile;
+  }
+
+  public boolean explain() {
+    return explain;
+  }
 
   public boolean any() {
     return noCache || serial || profile != Profile.NONE;
@@ -68,7 +97,8 @@ public record QueryExtensions(boolean noCache, boolean serial, Profile profile, 
       String word = tokens.get(i).toUpperCase(Locale.ROOT);
       boolean argument = i + 1 < tokens.size() && tokens.get(i + 1).equals("(");
       switch (word) {
-        case "NO_CACHE", "SERIAL" -> {
+        case "NO_CACHE":
+        case "SERIAL":
           if (argument) {
             throw malformed(hint, word + " takes no argument");
           }
@@ -77,8 +107,8 @@ public record QueryExtensions(boolean noCache, boolean serial, Profile profile, 
           } else {
             noCache = true;
           }
-        }
-        case "PROFILE" -> {
+          break;
+        case "PROFILE":
           profile = Profile.COUNT;
           if (argument) {
             if (i + 3 >= tokens.size() || !tokens.get(i + 3).equals(")")) {
@@ -92,10 +122,10 @@ public record QueryExtensions(boolean noCache, boolean serial, Profile profile, 
             profile = Profile.valueOf(level);
             i += 3;
           }
-        }
-        default -> {
+          break;
+        default:
           // Phoenix's own hints (INDEX(t i), SMALL, ...) and words nobody knows.
-        }
+          break;
       }
     }
     return new QueryExtensions(noCache, serial, profile, explain);
@@ -113,7 +143,23 @@ public record QueryExtensions(boolean noCache, boolean serial, Profile profile, 
    * SELECT * FROM t} took six minutes), and recursed once per leading comment, so a script's few
    * thousand comment lines threw {@link StackOverflowError}.
    */
-  record Head(boolean explain, String hint) {
+  static final class Head {
+    private final boolean explain;
+    private final String hint;
+
+    Head(boolean explain, String hint) {
+      this.explain = explain;
+      this.hint = hint;
+    }
+
+    boolean explain() {
+      return explain;
+    }
+
+    String hint() {
+      return hint;
+    }
+
     /** The head of {@code sql}, or null if it has no hint comment where Phoenix reads one. */
     static Head of(String sql) {
       int i = statementStart(sql);
@@ -180,6 +226,27 @@ public record QueryExtensions(boolean noCache, boolean serial, Profile profile, 
       return c == ' ' || c == '\t' || c == '\n' || c == 0x0B || c == '\f' || c == '\r';
     }
 
+    /**
+     * {@code s} without the white space of {@link Character#isWhitespace} at its start and end, as
+     * Java 11's {@code String.strip}.
+     */
+    static String strip(String s) {
+      int start = 0;
+      while (start < s.length() && Character.isWhitespace(s.charAt(start))) {
+        start++;
+      }
+      return stripTrailing(s.substring(start));
+    }
+
+    /** {@code s} without that white space at its end, as Java 11's {@code String.stripTrailing}. */
+    static String stripTrailing(String s) {
+      int end = s.length();
+      while (end > 0 && Character.isWhitespace(s.charAt(end - 1))) {
+        end--;
+      }
+      return s.substring(0, end);
+    }
+
     /** Whether {@code word} (upper case ASCII) is at {@code i}, in any ASCII case. */
     static boolean keyword(String sql, int i, String word) {
       if (i + word.length() > sql.length()) {
@@ -225,5 +292,35 @@ public record QueryExtensions(boolean noCache, boolean serial, Profile profile, 
               + " BlockscopeResultSet.profile()");
     }
     return lines;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof QueryExtensions)) {
+      return false;
+    }
+    QueryExtensions e = (QueryExtensions) o;
+    return noCache == e.noCache
+        && serial == e.serial
+        && profile == e.profile
+        && explain == e.explain;
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(noCache, serial, profile, explain);
+  }
+
+  @Override
+  public String toString() {
+    return "QueryExtensions[noCache="
+        + noCache
+        + ", serial="
+        + serial
+        + ", profile="
+        + profile
+        + ", explain="
+        + explain
+        + "]";
   }
 }

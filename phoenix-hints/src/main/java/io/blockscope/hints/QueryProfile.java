@@ -2,11 +2,13 @@ package io.blockscope.hints;
 
 import io.blockscope.metrics.HBaseScanMetrics;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * A profiled query's server-side costs, per region and in total, as the blockscope coprocessor on
@@ -16,9 +18,67 @@ import java.util.Map;
  */
 public final class QueryProfile {
   /** One region's part. */
-  public record Region(String table, String region, long rows, Map<String, Long> costs) {
+  public static final class Region {
+    private final String table;
+    private final String region;
+    private final long rows;
+    private final Map<String, Long> costs;
+
+    public Region(String table, String region, long rows, Map<String, Long> costs) {
+      this.table = table;
+      this.region = region;
+      this.rows = rows;
+      this.costs = costs;
+    }
+
+    public String table() {
+      return table;
+    }
+
+    public String region() {
+      return region;
+    }
+
+    public long rows() {
+      return rows;
+    }
+
+    public Map<String, Long> costs() {
+      return costs;
+    }
+
     public long get(String metric) {
       return costs.getOrDefault(metric, 0L);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      if (!(o instanceof Region)) {
+        return false;
+      }
+      Region r = (Region) o;
+      return Objects.equals(table, r.table)
+          && Objects.equals(region, r.region)
+          && rows == r.rows
+          && Objects.equals(costs, r.costs);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(table, region, rows, costs);
+    }
+
+    @Override
+    public String toString() {
+      return "Region[table="
+          + table
+          + ", region="
+          + region
+          + ", rows="
+          + rows
+          + ", costs="
+          + costs
+          + "]";
     }
   }
 
@@ -27,7 +87,7 @@ public final class QueryProfile {
 
   QueryProfile(String queryId, List<Region> regions) {
     this.queryId = queryId;
-    this.regions = List.copyOf(regions);
+    this.regions = Collections.unmodifiableList(new ArrayList<>(regions));
   }
 
   public String queryId() {
@@ -74,11 +134,12 @@ public final class QueryProfile {
 
   /** HBase's own scan metrics a profile shows, where the region servers' HBase reported them. */
   private static final List<String> HBASE_COLUMNS =
-      List.of(
-          "BLOCK_READ_OPS_COUNT",
-          "BYTES_READ_FROM_FS",
-          "BYTES_READ_FROM_BLOCK_CACHE",
-          "BYTES_READ_FROM_MEMSTORE");
+      Collections.unmodifiableList(
+          Arrays.asList(
+              "BLOCK_READ_OPS_COUNT",
+              "BYTES_READ_FROM_FS",
+              "BYTES_READ_FROM_BLOCK_CACHE",
+              "BYTES_READ_FROM_MEMSTORE"));
 
   /** Whether any region reported HBase's own scan metrics (HBase 2.6.4 on). */
   public boolean hasHBaseScanMetrics() {
@@ -124,7 +185,7 @@ public final class QueryProfile {
     List<List<String>> rows = new ArrayList<>();
     List<String> header =
         new ArrayList<>(
-            List.of(
+            Arrays.asList(
                 "region",
                 "rows",
                 "cache hits",
@@ -137,7 +198,7 @@ public final class QueryProfile {
                 "cells decoded"));
     if (hbase) {
       header.addAll(
-          List.of(
+          Arrays.asList(
               "HBase fs blocks", "HBase fs bytes", "HBase cache bytes", "HBase memstore bytes"));
     }
     rows.add(header);
@@ -156,7 +217,7 @@ public final class QueryProfile {
     for (List<String> r : rows) {
       for (int i = 0; i < r.size(); i++) {
         String cell = r.get(i);
-        String pad = " ".repeat(width[i] - cell.length());
+        String pad = String.join("", Collections.nCopies(width[i] - cell.length(), " "));
         b.append(i == 0 ? cell + pad : "  " + pad + cell);
       }
       b.append('\n');

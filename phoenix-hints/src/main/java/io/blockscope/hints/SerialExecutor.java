@@ -78,18 +78,18 @@ final class SerialExecutor extends ThreadPoolExecutor {
    * is deferred; a hash join's sub-plan task names the {@code HashJoinPlan} itself.
    */
   private static boolean deferred(Callable<?> task) {
-    if (!(task instanceof JobManager.JobCallable<?> job)) {
+    if (!(task instanceof JobManager.JobCallable<?>)) {
       return false;
     }
-    Object id = job.getJobId();
-    if (id instanceof QueryPlan plan) {
-      return DEFERRED.containsKey(plan);
+    Object id = ((JobManager.JobCallable<?>) task).getJobId();
+    if (id instanceof QueryPlan) {
+      return DEFERRED.containsKey(id);
     }
-    if (!(id instanceof BaseResultIterators iterators)) {
+    if (!(id instanceof BaseResultIterators)) {
       return false;
     }
     try {
-      return DEFERRED.containsKey((QueryPlan) PLAN.get(iterators));
+      return DEFERRED.containsKey((QueryPlan) PLAN.get(id));
     } catch (IllegalAccessException e) {
       return false;
     }
@@ -159,7 +159,7 @@ final class SerialExecutor extends ThreadPoolExecutor {
         throws InterruptedException, ExecutionException, TimeoutException {
       if (started.compareAndSet(false, true)) {
         // A job as Phoenix submits it: its pool's (instrumented) tasks need the job id and metrics.
-        var unusedJob =
+        Future<Void> unusedJob =
             pool.submit(
                 new JobManager.JobCallable<Void>() {
                   @Override
@@ -193,10 +193,10 @@ final class SerialExecutor extends ThreadPoolExecutor {
 
     private static void closeQuietly(Object result) {
       try {
-        if (result instanceof SQLCloseable c) {
-          c.close();
-        } else if (result instanceof AutoCloseable c) {
-          c.close();
+        if (result instanceof SQLCloseable) {
+          ((SQLCloseable) result).close();
+        } else if (result instanceof AutoCloseable) {
+          ((AutoCloseable) result).close();
         }
       } catch (Exception e) {
         // the query this belonged to has failed already; there is no one to tell

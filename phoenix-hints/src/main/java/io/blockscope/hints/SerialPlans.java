@@ -15,6 +15,7 @@ import org.apache.phoenix.execute.HashJoinPlan;
 import org.apache.phoenix.execute.ScanPlan;
 import org.apache.phoenix.execute.SortMergeJoinPlan;
 import org.apache.phoenix.execute.UnionPlan;
+import org.apache.phoenix.parse.FilterableStatement;
 import org.apache.phoenix.parse.HintNode;
 import org.apache.phoenix.parse.HintNode.Hint;
 import org.apache.phoenix.parse.SelectStatement;
@@ -127,7 +128,9 @@ final class SerialPlans {
    * side. Any other plan comes back as it was.
    */
   static QueryPlan sortOnClient(QueryPlan root) throws SQLException {
-    if (root instanceof UnionPlan u && !u.getOrderBy().getOrderByExpressions().isEmpty()) {
+    if (root instanceof UnionPlan
+        && !((UnionPlan) root).getOrderBy().getOrderByExpressions().isEmpty()) {
+      UnionPlan u = (UnionPlan) root;
       // Phoenix merges the branches' sorted streams side by side; here the branches are read
       // one after the other and the client sorts them all, as for a single sorted scan.
       List<QueryPlan> branches = new ArrayList<>();
@@ -157,9 +160,11 @@ final class SerialPlans {
           u.getOrderBy(),
           concatenated);
     }
-    if (!(root instanceof ScanPlan s) || s.getOrderBy().getOrderByExpressions().isEmpty()) {
+    if (!(root instanceof ScanPlan)
+        || ((ScanPlan) root).getOrderBy().getOrderByExpressions().isEmpty()) {
       return root;
     }
+    ScanPlan s = (ScanPlan) root;
     PTable table = s.getTableRef().getTable();
     if (table.getBucketNum() != null || table.getIndexType() == IndexType.LOCAL) {
       return root;
@@ -190,7 +195,8 @@ final class SerialPlans {
   }
 
   private static void visit(QueryPlan p, List<String> refused) throws SQLException {
-    if (p instanceof HashJoinPlan h) {
+    if (p instanceof HashJoinPlan) {
+      HashJoinPlan h = (HashJoinPlan) p;
       // The sub-plans build the hash tables, then the left side scans with them. Phoenix starts
       // every sub-plan at once on its pool and waits for them in order: deferred, each runs in
       // the waiting thread, one after the other, before the left side starts.
@@ -201,7 +207,8 @@ final class SerialPlans {
       visit(h.getDelegate(), refused);
       return;
     }
-    if (p instanceof SortMergeJoinPlan m) {
+    if (p instanceof SortMergeJoinPlan) {
+      SortMergeJoinPlan m = (SortMergeJoinPlan) p;
       // Each side read whole, one after the other, then merged on the client.
       Object lock = new Object();
       QueryPlan lhs = m.getLhsPlan();
@@ -217,7 +224,8 @@ final class SerialPlans {
       visit(rhs, refused);
       return;
     }
-    if (p instanceof UnionPlan u) {
+    if (p instanceof UnionPlan) {
+      UnionPlan u = (UnionPlan) p;
       if (!u.getOrderBy().getOrderByExpressions().isEmpty() || u.isSupportOrderByOptimize()) {
         // At the top of the plan an ORDER BY was moved to the client (sortOnClient); below it,
         // or as a sorted derived table, the branches are merged side by side.
@@ -231,7 +239,8 @@ final class SerialPlans {
       }
       return;
     }
-    if (p instanceof DelegateQueryPlan d) {
+    if (p instanceof DelegateQueryPlan) {
+      DelegateQueryPlan d = (DelegateQueryPlan) p;
       // A sorted scan under a client-side step (a derived table, a client aggregate) is sorted
       // on the client as at the top of the plan.
       QueryPlan inner = sortOnClient(d.getDelegate());
@@ -241,10 +250,12 @@ final class SerialPlans {
       visit(inner, refused);
       return;
     }
-    if (p instanceof ScanPlan s) {
+    if (p instanceof ScanPlan) {
+      ScanPlan s = (ScanPlan) p;
       String why = needsMerge(s, null);
       set(SCAN_SERIAL, s, why, refused);
-    } else if (p instanceof AggregatePlan a) {
+    } else if (p instanceof AggregatePlan) {
+      AggregatePlan a = (AggregatePlan) p;
       String why = needsMerge(a, a.getGroupBy());
       if (why != null && why.startsWith("GROUP BY not along")) {
         // Phoenix's parallel plan and merge, its region tasks run one by one (SerialExecutor).
@@ -287,7 +298,10 @@ final class SerialPlans {
    * query sees the change.
    */
   private static void hint(QueryPlan p) {
-    if (p.getStatement() instanceof SelectStatement s && !s.getHint().hasHint(Hint.SERIAL)) {
+    FilterableStatement statement = p.getStatement();
+    if (statement instanceof SelectStatement
+        && !((SelectStatement) statement).getHint().hasHint(Hint.SERIAL)) {
+      SelectStatement s = (SelectStatement) statement;
       try {
         SELECT_HINT.set(s, HintNode.create(s.getHint(), Hint.SERIAL));
       } catch (IllegalAccessException e) {

@@ -24,6 +24,17 @@ final class Attacher {
   private Instrumentation instrumentation;
   private String failure;
 
+  /**
+   * What to do where the JVM has no attach API: a Java 8 runtime (a JRE, or a JDK without its
+   * tools.jar) cannot attach to itself at all, so there the agent is the way.
+   */
+  static String noAttachApi() {
+    return System.getProperty("java.specification.version", "").startsWith("1.")
+        ? "; a Java 8 runtime attaches only with the JDK's tools.jar: start the region server with"
+            + " -javaagent:<the blockscope coprocessor jar> (docs/deploy.md)"
+        : "";
+  }
+
   Attacher(Callable<Instrumentation> attach, long timeoutMillis) {
     this.attach = attach;
     this.timeoutMillis = timeoutMillis;
@@ -52,7 +63,7 @@ final class Attacher {
                 + " ms"
                 + " (start the region server with -javaagent:<blockscope jar> to skip attaching)";
       } catch (ExecutionException e) {
-        failure = "attaching to the JVM failed: " + e.getCause();
+        failure = "attaching to the JVM failed: " + e.getCause() + noAttachApi();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         task.cancel(true);

@@ -89,7 +89,10 @@ public final class BridgeHandle {
         throw new IOException("class file " + entry + " not found in blockscope's jar");
       }
       out.putNextEntry(new JarEntry(entry));
-      in.transferTo(out);
+      byte[] buf = new byte[8192];
+      for (int n; (n = in.read(buf)) > 0; ) {
+        out.write(buf, 0, n);
+      }
       out.closeEntry();
     }
     return jar;

@@ -12,6 +12,10 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -59,7 +63,7 @@ public final class ProbeInstaller {
   static final String CELL = "org.apache.hadoop.hbase.Cell|org.apache.hadoop.hbase.ExtendedCell";
 
   private static List<String> alternatives(String param) {
-    return List.of(param.split("\\|"));
+    return list(param.split("\\|"));
   }
 
   /**
@@ -67,8 +71,35 @@ public final class ProbeInstaller {
    * changed between HBase versions: A on one, B on another ({@link #CELL}); the method takes one of
    * them.
    */
-  @SuppressWarnings("ArrayRecordComponent") // targets are constants, never compared
-  record Target(String type, String method, Class<?> advice, String... params) {
+  static final class Target {
+    private final String type;
+    private final String method;
+    private final Class<?> advice;
+    private final String[] params;
+
+    Target(String type, String method, Class<?> advice, String... params) {
+      this.type = type;
+      this.method = method;
+      this.advice = advice;
+      this.params = params;
+    }
+
+    String type() {
+      return type;
+    }
+
+    String method() {
+      return method;
+    }
+
+    Class<?> advice() {
+      return advice;
+    }
+
+    String[] params() {
+      return params;
+    }
+
     ElementMatcher<MethodDescription> matcher() {
       ElementMatcher.Junction<MethodDescription> m =
           named(method).and(takesArguments(params.length)).and(not(isAbstract()));
@@ -97,13 +128,17 @@ public final class ProbeInstaller {
    * Seekers whose decode methods the DECODE probe weaves (HBase 2.6 class names), and the encoding
    * each decodes. CopyKey is a test encoding that no DataBlockEncoding names.
    */
-  static final Map<String, String> SEEKER_ENCODING =
-      Map.of(
-          ENCODING + "CopyKeyDataBlockEncoder$SeekerStateBufferedEncodedSeeker", "OTHER",
-          ENCODING + "DiffKeyDeltaEncoder$DiffSeekerStateBufferedEncodedSeeker", "DIFF",
-          ENCODING + "FastDiffDeltaEncoder$FastDiffSeekerStateBufferedEncodedSeeker", "FAST_DIFF",
-          ENCODING + "PrefixKeyDeltaEncoder$SeekerStateBufferedEncodedSeeker", "PREFIX",
-          ENCODING + "RowIndexSeekerV1", "ROW_INDEX_V1");
+  static final Map<String, String> SEEKER_ENCODING = seekerEncodings();
+
+  private static Map<String, String> seekerEncodings() {
+    Map<String, String> m = new HashMap<>();
+    m.put(ENCODING + "CopyKeyDataBlockEncoder$SeekerStateBufferedEncodedSeeker", "OTHER");
+    m.put(ENCODING + "DiffKeyDeltaEncoder$DiffSeekerStateBufferedEncodedSeeker", "DIFF");
+    m.put(ENCODING + "FastDiffDeltaEncoder$FastDiffSeekerStateBufferedEncodedSeeker", "FAST_DIFF");
+    m.put(ENCODING + "PrefixKeyDeltaEncoder$SeekerStateBufferedEncodedSeeker", "PREFIX");
+    m.put(ENCODING + "RowIndexSeekerV1", "ROW_INDEX_V1");
+    return Collections.unmodifiableMap(m);
+  }
 
   /**
    * Seekers whose decodeFirst() decodes the first cell itself instead of calling decodeNext()
@@ -111,11 +146,12 @@ public final class ProbeInstaller {
    * decodeNext.
    */
   static final Set<String> FIRST_DECODES_ITSELF =
-      Set.of(
+      set(
           ENCODING + "DiffKeyDeltaEncoder$DiffSeekerStateBufferedEncodedSeeker",
           ENCODING + "FastDiffDeltaEncoder$FastDiffSeekerStateBufferedEncodedSeeker");
 
-  static final List<String> SEEKERS = List.copyOf(new TreeSet<>(SEEKER_ENCODING.keySet()));
+  static final List<String> SEEKERS =
+      Collections.unmodifiableList(new ArrayList<>(new TreeSet<>(SEEKER_ENCODING.keySet())));
 
   /**
    * blockscope's own BLOCKSCOPE_V1 seeker (the encoders jar, docs/encoder.md), counted under its
@@ -127,11 +163,11 @@ public final class ProbeInstaller {
 
   static final String BLOCKSCOPE_ENCODING = "BLOCKSCOPE_V1";
 
-  static final Set<String> OPTIONAL_TYPES = Set.of(BLOCKSCOPE_SEEKER);
+  static final Set<String> OPTIONAL_TYPES = Collections.singleton(BLOCKSCOPE_SEEKER);
 
   /** The encoding index of a seeker class, by its own name or its nearest known superclass. */
   private static final ClassValue<Integer> SEEKER_ENCODINGS =
-      new ClassValue<>() {
+      new ClassValue<Integer>() {
         @Override
         protected Integer computeValue(Class<?> type) {
           for (Class<?> c = type; c != null; c = c.getSuperclass()) {
@@ -156,8 +192,8 @@ public final class ProbeInstaller {
 
   /** Every probe's targets, indexed by probe id. */
   static final List<List<Target>> PROBES =
-      List.of(
-          List.of(
+      list(
+          list(
               new Target(
                   HFILE + "HFileReaderImpl",
                   "getCachedBlock",
@@ -181,7 +217,7 @@ public final class ProbeInstaller {
                   HFILE + "BlockType",
                   ENCODING + "DataBlockEncoding",
                   "boolean")),
-          List.of(
+          list(
               new Target(
                   HFILE + "HFileBlock$FSReaderImpl",
                   "readBlockData",
@@ -191,7 +227,7 @@ public final class ProbeInstaller {
                   "boolean",
                   "boolean",
                   "boolean")),
-          List.of(
+          list(
               new Target(
                   HFILE + "ChecksumUtil",
                   "validateChecksum",
@@ -200,7 +236,7 @@ public final class ProbeInstaller {
                   "java.lang.String",
                   "long",
                   "int")),
-          List.of(
+          list(
               new Target(
                   ENCODING + "HFileBlockDefaultDecodingContext",
                   "prepareDecoding",
@@ -210,7 +246,7 @@ public final class ProbeInstaller {
                   BYTE_BUFF,
                   BYTE_BUFF)),
           decodeTargets(),
-          List.of(new Target(CALL_RUNNER, "run", ReadPathAdvice.CallEnd.class)));
+          list(new Target(CALL_RUNNER, "run", ReadPathAdvice.CallEnd.class)));
 
   private static List<Target> decodeTargets() {
     List<Target> t = new ArrayList<>();
@@ -228,8 +264,7 @@ public final class ProbeInstaller {
             BLOCKSCOPE_SEEKER + "$Entry",
             "int",
             "boolean"));
-    for (String seeker :
-        List.of(BUFFERED_SEEKER, ENCODING + "RowIndexSeekerV1", BLOCKSCOPE_SEEKER)) {
+    for (String seeker : list(BUFFERED_SEEKER, ENCODING + "RowIndexSeekerV1", BLOCKSCOPE_SEEKER)) {
       t.add(new Target(seeker, "rewind", ReadPathAdvice.SeekerCall.class));
       t.add(new Target(seeker, "setCurrentBuffer", ReadPathAdvice.SeekerCall.class, BYTE_BUFF));
       t.add(
@@ -386,7 +421,36 @@ public final class ProbeInstaller {
   }
 
   /** A weave's transformer, in place; or why there is none. */
-  record Weave(ResettableClassFileTransformer transformer, String failure) {}
+  static final class Weave {
+    private final ResettableClassFileTransformer transformer;
+    private final String failure;
+
+    Weave(ResettableClassFileTransformer transformer, String failure) {
+      this.transformer = transformer;
+      this.failure = failure;
+    }
+
+    ResettableClassFileTransformer transformer() {
+      return transformer;
+    }
+
+    String failure() {
+      return failure;
+    }
+  }
+
+  /** An unmodifiable list of the items (List.of is JDK 9; this jar runs on JDK 8 too). */
+  @SafeVarargs
+  @SuppressWarnings("varargs") // the array is only wrapped, never written or handed out
+  private static <T> List<T> list(T... items) {
+    return Collections.unmodifiableList(Arrays.asList(items));
+  }
+
+  @SafeVarargs
+  @SuppressWarnings("varargs") // the array is only copied
+  private static <T> Set<T> set(T... items) {
+    return Collections.unmodifiableSet(new HashSet<>(Arrays.asList(items)));
+  }
 
   /**
    * Weaves every target's advice into its class. A weave that fails for any class is taken out
