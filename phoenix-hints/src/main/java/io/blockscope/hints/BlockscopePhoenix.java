@@ -1,8 +1,6 @@
 package io.blockscope.hints;
 
-import com.google.protobuf.DynamicMessage;
-import com.google.protobuf.Message;
-import io.blockscope.metrics.profile.ProfileProtocol;
+import io.blockscope.metrics.profile.ProfileWire;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -18,7 +16,6 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
@@ -93,21 +90,9 @@ public final class BlockscopePhoenix {
     List<QueryProfile.Region> regions = new ArrayList<>();
     for (String table : tables) {
       try (Table t = pc.getQueryServices().getTable(Bytes.toBytes(table))) {
-        Map<byte[], Message> answers =
-            t.batchCoprocessorService(
-                ProfileProtocol.GET_PROFILE,
-                ProfileProtocol.request(queryId, user),
-                null,
-                null,
-                DynamicMessage.getDefaultInstance(ProfileProtocol.RESPONSE));
-        for (Message m : answers.values()) {
-          if (ProfileProtocol.found(m)) {
-            regions.add(
-                new QueryProfile.Region(
-                    table,
-                    ProfileProtocol.region(m),
-                    ProfileProtocol.rows(m),
-                    ProfileProtocol.costs(m)));
+        for (ProfileWire.Answer a : ProfileEndpoint.get().ask(t, queryId, user)) {
+          if (a.found) {
+            regions.add(new QueryProfile.Region(table, a.region, a.rows, a.costs));
           }
         }
       } catch (SQLException e) {

@@ -1,35 +1,41 @@
 package io.blockscope.release;
 
+import com.google.protobuf.DescriptorProtos.FileDescriptorProto;
 import com.google.protobuf.Descriptors;
+import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.Message;
-import java.lang.reflect.Method;
 import java.net.URL;
 import java.net.URLClassLoader;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
- * blockscope's profile endpoint protocol as the release's {@code client/} jar describes it (its
- * {@code ProfileProtocol}, loaded from that jar over this JVM's HBase client and protobuf 2.5), so
- * that a test calls the endpoint as a user's own client would.
+ * blockscope's profile endpoint protocol as the release's {@code client/} jar speaks it (its
+ * protobuf-free {@code ProfileWire}, loaded from that jar), with descriptors built from that jar's
+ * own description in this JVM's protobuf 2.5, so that a test calls the endpoint as a user's own
+ * client would.
  */
 final class ProfileAnswers {
   static final Descriptors.MethodDescriptor GET_PROFILE;
+  static final Descriptors.Descriptor REQUEST;
   static final Descriptors.Descriptor RESPONSE;
-  private static final Class<?> PROTOCOL;
+  private static final Class<?> WIRE;
 
   static {
-    try (Stream<Path> s = Files.list(Path.of(System.getProperty("blockscope.release"), "client"))) {
-      Path jar = s.findFirst().orElseThrow(() -> new AssertionError("no jar in client/"));
+    try {
+      Path jar = ReleaseClients.driverJar(Path.of(System.getProperty("blockscope.release")));
       @SuppressWarnings("resource") // the protocol's classes live as long as the test JVM
       URLClassLoader loader =
           new URLClassLoader(
               new URL[] {jar.toUri().toURL()}, ProfileAnswers.class.getClassLoader());
-      PROTOCOL = Class.forName("io.blockscope.metrics.profile.ProfileProtocol", true, loader);
-      GET_PROFILE = (Descriptors.MethodDescriptor) PROTOCOL.getField("GET_PROFILE").get(null);
-      RESPONSE = (Descriptors.Descriptor) PROTOCOL.getField("RESPONSE").get(null);
+      WIRE = Class.forName("io.blockscope.metrics.profile.ProfileWire", true, loader);
+      Descriptors.FileDescriptor d =
+          Descriptors.FileDescriptor.buildFrom(
+              FileDescriptorProto.parseFrom((byte[]) WIRE.getMethod("fileDescriptor").invoke(null)),
+              new Descriptors.FileDescriptor[0]);
+      GET_PROFILE = d.findServiceByName("BlockscopeProfile").findMethodByName("GetProfile");
+      REQUEST = d.findMessageTypeByName("ProfileRequest");
+      RESPONSE = d.findMessageTypeByName("ProfileResponse");
     } catch (Exception e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -39,24 +45,27 @@ final class ProfileAnswers {
 
   /** A request for user {@code user}'s record of query {@code id} (null: the caller's own). */
   static Message request(String id, String user) throws Exception {
-    return (Message) call("request", new Class<?>[] {String.class, String.class}, id, user);
+    byte[] b =
+        (byte[]) WIRE.getMethod("request", String.class, String.class).invoke(null, id, user);
+    return DynamicMessage.parseFrom(REQUEST, b);
   }
 
   static boolean found(Message response) throws Exception {
-    return (Boolean) call("found", new Class<?>[] {Message.class}, response);
+    return (Boolean) field(response, "found");
   }
 
   static long rows(Message response) throws Exception {
-    return (Long) call("rows", new Class<?>[] {Message.class}, response);
+    return (Long) field(response, "rows");
   }
 
   @SuppressWarnings("unchecked")
   static Map<String, Long> costs(Message response) throws Exception {
-    return (Map<String, Long>) call("costs", new Class<?>[] {Message.class}, response);
+    return (Map<String, Long>) field(response, "costs");
   }
 
-  private static Object call(String name, Class<?>[] types, Object... args) throws Exception {
-    Method m = PROTOCOL.getMethod(name, types);
-    return m.invoke(null, args);
+  /** A field of the client jar's reading of {@code response}'s bytes. */
+  private static Object field(Message response, String name) throws Exception {
+    Object answer = WIRE.getMethod("answer", byte[].class).invoke(null, response.toByteArray());
+    return answer.getClass().getField(name).get(answer);
   }
 }

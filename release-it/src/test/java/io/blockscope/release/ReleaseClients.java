@@ -122,7 +122,8 @@ final class ReleaseClients {
   /**
    * Runs statements in sqlline through the release's hints driver and returns what it printed;
    * fails unless it exits 0. {@code confDir} (a client configuration directory, or null) goes first
-   * on the class path, as Phoenix's own sqlline.py puts HBase's configuration there.
+   * on the class path, as Phoenix's own sqlline.py puts HBase's configuration there; Phoenix's
+   * client is this JVM's unshaded class path.
    */
   static String sqlline(
       StockCluster cluster,
@@ -133,31 +134,112 @@ final class ReleaseClients {
       Path confDir,
       String... statements)
       throws Exception {
+    String classpath =
+        (confDir == null ? "" : confDir + ":")
+            + driverJar(release)
+            + ":"
+            + System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    List<String> options = new ArrayList<>(OPENS);
+    options.addAll(jvmOptions);
+    return sqllineProcess(cluster, name, classpath, url, options, statements);
+  }
+
+  /**
+   * Runs statements in sqlline as Phoenix 5.2.1's {@code bin/sqlline.py} starts it on a Phoenix
+   * binary install, with blockscope's driver beside it as docs/hints.md says: the class path is
+   * {@code confDir}, sqlline and its jline, the log4j2 jars (the stock HBase install's), Phoenix's
+   * shaded {@code phoenix-client-embedded-hbase-2.6.jar} ({@code blockscope.phoenix.client.jar})
+   * and the release's client jar, and nothing else; the JVM flags are sqlline.py's for JDK 11 and
+   * later. Fails unless it exits 0.
+   */
+  static String sqllineShaded(
+      StockCluster cluster,
+      Path release,
+      String name,
+      String url,
+      Path confDir,
+      String... statements)
+      throws Exception {
+    List<String> cp = new ArrayList<>();
+    cp.add(confDir.toString());
+    for (String e :
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"))
+            .split(":")) {
+      if (e.contains("/sqlline/") || e.contains("/org/jline/") || e.contains("/jansi/")) {
+        cp.add(e);
+      }
+    }
+    for (String e :
+        Files.readString(Path.of(System.getProperty("blockscope.server.classpath")))
+            .trim()
+            .split(":")) {
+      if (e.contains("/org/apache/logging/log4j/")) {
+        cp.add(e);
+      }
+    }
+    Path phoenixClient = Path.of(System.getProperty("blockscope.phoenix.client.jar"));
+    assertTrue("no " + phoenixClient, Files.isRegularFile(phoenixClient));
+    cp.add(phoenixClient.toString());
+    cp.add(driverJar(release).toString());
+    List<String> options =
+        new ArrayList<>(
+            List.of(
+                "-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true",
+                "--add-modules",
+                "jdk.unsupported",
+                "--add-opens",
+                "java.base/java.nio=ALL-UNNAMED",
+                "--add-opens",
+                "java.base/sun.nio.ch=ALL-UNNAMED",
+                "--add-opens",
+                "java.base/java.lang=ALL-UNNAMED",
+                "--add-opens",
+                "java.base/jdk.internal.ref=ALL-UNNAMED",
+                "--add-opens",
+                "java.base/java.lang.reflect=ALL-UNNAMED",
+                "--add-exports",
+                "java.base/jdk.internal.misc=ALL-UNNAMED",
+                "--add-exports",
+                "java.security.jgss/sun.security.krb5=ALL-UNNAMED",
+                "--add-exports",
+                "java.base/sun.net.dns=ALL-UNNAMED",
+                "--add-exports",
+                "java.base/sun.net.util=ALL-UNNAMED"));
+    return sqllineProcess(cluster, name, String.join(":", cp), url, options, statements);
+  }
+
+  private static final List<String> OPENS =
+      List.of(
+          "--add-opens",
+          "java.base/java.lang=ALL-UNNAMED",
+          "--add-opens",
+          "java.base/java.nio=ALL-UNNAMED",
+          "--add-opens",
+          "java.base/sun.nio.ch=ALL-UNNAMED");
+
+  /** The release's hints driver jar (its {@code client/} directory holds that one jar). */
+  static Path driverJar(Path release) throws java.io.IOException {
+    try (Stream<Path> s = Files.list(release.resolve("client"))) {
+      return s.findFirst().orElseThrow(() -> new AssertionError("no jar in client/"));
+    }
+  }
+
+  private static String sqllineProcess(
+      StockCluster cluster,
+      String name,
+      String classpath,
+      String url,
+      List<String> jvmOptions,
+      String... statements)
+      throws Exception {
     Path home = cluster.home.resolve("sqlline-" + name);
     Files.createDirectories(home);
     Path script = home.resolve("script.sql");
     Files.writeString(script, String.join("\n", statements) + "\n!quit\n");
-    Path driver;
-    try (Stream<Path> s = Files.list(release.resolve("client"))) {
-      driver = s.findFirst().orElseThrow(() -> new AssertionError("no jar in client/"));
-    }
-    String classpath =
-        (confDir == null ? "" : confDir + ":")
-            + driver
-            + ":"
-            + System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx384m");
     cmd.add("-Duser.home=" + home);
-    cmd.addAll(
-        List.of(
-            "--add-opens",
-            "java.base/java.lang=ALL-UNNAMED",
-            "--add-opens",
-            "java.base/java.nio=ALL-UNNAMED",
-            "--add-opens",
-            "java.base/sun.nio.ch=ALL-UNNAMED"));
     cmd.addAll(jvmOptions);
     cmd.addAll(
         List.of(

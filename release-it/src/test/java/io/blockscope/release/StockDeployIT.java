@@ -333,14 +333,8 @@ public class StockDeployIT {
    */
   @Test
   public void t4_hintsDriverFromClientProcesses() throws Exception {
-    TableName t = TableName.valueOf("RELEASE_HINTS");
+    TableName t = flushedHintsTable("RELEASE_HINTS");
     int rows = ROWS_PHOENIX;
-    phoenixTable(
-        "CREATE TABLE RELEASE_HINTS (PK INTEGER PRIMARY KEY, V1 VARCHAR, V2 DOUBLE)"
-            + " DATA_BLOCK_ENCODING='FAST_DIFF', BLOCKSIZE=4096, COMPRESSION='GZ'");
-    try (Admin admin = cluster.admin()) {
-      admin.flush(t);
-    }
     RegionServer rs = hosting(t);
     String region = regionOf(t).getEncodedName();
     long blocks = dataBlocks(t, "0")[0];
@@ -374,6 +368,115 @@ public class StockDeployIT {
     // ANALYZE's count hit them all
     assertRegionCount(rs, t, region, "blockCache.miss.data", 3 * blocks);
     assertRegionCount(rs, t, region, "blockCache.hit.data", blocks);
+  }
+
+  /**
+   * The hints driver beside Phoenix's shaded client jar ({@code phoenix-client-embedded-hbase-2.6},
+   * built by stock-hbase/phoenix-client with Phoenix's own relocation rules, protobuf among them),
+   * in sqlline processes started as Phoenix's {@code sqlline.py} starts them, the HBase
+   * configuration directory first on the class path and no ZooKeeper quorum in the URL: NO_CACHE,
+   * SERIAL and PROFILE hold, and EXPLAIN ANALYZE's figures, read through the profile endpoint with
+   * the shaded client's protobuf, are exactly what the region's metrics rose by.
+   */
+  @Test
+  public void t4s_hintsDriverBesidePhoenixsShadedClient() throws Exception {
+    TableName t = flushedHintsTable("RELEASE_SHADED");
+    RegionServer rs = hosting(t);
+    String region = regionOf(t).getEncodedName();
+    long blocks = dataBlocks(t, "0")[0];
+    Path conf = cluster.home.resolve("shaded-client-conf");
+    Files.createDirectories(conf);
+    Files.writeString(
+        conf.resolve("hbase-site.xml"),
+        "<configuration>\n"
+            + "<property><name>hbase.zookeeper.quorum</name><value>127.0.0.1</value></property>\n"
+            + "<property><name>hbase.zookeeper.property.clientPort</name><value>"
+            + cluster.zkPort
+            + "</value></property>\n"
+            + "</configuration>\n");
+
+    String first =
+        ReleaseClients.sqllineShaded(
+            cluster,
+            release,
+            "shaded-first",
+            "jdbc:blockscope:phoenix",
+            conf,
+            "SELECT /*+ NO_CACHE */ COUNT(*) FROM RELEASE_SHADED;",
+            "EXPLAIN SELECT /*+ SERIAL NO_CACHE */ PK FROM RELEASE_SHADED WHERE V2 < 0.5;",
+            "SELECT /*+ PROFILE SERIAL */ COUNT(*) FROM RELEASE_SHADED;");
+    assertEquals(first, 2, first.split("'" + ROWS_PHOENIX + "'", -1).length - 1);
+    assertTrue(first, first.contains("BLOCKSCOPE SERIAL: region scans run one at a time"));
+    assertTrue(first, first.contains("BLOCKSCOPE NO_CACHE: every scan of this query"));
+    // the NO_CACHE count missed every block and cached none; the profiled count missed them again
+    assertRegionCount(rs, t, region, "blockCache.miss.data", 2 * blocks);
+    assertRegionCount(rs, t, region, "blockCache.hit.data", 0);
+
+    Map<String, Long> before = regionCounts(rs, t, region);
+    String second =
+        ReleaseClients.sqllineShaded(
+            cluster,
+            release,
+            "shaded-second",
+            "jdbc:blockscope:phoenix",
+            conf,
+            "EXPLAIN ANALYZE (FORMAT JSON) SELECT COUNT(*) FROM RELEASE_SHADED;");
+    org.apache.hbase.thirdparty.com.google.gson.JsonObject doc =
+        JsonParser.parseString(second.substring(second.indexOf('{'), second.lastIndexOf('}') + 1))
+            .getAsJsonObject();
+    JsonArray regions = doc.getAsJsonArray("regions");
+    assertEquals(second, 1, regions.size());
+    org.apache.hbase.thirdparty.com.google.gson.JsonObject costs =
+        regions.get(0).getAsJsonObject().getAsJsonObject("costs");
+    assertEquals(second, region, regions.get(0).getAsJsonObject().get("region").getAsString());
+    // the whole table from the cache the profiled count filled
+    assertEquals(second, blocks, costs.get("blockCache.hit.data").getAsLong());
+    for (String name : costs.keySet()) {
+      assertRegionCount(
+          rs, t, region, name, before.getOrDefault(name, 0L) + costs.get(name).getAsLong());
+    }
+    Map<String, Long> after = regionCounts(rs, t, region);
+    for (Map.Entry<String, Long> e : after.entrySet()) {
+      long rose = e.getValue() - before.getOrDefault(e.getKey(), 0L);
+      long profiled = costs.has(e.getKey()) ? costs.get(e.getKey()).getAsLong() : 0;
+      assertEquals(second + "\n" + e.getKey() + " rose by", profiled, rose);
+    }
+  }
+
+  /**
+   * A Phoenix table of {@link #ROWS_PHOENIX} rows in FAST_DIFF and GZ with 4 KB blocks, flushed to
+   * one store file.
+   */
+  private static TableName flushedHintsTable(String name) throws Exception {
+    phoenixTable(
+        "CREATE TABLE "
+            + name
+            + " (PK INTEGER PRIMARY KEY, V1 VARCHAR, V2 DOUBLE)"
+            + " DATA_BLOCK_ENCODING='FAST_DIFF', BLOCKSIZE=4096, COMPRESSION='GZ'");
+    TableName t = TableName.valueOf(name);
+    try (Admin admin = cluster.admin()) {
+      admin.flush(t);
+    }
+    return t;
+  }
+
+  /** The region's blockscope counters on its server's /jmx, by name. */
+  private static Map<String, Long> regionCounts(RegionServer rs, TableName t, String region)
+      throws Exception {
+    String q = "blockscope:type=Region,table=" + t.getNameAsString() + ",region=" + region + ",*";
+    Map<String, Long> m = new java.util.TreeMap<>();
+    JsonParser.parseString(get(rs.infoUrl() + "/jmx?qry=" + enc(q)))
+        .getAsJsonObject()
+        .getAsJsonArray("beans")
+        .forEach(
+            b -> {
+              org.apache.hbase.thirdparty.com.google.gson.JsonObject o = b.getAsJsonObject();
+              if (o.has("Count")) {
+                String n = o.get("name").getAsString();
+                m.put(n.substring(n.indexOf(",name=") + 6), o.get("Count").getAsLong());
+              }
+            });
+    return m;
   }
 
   /**

@@ -1,12 +1,9 @@
 package io.blockscope.metrics.profile;
 
-import com.google.protobuf.DescriptorProtos.DescriptorProto;
-import com.google.protobuf.DescriptorProtos.FieldDescriptorProto;
 import com.google.protobuf.DescriptorProtos.FileDescriptorProto;
-import com.google.protobuf.DescriptorProtos.MethodDescriptorProto;
-import com.google.protobuf.DescriptorProtos.ServiceDescriptorProto;
 import com.google.protobuf.Descriptors;
 import com.google.protobuf.DynamicMessage;
+import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,9 +11,10 @@ import java.util.Map;
 
 /**
  * The coprocessor endpoint that returns a profiled query's costs, region by region: service {@code
- * blockscope.BlockscopeProfile}, method {@code GetProfile}. The messages are described at run time
- * (protobuf 2.5's {@code DynamicMessage}, the protobuf HBase 2.6 keeps for endpoints), so neither
- * side needs generated code:
+ * blockscope.BlockscopeProfile}, method {@code GetProfile}, for the region server's side, in
+ * protobuf 2.5 (the protobuf HBase 2.6 keeps for endpoints). The messages are described at run time
+ * from {@link ProfileWire}'s descriptor ({@code DynamicMessage}), so neither side needs generated
+ * code, and a client without {@code com.google.protobuf} speaks it through {@link ProfileWire}:
  *
  * <pre>
  * message ProfileRequest  { optional string query_id = 1; optional string user = 2; }
@@ -39,57 +37,21 @@ public final class ProfileProtocol {
   public static final Descriptors.Descriptor RESPONSE;
 
   static {
-    FileDescriptorProto file =
-        FileDescriptorProto.newBuilder()
-            .setName("blockscope/profile.proto")
-            .setPackage("blockscope")
-            .addMessageType(
-                DescriptorProto.newBuilder()
-                    .setName("ProfileRequest")
-                    .addField(field("query_id", 1, FieldDescriptorProto.Type.TYPE_STRING, false))
-                    .addField(field("user", 2, FieldDescriptorProto.Type.TYPE_STRING, false)))
-            .addMessageType(
-                DescriptorProto.newBuilder()
-                    .setName("ProfileResponse")
-                    .addField(field("region", 1, FieldDescriptorProto.Type.TYPE_STRING, false))
-                    .addField(field("found", 2, FieldDescriptorProto.Type.TYPE_BOOL, false))
-                    .addField(field("rows", 3, FieldDescriptorProto.Type.TYPE_INT64, false))
-                    .addField(field("name", 4, FieldDescriptorProto.Type.TYPE_STRING, true))
-                    .addField(field("value", 5, FieldDescriptorProto.Type.TYPE_INT64, true)))
-            .addService(
-                ServiceDescriptorProto.newBuilder()
-                    .setName("BlockscopeProfile")
-                    .addMethod(
-                        MethodDescriptorProto.newBuilder()
-                            .setName("GetProfile")
-                            .setInputType(".blockscope.ProfileRequest")
-                            .setOutputType(".blockscope.ProfileResponse")))
-            .build();
     try {
       Descriptors.FileDescriptor d =
-          Descriptors.FileDescriptor.buildFrom(file, new Descriptors.FileDescriptor[0]);
-      SERVICE = d.findServiceByName("BlockscopeProfile");
-      GET_PROFILE = SERVICE.findMethodByName("GetProfile");
-      REQUEST = d.findMessageTypeByName("ProfileRequest");
-      RESPONSE = d.findMessageTypeByName("ProfileResponse");
-    } catch (Descriptors.DescriptorValidationException e) {
+          Descriptors.FileDescriptor.buildFrom(
+              FileDescriptorProto.parseFrom(ProfileWire.fileDescriptor()),
+              new Descriptors.FileDescriptor[0]);
+      SERVICE = d.findServiceByName(ProfileWire.SERVICE);
+      GET_PROFILE = SERVICE.findMethodByName(ProfileWire.METHOD);
+      REQUEST = d.findMessageTypeByName(ProfileWire.REQUEST);
+      RESPONSE = d.findMessageTypeByName(ProfileWire.RESPONSE);
+    } catch (Descriptors.DescriptorValidationException | InvalidProtocolBufferException e) {
       throw new ExceptionInInitializerError(e);
     }
   }
 
   private ProfileProtocol() {}
-
-  private static FieldDescriptorProto.Builder field(
-      String name, int number, FieldDescriptorProto.Type type, boolean repeated) {
-    return FieldDescriptorProto.newBuilder()
-        .setName(name)
-        .setNumber(number)
-        .setType(type)
-        .setLabel(
-            repeated
-                ? FieldDescriptorProto.Label.LABEL_REPEATED
-                : FieldDescriptorProto.Label.LABEL_OPTIONAL);
-  }
 
   /** A request for the caller's own record of query {@code queryId}. */
   public static DynamicMessage request(String queryId) {
