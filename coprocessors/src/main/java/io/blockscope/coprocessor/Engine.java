@@ -722,10 +722,13 @@ final class Engine implements Hooks, ConfigurationObserver {
           .getMethod("registerObserver", ConfigurationObserver.class)
           .invoke(manager, this);
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-      problem(
+      // once per engine (configObserverRegistered): the operator's log says it, as problems() does
+      String problem =
           "live configuration reload (update_config) unavailable on this HBase: "
               + e
-              + "; blockscope's settings change at restart");
+              + "; blockscope's settings change at restart";
+      LOG.warn("blockscope: {}", problem);
+      problem(problem);
     }
   }
 

@@ -19,12 +19,13 @@ import org.slf4j.LoggerFactory;
  * reports each coprocessor as {@code CoprocessorHost.getCoprocessors()} names it ({@code
  * getClass().getSimpleName()}), and only while the server holds a region. Keep the class name: it
  * is the deployment's contract (hbase-site.xml) and the guard's signal. It never throws: a failed
- * registration (another HBase version) is logged as an error, the region still opens, and a store
- * using the encoding fails to open on that server as it would without blockscope.
+ * registration (another HBase version) is logged as an error once per JVM, the region still opens,
+ * and a store using the encoding fails to open on that server as it would without blockscope.
  */
 public final class EncodingRegistrar implements RegionCoprocessor {
   private static final Logger LOG = LoggerFactory.getLogger(EncodingRegistrar.class);
   private static volatile boolean logged;
+  private static volatile boolean failureLogged;
 
   @Override
   @SuppressWarnings("rawtypes") // HBase's own signature: Coprocessor.start(CoprocessorEnvironment)
@@ -39,11 +40,17 @@ public final class EncodingRegistrar implements RegionCoprocessor {
             BlockscopeEncoding.ID);
       }
     } catch (RuntimeException | LinkageError e) {
-      LOG.error(
-          "blockscope: cannot register data block encoding {}; stores using it will not "
-              + "open on this server",
-          BlockscopeEncoding.NAME,
-          e);
+      // every region open retries (the same answer on the same HBase): the reason once, at ERROR
+      if (!failureLogged) {
+        failureLogged = true;
+        LOG.error(
+            "blockscope: cannot register data block encoding {}; stores using it will not "
+                + "open on this server (said once; later region opens log it at DEBUG)",
+            BlockscopeEncoding.NAME,
+            e);
+      } else if (LOG.isDebugEnabled()) {
+        LOG.debug("blockscope: cannot register {}: {}", BlockscopeEncoding.NAME, e.toString());
+      }
     }
   }
 
