@@ -148,17 +148,22 @@ final class StockCluster implements AutoCloseable {
   /** Who the test's own connection is: HBase's superuser on a secured cluster, else null. */
   private final UserGroupInformation superuser;
 
+  /** HDFS's NameNode RPC port when the cluster runs on HDFS processes, else 0 (local files). */
+  private int nameNodePort;
+
+  /** The NameNode's and DataNodes' processes, with their logs. */
+  private final Map<Process, Path> hdfs = new LinkedHashMap<>();
+
   private Process zk;
   private Process master;
   private int masterStarts;
   private Connection connection;
 
-  private StockCluster(Path home, SecureRealm realm) throws IOException {
+  private StockCluster(Path home, SecureRealm realm, Path serverClasspath) throws IOException {
     this.home = home;
     this.realm = realm;
     this.superuser = realm == null ? null : realm.login("hbase");
-    this.serverClasspath =
-        Files.readString(Path.of(System.getProperty("blockscope.server.classpath"))).trim();
+    this.serverClasspath = Files.readString(serverClasspath).trim();
     // The JDK 17 module openings HBase and Hadoop need (the same list the project's tests use),
     // without blockscope's own attach flags: a stock region server has none.
     List<String> flags = new ArrayList<>();
@@ -184,19 +189,71 @@ final class StockCluster implements AutoCloseable {
   static StockCluster start(
       Path home, Deployment masterDeployment, List<Deployment> deployments, SecureRealm realm)
       throws Exception {
+    return start(
+        home,
+        Path.of(System.getProperty("blockscope.server.classpath")),
+        masterDeployment,
+        deployments,
+        realm);
+  }
+
+  /**
+   * As {@link #start(Path, Deployment, List, SecureRealm)}, on another HBase install: {@code
+   * serverClasspath} is the file that lists its server class path (stock-hbase's
+   * target/server-classpath.txt of that version).
+   */
+  static StockCluster start(
+      Path home,
+      Path serverClasspath,
+      Deployment masterDeployment,
+      List<Deployment> deployments,
+      SecureRealm realm)
+      throws Exception {
+    return start(home, serverClasspath, masterDeployment, deployments, realm, 0);
+  }
+
+  /**
+   * As {@link #start(Path, Path, Deployment, List, SecureRealm)}; with {@code dataNodes} above 0,
+   * HBase's root directory is on HDFS run as processes of their own (a NameNode and that many
+   * DataNodes, from the Hadoop jars of the server class path), not on the local file system.
+   */
+  static StockCluster start(
+      Path home,
+      Path serverClasspath,
+      Deployment masterDeployment,
+      List<Deployment> deployments,
+      SecureRealm realm,
+      int dataNodes)
+      throws Exception {
     deleteTree(home);
     Files.createDirectories(home.resolve("logs"));
-    StockCluster c = new StockCluster(home, realm);
-    c.startZooKeeper();
-    c.startMaster(masterDeployment);
+    StockCluster c = new StockCluster(home, realm, serverClasspath);
+    try {
+      c.startAll(masterDeployment, deployments, dataNodes);
+    } catch (Exception | AssertionError e) {
+      c.close();
+      throw e;
+    }
+    return c;
+  }
+
+  private void startAll(Deployment masterDeployment, List<Deployment> deployments, int dataNodes)
+      throws Exception {
+    if (dataNodes > 0) {
+      if (realm != null) {
+        throw new IllegalArgumentException("HDFS processes are not set up for a secured cluster");
+      }
+      startHdfs(dataNodes);
+    }
+    startZooKeeper();
+    startMaster(masterDeployment);
     for (int i = 0; i < deployments.size(); i++) {
-      RegionServer rs = c.new RegionServer(i + 1);
-      c.servers.add(rs);
+      RegionServer rs = new RegionServer(i + 1);
+      servers.add(rs);
       rs.start(deployments.get(i));
     }
-    c.connection = c.asSuperuser(() -> ConnectionFactory.createConnection(c.clientConf()));
-    c.awaitServers(deployments.size());
-    return c;
+    connection = asSuperuser(() -> ConnectionFactory.createConnection(clientConf()));
+    awaitServers(deployments.size());
   }
 
   List<RegionServer> regionServers() {
@@ -398,7 +455,12 @@ final class StockCluster implements AutoCloseable {
   }
 
   private void checkAlive() throws IOException {
-    if (!zk.isAlive()) {
+    for (Map.Entry<Process, Path> p : hdfs.entrySet()) {
+      if (!p.getKey().isAlive()) {
+        throw new AssertionError(p.getValue().getFileName() + " exited:\n" + tail(p.getValue()));
+      }
+    }
+    if (zk != null && !zk.isAlive()) {
       throw new AssertionError("ZooKeeper exited:\n" + tail(home.resolve("logs/zookeeper.log")));
     }
     if (master != null && !master.isAlive()) {
@@ -415,6 +477,126 @@ final class StockCluster implements AutoCloseable {
   static String tail(Path log) throws IOException {
     List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
     return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
+  }
+
+  /** hbase.rootdir: on HDFS when the cluster runs HDFS processes, else a local directory. */
+  String rootDir() {
+    return nameNodePort > 0
+        ? "hdfs://127.0.0.1:" + nameNodePort + "/hbase"
+        : home.resolve("hbase").toUri().toString();
+  }
+
+  /**
+   * Formats and starts a NameNode, then {@code dataNodes} DataNodes, each a process of its own with
+   * its own configuration directory, as an HDFS install runs them (its {@code hdfs namenode} and
+   * {@code hdfs datanode} commands start these classes), and waits until the NameNode counts every
+   * DataNode live. Loopback only; HDFS's defaults otherwise (block checksums on, no short-circuit
+   * reads: that needs Hadoop's native library, which Maven Central's jars do not carry).
+   */
+  private void startHdfs(int dataNodes) throws Exception {
+    nameNodePort = freePort();
+    int nameNodeHttp = freePort();
+    Path dir = home.resolve("hdfs");
+    Map<String, String> common = new LinkedHashMap<>();
+    common.put("fs.defaultFS", "hdfs://127.0.0.1:" + nameNodePort);
+    common.put("hadoop.tmp.dir", dir.resolve("tmp").toString());
+    common.put("dfs.namenode.name.dir", dir.resolve("name").toUri().toString());
+    common.put("dfs.namenode.http-address", "127.0.0.1:" + nameNodeHttp);
+    common.put("dfs.namenode.rpc-bind-host", "127.0.0.1");
+    common.put("dfs.replication", Integer.toString(Math.min(dataNodes, 3)));
+    common.put("dfs.permissions.enabled", "false");
+    // a DataNode on loopback registers as 127.0.0.1; the NameNode must not refuse it
+    common.put("dfs.namenode.datanode.registration.ip-hostname-check", "false");
+    Path nnConf = hdfsConf(dir.resolve("namenode-conf"), common, Map.of());
+    Path webapps = hdfsWebapps(dir.resolve("lib"));
+    Process format =
+        launch(
+            nnConf,
+            webapps,
+            List.of("-Xmx256m"),
+            "org.apache.hadoop.hdfs.server.namenode.NameNode",
+            List.of("-format", "-force", "-nonInteractive"),
+            home.resolve("logs/namenode-format.log"));
+    if (!format.waitFor(120, TimeUnit.SECONDS) || format.exitValue() != 0) {
+      throw new IOException(
+          "formatting the NameNode failed: " + tail(home.resolve("logs/namenode-format.log")));
+    }
+    Path nnLog = home.resolve("logs/namenode.log");
+    hdfs.put(
+        launch(
+            nnConf,
+            webapps,
+            List.of("-Xmx256m"),
+            "org.apache.hadoop.hdfs.server.namenode.NameNode",
+            List.of(),
+            nnLog),
+        nnLog);
+    for (int i = 1; i <= dataNodes; i++) {
+      Map<String, String> dn = new LinkedHashMap<>();
+      dn.put("dfs.datanode.data.dir", dir.resolve("data" + i).toUri().toString());
+      dn.put("dfs.datanode.address", "127.0.0.1:" + freePort());
+      dn.put("dfs.datanode.http.address", "127.0.0.1:" + freePort());
+      dn.put("dfs.datanode.ipc.address", "127.0.0.1:" + freePort());
+      Path dnLog = home.resolve("logs/datanode-" + i + ".log");
+      hdfs.put(
+          launch(
+              hdfsConf(dir.resolve("datanode" + i + "-conf"), common, dn),
+              webapps,
+              List.of("-Xmx256m"),
+              "org.apache.hadoop.hdfs.server.datanode.DataNode",
+              List.of(),
+              dnLog),
+          dnLog);
+    }
+    String jmx =
+        "http://127.0.0.1:"
+            + nameNodeHttp
+            + "/jmx?qry=Hadoop:service=NameNode,name=FSNamesystemState";
+    await(
+        dataNodes + " live DataNodes at the NameNode (" + home.resolve("logs") + ")",
+        120,
+        () -> {
+          try {
+            String body = StockChecks.get(jmx);
+            java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("\"NumLiveDataNodes\"\\s*:\\s*(\\d+)")
+                    .matcher(body);
+            return m.find() && Integer.parseInt(m.group(1)) >= dataNodes;
+          } catch (Exception | AssertionError e) {
+            return false;
+          }
+        });
+  }
+
+  /**
+   * A directory holding one jar with the {@code webapps/hdfs}, {@code webapps/datanode} and {@code
+   * webapps/static} directories that Hadoop's HTTP servers look up on the class path at start.
+   * Hadoop's own install has them; the hadoop-hdfs jar this build machine's Maven serves does not,
+   * and without them the NameNode and DataNodes stop at start ({@code webapps/hdfs not found in
+   * CLASSPATH}). Empty: the servers' /jmx and the NameNode's RPC are registered in code.
+   */
+  private static Path hdfsWebapps(Path lib) throws IOException {
+    Files.createDirectories(lib);
+    try (java.util.zip.ZipOutputStream out =
+        new java.util.zip.ZipOutputStream(Files.newOutputStream(lib.resolve("hdfs-webapps.jar")))) {
+      for (String d :
+          List.of("webapps/", "webapps/hdfs/", "webapps/datanode/", "webapps/static/")) {
+        out.putNextEntry(new java.util.zip.ZipEntry(d));
+        out.closeEntry();
+      }
+    }
+    return lib;
+  }
+
+  private static Path hdfsConf(Path dir, Map<String, String> common, Map<String, String> own)
+      throws IOException {
+    Files.createDirectories(dir);
+    Map<String, String> site = new LinkedHashMap<>(common);
+    site.putAll(own);
+    SecureRealm.write(
+        dir.resolve("core-site.xml"), Map.of("fs.defaultFS", common.get("fs.defaultFS")));
+    SecureRealm.write(dir.resolve("hdfs-site.xml"), site);
+    return dir;
   }
 
   private void startZooKeeper() throws IOException {
@@ -494,11 +676,13 @@ final class StockCluster implements AutoCloseable {
   private Map<String, String> baseSite() {
     Map<String, String> site = new LinkedHashMap<>();
     site.put("hbase.cluster.distributed", "true");
-    site.put("hbase.rootdir", home.resolve("hbase").toUri().toString());
+    site.put("hbase.rootdir", rootDir());
     site.put("hbase.zookeeper.quorum", "127.0.0.1");
     site.put("hbase.zookeeper.property.clientPort", Integer.toString(zkPort));
-    // the local file system has no hflush/hsync capability; HBase's own advice for such a setup
-    site.put("hbase.unsafe.stream.capability.enforce", "false");
+    if (nameNodePort == 0) {
+      // the local file system has no hflush/hsync capability; HBase's own advice for such a setup
+      site.put("hbase.unsafe.stream.capability.enforce", "false");
+    }
     if (realm != null) {
       site.putAll(realm.serverSite());
     }
@@ -587,12 +771,20 @@ final class StockCluster implements AutoCloseable {
     }
     // region servers first, then the master, then ZooKeeper; no flush is needed of scratch data
     for (RegionServer rs : servers) {
-      rs.process.destroyForcibly();
+      if (rs.process != null) {
+        rs.process.destroyForcibly();
+      }
     }
     if (master != null) {
       master.destroyForcibly();
     }
-    zk.destroyForcibly();
+    if (zk != null) {
+      zk.destroyForcibly();
+    }
+    // HDFS last: HBase's processes are gone
+    for (Process p : hdfs.keySet()) {
+      p.destroyForcibly();
+    }
     for (Process p : processes) {
       try {
         p.waitFor(30, TimeUnit.SECONDS);
@@ -635,26 +827,29 @@ final class StockCluster implements AutoCloseable {
    */
   long dataBlocks(TableName t, String family) throws IOException {
     Configuration conf = clientConf();
-    Path dir =
-        home.resolve("hbase/data/default")
-            .resolve(t.getQualifierAsString())
-            .resolve(regionOf(t).getEncodedName())
-            .resolve(family);
-    FileSystem fs = FileSystem.getLocal(conf);
+    org.apache.hadoop.fs.Path dir =
+        new org.apache.hadoop.fs.Path(
+            rootDir()
+                + "/data/default/"
+                + t.getQualifierAsString()
+                + "/"
+                + regionOf(t).getEncodedName()
+                + "/"
+                + family);
+    FileSystem fs = dir.getFileSystem(conf);
     long blocks = 0;
     long files = 0;
-    try (Stream<Path> s = Files.list(dir)) {
-      for (Path p : s.toList()) {
-        try (HFile.Reader r =
-            HFile.createReader(
-                fs, new org.apache.hadoop.fs.Path(p.toUri()), CacheConfig.DISABLED, true, conf)) {
-          FixedFileTrailer trailer = r.getTrailer();
-          if (trailer.getNumDataIndexLevels() != 1) {
-            throw new AssertionError("a multi-level index in " + p);
-          }
-          blocks += trailer.getDataIndexCount();
-          files++;
+    for (org.apache.hadoop.fs.FileStatus f : fs.listStatus(dir)) {
+      if (f.isDirectory() || f.getPath().getName().startsWith(".")) {
+        continue;
+      }
+      try (HFile.Reader r = HFile.createReader(fs, f.getPath(), CacheConfig.DISABLED, true, conf)) {
+        FixedFileTrailer trailer = r.getTrailer();
+        if (trailer.getNumDataIndexLevels() != 1) {
+          throw new AssertionError("a multi-level index in " + f.getPath());
         }
+        blocks += trailer.getDataIndexCount();
+        files++;
       }
     }
     if (files != 1) {

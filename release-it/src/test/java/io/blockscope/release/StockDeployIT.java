@@ -6,12 +6,6 @@ import static org.junit.Assert.assertTrue;
 import io.blockscope.release.StockCluster.Deployment;
 import io.blockscope.release.StockCluster.RegionServer;
 import java.io.IOException;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,20 +24,12 @@ import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
-import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.CoprocessorDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Get;
-import org.apache.hadoop.hbase.client.Put;
-import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.ResultScanner;
-import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
-import org.apache.hadoop.hbase.io.compress.Compression;
-import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
-import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hbase.thirdparty.com.google.gson.JsonArray;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 import org.junit.AfterClass;
@@ -77,11 +63,6 @@ import org.junit.runners.MethodSorters;
  */
 @FixMethodOrder(MethodSorters.NAME_ASCENDING)
 public class StockDeployIT {
-  private static final byte[] F = Bytes.toBytes("f");
-  private static final Pattern ENGINE_STARTED =
-      Pattern.compile(
-          "blockscope: engine started at level (\\w+) exporting regions (\\S+); probes ([^;]+);");
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
   private static final int ROWS_PHOENIX = 3_000;
   private static final String ENC_DDL =
       "CREATE TABLE ENC_RELEASE (PK INTEGER PRIMARY KEY, V1 VARCHAR, V2 DOUBLE)"
@@ -93,6 +74,7 @@ public class StockDeployIT {
   private static Path release;
   private static DeployPage page;
   private static StockCluster cluster;
+  private static StockChecks checks;
 
   @BeforeClass
   public static void startCluster() throws Exception {
@@ -106,6 +88,7 @@ public class StockDeployIT {
             Path.of(System.getProperty("blockscope.work")),
             masterWithGuard(false),
             List.of(phoenix, phoenix));
+    checks = new StockChecks(cluster);
   }
 
   @AfterClass
@@ -186,25 +169,26 @@ public class StockDeployIT {
     Files.copy(jar, fsLib.resolve(jar.getFileName()));
     TableName t = TableName.valueOf("release_per_table");
     TableDescriptor td =
-        table(t)
+        checks
+            .table(t)
             .setCoprocessor(
                 CoprocessorDescriptorBuilder.newBuilder(page.fsClass)
                     .setJarPath(fsLib.resolve(jar.getFileName()).toUri().toString())
                     .setPriority(page.fsPriority)
                     .build())
             .build();
-    load(td, 3_000);
-    RegionServer rs = hosting(t);
-    String probes = engineLine(rs);
+    checks.load(td, 3_000);
+    RegionServer rs = checks.hosting(t);
+    String probes = checks.engineLine(rs);
     assertEquals("per-table load without -javaagent", page.probes, probes);
-    assertColdScanCounted(rs, t, 3_000);
+    checks.assertColdScanCounted(rs, t, 3_000);
   }
 
   @Test
   @SuppressWarnings("BanJNDI") // a JMX client of the test's own region server, on loopback
   public void t2_rollingRestartAddsTheClusterWideDeployment() throws Exception {
     TableName reads = TableName.valueOf("release_rolling");
-    load(table(reads).build(), 2_000);
+    checks.load(checks.table(reads).build(), 2_000);
     Reader reader = new Reader(reads, 2_000);
     reader.start();
     List<RegionServer> servers = cluster.regionServers();
@@ -222,7 +206,7 @@ public class StockDeployIT {
     cluster.restart(servers.get(1), clusterWide());
     reader.stopAndCheck();
     for (RegionServer rs : servers) {
-      assertEquals(rs.log().toString(), page.probes, engineLine(rs));
+      assertEquals(rs.log().toString(), page.probes, checks.engineLine(rs));
       assertTrue(
           rs.log().toString(),
           Files.readString(rs.log())
@@ -234,10 +218,10 @@ public class StockDeployIT {
     try (Admin admin = cluster.admin()) {
       admin.flush(enc);
     }
-    encodedCells = count(enc);
+    encodedCells = checks.count(enc);
     assertEquals(3L * ROWS_PHOENIX, encodedCells);
-    RegionServer host = hosting(enc);
-    String encRegion = regionOf(enc).getEncodedName();
+    RegionServer host = checks.hosting(enc);
+    String encRegion = checks.regionOf(enc).getEncodedName();
     // reading the files' trailers here takes the encoding in this JVM too (docs/encoder.md,
     // offline tools): the release's encoder jar and its register()
     try (var loader =
@@ -249,14 +233,15 @@ public class StockDeployIT {
           .getMethod("register")
           .invoke(null);
     }
-    assertRegionCount(host, enc, encRegion, "blockCache.miss.data", dataBlocks(enc, "0")[0]);
-    assertRegionCount(host, enc, encRegion, "decode.BLOCKSCOPE_V1.cells", encodedCells);
+    checks.assertRegionCount(
+        host, enc, encRegion, "blockCache.miss.data", checks.dataBlocks(enc, "0")[0]);
+    checks.assertRegionCount(host, enc, encRegion, "decode.BLOCKSCOPE_V1.cells", encodedCells);
     TableName t = TableName.valueOf("release_wide");
-    load(table(t).build(), 4_000);
-    RegionServer rs = hosting(t);
-    long misses = assertColdScanCounted(rs, t, 4_000);
+    checks.load(checks.table(t).build(), 4_000);
+    RegionServer rs = checks.hosting(t);
+    long misses = checks.assertColdScanCounted(rs, t, 4_000);
 
-    String region = regionOf(t).getEncodedName();
+    String region = checks.regionOf(t).getEncodedName();
     String bean =
         "blockscope:type=Region,table="
             + t.getNameAsString()
@@ -271,7 +256,7 @@ public class StockDeployIT {
       assertEquals(misses, ((Number) mbs.getAttribute(new ObjectName(bean), "Count")).longValue());
     }
     // and through the exporter's agent in the region server, with table and region labels
-    String scrape = get("http://127.0.0.1:" + rs.prometheusPort + "/metrics");
+    String scrape = StockChecks.get("http://127.0.0.1:" + rs.prometheusPort + "/metrics");
     Matcher m =
         Pattern.compile("blockscope_region_block_cache_miss_total\\{([^}]*)\\} ([0-9.eE+]+)")
             .matcher(scrape);
@@ -335,9 +320,9 @@ public class StockDeployIT {
   public void t4_hintsDriverFromClientProcesses() throws Exception {
     TableName t = flushedHintsTable("RELEASE_HINTS");
     int rows = ROWS_PHOENIX;
-    RegionServer rs = hosting(t);
-    String region = regionOf(t).getEncodedName();
-    long blocks = dataBlocks(t, "0")[0];
+    RegionServer rs = checks.hosting(t);
+    String region = checks.regionOf(t).getEncodedName();
+    long blocks = checks.dataBlocks(t, "0")[0];
 
     String first =
         sqlline(
@@ -345,8 +330,8 @@ public class StockDeployIT {
             "SELECT /*+ NO_CACHE */ COUNT(*) FROM RELEASE_HINTS;",
             "SELECT /*+ NO_CACHE */ COUNT(*) FROM RELEASE_HINTS;");
     assertEquals(first, 2, first.split("'" + rows + "'", -1).length - 1);
-    assertRegionCount(rs, t, region, "blockCache.miss.data", 2 * blocks);
-    assertRegionCount(rs, t, region, "blockCache.hit.data", 0);
+    checks.assertRegionCount(rs, t, region, "blockCache.miss.data", 2 * blocks);
+    checks.assertRegionCount(rs, t, region, "blockCache.hit.data", 0);
 
     String second =
         sqlline(
@@ -366,8 +351,8 @@ public class StockDeployIT {
             .find());
     // the SERIAL count missed every block (nothing was cached) and cached them; EXPLAIN
     // ANALYZE's count hit them all
-    assertRegionCount(rs, t, region, "blockCache.miss.data", 3 * blocks);
-    assertRegionCount(rs, t, region, "blockCache.hit.data", blocks);
+    checks.assertRegionCount(rs, t, region, "blockCache.miss.data", 3 * blocks);
+    checks.assertRegionCount(rs, t, region, "blockCache.hit.data", blocks);
   }
 
   /**
@@ -381,9 +366,9 @@ public class StockDeployIT {
   @Test
   public void t4s_hintsDriverBesidePhoenixsShadedClient() throws Exception {
     TableName t = flushedHintsTable("RELEASE_SHADED");
-    RegionServer rs = hosting(t);
-    String region = regionOf(t).getEncodedName();
-    long blocks = dataBlocks(t, "0")[0];
+    RegionServer rs = checks.hosting(t);
+    String region = checks.regionOf(t).getEncodedName();
+    long blocks = checks.dataBlocks(t, "0")[0];
     Path conf = cluster.home.resolve("shaded-client-conf");
     Files.createDirectories(conf);
     Files.writeString(
@@ -409,10 +394,10 @@ public class StockDeployIT {
     assertTrue(first, first.contains("BLOCKSCOPE SERIAL: region scans run one at a time"));
     assertTrue(first, first.contains("BLOCKSCOPE NO_CACHE: every scan of this query"));
     // the NO_CACHE count missed every block and cached none; the profiled count missed them again
-    assertRegionCount(rs, t, region, "blockCache.miss.data", 2 * blocks);
-    assertRegionCount(rs, t, region, "blockCache.hit.data", 0);
+    checks.assertRegionCount(rs, t, region, "blockCache.miss.data", 2 * blocks);
+    checks.assertRegionCount(rs, t, region, "blockCache.hit.data", 0);
 
-    Map<String, Long> before = regionCounts(rs, t, region);
+    Map<String, Long> before = checks.regionCounts(rs, t, region);
     String second =
         ReleaseClients.sqllineShaded(
             cluster,
@@ -432,10 +417,10 @@ public class StockDeployIT {
     // the whole table from the cache the profiled count filled
     assertEquals(second, blocks, costs.get("blockCache.hit.data").getAsLong());
     for (String name : costs.keySet()) {
-      assertRegionCount(
+      checks.assertRegionCount(
           rs, t, region, name, before.getOrDefault(name, 0L) + costs.get(name).getAsLong());
     }
-    Map<String, Long> after = regionCounts(rs, t, region);
+    Map<String, Long> after = checks.regionCounts(rs, t, region);
     for (Map.Entry<String, Long> e : after.entrySet()) {
       long rose = e.getValue() - before.getOrDefault(e.getKey(), 0L);
       long profiled = costs.has(e.getKey()) ? costs.get(e.getKey()).getAsLong() : 0;
@@ -458,25 +443,6 @@ public class StockDeployIT {
       admin.flush(t);
     }
     return t;
-  }
-
-  /** The region's blockscope counters on its server's /jmx, by name. */
-  private static Map<String, Long> regionCounts(RegionServer rs, TableName t, String region)
-      throws Exception {
-    String q = "blockscope:type=Region,table=" + t.getNameAsString() + ",region=" + region + ",*";
-    Map<String, Long> m = new java.util.TreeMap<>();
-    JsonParser.parseString(get(rs.infoUrl() + "/jmx?qry=" + enc(q)))
-        .getAsJsonObject()
-        .getAsJsonArray("beans")
-        .forEach(
-            b -> {
-              org.apache.hbase.thirdparty.com.google.gson.JsonObject o = b.getAsJsonObject();
-              if (o.has("Count")) {
-                String n = o.get("name").getAsString();
-                m.put(n.substring(n.indexOf(",name=") + 6), o.get("Count").getAsLong());
-              }
-            });
-    return m;
   }
 
   /**
@@ -565,9 +531,9 @@ public class StockDeployIT {
     reader.stopAndCheck();
     // the guard and the jar last, from the master too
     cluster.restartMaster(phoenixOnly());
-    assertEquals("ENC_RELEASE read without the encoder jar", encodedCells, count(enc));
+    assertEquals("ENC_RELEASE read without the encoder jar", encodedCells, checks.count(enc));
     for (RegionServer rs : cluster.regionServers()) {
-      String beans = get(rs.infoUrl() + "/jmx?qry=" + enc("blockscope:*"));
+      String beans = StockChecks.get(rs.infoUrl() + "/jmx?qry=" + checks.enc("blockscope:*"));
       assertEquals(
           rs.log() + ": " + beans,
           0,
@@ -577,178 +543,11 @@ public class StockDeployIT {
     }
     for (String name :
         List.of("release_per_table", "release_wide", "release_rolling", "RELEASE_HINTS")) {
-      assertTrue(name + " readable", count(TableName.valueOf(name)) > 0);
+      assertTrue(name + " readable", checks.count(TableName.valueOf(name)) > 0);
     }
   }
 
   // --- helpers -------------------------------------------------------------------------------
-
-  private static TableDescriptorBuilder table(TableName t) {
-    return TableDescriptorBuilder.newBuilder(t)
-        .setColumnFamily(
-            ColumnFamilyDescriptorBuilder.newBuilder(F)
-                .setBlocksize(4096)
-                .setDataBlockEncoding(DataBlockEncoding.FAST_DIFF)
-                .setCompressionType(Compression.Algorithm.GZ)
-                .build());
-  }
-
-  /** Creates a one-region table, writes {@code rows} rows and flushes them to one store file. */
-  private static void load(TableDescriptor td, int rows) throws Exception {
-    try (Admin admin = cluster.admin()) {
-      admin.createTable(td);
-      try (Table table = cluster.connection().getTable(td.getTableName())) {
-        List<Put> puts = new ArrayList<>();
-        for (int i = 0; i < rows; i++) {
-          puts.add(
-              new Put(row(i))
-                  .addColumn(
-                      F, Bytes.toBytes("a"), Bytes.toBytes("value-" + i + "-" + "x".repeat(40)))
-                  .addColumn(F, Bytes.toBytes("b"), Bytes.toBytes(i)));
-        }
-        table.put(puts);
-      }
-      admin.flush(td.getTableName());
-    }
-  }
-
-  private static byte[] row(int i) {
-    return Bytes.toBytes(String.format("row-%08d", i));
-  }
-
-  private static RegionInfo regionOf(TableName t) throws IOException {
-    return cluster.regionOf(t);
-  }
-
-  private static RegionServer hosting(TableName t) throws IOException {
-    return cluster.hosting(t);
-  }
-
-  /** The probes part of the region server's (current process's) engine-start line. */
-  private static String engineLine(RegionServer rs) throws Exception {
-    AtomicReference<String> probes = new AtomicReference<>();
-    cluster.await(
-        "blockscope's engine-start line in " + rs.log(),
-        60,
-        () -> {
-          try {
-            Matcher m = ENGINE_STARTED.matcher(Files.readString(rs.log()));
-            if (m.find()) {
-              probes.set(m.group(3).trim());
-              return true;
-            }
-            return false;
-          } catch (IOException e) {
-            return false;
-          }
-        });
-    return probes.get();
-  }
-
-  /**
-   * A cold full scan of a freshly flushed one-region table: the region's {@code /jmx} beans must
-   * count each data block of its store files once as a miss and once as a file-system read, and
-   * every cell as decoded. Returns the misses.
-   */
-  private static long assertColdScanCounted(RegionServer rs, TableName t, int rows)
-      throws Exception {
-    long cells = count(t);
-    assertEquals(2L * rows, cells);
-    long[] truth = dataBlocks(t);
-    String region = regionOf(t).getEncodedName();
-    // data block misses = the store file's data blocks
-    long misses = truth[0];
-    assertRegionCount(rs, t, region, "blockCache.miss.data", misses);
-    assertRegionCount(rs, t, region, "fs.read.blocks.data", truth[0]);
-    assertRegionCount(rs, t, region, "decompress.GZ.blocks", truth[0]);
-    assertRegionCount(rs, t, region, "decode.FAST_DIFF.cells", cells);
-    return misses;
-  }
-
-  private static long count(TableName t) throws IOException {
-    long cells = 0;
-    try (Table table = cluster.connection().getTable(t);
-        ResultScanner s = table.getScanner(new Scan().setCaching(500))) {
-      for (Result r : s) {
-        cells += r.size();
-      }
-    }
-    return cells;
-  }
-
-  /** The data blocks of a table's store files, from their trailers, read off the file system. */
-  private static long[] dataBlocks(TableName t) throws IOException {
-    return dataBlocks(t, "f");
-  }
-
-  private static long[] dataBlocks(TableName t, String familyName) throws IOException {
-    return new long[] {cluster.dataBlocks(t, familyName)};
-  }
-
-  /**
-   * A region's count from the server's {@code /jmx}, once it equals {@code expected}: a region's
-   * series appear at the engine's export after they become non-zero (every
-   * blockscope.export.interval.ms: 10 s by default, 1 s in way 1 here), and a series not exported
-   * reads 0. Waits up to 30 s, then fails with what it read and the server's blockscope beans.
-   */
-  private static void assertRegionCount(
-      RegionServer rs, TableName t, String region, String name, long expected) throws Exception {
-    String q =
-        "blockscope:type=Region,table="
-            + t.getNameAsString()
-            + ",region="
-            + region
-            + ",name="
-            + name;
-    AtomicLong last = new AtomicLong(-1);
-    try {
-      cluster.await(
-          q + " = " + expected + " on " + rs.infoUrl(),
-          30,
-          () -> {
-            try {
-              JsonArray beans =
-                  JsonParser.parseString(get(rs.infoUrl() + "/jmx?qry=" + enc(q)))
-                      .getAsJsonObject()
-                      .getAsJsonArray("beans");
-              last.set(
-                  beans.isEmpty() ? 0 : beans.get(0).getAsJsonObject().get("Count").getAsLong());
-              return last.get() == expected;
-            } catch (Exception e) {
-              return false;
-            }
-          });
-    } catch (AssertionError e) {
-      throw new AssertionError(
-          e.getMessage()
-              + "; last read "
-              + last.get()
-              + "; its blockscope beans: "
-              + beanNames(rs, "blockscope:type=Region,table=" + t.getNameAsString() + ",*"),
-          e);
-    }
-  }
-
-  private static List<String> beanNames(RegionServer rs, String query) throws Exception {
-    List<String> names = new ArrayList<>();
-    JsonParser.parseString(get(rs.infoUrl() + "/jmx?qry=" + enc(query)))
-        .getAsJsonObject()
-        .getAsJsonArray("beans")
-        .forEach(b -> names.add(b.getAsJsonObject().get("name").getAsString()));
-    return names;
-  }
-
-  private static String enc(String s) {
-    return URLEncoder.encode(s, StandardCharsets.UTF_8);
-  }
-
-  static String get(String url) throws Exception {
-    HttpResponse<String> r =
-        HTTP.send(
-            HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
-    assertEquals(url + ": " + r.body(), 200, r.statusCode());
-    return r.body();
-  }
 
   /** A client reading random rows through a rolling restart; it must never see an error. */
   private static final class Reader extends Thread {
@@ -769,7 +568,7 @@ public class StockDeployIT {
       try (Table t = cluster.connection().getTable(table)) {
         while (!stop.get()) {
           int i = ThreadLocalRandom.current().nextInt(rows);
-          Result r = t.get(new Get(row(i)));
+          Result r = t.get(new Get(checks.row(i)));
           if (r.isEmpty()) {
             throw new AssertionError("row " + i + " missing");
           }

@@ -1,0 +1,244 @@
+package io.blockscope.release;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import io.blockscope.release.StockCluster.RegionServer;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.io.compress.Compression;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hbase.thirdparty.com.google.gson.JsonArray;
+import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
+
+/**
+ * What the stock suites check on a {@link StockCluster}, as an operator checks it: tables written
+ * and flushed to one store file, the region server's engine-start line, and a region's counters on
+ * its server's {@code /jmx} against the store files' trailers.
+ */
+final class StockChecks {
+  static final byte[] F = Bytes.toBytes("f");
+  private static final Pattern ENGINE_STARTED =
+      Pattern.compile(
+          "blockscope: engine started at level (\\w+) exporting regions (\\S+); probes ([^;]+);");
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  private final StockCluster cluster;
+
+  StockChecks(StockCluster cluster) {
+    this.cluster = cluster;
+  }
+
+  /** The region's blockscope counters on its server's /jmx, by name. */
+  Map<String, Long> regionCounts(RegionServer rs, TableName t, String region) throws Exception {
+    String q = "blockscope:type=Region,table=" + t.getNameAsString() + ",region=" + region + ",*";
+    Map<String, Long> m = new java.util.TreeMap<>();
+    JsonParser.parseString(get(rs.infoUrl() + "/jmx?qry=" + enc(q)))
+        .getAsJsonObject()
+        .getAsJsonArray("beans")
+        .forEach(
+            b -> {
+              org.apache.hbase.thirdparty.com.google.gson.JsonObject o = b.getAsJsonObject();
+              if (o.has("Count")) {
+                String n = o.get("name").getAsString();
+                m.put(n.substring(n.indexOf(",name=") + 6), o.get("Count").getAsLong());
+              }
+            });
+    return m;
+  }
+
+  TableDescriptorBuilder table(TableName t) {
+    return TableDescriptorBuilder.newBuilder(t)
+        .setColumnFamily(
+            ColumnFamilyDescriptorBuilder.newBuilder(F)
+                .setBlocksize(4096)
+                .setDataBlockEncoding(DataBlockEncoding.FAST_DIFF)
+                .setCompressionType(Compression.Algorithm.GZ)
+                .build());
+  }
+
+  /** Creates a one-region table, writes {@code rows} rows and flushes them to one store file. */
+  void load(TableDescriptor td, int rows) throws Exception {
+    try (Admin admin = cluster.admin()) {
+      admin.createTable(td);
+      try (Table table = cluster.connection().getTable(td.getTableName())) {
+        List<Put> puts = new ArrayList<>();
+        for (int i = 0; i < rows; i++) {
+          puts.add(
+              new Put(row(i))
+                  .addColumn(
+                      F, Bytes.toBytes("a"), Bytes.toBytes("value-" + i + "-" + "x".repeat(40)))
+                  .addColumn(F, Bytes.toBytes("b"), Bytes.toBytes(i)));
+        }
+        table.put(puts);
+      }
+      admin.flush(td.getTableName());
+    }
+  }
+
+  byte[] row(int i) {
+    return Bytes.toBytes(String.format("row-%08d", i));
+  }
+
+  RegionInfo regionOf(TableName t) throws IOException {
+    return cluster.regionOf(t);
+  }
+
+  RegionServer hosting(TableName t) throws IOException {
+    return cluster.hosting(t);
+  }
+
+  /** The probes part of the region server's (current process's) engine-start line. */
+  String engineLine(RegionServer rs) throws Exception {
+    AtomicReference<String> probes = new AtomicReference<>();
+    cluster.await(
+        "blockscope's engine-start line in " + rs.log(),
+        60,
+        () -> {
+          try {
+            Matcher m = ENGINE_STARTED.matcher(Files.readString(rs.log()));
+            if (m.find()) {
+              probes.set(m.group(3).trim());
+              return true;
+            }
+            return false;
+          } catch (IOException e) {
+            return false;
+          }
+        });
+    return probes.get();
+  }
+
+  /**
+   * A cold full scan of a freshly flushed one-region table: the region's {@code /jmx} beans must
+   * count each data block of its store files once as a miss and once as a file-system read, and
+   * every cell as decoded. Returns the misses.
+   */
+  long assertColdScanCounted(RegionServer rs, TableName t, int rows) throws Exception {
+    long cells = count(t);
+    assertEquals(2L * rows, cells);
+    long[] truth = dataBlocks(t);
+    String region = regionOf(t).getEncodedName();
+    // data block misses = the store file's data blocks
+    long misses = truth[0];
+    assertRegionCount(rs, t, region, "blockCache.miss.data", misses);
+    assertRegionCount(rs, t, region, "fs.read.blocks.data", truth[0]);
+    assertRegionCount(rs, t, region, "decompress.GZ.blocks", truth[0]);
+    assertRegionCount(rs, t, region, "decode.FAST_DIFF.cells", cells);
+    // HBase verified its own checksum over every byte it read from the file system
+    Map<String, Long> now = regionCounts(rs, t, region);
+    assertTrue(now.toString(), now.getOrDefault("fs.read.bytes.data", 0L) > 0);
+    assertEquals(now.toString(), now.get("fs.read.bytes.data"), now.get("checksum.bytes"));
+    return misses;
+  }
+
+  long count(TableName t) throws IOException {
+    long cells = 0;
+    try (Table table = cluster.connection().getTable(t);
+        ResultScanner s = table.getScanner(new Scan().setCaching(500))) {
+      for (Result r : s) {
+        cells += r.size();
+      }
+    }
+    return cells;
+  }
+
+  /** The data blocks of a table's store files, from their trailers, read off the file system. */
+  long[] dataBlocks(TableName t) throws IOException {
+    return dataBlocks(t, "f");
+  }
+
+  long[] dataBlocks(TableName t, String familyName) throws IOException {
+    return new long[] {cluster.dataBlocks(t, familyName)};
+  }
+
+  /**
+   * A region's count from the server's {@code /jmx}, once it equals {@code expected}: a region's
+   * series appear at the engine's export after they become non-zero (every
+   * blockscope.export.interval.ms: 10 s by default, 1 s in way 1 here), and a series not exported
+   * reads 0. Waits up to 30 s, then fails with what it read and the server's blockscope beans.
+   */
+  void assertRegionCount(RegionServer rs, TableName t, String region, String name, long expected)
+      throws Exception {
+    String q =
+        "blockscope:type=Region,table="
+            + t.getNameAsString()
+            + ",region="
+            + region
+            + ",name="
+            + name;
+    AtomicLong last = new AtomicLong(-1);
+    try {
+      cluster.await(
+          q + " = " + expected + " on " + rs.infoUrl(),
+          30,
+          () -> {
+            try {
+              JsonArray beans =
+                  JsonParser.parseString(get(rs.infoUrl() + "/jmx?qry=" + enc(q)))
+                      .getAsJsonObject()
+                      .getAsJsonArray("beans");
+              last.set(
+                  beans.isEmpty() ? 0 : beans.get(0).getAsJsonObject().get("Count").getAsLong());
+              return last.get() == expected;
+            } catch (Exception e) {
+              return false;
+            }
+          });
+    } catch (AssertionError e) {
+      throw new AssertionError(
+          e.getMessage()
+              + "; last read "
+              + last.get()
+              + "; its blockscope beans: "
+              + beanNames(rs, "blockscope:type=Region,table=" + t.getNameAsString() + ",*"),
+          e);
+    }
+  }
+
+  List<String> beanNames(RegionServer rs, String query) throws Exception {
+    List<String> names = new ArrayList<>();
+    JsonParser.parseString(get(rs.infoUrl() + "/jmx?qry=" + enc(query)))
+        .getAsJsonObject()
+        .getAsJsonArray("beans")
+        .forEach(b -> names.add(b.getAsJsonObject().get("name").getAsString()));
+    return names;
+  }
+
+  String enc(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8);
+  }
+
+  static String get(String url) throws Exception {
+    HttpResponse<String> r =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(url + ": " + r.body(), 200, r.statusCode());
+    return r.body();
+  }
+}

@@ -1,0 +1,252 @@
+package io.blockscope.release;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import io.blockscope.release.StockCluster.Deployment;
+import io.blockscope.release.StockCluster.RegionServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * The release installed cluster-wide, as docs/deploy.md and docs/encoder.md say, where {@link
+ * StockDeployIT} (stock HBase 2.6.1 on the local file system) does not reach: stock HBase 2.5.13
+ * and 2.6.4 (hadoop3 builds, their server class paths from stock-hbase/versions/), and 2.6.1 with
+ * its root directory on HDFS run as processes of their own (a NameNode and two DataNodes). Each is
+ * ZooKeeper, a master and a region server, each a process of its own.
+ *
+ * <p>On each: the engine's start line with every probe, a cold scan counted exactly against the
+ * store file's trailer (blocks missed = blocks read from the file system = the trailer's data
+ * blocks, every byte read checksummed by HBase, GZ blocks decompressed, cells decoded), and {@code
+ * bin/blockscope evaluate --zk} from the release. The encoder as docs/compatibility.md says:
+ * registered on 2.6.4, where a BLOCKSCOPE_V1 table is created, read and counted, and refused by
+ * name on 2.5.13, where the master's guard refuses such a table and the region server serves
+ * everything else.
+ */
+public class StockMatrixIT {
+  private static Path release;
+  private static DeployPage page;
+
+  @BeforeClass
+  public static void readPages() throws Exception {
+    release = Path.of(System.getProperty("blockscope.release"));
+    page = new DeployPage(release.resolve("docs"));
+  }
+
+  @Test
+  public void hbase_2_5_13() throws Exception {
+    try (StockCluster cluster = start("2.5.13", 0)) {
+      StockChecks checks = new StockChecks(cluster);
+      RegionServer rs = commonChecks(cluster, checks, "2.5.13", true);
+      String log = Files.readString(rs.log());
+      assertTrue(
+          rs.log().toString(),
+          log.contains(
+              "blockscope cannot register BLOCKSCOPE_V1: it relies on the internals of HBase 2.6"));
+      assertTrue(rs.log().toString(), log.contains("this is HBase 2.5.13-hadoop3"));
+      // said once, though every region open (hbase:meta, namespace, the tables) tries again
+      assertEquals(
+          rs.log().toString(),
+          1,
+          log.split("cannot register data block encoding BLOCKSCOPE_V1", -1).length - 1);
+      assertTrue(
+          rs.log().toString(),
+          log.contains("live configuration reload (update_config) unavailable on this HBase"));
+      try (Admin admin = cluster.admin()) {
+        admin.createTable(encoded(TableName.valueOf("versions_encoded")));
+        throw new AssertionError("the guard let a BLOCKSCOPE_V1 table through on 2.5.13");
+      } catch (java.io.IOException e) {
+        String why = String.valueOf(e.getMessage());
+        assertTrue(why, why.contains("blockscope: refusing to create"));
+        assertTrue(why, why.contains("it is not registered in the master"));
+      }
+    }
+  }
+
+  @Test
+  public void hbase_2_6_4() throws Exception {
+    try (StockCluster cluster = start("2.6.4", 0)) {
+      StockChecks checks = new StockChecks(cluster);
+      RegionServer rs = commonChecks(cluster, checks, "2.6.4", false);
+      assertTrue(
+          rs.log().toString(),
+          Files.readString(rs.log())
+              .contains("blockscope: data block encoding BLOCKSCOPE_V1 (id 64) registered"));
+      // the test's own reading of the trailers takes the encoding in this JVM too
+      try (var loader =
+          new java.net.URLClassLoader(
+              new java.net.URL[] {release.resolve(page.encoderJar).toUri().toURL()},
+              StockMatrixIT.class.getClassLoader())) {
+        loader
+            .loadClass("io.blockscope.encoding.BlockscopeEncoding")
+            .getMethod("register")
+            .invoke(null);
+      }
+      TableName enc = TableName.valueOf("versions_encoded");
+      checks.load(encoded(enc), 3_000);
+      long cells = checks.count(enc);
+      assertEquals(6_000, cells);
+      String region = checks.regionOf(enc).getEncodedName();
+      long blocks = cluster.dataBlocks(enc, "f");
+      checks.assertRegionCount(rs, enc, region, "blockCache.miss.data", blocks);
+      checks.assertRegionCount(rs, enc, region, "fs.read.blocks.data", blocks);
+      checks.assertRegionCount(rs, enc, region, "decode.BLOCKSCOPE_V1.cells", cells);
+      // live reload works here: the server takes a changed setting without a restart
+      try (Admin admin = cluster.admin()) {
+        ServerName sn = rs.serverName();
+        admin.updateConfiguration(sn);
+      }
+    }
+  }
+
+  /**
+   * HBase 2.6.1 on HDFS processes: the store file is read from a DataNode over HDFS's own protocol,
+   * with HBase's checksums (hbase.regionserver.checksum.verify, on by default: HDFS's are then
+   * skipped), and the figures are those the local file system and the embedded cluster's HDFS give:
+   * every block missed is read once, and every byte read is checksummed by HBase.
+   */
+  @Test
+  public void hbase_2_6_1_onHdfsProcesses() throws Exception {
+    try (StockCluster cluster = start("2.6.1", 2)) {
+      assertTrue(cluster.rootDir(), cluster.rootDir().startsWith("hdfs://127.0.0.1:"));
+      StockChecks checks = new StockChecks(cluster);
+      RegionServer rs = commonChecks(cluster, checks, "2.6.1-hdfs", true);
+      assertTrue(
+          rs.log().toString(),
+          Files.readString(rs.log())
+              .contains("blockscope: data block encoding BLOCKSCOPE_V1 (id 64) registered"));
+    }
+  }
+
+  /**
+   * The checks every version passes; returns its one region server. The engine names every probe; a
+   * FAST_DIFF+GZ table's cold scan is counted exactly against its trailer; with {@code evaluate},
+   * evaluate --zk from the release reads blockscope's costs from the server's /jmx (run where it
+   * adds to StockDeployIT's: on another HBase line and over HDFS, not on 2.6.4, for CI's time).
+   */
+  private static RegionServer commonChecks(
+      StockCluster cluster, StockChecks checks, String version, boolean evaluate) throws Exception {
+    RegionServer rs = cluster.regionServers().get(0);
+    assertEquals(version + ": " + rs.log(), page.probes, checks.engineLine(rs));
+    TableName t = TableName.valueOf("versions_plain");
+    checks.load(checks.table(t).build(), 3_000);
+    checks.assertColdScanCounted(rs, t, 3_000);
+    if (!evaluate) {
+      return rs;
+    }
+    List<org.apache.hbase.thirdparty.com.google.gson.JsonObject> pe =
+        ReleaseClients.evaluate(
+            cluster,
+            release,
+            "evaluate-" + version,
+            List.of("--zk", cluster.zkQuorum()),
+            ReleaseClients.PE_RUN);
+    assertEquals(2, pe.size());
+    ReleaseClients.assertColdScansCounted(pe);
+    return rs;
+  }
+
+  private static TableDescriptor encoded(TableName t) {
+    return TableDescriptorBuilder.newBuilder(t)
+        .setColumnFamily(
+            ColumnFamilyDescriptorBuilder.newBuilder(StockChecks.F)
+                .setBlocksize(4096)
+                // by name, as HBase's shell and Phoenix's DDL pass it: this JVM may not know it
+                .setValue("DATA_BLOCK_ENCODING", "BLOCKSCOPE_V1")
+                .build())
+        .build();
+  }
+
+  /**
+   * A jar of the {@code hbase-webapps/} resources (the info servers' web.xml and static files) of
+   * 2.6.1's hbase-server jar. HBase's binary install carries them in its hbase-server jar; the
+   * 2.5.13-hadoop3 and 2.6.4-hadoop3 hbase-server jars this build machine's Maven serves lack them
+   * (their compiled JSP classes are there), and without them a master or region server stops at
+   * start ({@code hbase-webapps/regionserver not found in CLASSPATH}). Put in each server's {@code
+   * lib/}, they stand in for that version's own.
+   */
+  private static Path webapps() throws Exception {
+    Path jar = Path.of(System.getProperty("blockscope.work") + "-webapps.jar");
+    if (Files.isRegularFile(jar)) {
+      return jar;
+    }
+    String hbaseServer = null;
+    for (String e :
+        Files.readString(Path.of(System.getProperty("blockscope.server.classpath")))
+            .trim()
+            .split(":")) {
+      if (e.contains("/hbase-server-")) {
+        hbaseServer = e;
+      }
+    }
+    assertTrue("2.6.1's hbase-server jar on the stock class path", hbaseServer != null);
+    Files.createDirectories(jar.getParent());
+    try (java.util.zip.ZipFile in = new java.util.zip.ZipFile(hbaseServer);
+        java.util.zip.ZipOutputStream out =
+            new java.util.zip.ZipOutputStream(Files.newOutputStream(jar))) {
+      for (java.util.zip.ZipEntry e : java.util.Collections.list(in.entries())) {
+        if (e.getName().startsWith("hbase-webapps/")) {
+          out.putNextEntry(new java.util.zip.ZipEntry(e.getName()));
+          if (!e.isDirectory()) {
+            try (java.io.InputStream is = in.getInputStream(e)) {
+              is.transferTo(out);
+            }
+          }
+          out.closeEntry();
+        }
+      }
+    }
+    return jar;
+  }
+
+  /**
+   * ZooKeeper, a master with docs/encoder.md's guard and one region server with docs/deploy.md's
+   * cluster-wide deployment and the encoder's registrar, on HBase {@code version}'s class path;
+   * with {@code dataNodes} above 0, on HDFS processes.
+   */
+  private static StockCluster start(String version, int dataNodes) throws Exception {
+    Path classpath =
+        version.equals("2.6.1")
+            ? Path.of(System.getProperty("blockscope.server.classpath"))
+            : Path.of(
+                System.getProperty("blockscope.stock.dir"),
+                "versions",
+                "hbase-" + version,
+                "target",
+                "server-classpath.txt");
+    assertTrue(classpath + " (stock-hbase/versions builds it)", Files.isRegularFile(classpath));
+    Path webapps = webapps();
+    Deployment master =
+        new Deployment(
+            List.of(release.resolve(page.encoderJar), webapps),
+            Map.of("hbase.coprocessor.master.classes", page.guard),
+            List.of());
+    Deployment server =
+        new Deployment(
+            List.of(release.resolve(page.libJar), release.resolve(page.encoderJar), webapps),
+            Map.of(
+                page.siteName,
+                page.siteValue + "," + page.registrar,
+                "blockscope.export.interval.ms",
+                "1000"),
+            List.of("-javaagent:${lib}/" + page.agentJar));
+    return StockCluster.start(
+        Path.of(
+            System.getProperty("blockscope.work") + "-" + version + (dataNodes > 0 ? "-hdfs" : "")),
+        classpath,
+        master,
+        List.of(server),
+        null,
+        dataNodes);
+  }
+}
