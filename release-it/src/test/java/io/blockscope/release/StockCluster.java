@@ -807,6 +807,44 @@ final class StockCluster implements AutoCloseable {
   }
 
   /** The region server hosting a one-region table. */
+  /** Starts one more region server with deployment {@code d} and waits until the master has it. */
+  RegionServer addRegionServer(Deployment d) throws Exception {
+    RegionServer rs = new RegionServer(servers.size() + 1);
+    servers.add(rs);
+    rs.start(d);
+    awaitServers(servers.size());
+    return rs;
+  }
+
+  /**
+   * Moves the one region of table {@code t} to {@code rs} and waits until it is open there. A
+   * server the master has just counted live may not serve yet (the master's warm-up call fails and
+   * the region is opened elsewhere): the move is asked again every 3 s until it holds.
+   */
+  void moveTo(TableName t, RegionServer rs) throws Exception {
+    byte[] region = regionOf(t).getEncodedNameAsBytes();
+    long[] lastMove = {0};
+    try (Admin admin = admin()) {
+      await(
+          t + " open on region server " + rs.index,
+          120,
+          () -> {
+            try {
+              if (hosting(t) == rs && inTransition() == 0) {
+                return true;
+              }
+              if (inTransition() == 0 && System.nanoTime() - lastMove[0] > 3_000_000_000L) {
+                admin.move(region, rs.serverName());
+                lastMove[0] = System.nanoTime();
+              }
+              return false;
+            } catch (IOException e) {
+              return false;
+            }
+          });
+    }
+  }
+
   RegionServer hosting(TableName t) throws IOException {
     ServerName sn =
         connection

@@ -110,10 +110,12 @@ public class StockMatrixIT {
   }
 
   /**
-   * HBase 2.6.1 on HDFS processes: the store file is read from a DataNode over HDFS's own protocol,
-   * with HBase's checksums (hbase.regionserver.checksum.verify, on by default: HDFS's are then
-   * skipped), and the figures are those the local file system and the embedded cluster's HDFS give:
-   * every block missed is read once, and every byte read is checksummed by HBase.
+   * HBase 2.6.1 on HDFS processes: store files are read from the DataNodes over HDFS's own
+   * protocol. Region server 1 runs with HBase's own checksums (hbase.regionserver.checksum.verify,
+   * on by default; HDFS's are then skipped), and its figures are those the local file system and
+   * the embedded cluster's HDFS give: every block missed is read once, every byte read is
+   * checksummed by HBase. Region server 2 leaves checksums to HDFS (the setting off): the same
+   * reads, and no byte checksummed by HBase.
    */
   @Test
   public void hbase_2_6_1_onHdfsProcesses() throws Exception {
@@ -125,6 +127,24 @@ public class StockMatrixIT {
           rs.log().toString(),
           Files.readString(rs.log())
               .contains("blockscope: data block encoding BLOCKSCOPE_V1 (id 64) registered"));
+
+      // added after evaluate, whose scratch tables must all read with HBase's checksums
+      RegionServer hdfsChecksums =
+          cluster.addRegionServer(
+              withSite(rs.deployment(), "hbase.regionserver.checksum.verify", "false"));
+      TableName t = TableName.valueOf("hdfs_checksums");
+      checks.load(checks.table(t).build(), 3_000);
+      cluster.moveTo(t, hdfsChecksums);
+      assertEquals(6_000, checks.count(t));
+      String region = checks.regionOf(t).getEncodedName();
+      long blocks = cluster.dataBlocks(t, "f");
+      checks.assertRegionCount(hdfsChecksums, t, region, "blockCache.miss.data", blocks);
+      checks.assertRegionCount(hdfsChecksums, t, region, "fs.read.blocks.data", blocks);
+      checks.assertRegionCount(hdfsChecksums, t, region, "decompress.GZ.blocks", blocks);
+      Map<String, Long> counts = checks.regionCounts(hdfsChecksums, t, region);
+      assertTrue(counts.toString(), counts.getOrDefault("fs.read.bytes.data", 0L) > 0);
+      assertEquals(counts.toString(), 0L, (long) counts.getOrDefault("checksum.bytes", 0L));
+      assertEquals(counts.toString(), 0L, (long) counts.getOrDefault("checksum.chunks", 0L));
     }
   }
 
@@ -140,6 +160,7 @@ public class StockMatrixIT {
     assertEquals(version + ": " + rs.log(), page.probes, checks.engineLine(rs));
     TableName t = TableName.valueOf("versions_plain");
     checks.load(checks.table(t).build(), 3_000);
+    cluster.moveTo(t, rs);
     checks.assertColdScanCounted(rs, t, 3_000);
     if (!evaluate) {
       return rs;
@@ -165,6 +186,12 @@ public class StockMatrixIT {
                 .setValue("DATA_BLOCK_ENCODING", "BLOCKSCOPE_V1")
                 .build())
         .build();
+  }
+
+  private static Deployment withSite(Deployment d, String key, String value) {
+    Map<String, String> site = new java.util.HashMap<>(d.site());
+    site.put(key, value);
+    return new Deployment(d.libJars(), site, d.jvmOptions());
   }
 
   /**
