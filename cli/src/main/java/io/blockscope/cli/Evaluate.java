@@ -44,7 +44,9 @@ final class Evaluate implements Callable<Integer> {
       names = "--matrix",
       defaultValue = "default",
       paramLabel = "default|full",
-      description = "default: the seeds' 10 combinations; full: every encoding x compression.")
+      description =
+          "default: the seeds' 10 combinations and BLOCKSCOPE_V1 (11); full: every encoding x"
+              + " compression.")
   String matrix;
 
   @Option(
