@@ -81,8 +81,11 @@ final class Engine implements Hooks, ConfigurationObserver {
   /** The level each region's table asked for (its attribute), for regions whose table sets one. */
   private final Map<String, PerfLevel> tableLevels = new ConcurrentHashMap<>();
 
-  /** Tables already reported as asking above {@code blockscope.table.max.level}: once each. */
-  private final Set<String> cappedTables = ConcurrentHashMap.newKeySet();
+  /**
+   * Table attributes already reported (a level above {@code blockscope.table.max.level}, a level
+   * that does not parse): once each table and value, however many regions and reloads ask.
+   */
+  private final Set<String> tablesReported = ConcurrentHashMap.newKeySet();
 
   private final AtomicLong hookFailures = new AtomicLong();
   private final AtomicLong droppedFrames = new AtomicLong();
@@ -353,16 +356,21 @@ final class Engine implements Hooks, ConfigurationObserver {
       return capped(table.getTableName().getNameAsString(), asked);
     } catch (IllegalArgumentException e) {
       tableLevels.remove(region);
-      String problem =
-          "table "
-              + table.getTableName()
-              + ": attribute "
-              + Attributes.TABLE_LEVEL
-              + ": "
-              + e.getMessage()
-              + "; using the server level";
-      LOG.warn("blockscope: {}", problem);
-      problem(problem);
+      // said once per table and value, as a capped level is: every region of the table (and every
+      // reload) comes here with the same answer
+      if (tablesReported.size() < MAX_PROBLEMS
+          && tablesReported.add(table.getTableName() + "=" + value + "!")) {
+        String problem =
+            "table "
+                + table.getTableName()
+                + ": attribute "
+                + Attributes.TABLE_LEVEL
+                + ": "
+                + e.getMessage()
+                + "; using the server level";
+        LOG.warn("blockscope: {}", problem);
+        problem(problem);
+      }
       return serverLevel;
     }
   }
@@ -373,7 +381,8 @@ final class Engine implements Hooks, ConfigurationObserver {
     if (asked.compareTo(max) <= 0) {
       return asked;
     }
-    if (cappedTables.size() < MAX_PROBLEMS && cappedTables.add(table + "=" + asked + ">" + max)) {
+    if (tablesReported.size() < MAX_PROBLEMS
+        && tablesReported.add(table + "=" + asked + ">" + max)) {
       String problem =
           "table "
               + table

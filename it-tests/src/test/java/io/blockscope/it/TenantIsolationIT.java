@@ -209,6 +209,53 @@ public class TenantIsolationIT extends ClusterTestBase {
         .longValue();
   }
 
+  /**
+   * A table whose {@code blockscope.level} does not parse is measured at the server's level, and
+   * the operator is told once: not once per region, and not again at each reload.
+   */
+  @Test
+  public void aMalformedTableLevelIsSaidOnceAndMeasuredAtTheServersLevel() throws Exception {
+    TableName t = newTable("tenant_loud");
+    RawTable.create(
+        cluster.admin(),
+        new RawTable.Spec(t)
+            .blockSize(4096)
+            .encoding(DataBlockEncoding.FAST_DIFF)
+            .level("LOUD")
+            .splits(RawTable.seedRow(ROWS / 4), RawTable.seedRow(ROWS / 2)));
+    RawTable.loadSeed(cluster.connection(), cluster.admin(), t, ROWS, 7);
+    HRegionServer rs = cluster.regionServer();
+    cluster.admin().updateConfiguration(rs.getServerName());
+    List<HRegion> regions = cluster.util().getMiniHBaseCluster().getRegions(t);
+    assertEquals(3, regions.size());
+    PerfLevel server = cluster.diagnostics().serverLevel();
+    for (HRegion r : regions) {
+      String encoded = r.getRegionInfo().getEncodedName();
+      assertEquals(server, cluster.diagnostics().registry().region(encoded).level());
+    }
+    List<String> said =
+        cluster.diagnostics().problems().stream()
+            .filter(p -> p.startsWith("table " + t.getNameAsString() + ": attribute"))
+            .collect(java.util.stream.Collectors.toList());
+    assertEquals(said.toString(), 1, said.size());
+    assertTrue(
+        said.get(0),
+        said.get(0).contains("LOUD") && said.get(0).endsWith("using the server level"));
+    // and it is measured: a cold scan counts every data block of its three store files
+    cluster.admin().clearBlockCache(t);
+    CostSnapshot before = CostSnapshot.ZERO;
+    for (HRegion r : regions) {
+      before = before.plus(regionCosts(r));
+    }
+    assertEquals(ROWS, scanRows(cluster.connection(), t, null, null));
+    CostSnapshot after = CostSnapshot.ZERO;
+    for (HRegion r : regions) {
+      after = after.plus(regionCosts(r));
+    }
+    long[] trailer = SeedTables.dataBlocksAndCells(regions);
+    assertEquals(trailer[0], after.minus(before).get("blockCache.miss.data"));
+  }
+
   private static TableName loaded(String prefix, String level) throws IOException {
     TableName t = newTable(prefix);
     RawTable.Spec spec = new RawTable.Spec(t).blockSize(4096).encoding(DataBlockEncoding.FAST_DIFF);
