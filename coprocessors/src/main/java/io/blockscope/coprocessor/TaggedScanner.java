@@ -26,8 +26,15 @@ final class TaggedScanner implements RegionScanner {
   /** Tells the engine this scanner is gone: on close, or when it is collected unclosed. */
   private final Reaper.Cleanable closed;
 
-  /** A cell of the last row counted. */
-  private Cell lastRow;
+  /**
+   * The key of the last row counted, copied: a Cell HBase returned may sit in a block it hands back
+   * once the RPC's batch is shipped ({@code Shipper.shipped()}, then an off-heap BucketCache or a
+   * pooled buffer reuses the bytes), so none is kept past the call that returned it.
+   */
+  private byte[] lastRow = new byte[64];
+
+  /** Bytes of {@link #lastRow} in use; -1 before the first row. */
+  private int lastRowLength = -1;
 
   /**
    * Registers the scanner with the engine as open, under a token of its own rather than itself, and
@@ -53,18 +60,31 @@ final class TaggedScanner implements RegionScanner {
 
   /**
    * Counts a row if cells of a row not counted yet came back: a row whose cells come in two calls
-   * (a batch or size limit inside the row) counts once.
+   * (a batch or size limit inside the row, a heartbeat, a partial result) counts once. Never throws
+   * into the scan: on a failure the row goes uncounted and the next one starts afresh.
    */
   private boolean seen(boolean more, List<Cell> result, int sizeBefore) {
-    if (result.size() > sizeBefore) {
-      Cell first = result.get(sizeBefore);
-      Cell last = lastRow;
-      lastRow = result.get(result.size() - 1);
-      if (last == null || !CellUtil.matchingRows(first, last)) {
-        hooks.queryActive(query, 1);
+    try {
+      if (result.size() > sizeBefore) {
+        Cell first = result.get(sizeBefore);
+        if (lastRowLength < 0 || !CellUtil.matchingRow(first, lastRow, 0, lastRowLength)) {
+          hooks.queryActive(query, 1);
+        }
+        remember(result.get(result.size() - 1));
       }
+    } catch (Throwable t) {
+      lastRowLength = -1;
     }
     return more;
+  }
+
+  private void remember(Cell last) {
+    int n = last.getRowLength();
+    if (n > lastRow.length) {
+      lastRow = new byte[Math.max(n, lastRow.length * 2)];
+    }
+    CellUtil.copyRowTo(last, lastRow, 0);
+    lastRowLength = n;
   }
 
   @Override
