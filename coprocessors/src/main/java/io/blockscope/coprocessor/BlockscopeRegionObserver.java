@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.client.Get;
@@ -83,11 +84,36 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
     return Optional.of(this);
   }
 
-  /** The profile endpoint of this region (docs/hints.md, PROFILE). */
+  /**
+   * The profile endpoint of this region (docs/hints.md, PROFILE); none if it cannot be made. HBase
+   * calls this while it builds the coprocessor's environment ({@code
+   * RegionCoprocessorHost.createEnvironment}), before {@link #start} and inside {@code
+   * CoprocessorHost.checkAndLoadInstance}, whose caller aborts the region server on any Throwable
+   * of a cluster-wide coprocessor (with {@code hbase.coprocessor.abortonerror=true}, the default):
+   * a region server without protobuf 2.5's {@code com.google.protobuf} classes, or whose endpoint
+   * class fails to initialize, must open the region without the endpoint instead.
+   */
   @Override
   public Iterable<Service> getServices() {
-    return Collections.singletonList(
-        new ProfileService(() -> hooks, () -> region, () -> environment));
+    try {
+      return Collections.singletonList(profileService());
+    } catch (Throwable t) {
+      if (NO_ENDPOINT_SAID.compareAndSet(false, true)) {
+        LOG.warn(
+            "blockscope: the profile endpoint is unavailable on this region server; regions open"
+                + " without it (PROFILE hints get no profile)",
+            t);
+      }
+      return Collections.emptyList();
+    }
+  }
+
+  /** Whether the endpoint's absence was logged already (once per class-loader copy). */
+  private static final AtomicBoolean NO_ENDPOINT_SAID = new AtomicBoolean();
+
+  /** The endpoint {@link #getServices} hands to HBase. */
+  Service profileService() {
+    return new ProfileService(() -> hooks, () -> region, () -> environment);
   }
 
   private void enter(ObserverContext<RegionCoprocessorEnvironment> c) {
