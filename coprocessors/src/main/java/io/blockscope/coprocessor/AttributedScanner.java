@@ -107,7 +107,7 @@ final class AttributedScanner implements InvocationHandler {
       throw e.getCause();
     } finally {
       if (batch) {
-        hooks.exit();
+        hooks.exit(env);
       }
     }
   }

@@ -123,10 +123,10 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
     }
   }
 
-  private void exit() {
+  private void exit(ObserverContext<RegionCoprocessorEnvironment> c) {
     Hooks h = hooks;
     if (h != null) {
-      h.exit();
+      h.exit(c.getEnvironment());
     }
   }
 
@@ -171,7 +171,7 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
         LOG.debug("blockscope: cannot read the scan's query tag", t);
       }
     }
-    exit();
+    exit(c);
     return result;
   }
 
@@ -197,7 +197,7 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
     if (h != null) {
       h.scanBatchEnded();
     }
-    exit();
+    exit(c);
     return hasNext;
   }
 
@@ -210,7 +210,7 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
   @Override
   public void postGetOp(
       ObserverContext<RegionCoprocessorEnvironment> c, Get get, List<Cell> result) {
-    exit();
+    exit(c);
   }
 
   @Override
@@ -223,7 +223,7 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
   @Override
   public boolean postExists(
       ObserverContext<RegionCoprocessorEnvironment> c, Get get, boolean exists) {
-    exit();
+    exit(c);
     return exists;
   }
 
@@ -265,7 +265,7 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
       return scanner;
     }
     h.enter(c.getEnvironment());
-    h.exit();
+    h.exit(c.getEnvironment());
     try {
       return !h.measures(c.getEnvironment())
           ? scanner

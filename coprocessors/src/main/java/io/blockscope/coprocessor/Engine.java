@@ -111,6 +111,12 @@ final class Engine implements Hooks, ConfigurationObserver {
 
     final RegionCosts[] stack = new RegionCosts[MAX_DEPTH];
 
+    /**
+     * The encoded name of the region each frame was opened for (its {@link #stack} entry is null
+     * for a region not measured): a post-hook closes its own region's frame, never another's.
+     */
+    final String[] owner = new String[MAX_DEPTH];
+
     /** The tagged query each frame works for, if any (see {@link #queryActive}). */
     final QueryTracker.RegionCosts[] query = new QueryTracker.RegionCosts[MAX_DEPTH];
 
@@ -424,6 +430,7 @@ final class Engine implements Hooks, ConfigurationObserver {
     RegionCosts region = f.stack[d];
     f.stack[d] = null;
     f.query[d] = null;
+    f.owner[d] = null;
     f.depth = d;
     if (region != null) {
       region.release();
@@ -596,7 +603,8 @@ final class Engine implements Hooks, ConfigurationObserver {
       if (f.depth > 0) {
         settle(f, f.depth - 1, costs);
       }
-      RegionCosts region = registry.region(env.getRegionInfo().getEncodedName());
+      String name = env.getRegionInfo().getEncodedName();
+      RegionCosts region = registry.region(name);
       if (region != null && region.level() == PerfLevel.OFF) {
         region = null; // nothing is counted for it, so nothing needs holding or settling
       } else if (region != null && !region.acquire()) {
@@ -604,6 +612,7 @@ final class Engine implements Hooks, ConfigurationObserver {
       }
       int d = f.depth;
       f.query[d] = null;
+      f.owner[d] = name;
       f.stack[d] = region;
       f.depth = d + 1;
       costs[CostLayout.DEPTH] = d + 1L;
@@ -613,28 +622,50 @@ final class Engine implements Hooks, ConfigurationObserver {
     }
   }
 
+  /**
+   * Closes the innermost frame opened for {@code env}'s region. Frames above it are reads nested in
+   * this one that threw or were bypassed before their post-hook, and the read of {@code env}'s
+   * region went on after them: what was read since the last hook is this region's, and they are
+   * closed with it. A post-hook whose frame is not open any more (closed at its call's end or
+   * dropped at {@link #MAX_DEPTH}) closes nothing.
+   */
   @Override
-  public void exit() {
+  public void exit(RegionCoprocessorEnvironment env) {
     if (bridge == null) {
       return;
     }
     try {
       Frames f = frames.get();
-      long[] costs = f.costs;
-      if (f.depth == 0) {
+      String name = env.getRegionInfo().getEncodedName();
+      int own = f.depth - 1;
+      while (own >= 0 && !name.equals(f.owner[own])) {
+        own--;
+      }
+      if (own < 0) {
         return;
       }
-      settle(f, f.depth - 1, costs);
-      pop(f, f.depth - 1);
-      RegionCosts outer = f.depth > 0 ? f.stack[f.depth - 1] : null;
-      costs[CostLayout.DEPTH] = f.depth;
-      costs[CostLayout.LEVEL] = outer == null ? 0 : outer.level().ordinal();
-      costs[CostLayout.PENDING_MISS] = 0;
-      if (f.depth == 0) {
-        f.taggedScan = null;
+      long[] costs = f.costs;
+      settle(f, own, costs);
+      if (f.depth - 1 > own) {
+        droppedFrames.addAndGet(f.depth - 1 - own);
       }
+      while (f.depth > own) {
+        pop(f, f.depth - 1);
+      }
+      resume(f, costs);
     } catch (Throwable t) {
       hookFailures.incrementAndGet();
+    }
+  }
+
+  /** The thread goes on at its innermost open frame's level, or at OFF outside any frame. */
+  private static void resume(Frames f, long[] costs) {
+    RegionCosts outer = f.depth > 0 ? f.stack[f.depth - 1] : null;
+    costs[CostLayout.DEPTH] = f.depth;
+    costs[CostLayout.LEVEL] = outer == null ? 0 : outer.level().ordinal();
+    costs[CostLayout.PENDING_MISS] = 0;
+    if (f.depth == 0) {
+      f.taggedScan = null;
     }
   }
 
@@ -658,17 +689,29 @@ final class Engine implements Hooks, ConfigurationObserver {
   }
 
   /**
-   * The RPC call on this thread ended with frames open: what was read since the last hook goes to
-   * the innermost frame (the read that failed), and every frame is closed.
+   * The RPC call that started on this thread at frame depth {@code depthAtStart} ended with frames
+   * it opened still open: what was read since the last hook goes to the innermost frame (the read
+   * that failed), and every frame above {@code depthAtStart} is closed. Frames below it belong to
+   * the caller (a coprocessor's read that made a short-circuit call) and stay open.
    */
-  void callEnded() {
+  void callEnded(int depthAtStart) {
     try {
       Frames f = frames.get();
       long[] costs = f.costs;
-      if (f.depth > 0) {
-        settle(f, f.depth - 1, costs);
+      int keep = Math.max(0, depthAtStart);
+      if (f.depth <= keep) {
+        return;
       }
-      closeAll(f, costs);
+      settle(f, f.depth - 1, costs);
+      if (keep == 0) {
+        closeAll(f, costs);
+        return;
+      }
+      droppedFrames.addAndGet(f.depth - keep);
+      while (f.depth > keep) {
+        pop(f, f.depth - 1);
+      }
+      resume(f, costs);
     } catch (Throwable t) {
       hookFailures.incrementAndGet();
     }

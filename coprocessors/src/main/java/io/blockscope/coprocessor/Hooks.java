@@ -20,8 +20,11 @@ interface Hooks {
   /** Opens an attribution frame on this thread: reads until {@link #exit} go to this region. */
   void enter(RegionCoprocessorEnvironment env);
 
-  /** Closes the innermost frame on this thread and hands its costs to its region. */
-  void exit();
+  /**
+   * Closes the innermost frame this thread opened for {@code env}'s region and hands its costs to
+   * its region (with any frame nested in it that was left open).
+   */
+  void exit(RegionCoprocessorEnvironment env);
 
   /**
    * A compaction of this region is about to open its scanner on this thread, outside any frame

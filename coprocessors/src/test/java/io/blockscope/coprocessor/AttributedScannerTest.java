@@ -64,7 +64,7 @@ public class AttributedScannerTest {
     wrapped.next(new ArrayList<>());
     ((Shipper) wrapped).shipped();
     wrapped.close();
-    assertEquals(List.of("enter[null]", "next", "exit[]", "shipped", "close"), hooks.calls);
+    assertEquals(List.of("enter[null]", "next", "exit[null]", "shipped", "close"), hooks.calls);
   }
 
   @Test
@@ -80,7 +80,7 @@ public class AttributedScannerTest {
     } catch (IOException e) {
       assertSame(boom, e);
     }
-    assertEquals(List.of("enter[null]", "next", "exit[]"), hooks.calls);
+    assertEquals(List.of("enter[null]", "next", "exit[null]"), hooks.calls);
   }
 
   /**

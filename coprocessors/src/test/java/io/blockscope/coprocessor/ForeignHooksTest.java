@@ -70,14 +70,14 @@ public class ForeignHooksTest {
     assertEquals("handle", h.queryScan(new byte[] {1}, "alice", "scan", null, 2));
     h.queryActive("handle", 5);
     assertArrayEquals(new long[] {7}, h.queryCosts("q", "alice", "r"));
-    h.exit();
+    h.exit(null);
     assertEquals(
         List.of(
             "measures[null]",
             "queryScan[[1], alice, scan, null, 2]",
             "queryActive[handle, 5]",
             "queryCosts[q, alice, r]",
-            "exit[]"),
+            "exit[null]"),
         calls(engine));
 
     // each method of the contract, called through the binding, arrives once
@@ -102,7 +102,7 @@ public class ForeignHooksTest {
     assertNull(h.queryScan(new byte[0], null, null, null, 0));
     assertNull(h.queryCosts("q", "alice", "r"));
     h.enter(null);
-    h.exit();
+    h.exit(null);
     assertEquals(5, calls(engine).size());
   }
 
@@ -110,7 +110,7 @@ public class ForeignHooksTest {
   public void theNoneHooksDoNothingAndAnObjectWithoutTheContractIsRefused() {
     assertFalse(ForeignHooks.NONE.measures(null));
     assertNull(ForeignHooks.NONE.queryCosts("q", "alice", "r"));
-    ForeignHooks.NONE.exit();
+    ForeignHooks.NONE.exit(null);
     assertTrue(ForeignHooks.NONE.toString().contains("passive"));
     // a JDK object: its loader has no blockscope copy at all
     assertThrows(ClassNotFoundException.class, () -> ForeignHooks.of("not an engine"));

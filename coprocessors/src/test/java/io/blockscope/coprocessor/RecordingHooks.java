@@ -42,8 +42,8 @@ public class RecordingHooks implements Hooks {
   }
 
   @Override
-  public void exit() {
-    record("exit");
+  public void exit(RegionCoprocessorEnvironment env) {
+    record("exit", env);
   }
 
   @Override

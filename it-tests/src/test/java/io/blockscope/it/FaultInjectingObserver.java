@@ -5,16 +5,25 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.regionserver.InternalScanner;
+import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
 import org.apache.hadoop.hbase.regionserver.ScanType;
 import org.apache.hadoop.hbase.regionserver.Store;
@@ -27,7 +36,12 @@ import org.apache.hadoop.hbase.util.Bytes;
  * cluster-wide ones), that fails or bypasses on request: what AccessController, Phoenix's
  * stale-region checks or a region move do to a read between blockscope's pre- and post-hooks. A get
  * or scan asks for a fault with the attribute {@value #FAULT}: {@code throw} (pre-hook throws),
- * {@code bypass} (pre-hook bypasses), {@code postOpen} (postScannerOpen throws).
+ * {@code bypass} (pre-hook bypasses), {@code postOpen} (postScannerOpen throws). A get may also
+ * make a read of its own in another table (which must carry this observer too) that this observer
+ * refuses, and go on: {@code nested:<table>} reads that table's region through the region itself,
+ * on the handler thread, as Phoenix's observers do; {@code shortCircuitThread:<table>} reads it
+ * through the region server's own connection from a thread of this observer's pool, as a
+ * coprocessor's background work does (HBase short-circuits the call onto that thread).
  *
  * <p>A table whose descriptor carries {@value #FAULT} = {@code preCompact} has every compaction
  * fail in this observer's preCompact, after HBase opened the compaction's scanner; loaded with a
@@ -55,10 +69,60 @@ public class FaultInjectingObserver implements RegionCoprocessor, RegionObserver
     return attribute == null ? "" : Bytes.toString(attribute);
   }
 
+  /** A coprocessor's own pool: one long-lived thread, as such pools keep. */
+  private static final ExecutorService POOL =
+      Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = new Thread(r, "fault-observer-pool");
+            t.setDaemon(true);
+            return t;
+          });
+
+  /** The name of the pool's thread, once it ran. */
+  public static volatile Thread poolThread;
+
+  private static Get refused(byte[] row) {
+    Get g = new Get(row);
+    g.setAttribute(FAULT, Bytes.toBytes("throw"));
+    return g;
+  }
+
   @Override
   public void preGetOp(ObserverContext<RegionCoprocessorEnvironment> c, Get get, List<Cell> result)
       throws IOException {
-    switch (fault(get.getAttribute(FAULT))) {
+    String fault = fault(get.getAttribute(FAULT));
+    if (fault.startsWith("nested:")) {
+      TableName other = TableName.valueOf(fault.substring("nested:".length()));
+      Region region = c.getEnvironment().getOnlineRegions().getRegions(other).get(0);
+      try {
+        region.get(refused(get.getRow()));
+        throw new IllegalStateException("the nested read was to be refused");
+      } catch (DoNotRetryIOException expected) {
+        return; // and this get goes on
+      }
+    }
+    if (fault.startsWith("shortCircuitThread:")) {
+      TableName other = TableName.valueOf(fault.substring("shortCircuitThread:".length()));
+      Connection connection = c.getEnvironment().getConnection();
+      Future<?> read =
+          POOL.submit(
+              () -> {
+                poolThread = Thread.currentThread();
+                try (Table t = connection.getTable(other)) {
+                  t.get(refused(get.getRow()));
+                  throw new IllegalStateException("the pool's read was to be refused");
+                } catch (IOException expected) {
+                  return null;
+                }
+              });
+      try {
+        read.get(1, TimeUnit.MINUTES);
+      } catch (InterruptedException | ExecutionException | TimeoutException e) {
+        throw new IOException("the pool's read did not end as refused", e);
+      }
+      return;
+    }
+    switch (fault) {
       case "throw":
         throw new DoNotRetryIOException("injected: get refused");
       case "bypass":

@@ -1,6 +1,7 @@
 package io.blockscope.it;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
@@ -39,6 +40,7 @@ import org.junit.Test;
  */
 public class FaultPathsIT extends ClusterTestBase {
   private static TableName faulty;
+  private static TableName faultyOther;
   private static TableName counters;
   private static final byte[] COUNTER = Bytes.toBytes("n");
 
@@ -56,6 +58,14 @@ public class FaultPathsIT extends ClusterTestBase {
                 .setCoprocessor(FaultInjectingObserver.class.getName())
                 .build());
     RawTable.loadSeed(cluster.connection(), cluster.admin(), faulty, 2_000, 14);
+    faultyOther = newTable("faulty_other");
+    cluster
+        .admin()
+        .createTable(
+            TableDescriptorBuilder.newBuilder(faultyOther)
+                .setColumnFamily(ColumnFamilyDescriptorBuilder.of(RawTable.SEED_FAMILY))
+                .setCoprocessor(FaultInjectingObserver.class.getName())
+                .build());
     counters = newTable("counters");
     RawTable.create(cluster.admin(), new RawTable.Spec(counters).blockSize(4096));
     try (Table t = cluster.connection().getTable(counters)) {
@@ -151,6 +161,66 @@ public class FaultPathsIT extends ClusterTestBase {
           regionCosts(counterRegion).minus(counterBefore));
       assertEquals(faultyBefore, regionCosts(faultyRegion));
     }
+  }
+
+  /**
+   * A read nested in another (a coprocessor reading another region through the region, as Phoenix
+   * does) that is refused before its post-hook left its frame above the outer read's; the outer
+   * read's post-hook then closed that frame instead of its own, handing the rest of the outer read
+   * to the region whose read had failed.
+   */
+  @Test
+  public void aNestedReadThatThrowsDoesNotTakeTheOuterReadsCosts() throws Exception {
+    Diagnostics engine = cluster.diagnostics();
+    HRegion outer = onlyRegion(faulty);
+    HRegion inner = onlyRegion(faultyOther);
+    long droppedBefore = serverCounter("frames.dropped");
+    CostSnapshot innerBefore = regionCosts(inner);
+    CostSnapshot outerBefore = regionCosts(outer);
+    CostSnapshot serverBefore = serverCosts();
+    try (Table t = cluster.connection().getTable(faulty)) {
+      for (int i = 0; i < 20; i++) {
+        assertFalse(
+            "the outer get goes on",
+            t.get(faultyGet(100 + i, "nested:" + faultyOther.getNameAsString())).isEmpty());
+      }
+    }
+    awaitNoOpenFrame(engine);
+    CostSnapshot server = serverCosts().minus(serverBefore);
+    assertTrue("the gets read blocks", hits(server) + misses(server) > 0);
+    assertEquals("the refused reads read nothing", innerBefore, regionCosts(inner));
+    assertEquals("every cost is the outer region's", server, regionCosts(outer).minus(outerBefore));
+    assertEquals(
+        "each refused nested read's frame, closed with its outer read",
+        20,
+        serverCounter("frames.dropped") - droppedBefore);
+  }
+
+  /**
+   * HBase's region server calls its own RPC services on the caller's thread for a region it holds
+   * (the short-circuit connection): a coprocessor's pool thread reading that way, refused before
+   * the post-hook, ends no {@code CallRunner.run}, so its frame stayed open on the pool thread,
+   * holding its region, for as long as the thread lived.
+   */
+  @Test
+  public void aShortCircuitReadThatThrowsOnAPoolThreadLeavesNoFrame() throws Exception {
+    Diagnostics engine = cluster.diagnostics();
+    long droppedBefore = serverCounter("frames.dropped");
+    try (Table t = cluster.connection().getTable(faulty)) {
+      for (int i = 0; i < 5; i++) {
+        assertFalse(
+            t.get(faultyGet(200 + i, "shortCircuitThread:" + faultyOther.getNameAsString()))
+                .isEmpty());
+      }
+    }
+    assertTrue(
+        "the pool thread lives on, as a coprocessor's pool does",
+        FaultInjectingObserver.poolThread.isAlive());
+    awaitNoOpenFrame(engine);
+    assertEquals(
+        "each refused read's frame, closed when its short-circuit call ended",
+        5,
+        serverCounter("frames.dropped") - droppedBefore);
   }
 
   /**

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.IntConsumer;
 import java.util.function.ToIntFunction;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
@@ -46,7 +47,7 @@ public final class BridgeHandle {
             "maps",
             MethodType.methodType(void.class, int[].class, int[].class, ToIntFunction.class));
     onCallEnd =
-        lookup.findStatic(type, "onCallEnd", MethodType.methodType(void.class, Runnable.class));
+        lookup.findStatic(type, "onCallEnd", MethodType.methodType(void.class, IntConsumer.class));
     installed = (AtomicIntegerArray) type.getField("INSTALLED").get(null);
     failures = (AtomicLongArray) type.getField("FAILURES").get(null);
   }
@@ -129,8 +130,11 @@ public final class BridgeHandle {
     }
   }
 
-  /** Sets what runs when an RPC call ends with frames open on its thread. */
-  public void onCallEnd(Runnable hook) {
+  /**
+   * Sets what runs when an RPC call ends with frames it opened still open on its thread; the hook
+   * is given the depth at which the call started.
+   */
+  public void onCallEnd(IntConsumer hook) {
     try {
       onCallEnd.invokeExact(hook);
     } catch (Throwable t) {

@@ -4,6 +4,7 @@ import io.blockscope.metrics.CostLayout;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.IntConsumer;
 import java.util.function.ToIntFunction;
 import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
@@ -138,7 +139,7 @@ public final class ProbeBridge {
       seeker -> CostLayout.N_ENCODINGS - 1;
 
   /** What the engine does when a call ends with frames still open on the thread; null: none. */
-  private static volatile Runnable callEndHook;
+  private static volatile IntConsumer callEndHook;
 
   /** The calling thread's cost array (see {@link CostLayout} for its slots). */
   public static long[] costs() {
@@ -161,27 +162,40 @@ public final class ProbeBridge {
     return engine;
   }
 
-  /** Sets what runs when an RPC call ends with attribution frames still open on its thread. */
-  public static void onCallEnd(Runnable hook) {
+  /**
+   * Sets what runs when an RPC call ends with attribution frames it opened still open on its
+   * thread: the hook closes every frame above the depth it is given.
+   */
+  public static void onCallEnd(IntConsumer hook) {
     callEndHook = hook;
   }
 
   // ---- called from advice -------------------------------------------------------------------
 
+  /** An RPC call starts on this thread: the thread's frame depth now, to hand to callEnded. */
+  public static long callStarted() {
+    try {
+      return COSTS.get()[CostLayout.DEPTH];
+    } catch (Throwable t) {
+      fail(RPC_CALL);
+      return Long.MAX_VALUE; // closes nothing at the end
+    }
+  }
+
   /**
-   * {@code CallRunner.run} returned or threw: the RPC call this handler thread served is over.
-   * Frames still open (a read threw before its post-hook, an observer bypassed) are the engine's to
-   * close; otherwise this is one thread-local read and a compare per call.
+   * The RPC call that started at frame depth {@code depthAtStart} returned or threw. Frames it
+   * opened and left open (a read threw before its post-hook, an observer bypassed) are the engine's
+   * to close; otherwise this is one thread-local read and a compare per call.
    */
-  public static void callEnded() {
+  public static void callEnded(long depthAtStart) {
     try {
       events(RPC_CALL);
-      if (COSTS.get()[CostLayout.DEPTH] == 0) {
+      if (COSTS.get()[CostLayout.DEPTH] <= depthAtStart) {
         return;
       }
-      Runnable hook = callEndHook;
+      IntConsumer hook = callEndHook;
       if (hook != null) {
-        hook.run();
+        hook.accept((int) depthAtStart);
       }
     } catch (Throwable t) {
       fail(RPC_CALL);

@@ -56,6 +56,15 @@ public final class ProbeInstaller {
   private static final String CALL_RUNNER = "org.apache.hadoop.hbase.ipc.CallRunner";
 
   /**
+   * The region server's short-circuit connection (HBase 2.5 and 2.6): a client call to a region on
+   * the same server runs the RPC service on the caller's own thread (a coprocessor's pool, a
+   * compaction hook), through this wrapper's {@code doCall}, never through {@code CallRunner}.
+   */
+  static final String SHORT_CIRCUIT_CALL =
+      "org.apache.hadoop.hbase.client.ServerConnectionUtils$ShortCircuitingClusterConnection"
+          + "$ClientServiceBlockingInterfaceWrapper";
+
+  /**
    * The key an encoded seeker seeks to: a Cell up to HBase 3.0.0-beta-1, an ExtendedCell from HBase
    * 3.0.0 on (its HFileReaderImpl calls {@code EncodedSeeker.seekToKeyInBlock(ExtendedCell,
    * boolean)}).
@@ -163,7 +172,8 @@ public final class ProbeInstaller {
 
   static final String BLOCKSCOPE_ENCODING = "BLOCKSCOPE_V1";
 
-  static final Set<String> OPTIONAL_TYPES = Collections.singleton(BLOCKSCOPE_SEEKER);
+  /** Types a probe weaves where they exist: blockscope's encoder, HBase's short-circuit calls. */
+  static final Set<String> OPTIONAL_TYPES = set(BLOCKSCOPE_SEEKER, SHORT_CIRCUIT_CALL);
 
   /** The encoding index of a seeker class, by its own name or its nearest known superclass. */
   private static final ClassValue<Integer> SEEKER_ENCODINGS =
@@ -246,7 +256,15 @@ public final class ProbeInstaller {
                   BYTE_BUFF,
                   BYTE_BUFF)),
           decodeTargets(),
-          list(new Target(CALL_RUNNER, "run", ReadPathAdvice.CallEnd.class)));
+          list(
+              new Target(CALL_RUNNER, "run", ReadPathAdvice.CallEnd.class),
+              new Target(
+                  SHORT_CIRCUIT_CALL,
+                  "doCall",
+                  ReadPathAdvice.CallEnd.class,
+                  "org.apache.hbase.thirdparty.com.google.protobuf.RpcController",
+                  "java.lang.Object",
+                  SHORT_CIRCUIT_CALL + "$Operation")));
 
   private static List<Target> decodeTargets() {
     List<Target> t = new ArrayList<>();

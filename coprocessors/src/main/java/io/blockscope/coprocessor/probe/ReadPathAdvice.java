@@ -154,11 +154,22 @@ final class ReadPathAdvice {
     }
   }
 
-  /** {@code org.apache.hadoop.hbase.ipc.CallRunner.run()}: one RPC call ends on this thread. */
+  /**
+   * One RPC call served on this thread: {@code org.apache.hadoop.hbase.ipc.CallRunner.run()} on a
+   * handler thread, or the region server's short-circuit connection calling its own RPC services on
+   * the caller's thread ({@code ServerConnectionUtils.ShortCircuitingClusterConnection
+   * .ClientServiceBlockingInterfaceWrapper.doCall}). Frames the call opened and left open are
+   * closed when it ends; frames open before it (the caller's own read) stay.
+   */
   static final class CallEnd {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static long enter() {
+      return ProbeBridge.callStarted();
+    }
+
     @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
-    static void exit() {
-      ProbeBridge.callEnded();
+    static void exit(@Advice.Enter long depthAtStart) {
+      ProbeBridge.callEnded(depthAtStart);
     }
   }
 }

@@ -33,9 +33,9 @@ public class ProbeTargetsTest {
     assertEquals(ProbeBridge.N_PROBES, ProbeInstaller.PROBES.size());
     // the decode probe: decodeNext of five HBase seekers, decodeFirst of two, decode of
     // BLOCKSCOPE_V1's, and rewind, setCurrentBuffer, seekToKeyInBlock of three (not next: a
-    // cell step is the decodeNext it calls); the rpcCall probe: CallRunner.run, where frames left
-    // open by a failed read are closed
-    assertEquals(2 + 1 + 1 + 1 + (5 + 2 + 1 + 3 * 3) + 1, targets);
+    // cell step is the decodeNext it calls); the rpcCall probe: CallRunner.run and the
+    // short-circuit connection's doCall, where frames left open by a failed read are closed
+    assertEquals(2 + 1 + 1 + 1 + (5 + 2 + 1 + 3 * 3) + 2, targets);
   }
 
   /**
