@@ -26,6 +26,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Server;
@@ -69,6 +70,9 @@ final class Engine implements Hooks, ConfigurationObserver {
   private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
 
   static final int MAX_DEPTH = 32;
+
+  /** Whether this copy said it joined another copy's engine: once, not at every region open. */
+  private static final AtomicBoolean JOINED_SAID = new AtomicBoolean();
 
   /** The engine of this class loader's copy when no bridge could be set up at all. */
   private static Engine fallback;
@@ -231,43 +235,41 @@ final class Engine implements Hooks, ConfigurationObserver {
     return services instanceof Server ? ((Server) services).getConfiguration() : null;
   }
 
-  private static synchronized Hooks hooks(Configuration conf, List<String> problems) {
+  private static Hooks hooks(Configuration conf, List<String> problems) {
     BlockscopeConfig config = new BlockscopeConfig(conf, problems);
     BridgeHandle bridge =
         ProbeInstaller.installAll(config.probesEnabled, config.attachTimeoutMs, problems);
-    Object existing = bridge != null ? bridge.engine(null) : fallback;
-    if (existing == null) {
-      Engine engine = new Engine(config, bridge, problems);
-      existing = bridge != null ? bridge.engine(engine) : engine;
-      if (existing == engine) {
-        fallback = bridge == null ? engine : null;
-        if (bridge != null) {
+    Object existing;
+    if (bridge == null) {
+      synchronized (Engine.class) {
+        if (fallback == null) {
+          fallback = start(config, null, problems);
+        }
+        existing = fallback;
+      }
+    } else {
+      // one lock for the whole JVM, whichever copy asks: two copies starting at once must not
+      // both make an engine (the second's JMX beans would clash with the first's)
+      synchronized (bridge.setupLock()) {
+        existing = bridge.engine(null);
+        if (existing == null) {
+          Engine engine = start(config, bridge, problems);
+          existing = bridge.engine(engine);
           bridge.onCallEnd(engine::callEnded);
         }
-        problems.forEach(p -> LOG.warn("blockscope: {}", p));
-        LOG.info(
-            "blockscope: engine started at level {} exporting regions {}; probes {}; {};"
-                + " query max level {}, table max level {} (the region server's settings)",
-            config.level,
-            config.export,
-            engine.probeSummary(),
-            engine.noHBaseScanMetrics.isEmpty()
-                ? "HBase's scan metrics in query profiles: available"
-                : engine.noHBaseScanMetrics.get(0),
-            config.queryMaxLevel,
-            config.tableMaxLevel);
-      } else {
-        engine.close();
       }
     }
     if (existing instanceof Engine) {
       return (Engine) existing;
     }
     try {
-      LOG.info(
-          "blockscope: joining the engine of another blockscope copy ({})",
-          existing.getClass().getClassLoader());
-      return ForeignHooks.of(existing);
+      Hooks joined = ForeignHooks.of(existing);
+      if (JOINED_SAID.compareAndSet(false, true)) {
+        LOG.info(
+            "blockscope: joining the engine of another blockscope copy ({})",
+            existing.getClass().getClassLoader());
+      }
+      return joined;
     } catch (ReflectiveOperationException | RuntimeException e) {
       LOG.warn(
           "blockscope: cannot reach the engine of another blockscope copy; "
@@ -275,6 +277,24 @@ final class Engine implements Hooks, ConfigurationObserver {
           e);
       return ForeignHooks.NONE;
     }
+  }
+
+  /** Makes the engine and says so in the region server's log. */
+  private static Engine start(BlockscopeConfig config, BridgeHandle bridge, List<String> problems) {
+    Engine engine = new Engine(config, bridge, problems);
+    problems.forEach(p -> LOG.warn("blockscope: {}", p));
+    LOG.info(
+        "blockscope: engine started at level {} exporting regions {}; probes {}; {};"
+            + " query max level {}, table max level {} (the region server's settings)",
+        config.level,
+        config.export,
+        engine.probeSummary(),
+        engine.noHBaseScanMetrics.isEmpty()
+            ? "HBase's scan metrics in query profiles: available"
+            : engine.noHBaseScanMetrics.get(0),
+        config.queryMaxLevel,
+        config.tableMaxLevel);
+    return engine;
   }
 
   /** The engine made by this class loader's copy, if it is the JVM's engine. */
@@ -906,10 +926,5 @@ final class Engine implements Hooks, ConfigurationObserver {
           .append(probeInstalled(p) ? "=installed" : "=unavailable");
     }
     return sb.toString();
-  }
-
-  private void close() {
-    exporter.shutdownNow();
-    registry.close();
   }
 }

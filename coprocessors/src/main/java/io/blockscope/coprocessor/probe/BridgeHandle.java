@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.IntConsumer;
 import java.util.function.ToIntFunction;
 import java.util.jar.JarEntry;
@@ -35,6 +36,8 @@ public final class BridgeHandle {
   private final MethodHandle onCallEnd;
   private final AtomicIntegerArray installed;
   private final AtomicLongArray failures;
+  private final AtomicReferenceArray<String> unavailable;
+  private final Object setupLock;
 
   private BridgeHandle(Class<?> type) throws ReflectiveOperationException {
     this.type = type;
@@ -50,6 +53,11 @@ public final class BridgeHandle {
         lookup.findStatic(type, "onCallEnd", MethodType.methodType(void.class, IntConsumer.class));
     installed = (AtomicIntegerArray) type.getField("INSTALLED").get(null);
     failures = (AtomicLongArray) type.getField("FAILURES").get(null);
+    @SuppressWarnings("unchecked") // the bridge's own field, of this type
+    AtomicReferenceArray<String> reasons =
+        (AtomicReferenceArray<String>) type.getField("UNAVAILABLE").get(null);
+    unavailable = reasons;
+    setupLock = type.getField("SETUP_LOCK").get(null);
   }
 
   /**
@@ -160,6 +168,20 @@ public final class BridgeHandle {
 
   public AtomicLongArray failures() {
     return failures;
+  }
+
+  /** Why each probe is unavailable, JVM-wide; null where not tried or woven. */
+  public AtomicReferenceArray<String> unavailable() {
+    return unavailable;
+  }
+
+  /**
+   * The one lock of the JVM under which probes are woven and the engine is made, whichever class
+   * loader's copy of blockscope asks: two copies starting at once would otherwise both weave every
+   * probe (counting each event twice) or both make an engine.
+   */
+  public Object setupLock() {
+    return setupLock;
   }
 
   /**

@@ -4,6 +4,7 @@ import io.blockscope.metrics.CostLayout;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.IntConsumer;
 import java.util.function.ToIntFunction;
 import org.apache.hadoop.hbase.io.compress.Compression;
@@ -71,6 +72,21 @@ public final class ProbeBridge {
 
   /** Failures each probe caught and swallowed. */
   public static final AtomicLongArray FAILURES = new AtomicLongArray(N_PROBES);
+
+  /**
+   * Why each probe could not be woven, once some copy of blockscope tried and failed (null: not
+   * tried, or woven): a probe is tried once per JVM, whichever copy comes first, and the others
+   * report the same reason. Written only under the lock that installs probes.
+   */
+  @SuppressWarnings("MutablePublicArray") // the bridge links JDK types only
+  public static final AtomicReferenceArray<String> UNAVAILABLE =
+      new AtomicReferenceArray<>(N_PROBES);
+
+  /**
+   * The JVM-wide lock under which every copy of blockscope weaves probes and makes or joins the
+   * engine: each copy's own {@code synchronized} locks only that copy.
+   */
+  public static final Object SETUP_LOCK = new Object();
 
   /**
    * The probe a drill acts on (-1: none, the production value); what it does is {@link #drillMode}.

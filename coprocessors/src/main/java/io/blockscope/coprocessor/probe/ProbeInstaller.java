@@ -300,11 +300,8 @@ public final class ProbeInstaller {
   /** This copy's one attempt to get instrumentation; made by the first {@link #installAll}. */
   private static Attacher attacher;
 
-  /** The probes this copy tried to weave, whatever came of it: each is tried once. */
-  private static final Set<Integer> TRIED = ConcurrentHashMap.newKeySet();
-
-  /** Why each probe this copy tried is unavailable, reported again on later calls. */
-  private static final Map<Integer, String> UNAVAILABLE = new ConcurrentHashMap<>();
+  /** The probes whose unavailability this copy logged: each once, not at every region open. */
+  private static final Set<Integer> LOGGED = ConcurrentHashMap.newKeySet();
 
   private ProbeInstaller() {}
 
@@ -349,25 +346,25 @@ public final class ProbeInstaller {
       LOG.warn("blockscope: read-path probes unavailable, the region server runs unmeasured", t);
       return null;
     }
-    bridge.maps(blockTypeMap(), algorithmMap(), SEEKER_ENCODINGS::get);
-    for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
-      if (bridge.installed().get(p) == 1) {
-        continue; // woven earlier, perhaps by another copy of blockscope
-      }
-      String why;
-      if (whyNoInstrumentation != null) {
-        why = whyNoInstrumentation;
-      } else if (TRIED.add(p)) {
-        why = install(p, inst, hbaseLoader, bridge);
-        if (why != null) {
-          UNAVAILABLE.put(p, why);
+    synchronized (bridge.setupLock()) {
+      bridge.maps(blockTypeMap(), algorithmMap(), SEEKER_ENCODINGS::get);
+      for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
+        if (bridge.installed().get(p) == 1) {
+          continue; // woven earlier, perhaps by another copy of blockscope
         }
-      } else {
-        why = UNAVAILABLE.get(p);
-      }
-      if (why != null) {
-        problems.add("probe " + ProbeBridge.PROBE_NAMES[p] + " unavailable: " + why);
-        LOG.warn("blockscope: probe {} unavailable: {}", ProbeBridge.PROBE_NAMES[p], why);
+        String why = bridge.unavailable().get(p); // tried once in this JVM, by whichever copy
+        if (why == null && whyNoInstrumentation != null) {
+          why = whyNoInstrumentation; // another copy, with instrumentation, may still weave it
+        } else if (why == null) {
+          why = install(p, inst, hbaseLoader, bridge);
+          bridge.unavailable().set(p, why);
+        }
+        if (why != null) {
+          problems.add("probe " + ProbeBridge.PROBE_NAMES[p] + " unavailable: " + why);
+          if (LOGGED.add(p)) {
+            LOG.warn("blockscope: probe {} unavailable: {}", ProbeBridge.PROBE_NAMES[p], why);
+          }
+        }
       }
     }
     return bridge;
@@ -379,19 +376,21 @@ public final class ProbeInstaller {
    * region server with no probe at all in the same run; it is safe at any time, reads in flight
    * finish with whichever version of a method they entered.
    */
-  public static synchronized void uninstallAll() {
+  public static void uninstallAll() {
     BridgeHandle bridge;
     try {
       bridge = BridgeHandle.resolve(BlockType.class.getClassLoader(), null);
     } catch (IllegalStateException none) {
       return;
     }
-    for (Map.Entry<Integer, ResettableClassFileTransformer> e : WOVEN.entrySet()) {
-      e.getValue().reset(instrumentation, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
-      bridge.installed().set(e.getKey(), 0);
-      TRIED.remove(e.getKey());
+    synchronized (bridge.setupLock()) {
+      for (Map.Entry<Integer, ResettableClassFileTransformer> e : WOVEN.entrySet()) {
+        e.getValue().reset(instrumentation, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
+        bridge.installed().set(e.getKey(), 0);
+        bridge.unavailable().set(e.getKey(), null);
+      }
+      WOVEN.clear();
     }
-    WOVEN.clear();
   }
 
   private static boolean allInstalled(BridgeHandle bridge) {

@@ -1,0 +1,119 @@
+package io.blockscope.coprocessor;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotSame;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+
+import io.blockscope.coprocessor.probe.ProbeBridge;
+import io.blockscope.metrics.CostRegistry;
+import io.blockscope.metrics.MetricKeys;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.management.ManagementFactory;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.apache.hadoop.conf.Configuration;
+import org.junit.Test;
+
+/**
+ * Two copies of blockscope opening their first regions at the same moment both made an engine; the
+ * one whose engine was not published closed it, and its close took out the JMX beans it had
+ * registered first, under the names the published engine then failed to register: {@code top} and
+ * {@code evaluate --zk} found no export.
+ */
+public class TwoEnginesAtOnceTest {
+
+  /** Loads blockscope's coprocessor classes itself, but for the bridge and the tests. */
+  private static final class OtherCopy extends ClassLoader {
+    OtherCopy() {
+      super(TwoEnginesAtOnceTest.class.getClassLoader());
+    }
+
+    @Override
+    protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+      synchronized (getClassLoadingLock(name)) {
+        if (!name.startsWith("io.blockscope.coprocessor.")
+            || name.startsWith(ProbeBridge.class.getName())
+            || name.contains("Test")) {
+          return super.loadClass(name, resolve);
+        }
+        Class<?> c = findLoadedClass(name);
+        if (c == null) {
+          try (InputStream in =
+              getParent().getResourceAsStream(name.replace('.', '/') + ".class")) {
+            if (in == null) {
+              throw new ClassNotFoundException(name);
+            }
+            byte[] bytes = in.readAllBytes();
+            c = defineClass(name, bytes, 0, bytes.length);
+          } catch (IOException e) {
+            throw new ClassNotFoundException(name, e);
+          }
+        }
+        return c;
+      }
+    }
+  }
+
+  private static Method hooks(Class<?> engine) throws NoSuchMethodException {
+    Method m = engine.getDeclaredMethod("hooks", Configuration.class, List.class);
+    m.setAccessible(true);
+    return m;
+  }
+
+  @Test
+  public void twoCopiesStartingAtOnceMakeOneEngineWhoseBeansAreAllThere() throws Exception {
+    assertNull("no engine in this JVM yet", ProbeBridge.engine(null));
+    Class<?> other = Class.forName(Engine.class.getName(), true, new OtherCopy());
+    assertNotSame(Engine.class, other);
+    Method ours = hooks(Engine.class);
+    Method theirs = hooks(other);
+
+    CountDownLatch go = new CountDownLatch(1);
+    Callable<Object> first =
+        () -> {
+          go.await();
+          return ours.invoke(null, new Configuration(false), new ArrayList<String>());
+        };
+    Callable<Object> second =
+        () -> {
+          go.await();
+          return theirs.invoke(null, new Configuration(false), new ArrayList<String>());
+        };
+    ExecutorService two = Executors.newFixedThreadPool(2);
+    try {
+      Future<Object> a = two.submit(first);
+      Future<Object> b = two.submit(second);
+      go.countDown();
+      a.get();
+      b.get();
+    } finally {
+      two.shutdownNow();
+    }
+
+    Object engine = ProbeBridge.engine(null);
+    Method registryOf = engine.getClass().getMethod("registry");
+    registryOf.setAccessible(true); // the other copy's Engine is package-private in its loader
+    CostRegistry registry = (CostRegistry) registryOf.invoke(engine);
+    MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+    List<String> keys = new ArrayList<>(registry.metrics().getMetrics().keySet());
+    assertTrue(keys.toString(), keys.contains(MetricKeys.server("frames.open")));
+    List<String> missing = new ArrayList<>();
+    for (String key : keys) {
+      ObjectName name = MetricKeys.objectName(key);
+      if (!server.isRegistered(name)) {
+        missing.add(key);
+      }
+    }
+    assertEquals("every series of the JVM's engine is on JMX", List.of(), missing);
+  }
+}

@@ -1,0 +1,109 @@
+package io.blockscope.coprocessor.probe;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotSame;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.Test;
+
+/**
+ * Two copies of blockscope in one region server (the cluster-wide jar and a table's jar, or two jar
+ * paths) that open their first regions at the same moment. Each copy's {@code synchronized} locked
+ * only itself, so both found a probe not woven yet, both wove it, and every event of that probe was
+ * counted twice.
+ */
+public class TwoCopiesAtOnceTest {
+
+  /**
+   * Loads blockscope's probe package itself, as a table's coprocessor class loader does, but for
+   * the bridge, which HBase's classes resolve from their own loader.
+   */
+  private static final class OtherCopy extends ClassLoader {
+    OtherCopy() {
+      super(TwoCopiesAtOnceTest.class.getClassLoader());
+    }
+
+    @Override
+    protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+      synchronized (getClassLoadingLock(name)) {
+        if (!name.startsWith(ProbeInstaller.class.getPackage().getName() + ".")
+            || name.startsWith(ProbeBridge.class.getName())
+            || name.contains("Test")) {
+          return super.loadClass(name, resolve);
+        }
+        Class<?> c = findLoadedClass(name);
+        if (c == null) {
+          String file = name.replace('.', '/') + ".class";
+          try (InputStream in = getParent().getResourceAsStream(file)) {
+            if (in == null) {
+              throw new ClassNotFoundException(name);
+            }
+            byte[] bytes = in.readAllBytes();
+            c = defineClass(name, bytes, 0, bytes.length);
+          } catch (IOException e) {
+            throw new ClassNotFoundException(name, e);
+          }
+        }
+        return c;
+      }
+    }
+  }
+
+  private static int transformers(Class<?> installer) throws ReflectiveOperationException {
+    java.lang.reflect.Field woven = installer.getDeclaredField("WOVEN");
+    woven.setAccessible(true);
+    return ((Map<?, ?>) woven.get(null)).size();
+  }
+
+  @Test
+  public void twoCopiesStartingAtOnceWeaveEachProbeOnce() throws Exception {
+    ProbeInstaller.uninstallAll(); // from a JVM with no probe woven (another test may have woven)
+    Class<?> other = Class.forName(ProbeInstaller.class.getName(), true, new OtherCopy());
+    assertNotSame(ProbeInstaller.class, other);
+    Method otherInstall = other.getMethod("installAll", boolean.class, long.class, List.class);
+
+    CountDownLatch go = new CountDownLatch(1);
+    List<String> ours = new ArrayList<>();
+    List<String> theirs = new ArrayList<>();
+    Callable<Object> first =
+        () -> {
+          go.await();
+          return ProbeInstaller.installAll(true, 30_000, ours);
+        };
+    Callable<Object> second =
+        () -> {
+          go.await();
+          return otherInstall.invoke(null, true, 30_000L, theirs);
+        };
+    ExecutorService two = Executors.newFixedThreadPool(2);
+    try {
+      Future<Object> a = two.submit(first);
+      Future<Object> b = two.submit(second);
+      go.countDown();
+      a.get();
+      b.get();
+    } finally {
+      two.shutdownNow();
+    }
+
+    int installed = 0;
+    for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
+      installed += ProbeBridge.INSTALLED.get(p);
+    }
+    assertEquals(ours + " " + theirs, ProbeBridge.N_PROBES, installed);
+    assertEquals(
+        "one transformer per probe in the JVM, whichever copy wove it",
+        installed,
+        transformers(ProbeInstaller.class) + transformers(other));
+  }
+}
