@@ -39,6 +39,16 @@ public final class BlockscopeConfig {
   /** How often series are added, ranked and removed, in milliseconds (default 10000). */
   public static final String EXPORT_INTERVAL_MS = "blockscope.export.interval.ms";
 
+  /**
+   * How long a closed region's costs are kept on the server, in milliseconds (default 600000, ten
+   * minutes; 0: not kept). A region that opens again here within it (a reopen, a move back) goes on
+   * from them, and a table's series stays, without restarting, across a split, a merge or the move
+   * of its last region here for as long as one of its regions is kept.
+   */
+  public static final String EXPORT_RETAIN_MS = "blockscope.export.retain.ms";
+
+  static final long DEFAULT_RETAIN_MS = 600_000;
+
   /** Whether to weave the read-path probes at all (default true). */
   public static final String PROBES_ENABLED = "blockscope.probes.enabled";
 
@@ -59,6 +69,7 @@ public final class BlockscopeConfig {
   final PerfLevel tableMaxLevel;
   final RegionExport export;
   final long exportIntervalMs;
+  final long retainMs;
   final boolean probesEnabled;
   final long attachTimeoutMs;
   final boolean jmxEnabled;
@@ -81,6 +92,12 @@ public final class BlockscopeConfig {
       interval = MIN_INTERVAL_MS;
     }
     exportIntervalMs = interval;
+    long retain = parse(conf, EXPORT_RETAIN_MS, DEFAULT_RETAIN_MS, Long::parseLong, problems);
+    if (retain < 0) {
+      problems.add(EXPORT_RETAIN_MS + "=" + retain + " is negative; using " + DEFAULT_RETAIN_MS);
+      retain = DEFAULT_RETAIN_MS;
+    }
+    retainMs = retain;
     probesEnabled = parse(conf, PROBES_ENABLED, true, BlockscopeConfig::bool, problems);
     long attach = parse(conf, ATTACH_TIMEOUT_MS, 30_000L, Long::parseLong, problems);
     if (attach < 1) {

@@ -161,7 +161,7 @@ final class Engine implements Hooks, ConfigurationObserver {
     this.serverLevel = config.level;
     this.queryMaxLevel = config.queryMaxLevel;
     this.tableMaxLevel = config.tableMaxLevel;
-    this.registry = new CostRegistry(config.export);
+    this.registry = new CostRegistry(config.export, config.retainMs, System::nanoTime);
     this.hbaseScanMetrics =
         HBaseScanMetricsReader.find(HRegionServer.class.getClassLoader(), noHBaseScanMetrics);
     registerProbeHealth();
@@ -806,9 +806,10 @@ final class Engine implements Hooks, ConfigurationObserver {
 
   /**
    * Applies {@code blockscope.level}, {@code blockscope.query.max.level}, {@code
-   * blockscope.table.max.level} and {@code blockscope.export.regions} from the region server's
-   * reloaded {@code hbase-site.xml} ({@code update_config} in the HBase shell): regions whose table
-   * sets its own level keep it, within the new cap.
+   * blockscope.table.max.level}, {@code blockscope.export.regions} and {@code
+   * blockscope.export.retain.ms} from the region server's reloaded {@code hbase-site.xml} ({@code
+   * update_config} in the HBase shell): regions whose table sets its own level keep it, within the
+   * new cap.
    */
   @Override
   public void onConfigurationChange(Configuration conf) {
@@ -820,6 +821,7 @@ final class Engine implements Hooks, ConfigurationObserver {
     queryMaxLevel = config.queryMaxLevel;
     tableMaxLevel = config.tableMaxLevel;
     registry.export(config.export);
+    registry.retain(config.retainMs);
     for (RegionCosts r : registry.regions()) {
       PerfLevel asked = tableLevels.get(r.region());
       r.level(asked == null ? config.level : capped(r.table(), asked));
@@ -827,11 +829,12 @@ final class Engine implements Hooks, ConfigurationObserver {
     updateMeasuring();
     LOG.info(
         "blockscope: configuration reloaded: level {}, query max level {}, table max level {},"
-            + " regions exported {}",
+            + " regions exported {}, closed regions kept {} ms",
         config.level,
         config.queryMaxLevel,
         config.tableMaxLevel,
-        config.export);
+        config.export,
+        config.retainMs);
   }
 
   // ---- export ---------------------------------------------------------------------------------

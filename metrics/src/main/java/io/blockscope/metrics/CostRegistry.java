@@ -10,6 +10,8 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,14 +25,22 @@ import javax.management.MBeanServer;
  * and their export as Dropwizard metrics.
  *
  * <p>Only regions are written to on the read path (through {@link RegionCosts#costs()}); tables and
- * the server are sums read when a scraper asks, over their open regions plus what regions that
- * closed had left behind, so their counters stay monotonic across region moves, splits and merges.
- * A table whose last region left this server is dropped with its series.
+ * the server are sums read when a scraper asks, over their regions plus what regions that closed
+ * had left behind, so their counters never go down across region moves, splits and merges.
+ *
+ * <p>A region that closes keeps its costs for the retention period ({@code retainMillis}): if it
+ * opens again on this server within it (a reopen after an {@code alter}, a move back, a failed
+ * split rolled back), it goes on from them; a table whose regions all closed keeps its totals and
+ * series for as long as one of them is retained, so a split (the parent closes before its daughters
+ * open) or a merge never restarts the table's counters. After the period the region's costs are
+ * folded into its table's and the server's totals, and a table with no region left is dropped with
+ * its series. At most {@link #MAX_RETAINED} closed regions are kept; the oldest go first.
  *
  * <p>Metric series are registered by {@link #refreshExport()}, never on the read path: a table or
- * region series is added once its figure is non-zero, region series only for the regions the {@link
- * RegionExport} policy selects, and everything a closed region had is removed at once. Memory is
- * bounded by the regions open on the server.
+ * region series is added once its figure is non-zero, region series only for the open regions the
+ * {@link RegionExport} policy selects, and a region's series go at once when it closes (they come
+ * back, going on from the same figures, if it reopens within the period). Memory is bounded by the
+ * regions open on the server plus those retained.
  */
 public final class CostRegistry implements AutoCloseable {
 
@@ -51,6 +61,10 @@ public final class CostRegistry implements AutoCloseable {
 
     private int refs = 1;
     private long activityAtLastRank;
+
+    /** When the region's last read after its close ended ({@link #nanoTime}); for retention. */
+    private long retiredAt;
+
     private volatile PerfLevel level;
 
     RegionCosts(CostRegistry owner, String table, String region, PerfLevel level) {
@@ -106,13 +120,17 @@ public final class CostRegistry implements AutoCloseable {
   }
 
   private static final class TableCosts {
+    /** What regions no longer kept here left. */
     final CostAccumulator retired = new CostAccumulator();
-    final Set<RegionCosts> live = new HashSet<>();
+
+    /** The table's regions here: open, closing with reads in flight, or retained after a close. */
+    final Set<RegionCosts> members = new HashSet<>();
+
     final Set<String> exported = new HashSet<>();
 
     long get(int slot) {
       long sum = retired.get(slot);
-      for (RegionCosts r : live) {
+      for (RegionCosts r : members) {
         sum += r.costs.get(slot);
       }
       return sum;
@@ -124,14 +142,35 @@ public final class CostRegistry implements AutoCloseable {
   /** Regions closed with reads still in flight; their costs still count where they did. */
   private final Set<RegionCosts> closing = new HashSet<>();
 
+  /** Closed regions kept for the retention period, oldest first, by encoded name. */
+  private final LinkedHashMap<String, RegionCosts> retained = new LinkedHashMap<>();
+
+  /** Closed regions kept at most; beyond it the oldest is let go before its period ends. */
+  public static final int MAX_RETAINED = 10_000;
+
+  private final LongSupplier nanoTime;
+  private volatile long retainNanos;
+
   private final Map<String, TableCosts> tables = new HashMap<>();
   private final CostAccumulator serverRetired = new CostAccumulator();
   private final MetricRegistry metrics = new MetricRegistry();
   private volatile RegionExport export;
   private JmxReporter jmx;
 
+  /** A registry that keeps no closed region ({@code retainMillis} 0). */
   public CostRegistry(RegionExport export) {
+    this(export, 0, System::nanoTime);
+  }
+
+  /**
+   * @param retainMillis how long a closed region's costs are kept for it to go on from if it
+   *     reopens here, and its table's series with them (0: let go when its last read ends)
+   * @param nanoTime the clock that retention is measured by
+   */
+  public CostRegistry(RegionExport export, long retainMillis, LongSupplier nanoTime) {
     this.export = export;
+    this.nanoTime = nanoTime;
+    retain(retainMillis);
     for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
       final int slot = s;
       if (!CostLayout.alwaysZero(s)) {
@@ -141,6 +180,12 @@ public final class CostRegistry implements AutoCloseable {
     }
     metrics.register(MetricKeys.server("regions.open"), (Gauge<Integer>) regions::size);
     metrics.register(MetricKeys.server("regions.exported"), (Gauge<Integer>) this::exportedRegions);
+    metrics.register(MetricKeys.server("regions.retained"), (Gauge<Integer>) this::retainedRegions);
+  }
+
+  /** Changes the retention period; takes effect at the next close and {@link #refreshExport()}. */
+  public void retain(long retainMillis) {
+    this.retainNanos = Math.max(0, retainMillis) * 1_000_000L;
   }
 
   /** A read-only Dropwizard counter whose count is computed; JMX shows it as {@code Count}. */
@@ -165,7 +210,8 @@ public final class CostRegistry implements AutoCloseable {
 
   /**
    * Starts tracking a region, or takes one more reference to it (a region observed by two copies of
-   * the coprocessor counts once).
+   * the coprocessor counts once). A region that closed here and is still kept (closing, or retained
+   * within the period) opens again with its costs.
    */
   public synchronized RegionCosts open(String table, String region, PerfLevel level) {
     RegionCosts r = regions.get(region);
@@ -173,15 +219,48 @@ public final class CostRegistry implements AutoCloseable {
       r.refs++;
       return r;
     }
+    r = reopen(table, region);
+    if (r != null) {
+      r.level = level;
+      r.refs = 1;
+      regions.put(region, r);
+      return r;
+    }
     r = new RegionCosts(this, table, region, level);
     regions.put(region, r);
-    tables.computeIfAbsent(table, t -> new TableCosts()).live.add(r);
+    tables.computeIfAbsent(table, t -> new TableCosts()).members.add(r);
+    return r;
+  }
+
+  /**
+   * The closed region of this name and table still kept here, made ready for reads again; or null.
+   * Its reads in flight (if it is still closing) stay admitted and counted.
+   */
+  private RegionCosts reopen(String table, String region) {
+    RegionCosts r = retained.get(region);
+    if (r != null && r.table.equals(table)) {
+      retained.remove(region);
+    } else {
+      r = null;
+      for (RegionCosts c : closing) {
+        if (c.region.equals(region) && c.table.equals(table)) {
+          r = c;
+          break;
+        }
+      }
+      if (r == null) {
+        return null;
+      }
+      closing.remove(r);
+    }
+    // undoes close(): adding MIN_VALUE again wraps round, MIN_VALUE + n + MIN_VALUE == n
+    r.inFlight.getAndAdd(Integer.MIN_VALUE);
     return r;
   }
 
   /**
    * Drops one reference to a region; the last one removes its series at once and, when no read is
-   * in flight on it any more, hands its costs to its table and to the server.
+   * in flight on it any more, retains it (or lets it go, with no retention).
    */
   public synchronized void close(String region) {
     RegionCosts r = regions.get(region);
@@ -196,22 +275,60 @@ public final class CostRegistry implements AutoCloseable {
     }
   }
 
-  /** Moves a closed region's final costs to its table and the server, in one step for readers. */
+  /** A closed region's last read ended: it is retained for the period, or let go at once. */
   private synchronized void retire(RegionCosts r) {
     if (!closing.remove(r)) {
+      return; // opened again meanwhile
+    }
+    if (retainNanos == 0) {
+      letGo(r);
       return;
     }
+    r.retiredAt = nanoTime.getAsLong();
+    retained.put(r.region, r);
+    while (retained.size() > MAX_RETAINED) {
+      Iterator<RegionCosts> oldest = retained.values().iterator();
+      RegionCosts o = oldest.next();
+      oldest.remove();
+      letGo(o);
+    }
+  }
+
+  /**
+   * Moves a closed region's final costs to its table's and the server's totals, in one step for
+   * readers; a table left with no region is dropped with its series.
+   */
+  private void letGo(RegionCosts r) {
     serverRetired.addAll(r.costs);
     TableCosts t = tables.get(r.table);
     if (t != null) {
-      t.live.remove(r);
-      if (t.live.isEmpty()) {
+      t.members.remove(r);
+      if (t.members.isEmpty()) {
         tables.remove(r.table);
         unexport(t.exported);
       } else {
         t.retired.addAll(r.costs);
       }
     }
+  }
+
+  /** Lets go of the regions retained for longer than the period. */
+  private void expireRetained() {
+    long now = nanoTime.getAsLong();
+    Iterator<RegionCosts> it = retained.values().iterator();
+    while (it.hasNext()) {
+      RegionCosts r = it.next();
+      if (now - r.retiredAt < retainNanos) {
+        break; // kept in the order they retired
+      }
+      it.remove();
+      letGo(r);
+    }
+  }
+
+  /** Closed regions kept for the retention period. */
+  public synchronized int retainedRegions() {
+    return retained.size();
   }
 
   /** Regions closed whose last reads are still in flight. */
@@ -265,6 +382,9 @@ public final class CostRegistry implements AutoCloseable {
     for (RegionCosts r : closing) {
       sum += r.costs.get(slot);
     }
+    for (RegionCosts r : retained.values()) {
+      sum += r.costs.get(slot);
+    }
     return sum;
   }
 
@@ -295,6 +415,7 @@ public final class CostRegistry implements AutoCloseable {
    * regions that fell out of the selection. Called periodically, never on the read path.
    */
   public synchronized void refreshExport() {
+    expireRetained();
     for (Map.Entry<String, TableCosts> e : tables.entrySet()) {
       String table = e.getKey();
       TableCosts t = e.getValue();

@@ -219,4 +219,121 @@ public class CostRegistryTest {
       assertTrue("the churn must have raced the reads", admitted.get() > 0);
     }
   }
+
+  private static final long MINUTE_NS = 60_000_000_000L;
+
+  /**
+   * A split closes the parent before its daughters open; with the table's last region here closed,
+   * the table's totals went with it, and a scraper saw the table counter fall from 1,000 to what
+   * the daughters read next.
+   */
+  @Test
+  public void aTableDoesNotRestartAcrossASplitOfItsOnlyRegion() {
+    AtomicLong now = new AtomicLong();
+    try (CostRegistry reg = new CostRegistry(RegionExport.ALL, 600_000, now::get)) {
+      reg.open("t", "parent", PerfLevel.COUNT);
+      read(reg, "parent", DATA_MISS, 1_000);
+      reg.refreshExport();
+      reg.close("parent");
+      reg.refreshExport();
+      assertEquals(1_000, reg.tableSnapshot("t").get("blockCache.miss.data"));
+      assertTrue(reg.metrics().getNames().contains(MetricKeys.table("t", "blockCache.miss.data")));
+      assertEquals(1, reg.retainedRegions());
+
+      now.addAndGet(MINUTE_NS);
+      reg.open("t", "daughterA", PerfLevel.COUNT);
+      reg.open("t", "daughterB", PerfLevel.COUNT);
+      read(reg, "daughterA", DATA_MISS, 3);
+      read(reg, "daughterB", DATA_MISS, 2);
+      assertEquals(1_005, reg.tableSnapshot("t").get("blockCache.miss.data"));
+
+      now.addAndGet(10 * MINUTE_NS); // the parent's period ends: its costs fold into the table's
+      reg.refreshExport();
+      assertEquals(0, reg.retainedRegions());
+      assertEquals(1_005, reg.tableSnapshot("t").get("blockCache.miss.data"));
+      assertEquals(1_005, reg.serverSnapshot().get("blockCache.miss.data"));
+    }
+  }
+
+  @Test
+  public void aRegionThatReopensWithinThePeriodGoesOnFromItsCosts() {
+    AtomicLong now = new AtomicLong();
+    try (CostRegistry reg = new CostRegistry(RegionExport.ALL, 600_000, now::get)) {
+      reg.open("t", "a", PerfLevel.COUNT);
+      read(reg, "a", DATA_HIT, 40);
+      reg.refreshExport();
+      reg.close("a"); // moved away; its series go at once
+      reg.refreshExport();
+      assertTrue(regionSeries(reg).isEmpty());
+      now.addAndGet(5 * MINUTE_NS);
+      reg.open("t", "a", PerfLevel.TIME); // and back
+      assertEquals(PerfLevel.TIME, reg.region("a").level());
+      read(reg, "a", DATA_HIT, 2);
+      reg.refreshExport();
+      assertEquals(42, reg.regionSnapshot("a").get("blockCache.hit.data"));
+      assertEquals(42, reg.tableSnapshot("t").get("blockCache.hit.data"));
+      assertEquals(42, reg.serverSnapshot().get("blockCache.hit.data"));
+      assertEquals(
+          Collections.singleton(MetricKeys.region("t", "a", "blockCache.hit.data")),
+          regionSeries(reg));
+      assertEquals(0, reg.retainedRegions());
+    }
+  }
+
+  @Test
+  public void aRegionReopenedWhileAReadIsInFlightCountsThatReadOnce() {
+    AtomicLong now = new AtomicLong();
+    try (CostRegistry reg = new CostRegistry(RegionExport.ALL, 600_000, now::get)) {
+      CostRegistry.RegionCosts a = reg.open("t", "a", PerfLevel.COUNT);
+      assertTrue(a.acquire());
+      reg.close("a"); // the read is in flight
+      assertTrue(reg.open("t", "a", PerfLevel.COUNT) == a);
+      assertEquals(0, reg.closingRegions());
+      long[] thread = new long[CostLayout.SIZE];
+      thread[DATA_MISS] = 9;
+      a.costs().drain(thread);
+      a.release(); // the read ends after the reopen: nothing retires
+      assertEquals(0, reg.retainedRegions());
+      assertTrue("the reopened region admits reads", a.acquire());
+      a.release();
+      reg.close("a");
+      assertEquals(1, reg.retainedRegions());
+      assertEquals(9, reg.serverSnapshot().get("blockCache.miss.data"));
+    }
+  }
+
+  @Test
+  public void aTableWhoseRegionsAllLeftIsDroppedWithItsSeriesAfterThePeriod() {
+    AtomicLong now = new AtomicLong();
+    try (CostRegistry reg = new CostRegistry(RegionExport.ALL, 600_000, now::get)) {
+      reg.open("t", "a", PerfLevel.COUNT);
+      read(reg, "a", DATA_MISS, 4);
+      reg.refreshExport();
+      reg.close("a"); // dropped, or moved away for good
+      now.addAndGet(10 * MINUTE_NS - 1);
+      reg.refreshExport();
+      assertTrue(reg.metrics().getNames().contains(MetricKeys.table("t", "blockCache.miss.data")));
+      now.addAndGet(1);
+      reg.refreshExport();
+      assertFalse(reg.metrics().getNames().stream().anyMatch(n -> n.startsWith("Table|")));
+      assertEquals(CostSnapshot.ZERO, reg.tableSnapshot("t"));
+      assertEquals(4, reg.serverSnapshot().get("blockCache.miss.data"));
+    }
+  }
+
+  @Test
+  public void closedRegionsKeptAreBounded() {
+    AtomicLong now = new AtomicLong();
+    try (CostRegistry reg = new CostRegistry(RegionExport.ALL, 600_000, now::get)) {
+      for (int i = 0; i <= CostRegistry.MAX_RETAINED; i++) {
+        reg.open("t", "r" + i, PerfLevel.COUNT);
+        read(reg, "r" + i, DATA_MISS, 1);
+        reg.close("r" + i);
+      }
+      assertEquals(CostRegistry.MAX_RETAINED, reg.retainedRegions());
+      assertEquals(CostRegistry.MAX_RETAINED + 1, reg.serverSnapshot().get("blockCache.miss.data"));
+      assertEquals(
+          CostRegistry.MAX_RETAINED + 1, reg.tableSnapshot("t").get("blockCache.miss.data"));
+    }
+  }
 }
