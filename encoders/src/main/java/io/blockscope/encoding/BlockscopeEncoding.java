@@ -41,21 +41,30 @@ public final class BlockscopeEncoding {
 
   private BlockscopeEncoding() {}
 
-  /** The registered constant; registers it first if this JVM has not. */
-  public static synchronized DataBlockEncoding register() {
+  /**
+   * The registered constant; registers it first if this JVM has not. Registration holds the monitor
+   * of {@code DataBlockEncoding.class}, which every class loader's copy of this class shares: two
+   * copies registering at once (the registrar on the server classpath and a table's jar) make one
+   * constant.
+   */
+  // the one monitor every copy of this class shares; HBase never locks DataBlockEncoding.class
+  @SuppressWarnings("LockOnNonEnclosingClassLiteral")
+  public static DataBlockEncoding register() {
     if (registered != null) {
       return registered;
     }
-    for (DataBlockEncoding e : DataBlockEncoding.values()) {
-      if (e.name().equals(NAME)) {
-        registered = e; // another class loader's copy of this class registered it
-        return e;
+    synchronized (DataBlockEncoding.class) {
+      for (DataBlockEncoding e : DataBlockEncoding.values()) {
+        if (e.name().equals(NAME)) {
+          registered = e; // another class loader's copy of this class registered it
+          return e;
+        }
       }
+      checkVersion(VersionInfo.getVersion());
+      Internals in = Internals.check();
+      registered = in.add(NAME, ID, new BlockscopeV1Encoder());
+      return registered;
     }
-    checkVersion(VersionInfo.getVersion());
-    Internals in = Internals.check();
-    registered = in.add(NAME, ID, new BlockscopeV1Encoder());
-    return registered;
   }
 
   /** Whether this JVM has the encoding, registered by any copy of this class. */
@@ -201,6 +210,15 @@ public final class BlockscopeEncoding {
     }
 
     DataBlockEncoding add(String n, short newId, DataBlockEncoder enc) {
+      return add(n, newId, enc, () -> {});
+    }
+
+    /**
+     * {@link #add(String, short, DataBlockEncoder)}, running {@code afterWrite} once the id and the
+     * constants are written and before they are checked: what a test fails there, as a check that
+     * HBase does not pass would, must be undone.
+     */
+    DataBlockEncoding add(String n, short newId, DataBlockEncoder enc, Runnable afterWrite) {
       UnsafeAccess u = unsafe;
       DataBlockEncoding[] byId =
           (DataBlockEncoding[])
@@ -229,22 +247,34 @@ public final class BlockscopeEncoding {
       u.putObject(e, u.objectFieldOffset(encoder), enc);
       DataBlockEncoding[] after = Arrays.copyOf(before, before.length + 1);
       after[before.length] = e;
-      // the id first: from here on a block carrying the id resolves, before the name does
-      byId[newId] = e;
-      u.putObjectVolatile(u.staticFieldBase(values), u.staticFieldOffset(values), after);
+      try {
+        // the id first: from here on a block carrying the id resolves, before the name does
+        byId[newId] = e;
+        setValues(after);
+        afterWrite.run();
+        if (DataBlockEncoding.valueOf(n) != e
+            || DataBlockEncoding.getEncodingById(newId) != e
+            || !DataBlockEncoding.isCorrectEncoder(enc, newId)) {
+          throw new IllegalStateException(
+              "HBase does not resolve it (valueOf / getEncodingById / isCorrectEncoder)");
+        }
+        return e;
+      } catch (RuntimeException | LinkageError x) {
+        // leave the enum as it was: no id, no constant, caches cleared again
+        byId[newId] = null;
+        setValues(before);
+        throw new IllegalStateException(
+            "blockscope could not register " + n + " (" + x + "); the change was undone", x);
+      }
+    }
+
+    /** Makes {@code all} the enum's constants and clears the JDK's caches of them. */
+    private void setValues(DataBlockEncoding[] all) {
+      UnsafeAccess u = unsafe;
+      u.putObjectVolatile(u.staticFieldBase(values), u.staticFieldOffset(values), all);
       u.putObjectVolatile(DataBlockEncoding.class, u.objectFieldOffset(enumConstants), null);
       u.putObjectVolatile(
           DataBlockEncoding.class, u.objectFieldOffset(enumConstantDirectory), null);
-      if (DataBlockEncoding.valueOf(n) != e
-          || DataBlockEncoding.getEncodingById(newId) != e
-          || !DataBlockEncoding.isCorrectEncoder(enc, newId)) {
-        throw new IllegalStateException(
-            "blockscope registered "
-                + n
-                + " but HBase does not "
-                + "resolve it (valueOf / getEncodingById / isCorrectEncoder)");
-      }
-      return e;
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.blockscope.encoding;
 
+import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertSame;
 import static org.junit.Assert.assertTrue;
@@ -48,5 +49,44 @@ public class BlockscopeEncodingTest {
     // fails, naming the field, if an HBase upgrade renames or retypes one of them
     BlockscopeEncoding.Internals in = BlockscopeEncoding.Internals.check();
     assertEquals("idArray", in.idArray.getName());
+  }
+
+  /**
+   * A registration that fails after it wrote the id and the enum's constants (HBase does not
+   * resolve what was written, a linkage error) used to leave both written; it must leave the enum
+   * as it was.
+   */
+  @Test
+  public void aRegistrationThatFailsHalfWayLeavesTheEnumAsItWas() {
+    BlockscopeEncoding.register();
+    DataBlockEncoding[] before = DataBlockEncoding.values();
+    short unused = 65;
+    try {
+      BlockscopeEncoding.Internals.check()
+          .add(
+              "BLOCKSCOPE_TRIAL",
+              unused,
+              new BlockscopeV1Encoder(),
+              () -> {
+                assertEquals(before.length + 1, DataBlockEncoding.values().length);
+                throw new IllegalStateException("HBase does not resolve it");
+              });
+      fail("a registration that failed was kept");
+    } catch (IllegalStateException expected) {
+      assertTrue(expected.getMessage(), expected.getMessage().contains("the change was undone"));
+    }
+    assertArrayEquals(before, DataBlockEncoding.values());
+    try {
+      DataBlockEncoding.valueOf("BLOCKSCOPE_TRIAL");
+      fail("the name stayed");
+    } catch (IllegalArgumentException expected) {
+      // no such constant, as before
+    }
+    try {
+      DataBlockEncoding.getEncodingById(unused);
+      fail("the id stayed taken");
+    } catch (IllegalArgumentException expected) {
+      // no encoding has it, as before
+    }
   }
 }
