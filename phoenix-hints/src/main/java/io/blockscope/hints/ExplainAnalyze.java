@@ -143,10 +143,70 @@ final class ExplainAnalyze {
               + abbreviate(query),
           NOT_SUPPORTED);
     }
+    if (takesSequenceValues(query)) {
+      throw new SQLException(
+          "blockscope: EXPLAIN ANALYZE does not run a query that takes sequence values (it runs"
+              + " what it explains, and NEXT VALUE FOR would advance the sequence): "
+              + abbreviate(query),
+          NOT_SUPPORTED);
+    }
     return new Request(
         format == null ? Format.TEXT : format,
         level == null ? QueryExtensions.Profile.COUNT : level,
         query);
+  }
+
+  /**
+   * Whether the query says {@code NEXT VALUE FOR} (any case, any white space or comments between
+   * the words) outside string literals, quoted names and comments: running it would advance a
+   * sequence, which a SELECT otherwise never changes.
+   */
+  static boolean takesSequenceValues(String query) {
+    String[] last = new String[2];
+    int n = query.length();
+    for (int i = 0; i < n; ) {
+      char c = query.charAt(i);
+      if (c == '\'' || c == '"') {
+        int end = i + 1;
+        while (end < n) {
+          if (query.charAt(end) == c) {
+            if (end + 1 < n && query.charAt(end + 1) == c) {
+              end += 2; // a doubled quote inside
+              continue;
+            }
+            break;
+          }
+          end++;
+        }
+        i = end + 1;
+        last[0] = last[1] = null;
+      } else if (query.startsWith("--", i)) {
+        int end = query.indexOf('\n', i);
+        i = end < 0 ? n : end + 1;
+      } else if (query.startsWith("/*", i)) {
+        int end = query.indexOf("*/", i + 2);
+        i = end < 0 ? n : end + 2;
+      } else if (Character.isLetterOrDigit(c) || c == '_') {
+        int end = i;
+        while (end < n
+            && (Character.isLetterOrDigit(query.charAt(end)) || query.charAt(end) == '_')) {
+          end++;
+        }
+        String word = query.substring(i, end).toUpperCase(java.util.Locale.ROOT);
+        if (word.equals("FOR") && "NEXT".equals(last[0]) && "VALUE".equals(last[1])) {
+          return true;
+        }
+        last[0] = last[1];
+        last[1] = word;
+        i = end;
+      } else {
+        if (!Character.isWhitespace(c)) {
+          last[0] = last[1] = null;
+        }
+        i++;
+      }
+    }
+    return false;
   }
 
   private static boolean isDelimiter(char c) {

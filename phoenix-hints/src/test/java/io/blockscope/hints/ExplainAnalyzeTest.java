@@ -1,6 +1,7 @@
 package io.blockscope.hints;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
@@ -93,6 +94,29 @@ public class ExplainAnalyzeTest {
       SQLException e = refused(sql);
       assertEquals(sql, ExplainAnalyze.NOT_SUPPORTED, e.getSQLState());
       assertTrue(e.getMessage(), e.getMessage().contains("runs SELECT queries only"));
+    }
+  }
+
+  /** A SELECT that takes NEXT VALUE FOR advances its sequence each time it runs. */
+  @Test
+  public void aQueryThatAdvancesASequenceIsNotRun() {
+    for (String sql :
+        List.of(
+            "EXPLAIN ANALYZE SELECT NEXT VALUE FOR s",
+            "EXPLAIN ANALYZE SELECT next value for s, k FROM t",
+            "EXPLAIN ANALYZE SELECT NEXT /* c */ VALUE\n FOR my_schema.s FROM t")) {
+      SQLException e = refused(sql);
+      assertEquals(sql, ExplainAnalyze.NOT_SUPPORTED, e.getSQLState());
+      assertTrue(e.getMessage(), e.getMessage().contains("NEXT VALUE FOR would advance"));
+    }
+    for (String sql :
+        List.of(
+            "SELECT CURRENT VALUE FOR s FROM t",
+            "SELECT 'NEXT VALUE FOR s' FROM t",
+            "SELECT \"NEXT VALUE FOR\" FROM t",
+            "SELECT next_value, for_x FROM t -- NEXT VALUE FOR s",
+            "SELECT NEXT, VALUE, FOR FROM t")) {
+      assertFalse(sql, ExplainAnalyze.takesSequenceValues(sql));
     }
   }
 
