@@ -9,6 +9,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.client.Get;
@@ -45,24 +47,70 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
   private volatile String region;
   private volatile RegionCoprocessorEnvironment environment;
 
+  /** Makes or joins the JVM's engine for a region: {@link Engine#hooks}, or a test's. */
+  private final Function<RegionCoprocessorEnvironment, Hooks> engines;
+
+  /** Whether the JVM's engine is there already, so that joining it does not wait. */
+  private final BooleanSupplier engineReady;
+
+  /** Set by {@link #stop}: a region closed before its tracking started is not tracked. */
+  private boolean stopped; // guarded by this
+
+  public BlockscopeRegionObserver() {
+    this(Engine::hooks, Engine::ready);
+  }
+
+  BlockscopeRegionObserver(
+      Function<RegionCoprocessorEnvironment, Hooks> engines, BooleanSupplier engineReady) {
+    this.engines = engines;
+    this.engineReady = engineReady;
+  }
+
   /**
    * Never throws: with {@code hbase.coprocessor.abortonerror=true} (HBase's default) an exception
    * here would abort the region server. If blockscope cannot start, the region opens unmeasured.
+   *
+   * <p>The first region a region server opens makes the engine, which may wait up to {@code
+   * blockscope.probes.attach.timeout.ms} for instrumentation. A system table's region ({@code
+   * hbase:meta}, {@code hbase:namespace}, ...) does not wait for it: while the engine is not there,
+   * the region opens at once and is tracked from a thread of its own once the engine is made (its
+   * reads until then go unmeasured), so that a slow attach never holds up the cluster's catalog.
    */
   @Override
   @SuppressWarnings("rawtypes") // HBase's own signature: Coprocessor.start(CoprocessorEnvironment)
   public void start(CoprocessorEnvironment env) throws IOException {
     try {
-      if (env instanceof RegionCoprocessorEnvironment) {
-        // the server's settings, never the region's configuration (which a table's owner sets)
-        Hooks h = Engine.hooks((RegionCoprocessorEnvironment) env);
-        h.regionOpened((RegionCoprocessorEnvironment) env);
+      if (!(env instanceof RegionCoprocessorEnvironment)) {
+        return;
+      }
+      RegionCoprocessorEnvironment e = (RegionCoprocessorEnvironment) env;
+      if (!engineReady.getAsBoolean() && e.getRegionInfo().getTable().isSystemTable()) {
+        Thread t = new Thread(() -> track(e), "blockscope-start");
+        t.setDaemon(true);
+        t.start();
+        return;
+      }
+      track(e);
+    } catch (Throwable t) {
+      LOG.error("blockscope: cannot start; this region runs unmeasured", t);
+    }
+  }
+
+  /** Tracks the region with the JVM's engine, unless it closed meanwhile. Never throws. */
+  private void track(RegionCoprocessorEnvironment e) {
+    try {
+      // the server's settings, never the region's configuration (which a table's owner sets)
+      Hooks h = engines.apply(e);
+      synchronized (this) {
+        if (stopped) {
+          return;
+        }
+        h.regionOpened(e);
+        environment = e;
+        region = e.getRegionInfo().getEncodedName();
         hooks = h;
-        environment = (RegionCoprocessorEnvironment) env;
-        region = environment.getRegionInfo().getEncodedName();
       }
     } catch (Throwable t) {
-      hooks = null;
       LOG.error("blockscope: cannot start; this region runs unmeasured", t);
     }
   }
@@ -71,8 +119,13 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
   @SuppressWarnings("rawtypes") // HBase's own signature: Coprocessor.start(CoprocessorEnvironment)
   public void stop(CoprocessorEnvironment env) throws IOException {
     try {
-      if (hooks != null && env instanceof RegionCoprocessorEnvironment) {
-        hooks.regionClosed((RegionCoprocessorEnvironment) env);
+      Hooks h;
+      synchronized (this) {
+        stopped = true;
+        h = hooks;
+      }
+      if (h != null && env instanceof RegionCoprocessorEnvironment) {
+        h.regionClosed((RegionCoprocessorEnvironment) env);
       }
     } catch (Throwable t) {
       LOG.error("blockscope: error while untracking a region", t);

@@ -259,6 +259,7 @@ final class Engine implements Hooks, ConfigurationObserver {
         }
       }
     }
+    ready = true;
     if (existing instanceof Engine) {
       return (Engine) existing;
     }
@@ -295,6 +296,14 @@ final class Engine implements Hooks, ConfigurationObserver {
         config.queryMaxLevel,
         config.tableMaxLevel);
     return engine;
+  }
+
+  /** Set once this copy has made or joined the JVM's engine. */
+  private static volatile boolean ready;
+
+  /** Whether this copy has made or joined the JVM's engine: then {@link #hooks} does not wait. */
+  static boolean ready() {
+    return ready;
   }
 
   /** The engine made by this class loader's copy, if it is the JVM's engine. */
