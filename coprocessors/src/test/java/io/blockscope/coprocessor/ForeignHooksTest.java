@@ -8,8 +8,6 @@ import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,35 +21,12 @@ import org.junit.Test;
 public class ForeignHooksTest {
   private static final String[] COPIED = {Hooks.class.getName(), RecordingHooks.class.getName()};
 
-  /** Loads the Hooks interface and RecordingHooks itself, everything else from its parent. */
-  private static final class OtherCopy extends ClassLoader {
-    OtherCopy() {
-      super(ForeignHooksTest.class.getClassLoader());
-    }
-
-    @Override
-    protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-      synchronized (getClassLoadingLock(name)) {
-        if (!List.of(COPIED).contains(name)) {
-          return super.loadClass(name, resolve);
-        }
-        Class<?> c = findLoadedClass(name);
-        if (c == null) {
-          String file = name.replace('.', '/') + ".class";
-          try (InputStream in = getParent().getResourceAsStream(file)) {
-            byte[] bytes = in.readAllBytes();
-            c = defineClass(name, bytes, 0, bytes.length);
-          } catch (IOException e) {
-            throw new ClassNotFoundException(name, e);
-          }
-        }
-        return c;
-      }
-    }
-  }
-
   private static Object otherEngine() throws Exception {
-    Class<?> c = Class.forName(RecordingHooks.class.getName(), true, new OtherCopy());
+    Class<?> c =
+        Class.forName(
+            RecordingHooks.class.getName(),
+            true,
+            new OtherCopy(ForeignHooksTest.class.getClassLoader(), List.of(COPIED)::contains));
     assertNotSame(RecordingHooks.class, c);
     return c.getConstructor().newInstance();
   }

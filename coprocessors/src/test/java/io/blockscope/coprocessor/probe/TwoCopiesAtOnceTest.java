@@ -3,8 +3,7 @@ package io.blockscope.coprocessor.probe;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotSame;
 
-import java.io.IOException;
-import java.io.InputStream;
+import io.blockscope.coprocessor.OtherCopy;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,41 +23,6 @@ import org.junit.Test;
  */
 public class TwoCopiesAtOnceTest {
 
-  /**
-   * Loads blockscope's probe package itself, as a table's coprocessor class loader does, but for
-   * the bridge, which HBase's classes resolve from their own loader.
-   */
-  private static final class OtherCopy extends ClassLoader {
-    OtherCopy() {
-      super(TwoCopiesAtOnceTest.class.getClassLoader());
-    }
-
-    @Override
-    protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-      synchronized (getClassLoadingLock(name)) {
-        if (!name.startsWith(ProbeInstaller.class.getPackage().getName() + ".")
-            || name.startsWith(ProbeBridge.class.getName())
-            || name.contains("Test")) {
-          return super.loadClass(name, resolve);
-        }
-        Class<?> c = findLoadedClass(name);
-        if (c == null) {
-          String file = name.replace('.', '/') + ".class";
-          try (InputStream in = getParent().getResourceAsStream(file)) {
-            if (in == null) {
-              throw new ClassNotFoundException(name);
-            }
-            byte[] bytes = in.readAllBytes();
-            c = defineClass(name, bytes, 0, bytes.length);
-          } catch (IOException e) {
-            throw new ClassNotFoundException(name, e);
-          }
-        }
-        return c;
-      }
-    }
-  }
-
   private static int transformers(Class<?> installer) throws ReflectiveOperationException {
     java.lang.reflect.Field woven = installer.getDeclaredField("WOVEN");
     woven.setAccessible(true);
@@ -68,7 +32,18 @@ public class TwoCopiesAtOnceTest {
   @Test
   public void twoCopiesStartingAtOnceWeaveEachProbeOnce() throws Exception {
     ProbeInstaller.uninstallAll(); // from a JVM with no probe woven (another test may have woven)
-    Class<?> other = Class.forName(ProbeInstaller.class.getName(), true, new OtherCopy());
+    Class<?> other =
+        Class.forName(
+            ProbeInstaller.class.getName(),
+            true,
+            new OtherCopy(
+                TwoCopiesAtOnceTest.class.getClassLoader(),
+                // blockscope's probe package, but for the bridge (HBase's classes resolve it from
+                // their own loader) and the tests
+                name ->
+                    name.startsWith(ProbeInstaller.class.getPackage().getName() + ".")
+                        && !name.startsWith(ProbeBridge.class.getName())
+                        && !name.contains("Test")));
     assertNotSame(ProbeInstaller.class, other);
     Method otherInstall = other.getMethod("installAll", boolean.class, long.class, List.class);
 
