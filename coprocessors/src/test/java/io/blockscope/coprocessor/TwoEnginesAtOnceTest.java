@@ -12,11 +12,6 @@ import java.lang.management.ManagementFactory;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import org.apache.hadoop.conf.Configuration;
@@ -43,39 +38,15 @@ public class TwoEnginesAtOnceTest {
         Class.forName(
             Engine.class.getName(),
             true,
-            new OtherCopy(
-                TwoEnginesAtOnceTest.class.getClassLoader(),
-                // blockscope's coprocessor classes, but for the bridge (HBase's classes resolve it
-                // from their own loader) and the tests
-                name ->
-                    name.startsWith("io.blockscope.coprocessor.")
-                        && !name.startsWith(ProbeBridge.class.getName())
-                        && !name.contains("Test")));
+            OtherCopy.ofPackage(
+                TwoEnginesAtOnceTest.class.getClassLoader(), "io.blockscope.coprocessor."));
     assertNotSame(Engine.class, other);
     Method ours = hooks(Engine.class);
     Method theirs = hooks(other);
 
-    CountDownLatch go = new CountDownLatch(1);
-    Callable<Object> first =
-        () -> {
-          go.await();
-          return ours.invoke(null, new Configuration(false), new ArrayList<String>());
-        };
-    Callable<Object> second =
-        () -> {
-          go.await();
-          return theirs.invoke(null, new Configuration(false), new ArrayList<String>());
-        };
-    ExecutorService two = Executors.newFixedThreadPool(2);
-    try {
-      Future<Object> a = two.submit(first);
-      Future<Object> b = two.submit(second);
-      go.countDown();
-      a.get();
-      b.get();
-    } finally {
-      two.shutdownNow();
-    }
+    OtherCopy.atOnce(
+        () -> ours.invoke(null, new Configuration(false), new ArrayList<String>()),
+        () -> theirs.invoke(null, new Configuration(false), new ArrayList<String>()));
 
     Object engine = ProbeBridge.engine(null);
     Method registryOf = engine.getClass().getMethod("registry");

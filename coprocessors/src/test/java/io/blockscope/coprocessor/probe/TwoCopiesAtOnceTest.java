@@ -8,11 +8,6 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.Test;
 
 /**
@@ -36,40 +31,17 @@ public class TwoCopiesAtOnceTest {
         Class.forName(
             ProbeInstaller.class.getName(),
             true,
-            new OtherCopy(
+            OtherCopy.ofPackage(
                 TwoCopiesAtOnceTest.class.getClassLoader(),
-                // blockscope's probe package, but for the bridge (HBase's classes resolve it from
-                // their own loader) and the tests
-                name ->
-                    name.startsWith(ProbeInstaller.class.getPackage().getName() + ".")
-                        && !name.startsWith(ProbeBridge.class.getName())
-                        && !name.contains("Test")));
+                ProbeInstaller.class.getPackage().getName() + "."));
     assertNotSame(ProbeInstaller.class, other);
     Method otherInstall = other.getMethod("installAll", boolean.class, long.class, List.class);
 
-    CountDownLatch go = new CountDownLatch(1);
     List<String> ours = new ArrayList<>();
     List<String> theirs = new ArrayList<>();
-    Callable<Object> first =
-        () -> {
-          go.await();
-          return ProbeInstaller.installAll(true, 30_000, ours);
-        };
-    Callable<Object> second =
-        () -> {
-          go.await();
-          return otherInstall.invoke(null, true, 30_000L, theirs);
-        };
-    ExecutorService two = Executors.newFixedThreadPool(2);
-    try {
-      Future<Object> a = two.submit(first);
-      Future<Object> b = two.submit(second);
-      go.countDown();
-      a.get();
-      b.get();
-    } finally {
-      two.shutdownNow();
-    }
+    OtherCopy.atOnce(
+        () -> ProbeInstaller.installAll(true, 30_000, ours),
+        () -> otherInstall.invoke(null, true, 30_000L, theirs));
 
     int installed = 0;
     for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
