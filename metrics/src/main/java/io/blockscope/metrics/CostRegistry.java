@@ -238,7 +238,12 @@ public final class CostRegistry implements AutoCloseable {
    */
   private RegionCosts reopen(String table, String region) {
     RegionCosts r = retained.get(region);
-    if (r != null && r.table.equals(table)) {
+    if (r != null && !r.table.equals(table)) {
+      retained.remove(region); // a name of another table's region: that one is let go now
+      letGo(r);
+      r = null;
+    }
+    if (r != null) {
       retained.remove(region);
     } else {
       r = null;
