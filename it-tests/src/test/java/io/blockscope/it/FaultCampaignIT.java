@@ -9,6 +9,7 @@ import io.blockscope.coprocessor.Diagnostics;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.metrics.Attributes;
+import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
 import io.blockscope.workloads.RawTable;
@@ -32,6 +33,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -51,10 +53,12 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.io.hfile.CombinedBlockCache;
 import org.apache.hadoop.hbase.io.hfile.bucket.BucketCache;
 import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.JVMClusterUtil;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
@@ -88,6 +92,16 @@ public class FaultCampaignIT {
 
   private static final int PHOENIX_ROWS = 8_000;
 
+  /**
+   * How long a closed region's costs are kept here ({@code blockscope.export.retain.ms}): short, so
+   * that the drop phase sees a dropped table's series go; a series that is gone for longer than
+   * this may come back from zero.
+   */
+  private static final long RETAIN_MS = 15_000;
+
+  /** Rows of the chaos table that the batched query scans read, each in two Results. */
+  private static final int BATCHED_ROWS = 50;
+
   private static EmbeddedCluster cluster;
 
   @BeforeClass
@@ -103,6 +117,7 @@ public class FaultCampaignIT {
     conf.set("hbase.bucketcache.ioengine", "offheap");
     conf.set("hbase.bucketcache.size", "64");
     conf.set("blockscope.export.interval.ms", "1000");
+    conf.set("blockscope.export.retain.ms", Long.toString(RETAIN_MS));
     conf.set("hbase.regionserver.handler.count", "6");
     // Phoenix's statistics collector reads SYSTEM.CATALOG from inside compactions; one running
     // while the cluster shuts down retried for minutes and held the region servers' close
@@ -173,6 +188,14 @@ public class FaultCampaignIT {
         cluster.admin(),
         new RawTable.Spec(t).blockSize(4096).encoding(DataBlockEncoding.FAST_DIFF).splits(splits));
     RawTable.loadSeed(cluster.connection(), cluster.admin(), t, ROWS, 7);
+    // the fault observer on the chaos table: gets whose own read from a coprocessor's pool thread,
+    // short-circuited onto that thread, is refused
+    cluster
+        .admin()
+        .modifyTable(
+            TableDescriptorBuilder.newBuilder(cluster.admin().getDescriptor(t))
+                .setCoprocessor(FaultInjectingObserver.class.getName())
+                .build());
     SeedTables.createSplit(cluster, PHOENIX_TABLE, PHOENIX_ROWS, 5, "");
     TableName phoenix = TableName.valueOf(PHOENIX_TABLE);
 
@@ -184,9 +207,14 @@ public class FaultCampaignIT {
     AtomicLong seriesChecked = new AtomicLong();
     List<String> faults = Collections.synchronizedList(new ArrayList<>());
     List<Thread> threads = new ArrayList<>();
+    Map<String, AtomicLong> work = new TreeMap<>();
     for (int c = 0; c < 3; c++) {
       final int seed = c;
-      threads.add(new Thread(() -> readLoop(t, seed, stop, reads, readErrors), "client-" + c));
+      AtomicLong mine = new AtomicLong();
+      work.put("client-" + c, mine);
+      threads.add(
+          new Thread(
+              () -> readLoop(t, seed, stop, reads, readErrors, mine, violations), "client-" + c));
     }
     AtomicLong queries = new AtomicLong();
     AtomicLong queryErrors = new AtomicLong();
@@ -194,9 +222,10 @@ public class FaultCampaignIT {
     threads.add(
         new Thread(
             () -> phoenixLoop(stop, queries, queryErrors, quietProfiles, violations), "phoenix"));
+    work.put("phoenix", queries);
     threads.forEach(Thread::start);
     ScheduledExecutorService scraper = Executors.newSingleThreadScheduledExecutor();
-    Map<ObjectName, Long> lastScraped = new HashMap<>();
+    Map<ObjectName, Scraped> lastScraped = new HashMap<>();
     var unusedScrapes =
         scraper.scheduleWithFixedDelay(
             () -> scrape(lastScraped, violations, scrapes, seriesChecked),
@@ -297,7 +326,18 @@ public class FaultCampaignIT {
     admin.deleteTable(gone);
     faults.add("drop");
     engine().refreshExport();
-    assertEquals("the dropped table's MBeans are gone", Set.of(), beansOf(gone));
+    assertTrue(
+        "a dropped table's series stay for the retention period",
+        beansOf(gone).stream().anyMatch(n -> "Table".equals(n.getKeyProperty("type"))));
+    Waiter.waitFor(
+        cluster.conf(),
+        RETAIN_MS + 30_000,
+        200,
+        () -> {
+          engine().refreshExport();
+          return beansOf(gone).isEmpty();
+        });
+    assertEquals("the dropped table's MBeans are gone after it", Set.of(), beansOf(gone));
     assertEquals("and the server's beans are the same", serverBeansBefore, serverBeans());
     assertEquals(openScannersBefore, engine().queries().openScanners());
     assertEquals(regionsBefore, engine().registry().regions().size());
@@ -305,6 +345,12 @@ public class FaultCampaignIT {
 
     Waiter.waitFor(cluster.conf(), 30_000, 50, () -> engine().openFrames() == 0);
     assertEquals(List.of(), violations);
+    for (Map.Entry<String, AtomicLong> w : work.entrySet()) {
+      assertTrue(w.getKey() + " did work: " + work, w.getValue().get() > 0);
+    }
+    assertEquals("reads that failed after the client's retries", 0, readErrors.get());
+    assertEquals("Phoenix queries that failed", 0, queryErrors.get());
+    assertTrue("batched query scans were checked", batchedChecked.get() > 0);
     assertEquals("hook failures", 0, serverCounter("hooks.failures"));
     for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
       assertEquals(
@@ -338,12 +384,15 @@ public class FaultCampaignIT {
         tableDelta.get("decode.FAST_DIFF.cells") >= ROWS * 2L);
 
     System.out.printf(
-        "fault campaign: %d s, %d reads (%d failed after the client's retries), "
-            + "%d profiled Phoenix queries (%d failed, %d checked exactly), %d faults %s, %d scrapes checking %d counter "
-            + "readings, query ids evicted: %d, violations: %d%n",
+        "fault campaign: %d s, %d reads (%d failed after the client's retries, %d batched query"
+            + " scans' rows checked exactly), %d profiled Phoenix queries (%d failed, %d checked"
+            + " exactly), %d faults %s, %d scrapes checking %d counter readings of %d series"
+            + " (server, table, region; %d came back after a close), query ids evicted: %d,"
+            + " violations: %d%n",
         SECONDS,
         reads.get(),
         readErrors.get(),
+        batchedChecked.get(),
         queries.get(),
         queryErrors.get(),
         quietProfiles.get(),
@@ -351,6 +400,8 @@ public class FaultCampaignIT {
         summary(faults),
         scrapes.get(),
         seriesChecked.get(),
+        lastScraped.size(),
+        cameBack.get(),
         engine().queries().evicted(),
         violations.size());
     assertTrue(
@@ -408,13 +459,30 @@ public class FaultCampaignIT {
     return s;
   }
 
+  /** Batched query scans whose rows the query's profile held exactly. */
+  private static final AtomicLong batchedChecked = new AtomicLong();
+
+  /**
+   * One client: gets, 100-row scans, tagged 100-row query scans, gets whose coprocessor reads the
+   * table from its own pool thread and is refused ({@link FaultInjectingObserver}), and tagged
+   * scans of {@value #BATCHED_ROWS} rows with {@code setBatch(1)} and a small caching, so that
+   * every row comes in two Results and RPCs end inside rows. A read that fails after the client's
+   * retries is counted; anything else thrown is a violation.
+   */
   private static void readLoop(
-      TableName t, int seed, AtomicBoolean stop, AtomicLong reads, AtomicLong errors) {
+      TableName t,
+      int seed,
+      AtomicBoolean stop,
+      AtomicLong reads,
+      AtomicLong errors,
+      AtomicLong mine,
+      List<String> violations) {
     Random rnd = new Random(seed);
     while (!stop.get()) {
       try (Table table = cluster.connection().getTable(t)) {
-        int row = rnd.nextInt(ROWS);
-        switch (rnd.nextInt(3)) {
+        int row = rnd.nextInt(ROWS - BATCHED_ROWS);
+        int kind = rnd.nextInt(10); // gets and scans most, the two slow kinds one in ten each
+        switch (kind < 3 ? 0 : kind < 6 ? 1 : kind - 5) {
           case 0:
             Result r = table.get(new Get(RawTable.seedRow(row)));
             if (r.size() != 2) {
@@ -427,6 +495,18 @@ public class FaultCampaignIT {
               s.forEach(x -> {});
             }
             break;
+          case 2:
+            Get g = new Get(RawTable.seedRow(row));
+            g.setAttribute(
+                FaultInjectingObserver.FAULT,
+                ("shortCircuitThread:" + t.getNameAsString()).getBytes(StandardCharsets.UTF_8));
+            if (table.get(g).size() != 2) {
+              throw new AssertionError("row " + row + " came back incomplete");
+            }
+            break;
+          case 3:
+            batchedQueryScan(table, t, row);
+            break;
           default:
             Scan q = taggedScan(String.format("%032x", rnd.nextLong() & Long.MAX_VALUE));
             q.withStartRow(RawTable.seedRow(row)).setLimit(100);
@@ -436,8 +516,51 @@ public class FaultCampaignIT {
             break;
         }
         reads.incrementAndGet();
+        mine.incrementAndGet();
       } catch (IOException e) {
         errors.incrementAndGet(); // a region in transition beyond the client's retries
+      } catch (Throwable e) {
+        violations.add(Thread.currentThread().getName() + ": " + e);
+      }
+    }
+  }
+
+  /**
+   * A tagged scan of {@value #BATCHED_ROWS} rows, one cell per Result, three Results per RPC: when
+   * no fault overlapped it, the query's rows summed over the table's regions are exactly the rows
+   * it returned (a row split across Results and RPCs counts once).
+   */
+  private static void batchedQueryScan(Table table, TableName t, int row) throws IOException {
+    String id = String.format("%032x", ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+    Scan q = taggedScan(id);
+    q.withStartRow(RawTable.seedRow(row))
+        .withStopRow(RawTable.seedRow(row + BATCHED_ROWS))
+        .setBatch(1)
+        .setCaching(3);
+    String me = org.apache.hadoop.hbase.security.User.getCurrent().getShortName();
+    long epoch = EPOCH.get();
+    Set<String> rows = new HashSet<>();
+    long results = 0;
+    try (ResultScanner s = table.getScanner(q)) {
+      for (Result r : s) {
+        rows.add(Bytes.toStringBinary(r.getRow()));
+        results++;
+      }
+    }
+    if (rows.size() != BATCHED_ROWS || results != 2L * BATCHED_ROWS) {
+      throw new AssertionError(
+          "batched scan from row " + row + ": " + rows.size() + " rows in " + results + " Results");
+    }
+    long counted = 0;
+    for (HRegion region : cluster.regions(t)) {
+      long[] costs = engine().queryCosts(id, me, region.getRegionInfo().getEncodedName());
+      counted += costs == null ? 0 : costs[CostLayout.SIZE];
+    }
+    if (epoch % 2 == 0 && EPOCH.get() == epoch) {
+      batchedChecked.incrementAndGet();
+      if (counted != BATCHED_ROWS) {
+        throw new AssertionError(
+            "batched query scan from row " + row + ": its profile counts " + counted + " rows");
       }
     }
   }
@@ -514,10 +637,13 @@ public class FaultCampaignIT {
         } catch (SQLException e) {
           errors.incrementAndGet();
           queries.incrementAndGet();
+        } catch (Throwable e) {
+          violations.add(sql + ": " + e);
+          queries.incrementAndGet();
         }
       }
-    } catch (SQLException e) {
-      violations.add("no blockscope connection: " + e);
+    } catch (Throwable e) {
+      violations.add("the Phoenix thread stopped: " + e);
     }
   }
 
@@ -537,36 +663,78 @@ public class FaultCampaignIT {
             .queryNames(new ObjectName(MetricKeys.DOMAIN + ":*"), null));
   }
 
+  /** A series' last reading: its value, and the time of the scrape that last saw it. */
+  private static final class Scraped {
+    long value;
+    long seenAt;
+    boolean gone;
+
+    Scraped(long value, long seenAt) {
+      this.value = value;
+      this.seenAt = seenAt;
+    }
+  }
+
+  /** Series that came back after a scrape found them gone. */
+  private static final AtomicLong cameBack = new AtomicLong();
+
   /**
-   * Reads every server and table counter over JMX once; a series that went down since the last
-   * scrape ({@code last}) is a violation.
+   * Reads every server, table and region counter over JMX once. A series lower than it was is a
+   * violation, including one that went away (its region closed, its table's last region here
+   * closed) and came back lower within the retention period: only a series gone for longer than
+   * {@link #RETAIN_MS} may start again from zero.
    */
   private static void scrape(
-      Map<ObjectName, Long> last, List<String> violations, AtomicLong scrapes, AtomicLong checked) {
+      Map<ObjectName, Scraped> last,
+      List<String> violations,
+      AtomicLong scrapes,
+      AtomicLong checked) {
     MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+    long at = System.nanoTime();
     try {
       Set<ObjectName> seen = new HashSet<>();
-      for (String type : List.of("Server", "Table")) {
+      for (String type : List.of("Server", "Table", "Region")) {
         for (ObjectName n :
             jmx.queryNames(new ObjectName(MetricKeys.DOMAIN + ":type=" + type + ",*"), null)) {
           Object v;
           try {
             v = jmx.getAttribute(n, "Count");
           } catch (InstanceNotFoundException removed) {
-            continue; // a table series removed between the query and the read
+            continue; // a series removed between the query and the read
           } catch (AttributeNotFoundException gauge) {
             continue;
           }
           long now = ((Number) v).longValue();
-          Long before = last.put(n, now);
           seen.add(n);
           checked.incrementAndGet();
-          if (before != null && now < before) {
-            violations.add(n + " went from " + before + " to " + now);
+          Scraped before = last.get(n);
+          if (before == null) {
+            last.put(n, new Scraped(now, at));
+            continue;
           }
+          long goneMs = TimeUnit.NANOSECONDS.toMillis(at - before.seenAt);
+          if (before.gone) {
+            cameBack.incrementAndGet();
+          }
+          if (now < before.value && !(before.gone && goneMs > RETAIN_MS)) {
+            violations.add(
+                n
+                    + " went from "
+                    + before.value
+                    + " to "
+                    + now
+                    + (before.gone ? " after " + goneMs + " ms away" : ""));
+          }
+          before.value = now;
+          before.seenAt = at;
+          before.gone = false;
         }
       }
-      last.keySet().retainAll(seen); // a removed series starts anew if it comes back
+      for (Map.Entry<ObjectName, Scraped> e : last.entrySet()) {
+        if (!seen.contains(e.getKey())) {
+          e.getValue().gone = true; // remembered: if it comes back, it must not be lower
+        }
+      }
       scrapes.incrementAndGet();
     } catch (Exception e) {
       violations.add("scrape failed: " + e);
