@@ -57,11 +57,14 @@ import org.slf4j.LoggerFactory;
  * when the region closes is counted before the region's costs move to its table.
  *
  * <p>Post-hooks do not come when a read throws or an observer bypasses (HBase skips them), so a
- * frame is not closed by its post-hook alone: when the RPC call ends ({@code CallRunner.run}
- * returns, the {@code rpcCall} probe), every frame still open on the handler thread is closed, its
- * costs going to its own region and query, and the thread is back at depth 0 and level OFF before
- * it serves another call. Where that probe is unavailable, frames left open are dropped once the
- * stack is {@link #MAX_DEPTH} deep, so the stack stays bounded.
+ * frame is not closed by its post-hook alone: when the RPC call ends (the {@code rpcCall} probe:
+ * {@code CallRunner.run} returns on a handler thread, or the short-circuit connection's {@code
+ * doCall} returns on the thread of a coprocessor that called its own server), every frame the call
+ * opened and left open is closed, its costs going to its own region and query; a handler thread is
+ * back at depth 0 and level OFF before it serves another call. A post-hook closes the frame of its
+ * own region (frames record it), with any frame left open above it. Where the probe is unavailable,
+ * frames left open are dropped once the stack is {@link #MAX_DEPTH} deep, so the stack stays
+ * bounded.
  *
  * <p>Reads outside these brackets (region open, prefetch-on-open, flushes) run at level OFF and are
  * not counted: HBase gives no region for them.
