@@ -341,7 +341,9 @@ public final class RegionOverhead {
 
   private void callEnded() {
     if (current.compareTo(Mode.OFF) >= 0) {
-      ProbeBridge.callEnded(); // what the rpcCall probe runs when CallRunner.run returns
+      // what the rpcCall probe runs around CallRunner.run: the depth read at its entry, then its
+      // exit (both at the call's end here: the frames of the call are closed by then)
+      ProbeBridge.callEnded(ProbeBridge.callStarted());
     }
   }
 
