@@ -65,9 +65,12 @@ public class SystemRegionsDoNotWaitTest {
     }
   }
 
-  private static void await(RecordingHooks hooks, int calls) throws InterruptedException {
-    for (int i = 0; i < 500 && hooks.calls.size() < calls; i++) {
-      Thread.sleep(10);
+  /** Waits for the observer's starter threads to end: their last step is the region's tracking. */
+  private static void joinStarters() throws InterruptedException {
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().equals("blockscope-start")) {
+        t.join();
+      }
     }
   }
 
@@ -79,7 +82,7 @@ public class SystemRegionsDoNotWaitTest {
     observer.start(meta); // returns with the engine still held back
     assertEquals(List.of(), engine.hooks.calls);
     engine.release.countDown();
-    await(engine.hooks, 1);
+    joinStarters();
     assertEquals(List.of("regionOpened[" + meta + "]"), engine.hooks.calls);
     assertEquals(List.of("blockscope-start"), engine.threads);
     observer.stop(meta);
@@ -94,11 +97,7 @@ public class SystemRegionsDoNotWaitTest {
     observer.start(meta);
     observer.stop(meta);
     engine.release.countDown();
-    for (Thread t : Thread.getAllStackTraces().keySet()) {
-      if (t.getName().equals("blockscope-start")) {
-        t.join(); // the starter's last step, after the engine is made
-      }
-    }
+    joinStarters();
     assertEquals(List.of("blockscope-start"), engine.threads);
     assertEquals(List.of(), engine.hooks.calls);
   }

@@ -222,6 +222,11 @@ public class CostRegistryTest {
 
   private static final long MINUTE_NS = 60_000_000_000L;
 
+  /** A registry that keeps closed regions ten minutes by the clock {@code now}. */
+  private static CostRegistry retaining(AtomicLong now) {
+    return new CostRegistry(RegionExport.ALL, 600_000, now::get);
+  }
+
   /**
    * A split closes the parent before its daughters open; with the table's last region here closed,
    * the table's totals went with it, and a scraper saw the table counter fall from 1,000 to what
@@ -230,7 +235,7 @@ public class CostRegistryTest {
   @Test
   public void aTableDoesNotRestartAcrossASplitOfItsOnlyRegion() {
     AtomicLong now = new AtomicLong();
-    try (CostRegistry reg = new CostRegistry(RegionExport.ALL, 600_000, now::get)) {
+    try (CostRegistry reg = retaining(now)) {
       reg.open("t", "parent", PerfLevel.COUNT);
       read(reg, "parent", DATA_MISS, 1_000);
       reg.refreshExport();
@@ -258,7 +263,7 @@ public class CostRegistryTest {
   @Test
   public void aRegionThatReopensWithinThePeriodGoesOnFromItsCosts() {
     AtomicLong now = new AtomicLong();
-    try (CostRegistry reg = new CostRegistry(RegionExport.ALL, 600_000, now::get)) {
+    try (CostRegistry reg = retaining(now)) {
       reg.open("t", "a", PerfLevel.COUNT);
       read(reg, "a", DATA_HIT, 40);
       reg.refreshExport();
@@ -283,7 +288,7 @@ public class CostRegistryTest {
   @Test
   public void aRegionReopenedWhileAReadIsInFlightCountsThatReadOnce() {
     AtomicLong now = new AtomicLong();
-    try (CostRegistry reg = new CostRegistry(RegionExport.ALL, 600_000, now::get)) {
+    try (CostRegistry reg = retaining(now)) {
       CostRegistry.RegionCosts a = reg.open("t", "a", PerfLevel.COUNT);
       assertTrue(a.acquire());
       reg.close("a"); // the read is in flight
@@ -305,7 +310,7 @@ public class CostRegistryTest {
   @Test
   public void aTableWhoseRegionsAllLeftIsDroppedWithItsSeriesAfterThePeriod() {
     AtomicLong now = new AtomicLong();
-    try (CostRegistry reg = new CostRegistry(RegionExport.ALL, 600_000, now::get)) {
+    try (CostRegistry reg = retaining(now)) {
       reg.open("t", "a", PerfLevel.COUNT);
       read(reg, "a", DATA_MISS, 4);
       reg.refreshExport();
@@ -324,7 +329,7 @@ public class CostRegistryTest {
   @Test
   public void closedRegionsKeptAreBounded() {
     AtomicLong now = new AtomicLong();
-    try (CostRegistry reg = new CostRegistry(RegionExport.ALL, 600_000, now::get)) {
+    try (CostRegistry reg = retaining(now)) {
       for (int i = 0; i <= CostRegistry.MAX_RETAINED; i++) {
         reg.open("t", "r" + i, PerfLevel.COUNT);
         read(reg, "r" + i, DATA_MISS, 1);
