@@ -5,6 +5,7 @@ import io.blockscope.coprocessor.probe.BridgeHandle;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.coprocessor.probe.ProbeInstaller;
 import io.blockscope.metrics.Attributes;
+import io.blockscope.metrics.CostAccumulator;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostRegistry;
 import io.blockscope.metrics.CostRegistry.RegionCosts;
@@ -132,6 +133,9 @@ final class Engine implements Hooks, ConfigurationObserver {
 
     /** The Scan last tagged on this thread, so that a second copy of blockscope does not tag it. */
     Object taggedScan;
+
+    /** Which of a contended region's arrays this thread adds to (see {@link CostAccumulator}). */
+    final CostAccumulator.Lane lane = new CostAccumulator.Lane();
 
     Frames(long[] costs) {
       this.costs = costs;
@@ -362,20 +366,13 @@ final class Engine implements Hooks, ConfigurationObserver {
 
   /**
    * Lets the probes skip the thread-local while no region is above OFF. Synchronized so that the
-   * last change of the registry is the one whose answer stands.
+   * last change of the registry is the one whose answer stands; O(1), so that a server opening
+   * thousands of regions does not walk them all at each open.
    */
   private synchronized void updateMeasuring() {
-    if (bridge == null) {
-      return;
+    if (bridge != null) {
+      bridge.measuring(registry.anyMeasured());
     }
-    boolean any = false;
-    for (RegionCosts r : registry.regions()) {
-      if (r.level() != PerfLevel.OFF) {
-        any = true;
-        break;
-      }
-    }
-    bridge.measuring(any);
   }
 
   /**
@@ -454,7 +451,7 @@ final class Engine implements Hooks, ConfigurationObserver {
     if (q != null) {
       q.costs.add(costs);
     }
-    region.costs().drain(costs);
+    region.costs().drain(costs, f.lane);
   }
 
   /** Closes frame {@code d}, the innermost, after its costs were settled. */
@@ -465,7 +462,7 @@ final class Engine implements Hooks, ConfigurationObserver {
     f.owner[d] = null;
     f.depth = d;
     if (region != null) {
-      region.release();
+      region.release(f.lane);
     }
   }
 
@@ -639,7 +636,7 @@ final class Engine implements Hooks, ConfigurationObserver {
       RegionCosts region = registry.region(name);
       if (region != null && region.level() == PerfLevel.OFF) {
         region = null; // nothing is counted for it, so nothing needs holding or settling
-      } else if (region != null && !region.acquire()) {
+      } else if (region != null && !region.acquire(f.lane)) {
         region = null; // closed since the lookup: this read goes uncounted, HBase refuses it too
       }
       int d = f.depth;

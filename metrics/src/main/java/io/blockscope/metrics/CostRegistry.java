@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import javax.management.MBeanServer;
 
@@ -49,15 +48,16 @@ public final class CostRegistry implements AutoCloseable {
     private final CostRegistry owner;
     private final String table;
     private final String region;
-    private final CostAccumulator costs = new CostAccumulator();
+    private final CostAccumulator costs;
     private final Set<String> exported = new HashSet<>();
 
     /**
-     * Reads in flight that may still add to {@link #costs}, plus {@link Integer#MIN_VALUE} once the
-     * region closed: a closed region's costs move to its table and server when the last read in
-     * flight ends, not before, so no read is lost and no total dips.
+     * Set when the region closes, cleared if it reopens here while kept. Reads in flight (counted
+     * in {@link #costs}, striped with them) may still add to it after the close: a closed region's
+     * costs move to its table and server when the last of them ends, not before, so no read is lost
+     * and no total dips.
      */
-    private final AtomicInteger inFlight = new AtomicInteger();
+    private volatile boolean closed;
 
     private int refs = 1;
     private long activityAtLastRank;
@@ -72,6 +72,7 @@ public final class CostRegistry implements AutoCloseable {
       this.table = table;
       this.region = region;
       this.level = level;
+      this.costs = new CostAccumulator(owner.stripes);
     }
 
     /**
@@ -80,20 +81,35 @@ public final class CostRegistry implements AutoCloseable {
      * {@link #release}.
      */
     public boolean acquire() {
-      for (; ; ) {
-        int n = inFlight.get();
-        if (n < 0) {
-          return false;
-        }
-        if (inFlight.compareAndSet(n, n + 1)) {
-          return true;
-        }
+      return acquire(null);
+    }
+
+    /**
+     * {@link #acquire()} through a thread's lane, so that handlers reading one region at once count
+     * their reads in flight in different arrays.
+     *
+     * <p>The read is counted first and the close checked after it; a close sets its flag first and
+     * sums the count after it. So either the read sees the close and takes itself back, or the sum
+     * sees the read: a region is never retired with an admitted read in flight.
+     */
+    public boolean acquire(CostAccumulator.Lane lane) {
+      costs.enter(lane);
+      if (!closed) {
+        return true;
       }
+      release(lane);
+      return false;
     }
 
     /** The read that {@link #acquire}d ended; the last one after a close retires the region. */
     public void release() {
-      if (inFlight.decrementAndGet() == Integer.MIN_VALUE) {
+      release(null);
+    }
+
+    /** {@link #release()} through a thread's lane (any lane: the count is a sum). */
+    public void release(CostAccumulator.Lane lane) {
+      costs.leave(lane);
+      if (closed && costs.inFlight() == 0) {
         owner.retire(this);
       }
     }
@@ -114,9 +130,20 @@ public final class CostRegistry implements AutoCloseable {
       return level;
     }
 
+    /** Changes the region's level; the registry's count of measured regions follows. */
     public void level(PerfLevel level) {
-      this.level = level;
+      synchronized (owner) {
+        if (owner.regions.get(region) == this) {
+          owner.measured += weight(level) - weight(this.level);
+        }
+        this.level = level;
+      }
     }
+  }
+
+  /** 1 for a region that is measured (above OFF), 0 otherwise. */
+  private static int weight(PerfLevel level) {
+    return level == PerfLevel.OFF ? 0 : 1;
   }
 
   private static final class TableCosts {
@@ -139,8 +166,19 @@ public final class CostRegistry implements AutoCloseable {
 
   private final Map<String, RegionCosts> regions = new ConcurrentHashMap<>();
 
+  /**
+   * Arrays the regions' accumulators may grow under contention, beyond their first: 4,096 arrays,
+   * about 4 MB (968 bytes each), whatever the number of regions.
+   */
+  public static final int MAX_STRIPES = 4096;
+
+  private final CostAccumulator.Stripes stripes = new CostAccumulator.Stripes(MAX_STRIPES);
+
   /** Regions closed with reads still in flight; their costs still count where they did. */
-  private final Set<RegionCosts> closing = new HashSet<>();
+  private final Map<String, RegionCosts> closing = new HashMap<>();
+
+  /** Open regions above OFF, kept as regions open, close and change level: O(1) to ask. */
+  private int measured;
 
   /** Closed regions kept for the retention period, oldest first, by encoded name. */
   private final LinkedHashMap<String, RegionCosts> retained = new LinkedHashMap<>();
@@ -223,13 +261,18 @@ public final class CostRegistry implements AutoCloseable {
     if (r != null) {
       r.level = level;
       r.refs = 1;
-      regions.put(region, r);
-      return r;
+    } else {
+      r = new RegionCosts(this, table, region, level);
+      tables.computeIfAbsent(table, t -> new TableCosts()).members.add(r);
     }
-    r = new RegionCosts(this, table, region, level);
     regions.put(region, r);
-    tables.computeIfAbsent(table, t -> new TableCosts()).members.add(r);
+    measured += weight(level);
     return r;
+  }
+
+  /** Whether any open region is above OFF; O(1), kept as regions open, close and change level. */
+  public synchronized boolean anyMeasured() {
+    return measured > 0;
   }
 
   /**
@@ -246,20 +289,13 @@ public final class CostRegistry implements AutoCloseable {
     if (r != null) {
       retained.remove(region);
     } else {
-      r = null;
-      for (RegionCosts c : closing) {
-        if (c.region.equals(region) && c.table.equals(table)) {
-          r = c;
-          break;
-        }
-      }
-      if (r == null) {
+      r = closing.get(region);
+      if (r == null || !r.table.equals(table)) {
         return null;
       }
-      closing.remove(r);
+      closing.remove(region);
     }
-    // undoes close(): adding MIN_VALUE again wraps round, MIN_VALUE + n + MIN_VALUE == n
-    r.inFlight.getAndAdd(Integer.MIN_VALUE);
+    r.closed = false; // undoes close(); its reads in flight stay counted
     return r;
   }
 
@@ -274,16 +310,20 @@ public final class CostRegistry implements AutoCloseable {
     }
     regions.remove(region);
     unexport(r.exported);
-    closing.add(r);
-    if (r.inFlight.getAndAdd(Integer.MIN_VALUE) == 0) {
+    measured -= weight(r.level);
+    closing.put(region, r);
+    r.closed = true;
+    if (r.costs.inFlight() == 0) {
       retire(r);
     }
   }
 
   /** A closed region's last read ended: it is retained for the period, or let go at once. */
   private synchronized void retire(RegionCosts r) {
-    if (!closing.remove(r)) {
-      return; // opened again meanwhile
+    // checked again under the lock: a read that saw the close of an earlier incarnation may get
+    // here after the region reopened, or closed again with new reads in flight
+    if (!r.closed || r.costs.inFlight() != 0 || !closing.remove(r.region, r)) {
+      return;
     }
     if (retainNanos == 0) {
       letGo(r);
@@ -304,6 +344,7 @@ public final class CostRegistry implements AutoCloseable {
    * readers; a table left with no region is dropped with its series.
    */
   private void letGo(RegionCosts r) {
+    r.costs.release();
     serverRetired.addAll(r.costs);
     TableCosts t = tables.get(r.table);
     if (t != null) {
@@ -384,7 +425,7 @@ public final class CostRegistry implements AutoCloseable {
     for (RegionCosts r : regions.values()) {
       sum += r.costs.get(slot);
     }
-    for (RegionCosts r : closing) {
+    for (RegionCosts r : closing.values()) {
       sum += r.costs.get(slot);
     }
     for (RegionCosts r : retained.values()) {

@@ -148,6 +148,65 @@ public class CostRegistryTest {
     }
   }
 
+  /** The engine asks at every region open and close whether any region is measured: O(1). */
+  @Test
+  public void anyMeasuredFollowsOpensClosesAndLevelChanges() {
+    try (CostRegistry reg = new CostRegistry(RegionExport.ALL, 60_000, () -> 0L)) {
+      assertFalse(reg.anyMeasured());
+      CostRegistry.RegionCosts off = reg.open("t", "off", PerfLevel.OFF);
+      assertFalse(reg.anyMeasured());
+      CostRegistry.RegionCosts a = reg.open("t", "a", PerfLevel.COUNT);
+      reg.open("t", "a", PerfLevel.COUNT); // a second copy's reference
+      assertTrue(reg.anyMeasured());
+      a.level(PerfLevel.OFF);
+      assertFalse(reg.anyMeasured());
+      off.level(PerfLevel.TIME);
+      a.level(PerfLevel.TIME);
+      reg.close("off");
+      assertTrue("a still measured", reg.anyMeasured());
+      off.level(PerfLevel.COUNT); // a closed region's level does not count
+      reg.close("a");
+      assertTrue("a's second reference", reg.anyMeasured());
+      reg.close("a");
+      assertFalse(reg.anyMeasured());
+      reg.open("t", "a", PerfLevel.OFF); // reopened within the period, at OFF
+      assertFalse(reg.anyMeasured());
+      reg.open("t", "off", PerfLevel.COUNT);
+      assertTrue(reg.anyMeasured());
+    }
+  }
+
+  /**
+   * A contended region counts its reads in flight in several arrays, and a read may end through
+   * another array than it began in (its lane moved on meanwhile): the region retires when the last
+   * of them ends, not when one array reaches 0.
+   */
+  @Test
+  public void readsInFlightCountedInSeveralArraysRetireTheRegionOnlyWhenAllEnded() {
+    try (CostRegistry reg = new CostRegistry(RegionExport.ALL)) {
+      CostRegistry.RegionCosts a = reg.open("t", "a", PerfLevel.COUNT);
+      CostAccumulator.Lane one = new CostAccumulator.Lane();
+      CostAccumulator.Lane two = new CostAccumulator.Lane();
+      a.costs().contended(one); // two arrays now; the lanes start apart
+      assertEquals(2, a.costs().stripes());
+      assertTrue(a.acquire(one));
+      assertTrue(a.acquire(two));
+      reg.close("a");
+      assertEquals(1, reg.closingRegions());
+      one.hash ^= 1; // the first read ends through the other array
+      a.release(one);
+      assertEquals("one read still in flight", 1, reg.closingRegions());
+      long[] rest = new long[CostLayout.SIZE];
+      rest[DATA_MISS] = 5;
+      a.costs().drain(rest, two);
+      assertEquals(5, reg.tableSnapshot("t").get("blockCache.miss.data"));
+      a.release(two);
+      assertEquals(0, reg.closingRegions());
+      assertEquals(5, reg.serverSnapshot().get("blockCache.miss.data"));
+      assertEquals("let go: the table went with it", CostSnapshot.ZERO, reg.tableSnapshot("t"));
+    }
+  }
+
   /**
    * Reads on four threads while regions close and reopen on a fifth and a scraper reads the server
    * total on a sixth: the total never decreases, and at the end it is exactly what the reads that
@@ -171,13 +230,16 @@ public class CostRegistryTest {
                 () -> {
                   Random rnd = new Random(seed);
                   long[] thread = new long[CostLayout.SIZE];
+                  CostAccumulator.Lane lane = new CostAccumulator.Lane();
                   for (int i = 0; i < 200_000; i++) {
                     CostRegistry.RegionCosts r = reg.region(names[rnd.nextInt(names.length)]);
-                    if (r != null && r.acquire()) {
+                    // half the reads through lanes (the regions grow arrays), half without
+                    CostAccumulator.Lane l = (i & 1) == 0 ? lane : null;
+                    if (r != null && r.acquire(l)) {
                       thread[DATA_MISS] = 1;
-                      r.costs().drain(thread);
+                      r.costs().drain(thread, l);
                       admitted.incrementAndGet();
-                      r.release();
+                      r.release(l);
                     }
                   }
                 }));
