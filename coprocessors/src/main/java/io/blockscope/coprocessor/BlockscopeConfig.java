@@ -78,7 +78,7 @@ public final class BlockscopeConfig {
     level = parse(conf, LEVEL, PerfLevel.DEFAULT, PerfLevel::parse, problems);
     queryMaxLevel = parse(conf, QUERY_MAX_LEVEL, PerfLevel.COUNT, PerfLevel::parse, problems);
     tableMaxLevel = parse(conf, TABLE_MAX_LEVEL, PerfLevel.COUNT, PerfLevel::parse, problems);
-    export = parse(conf, EXPORT_REGIONS, RegionExport.ALL, RegionExport::parse, problems);
+    export = parse(conf, EXPORT_REGIONS, RegionExport.DEFAULT, RegionExport::parse, problems);
     long interval = parse(conf, EXPORT_INTERVAL_MS, DEFAULT_INTERVAL_MS, Long::parseLong, problems);
     if (interval < MIN_INTERVAL_MS) {
       problems.add(

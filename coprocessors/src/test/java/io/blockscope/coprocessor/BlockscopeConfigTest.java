@@ -5,7 +5,6 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.metrics.PerfLevel;
-import io.blockscope.metrics.RegionExport;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
@@ -21,7 +20,7 @@ public class BlockscopeConfigTest {
         "a query may not ask TIME unless the operator allows it", PerfLevel.COUNT, c.queryMaxLevel);
     assertEquals(
         "a table may not set TIME unless the operator allows it", PerfLevel.COUNT, c.tableMaxLevel);
-    assertEquals(RegionExport.ALL.limit(), c.export.limit());
+    assertEquals("top:100", c.export.toString());
     assertEquals(10_000, c.exportIntervalMs);
     assertTrue(c.probesEnabled);
     assertTrue(c.jmxEnabled);
@@ -58,7 +57,7 @@ public class BlockscopeConfigTest {
     BlockscopeConfig c = new BlockscopeConfig(conf, problems);
     assertEquals(PerfLevel.COUNT, c.tableMaxLevel);
     assertEquals(PerfLevel.COUNT, c.level);
-    assertEquals(RegionExport.ALL.limit(), c.export.limit());
+    assertEquals("top:100", c.export.toString());
     assertEquals(1_000, c.exportIntervalMs);
     assertTrue(c.jmxEnabled);
     assertEquals(problems.toString(), 5, problems.size());

@@ -505,9 +505,12 @@ public final class CostRegistry implements AutoCloseable {
     if (limit >= all.size()) {
       return new HashSet<>(all);
     }
+    // among regions equally busy (all quiet, say), those with series keep them: no churn of
+    // series on a server whose regions are idle
     all.sort(
         Comparator.<RegionCosts>comparingLong(recent::get)
             .reversed()
+            .thenComparing(r -> r.exported.isEmpty())
             .thenComparing(RegionCosts::region));
     return new HashSet<>(all.subList(0, limit));
   }
