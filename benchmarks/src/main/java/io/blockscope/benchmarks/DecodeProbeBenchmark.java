@@ -25,10 +25,11 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * The cost of blockscope's decode probe where it is paid most often: once per decoded cell. Walks
- * every cell of one encoded block (1,000 rows x 2 cells of the seeds' shape) with HBase's own
- * seeker, with the probes not installed, and installed at OFF, COUNT and TIME. No cluster: the
- * seeker runs in the benchmark thread, whose level slot is set directly.
+ * The cost of blockscope's decode probe where it is paid most often: once per decoded cell ({@code
+ * decodeBlock} walks every cell of one encoded block, 1,000 rows x 2 cells of the seeds' shape),
+ * and once per seeker call ({@code pointSeek}: a block start and a seek, as a point read does),
+ * with HBase's own seeker, with the probes not installed, and installed at OFF, COUNT and TIME. No
+ * cluster: the seeker runs in the benchmark thread, whose level slot is set directly.
  *
  * <p>Run: {@code bin/blockscope jmh DecodeProbeBenchmark} (defaults below: 3 forks per mode,
  * interleaving is JMH's fork order; report the ratio of medians to NOT_INSTALLED).
@@ -43,32 +44,53 @@ public class DecodeProbeBenchmark extends ProbeModeBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() throws Exception {
-    DataBlockEncoding enc = DataBlockEncoding.valueOf(encoding);
-    HFileContext meta =
-        new HFileContextBuilder()
-            .withIncludesMvcc(false)
-            .withIncludesTags(false)
-            .withDataBlockEncoding(enc)
-            .build();
-    ByteArrayOutputStream raw = new ByteArrayOutputStream();
-    Random r = new Random(1);
-    byte[] family = Bytes.toBytes("0");
-    for (int pk = 0; pk < 1000; pk++) {
-      for (String q : List.of("v1", "v2")) {
-        KeyValue kv =
-            new KeyValue(
-                Bytes.toBytes(pk), family, Bytes.toBytes(q), 1L, Bytes.toBytes(r.nextFloat()));
-        raw.write(kv.getBuffer(), kv.getOffset(), kv.getLength());
-      }
-    }
-    Configuration conf = new Configuration(false);
-    DataBlockEncoder encoder = enc.getEncoder();
-    byte[] encoded = new EncodedDataBlock(conf, encoder, enc, raw.toByteArray(), meta).encodeData();
-    int skip = HConstants.HFILEBLOCK_HEADER_SIZE + Bytes.SIZEOF_SHORT;
-    block = ByteBuffer.wrap(encoded, skip, encoded.length - skip).slice();
-    seeker = encoder.createSeeker(encoder.newDataBlockDecodingContext(conf, meta));
-
+    SeedBlock b = SeedBlock.of(DataBlockEncoding.valueOf(encoding));
+    block = b.bytes;
+    seeker = b.seeker;
     applyMode();
+  }
+
+  /** One encoded block of 1,000 rows x 2 cells of the seeds' shape, and a seeker for it. */
+  static final class SeedBlock {
+    static final int ROWS = 1000;
+    final ByteBuffer bytes;
+    final DataBlockEncoder.EncodedSeeker seeker;
+
+    private SeedBlock(ByteBuffer bytes, DataBlockEncoder.EncodedSeeker seeker) {
+      this.bytes = bytes;
+      this.seeker = seeker;
+    }
+
+    static SeedBlock of(DataBlockEncoding enc) throws Exception {
+      HFileContext meta =
+          new HFileContextBuilder()
+              .withIncludesMvcc(false)
+              .withIncludesTags(false)
+              .withDataBlockEncoding(enc)
+              .build();
+      ByteArrayOutputStream raw = new ByteArrayOutputStream();
+      Random r = new Random(1);
+      for (int pk = 0; pk < ROWS; pk++) {
+        for (String q : List.of("v1", "v2")) {
+          KeyValue kv = cell(pk, q, r.nextFloat());
+          raw.write(kv.getBuffer(), kv.getOffset(), kv.getLength());
+        }
+      }
+      Configuration conf = new Configuration(false);
+      DataBlockEncoder encoder = enc.getEncoder();
+      byte[] encoded =
+          new EncodedDataBlock(conf, encoder, enc, raw.toByteArray(), meta).encodeData();
+      int skip = HConstants.HFILEBLOCK_HEADER_SIZE + Bytes.SIZEOF_SHORT;
+      return new SeedBlock(
+          ByteBuffer.wrap(encoded, skip, encoded.length - skip).slice(),
+          encoder.createSeeker(encoder.newDataBlockDecodingContext(conf, meta)));
+    }
+
+    /** A cell of the block: row {@code pk}, qualifier {@code q}. */
+    static KeyValue cell(int pk, String q, float value) {
+      return new KeyValue(
+          Bytes.toBytes(pk), Bytes.toBytes("0"), Bytes.toBytes(q), 1L, Bytes.toBytes(value));
+    }
   }
 
   /** A counting mode that counted nothing measured nothing: fail the run instead. */
@@ -82,6 +104,22 @@ public class DecodeProbeBenchmark extends ProbeModeBenchmark {
         throw new IllegalStateException("the decode probe counted no cell at " + mode);
       }
     }
+  }
+
+  private final KeyValue[] rows = new KeyValue[SeedBlock.ROWS];
+  private int next;
+
+  /** A point read's work in a block: a block start and a seek to a row (a fixed walk of rows). */
+  @Benchmark
+  public int pointSeek() {
+    if (rows[0] == null) {
+      for (int pk = 0; pk < rows.length; pk++) {
+        rows[pk] = SeedBlock.cell(pk, "v1", 0f);
+      }
+    }
+    next = (next + 389) % rows.length; // 389 is prime to 1,000: every row in turn, scattered
+    seeker.setCurrentBuffer(new SingleByteBuff(block.duplicate()));
+    return seeker.seekToKeyInBlock(rows[next], false);
   }
 
   /** Decodes every cell of the block; returns a value so nothing is optimized away. */

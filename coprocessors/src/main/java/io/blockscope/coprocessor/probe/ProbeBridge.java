@@ -41,10 +41,10 @@ import org.apache.hadoop.hbase.nio.ByteBuff;
  * read, before the thread-local.
  *
  * <p>What each probe costs where it is paid most often (docs/performance.md): the decode probe runs
- * once per decoded cell and does one thread-local read and one increment there; the seeker's seeks
- * and block starts ({@code seekToKeyInBlock}, {@code rewind}, {@code setCurrentBuffer}) are timed
- * per call at TIME, and its cell steps are timed one in {@link #CELL_SAMPLE} and scaled. Everything
- * else runs once per block or once per RPC.
+ * once per decoded cell and does one thread-local read and one increment there; at TIME the
+ * seeker's seeks and block starts ({@code seekToKeyInBlock}, {@code rewind}, {@code
+ * setCurrentBuffer}) are timed one in {@link #SEEK_SAMPLE}, and its cell steps outside them one in
+ * {@link #CELL_SAMPLE}, each scaled. Everything else runs once per block or once per RPC.
  */
 public final class ProbeBridge {
   private ProbeBridge() {}
@@ -124,22 +124,53 @@ public final class ProbeBridge {
   public static volatile boolean measuring = true;
 
   /**
-   * At TIME, the decode probe times one cell step in this many (a power of two) and counts the time
-   * times this; each cell is still counted. Seeks and block starts are timed every one.
+   * At TIME, the decode probe times one cell step in this many (a power of two; chosen at random,
+   * each step with that chance) and counts the time times this; each cell is still counted.
    */
   public static final int CELL_SAMPLE = 16;
 
   /**
-   * Set in the thread's {@link CostLayout#CELL_SAMPLING} slot while a timed seeker call runs: the
-   * cells it decodes are in its time already, so none of them is sampled.
+   * At TIME, one seek or block start of a seeker in this many (a power of two; chosen at random, as
+   * cell steps are) is timed, with the cells it decodes, and its time counted this many times; each
+   * seek is still counted.
    */
-  private static final long IN_TIMED_SEEKER = 1L << 62;
+  public static final int SEEK_SAMPLE = 16;
+
+  /*
+   * The thread's CostLayout.CELL_SAMPLING slot: a xorshift state (bits 0-31) that decides, for each
+   * cell step and each seeker call, whether it is the one in 16 timed, and IN_SEEKER. The choice is
+   * random, not every sixteenth: a read's calls come in patterns (a block start, then a seek; two
+   * cells a row), and a fixed period would time the same kind of call every time (every seek and no
+   * block start, with two calls a point read) and scale its time for all.
+   */
+  private static final long STATE = 0xFFFF_FFFFL;
+
+  /** The state a thread's first decision starts from (any non-zero value). */
+  static final long SEED = 0x9E37_79B9L;
+
+  /** Advances a xorshift state (32 bits, never 0 from a non-zero one). */
+  static long nextState(long state) {
+    long x = state == 0 ? SEED : state;
+    x ^= (x << 13) & STATE;
+    x ^= x >>> 17;
+    x ^= (x << 5) & STATE;
+    return x;
+  }
+
+  /**
+   * Set while a seeker call runs (timed or not): the cells it decodes are in its time, which one
+   * call in {@link #SEEK_SAMPLE} measures for all, so none of them is sampled on its own.
+   */
+  private static final long IN_SEEKER = 1L << 62;
+
+  /** What {@link #seekerStart} returns for a seeker call at TIME that is not one of the sample. */
+  static final long UNTIMED = Long.MIN_VALUE;
 
   /**
    * What two back-to-back {@link System#nanoTime} reads measure on this machine (their smallest
    * difference): taken off each sampled cell step, which is not much longer than that.
    */
-  static final long NANO_TIME_COST = nanoTimeCost();
+  public static final long NANO_TIME_COST = nanoTimeCost();
 
   // HFileBlock header offsets (HFileBlock.Header, package-private there; a test pins them).
   static final int HEADER_CHECKSUM_TYPE = 24;
@@ -227,8 +258,9 @@ public final class ProbeBridge {
   }
 
   /**
-   * Start time of a seeker call at TIME (0 at other levels, and inside another timed seeker call,
-   * which times this one with it); the cells it decodes are not sampled on their own.
+   * A seeker call begins at TIME: its start time if it is one in {@link #SEEK_SAMPLE}, {@link
+   * #UNTIMED} if not; 0 at other levels, and inside another seeker call (whose time holds this
+   * one's). The cells it decodes are not sampled on their own either way.
    */
   public static long seekerStart() {
     if (!measuring) {
@@ -236,11 +268,16 @@ public final class ProbeBridge {
     }
     long[] c = COSTS.get();
     long sampling = c[CostLayout.CELL_SAMPLING];
-    if (c[CostLayout.LEVEL] != TIME || (sampling & IN_TIMED_SEEKER) != 0) {
+    if (c[CostLayout.LEVEL] != TIME || (sampling & IN_SEEKER) != 0) {
       return 0L;
     }
-    c[CostLayout.CELL_SAMPLING] = sampling | IN_TIMED_SEEKER;
-    return System.nanoTime();
+    long state = nextState(sampling & STATE);
+    c[CostLayout.CELL_SAMPLING] = state | IN_SEEKER;
+    if ((state & (SEEK_SAMPLE - 1)) != 0) {
+      return UNTIMED;
+    }
+    long now = System.nanoTime();
+    return now == 0 || now == UNTIMED ? 1 : now;
   }
 
   /** {@code HFileReaderImpl.getCachedBlock} returned; mirrors how {@code CacheStats} counts. */
@@ -386,9 +423,10 @@ public final class ProbeBridge {
           events(DECODE);
       if (level == TIME) {
         long sampling = c[CostLayout.CELL_SAMPLING];
-        if ((sampling & IN_TIMED_SEEKER) == 0) {
-          c[CostLayout.CELL_SAMPLING] = ++sampling;
-          if ((sampling & (CELL_SAMPLE - 1)) == 0) {
+        if ((sampling & IN_SEEKER) == 0) {
+          long state = nextState(sampling);
+          c[CostLayout.CELL_SAMPLING] = state;
+          if ((state & (CELL_SAMPLE - 1)) == 0) {
             return System.nanoTime();
           }
         }
@@ -417,7 +455,7 @@ public final class ProbeBridge {
   /**
    * A seek or block start of a seeker returned ({@code seekToKeyInBlock}, {@code rewind}, {@code
    * setCurrentBuffer}): {@code seekToKeyInBlock} counts a seek; at TIME, a call that {@link
-   * #seekerStart} timed adds its time.
+   * #seekerStart} timed adds its time {@link #SEEK_SAMPLE} times, less a {@code nanoTime()} pair.
    */
   public static void seekerCall(Object seeker, boolean seek, long start) {
     if (!measuring) {
@@ -425,7 +463,7 @@ public final class ProbeBridge {
     }
     long[] c = COSTS.get();
     if (start != 0) {
-      c[CostLayout.CELL_SAMPLING] &= ~IN_TIMED_SEEKER;
+      c[CostLayout.CELL_SAMPLING] &= ~IN_SEEKER;
     }
     if (c[CostLayout.LEVEL] == OFF) {
       return;
@@ -438,8 +476,11 @@ public final class ProbeBridge {
       if (seek) {
         c[base + CostLayout.DECODE_SEEKS] += n;
       }
-      if (start != 0) {
-        c[base + CostLayout.DECODE_NANOS] += System.nanoTime() - start;
+      if (start != 0 && start != UNTIMED) {
+        long took = System.nanoTime() - start - NANO_TIME_COST;
+        if (took > 0) {
+          c[base + CostLayout.DECODE_NANOS] += took * SEEK_SAMPLE;
+        }
       }
     } catch (Throwable t) {
       fail(DECODE);

@@ -123,8 +123,8 @@ final class ReadPathAdvice {
   }
 
   /**
-   * {@code rewind()} and {@code setCurrentBuffer(ByteBuff)} of the seekers: a block start, timed at
-   * TIME with the cells it decodes.
+   * {@code rewind()} and {@code setCurrentBuffer(ByteBuff)} of the seekers: a block start, at TIME
+   * one in {@link ProbeBridge#SEEK_SAMPLE} of them timed with the cells it decodes.
    */
   static final class SeekerCall {
     @Advice.OnMethodEnter(suppress = Throwable.class)
@@ -139,8 +139,8 @@ final class ReadPathAdvice {
   }
 
   /**
-   * {@code seekToKeyInBlock(Cell, boolean)} of the seekers: one seek, and at TIME its time with the
-   * cells it decodes.
+   * {@code seekToKeyInBlock(Cell, boolean)} of the seekers: one seek, and at TIME one in {@link
+   * ProbeBridge#SEEK_SAMPLE} of them timed with the cells it decodes.
    */
   static final class SeekerSeek {
     @Advice.OnMethodEnter(suppress = Throwable.class)

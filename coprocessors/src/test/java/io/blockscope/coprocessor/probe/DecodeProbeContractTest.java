@@ -157,28 +157,41 @@ public class DecodeProbeContractTest {
     costsAt(0);
   }
 
+  /** The sampling state after {@code decisions} decisions from a fresh thread's. */
+  private static long stateAfter(long decisions) {
+    long state = 0;
+    for (long i = 0; i < decisions; i++) {
+      state = ProbeBridge.nextState(state);
+    }
+    return state;
+  }
+
   /**
-   * At TIME each cell is still counted, but only the cell steps outside a timed seek or block start
-   * advance the sampling counter (one in {@link ProbeBridge#CELL_SAMPLE} of them is timed); the
-   * cells a timed seek decodes are in the seek's time, and the flag it set is gone when it returns.
+   * At TIME each cell is still counted, but only the cell steps outside a seek or block start are
+   * sampling decisions of their own (one in {@link ProbeBridge#CELL_SAMPLE} of them timed, at
+   * random); the cells a seek decodes are in the seek's call, and the flag it set is gone when it
+   * returns.
    */
   @Test
-  public void timeSamplesCellStepsOutsideTimedSeeks() throws Exception {
+  public void timeSamplesCellStepsOutsideSeeks() throws Exception {
     ByteBuffer[] block = new ByteBuffer[1];
     DataBlockEncoder.EncodedSeeker s = seeker(DataBlockEncoding.FAST_DIFF, block);
     int fastDiff = CostLayout.encodingIndex("FAST_DIFF");
     long[] time = costsAt(2);
     s.setCurrentBuffer(new SingleByteBuff(block[0].duplicate()));
-    assertEquals("a block start's first cell is in its time", 0, time[CostLayout.CELL_SAMPLING]);
+    assertEquals(
+        "a block start is one decision, its first cell none",
+        stateAfter(1),
+        time[CostLayout.CELL_SAMPLING]);
     int steps = 0;
     while (s.next()) {
       steps++;
     }
     assertEquals(2 * ROWS - 1, steps);
-    assertEquals(steps, time[CostLayout.CELL_SAMPLING]);
+    assertEquals(stateAfter(1 + steps), time[CostLayout.CELL_SAMPLING]);
     assertEquals(2L * ROWS, time[CostLayout.decode(fastDiff, CostLayout.DECODE_CELLS)]);
-    long afterWalk = time[CostLayout.decode(fastDiff, CostLayout.DECODE_NANOS)];
-    assertTrue("sampled steps and the block start are timed", afterWalk > 0);
+    assertTrue(
+        "sampled steps are timed", time[CostLayout.decode(fastDiff, CostLayout.DECODE_NANOS)] > 0);
 
     s.rewind();
     KeyValue last = lastRowsFirstCell();
@@ -187,8 +200,46 @@ public class DecodeProbeContractTest {
     // from the first cell (rewind's), the seek decodes every cell up to the last row's first
     assertEquals(
         cellsBefore + 2 * (ROWS - 1), time[CostLayout.decode(fastDiff, CostLayout.DECODE_CELLS)]);
-    assertEquals("cells of a timed seek are not sampled", steps, time[CostLayout.CELL_SAMPLING]);
-    assertTrue(time[CostLayout.decode(fastDiff, CostLayout.DECODE_NANOS)] > afterWalk);
+    assertEquals(
+        "the rewind and the seek are a decision each, their cells none",
+        stateAfter(3 + steps),
+        time[CostLayout.CELL_SAMPLING]);
+    costsAt(0);
+  }
+
+  /**
+   * At TIME a seek or block start is timed, with its cells, when its decision says so (one in
+   * {@link ProbeBridge#SEEK_SAMPLE}), and counted that many times; every seek is counted, and the
+   * calls not timed add no time.
+   */
+  @Test
+  public void timeTimesSampledSeekerCallsAndScalesThem() throws Exception {
+    ByteBuffer[] block = new ByteBuffer[1];
+    DataBlockEncoder.EncodedSeeker s = seeker(DataBlockEncoding.FAST_DIFF, block);
+    int fastDiff = CostLayout.encodingIndex("FAST_DIFF");
+    int nanos = CostLayout.decode(fastDiff, CostLayout.DECODE_NANOS);
+    KeyValue last = lastRowsFirstCell();
+    long[] time = costsAt(2);
+    s.setCurrentBuffer(new SingleByteBuff(block[0].duplicate()));
+    long state = ProbeBridge.nextState(0);
+    int timedCalls = (state & (ProbeBridge.SEEK_SAMPLE - 1)) == 0 ? 1 : 0;
+    for (int call = 2; call <= 320; call++) {
+      long before = time[nanos];
+      s.seekToKeyInBlock(last, false);
+      state = ProbeBridge.nextState(state);
+      boolean sampled = (state & (ProbeBridge.SEEK_SAMPLE - 1)) == 0;
+      timedCalls += sampled ? 1 : 0;
+      if (sampled) {
+        assertTrue("call " + call + " is timed", time[nanos] > before);
+      } else {
+        assertEquals("call " + call + " is not timed", before, time[nanos]);
+      }
+    }
+    assertEquals(state, time[CostLayout.CELL_SAMPLING]);
+    assertEquals(319, time[CostLayout.decode(fastDiff, CostLayout.DECODE_SEEKS)]);
+    assertEquals("timed and counted 16 times", 0, time[nanos] % ProbeBridge.SEEK_SAMPLE);
+    assertTrue("about one call in 16 of 320 was timed: " + timedCalls, timedCalls >= 8);
+    assertTrue(timedCalls <= 40);
     costsAt(0);
   }
 
