@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 import org.apache.hadoop.hbase.KeyValue;
-import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.nio.SingleByteBuff;
 
@@ -86,7 +85,6 @@ public final class TimeSampling {
   /** One kind of operation on one block. */
   private static final class Run {
     private final SeedBlock block;
-    private final DataBlockEncoder.EncodedSeeker seeker;
     private final int nanosSlot;
     private final boolean scan;
     private final long pair;
@@ -95,7 +93,6 @@ public final class TimeSampling {
 
     Run(SeedBlock block, int encoding, boolean scan, long pair) {
       this.block = block;
-      this.seeker = block.seeker;
       this.nanosSlot = CostLayout.decode(encoding, CostLayout.DECODE_NANOS);
       this.scan = scan;
       this.pair = pair;
@@ -112,10 +109,10 @@ public final class TimeSampling {
       for (int i = 0; i < n; i++) {
         KeyValue key = keys[random.nextInt(keys.length)];
         long start = System.nanoTime();
-        seeker.setCurrentBuffer(new SingleByteBuff(block.bytes.duplicate()));
-        seeker.seekToKeyInBlock(key, false);
+        block.seeker.setCurrentBuffer(new SingleByteBuff(block.bytes.duplicate()));
+        block.seeker.seekToKeyInBlock(key, false);
         if (scan) {
-          for (int step = 0; step < 200 && seeker.next(); step++) {
+          for (int step = 0; step < 200 && block.seeker.next(); step++) {
             // walk
           }
         }

@@ -12,11 +12,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <p>A region that many handlers read at once would still have them all adding to the same few
  * cache lines. An accumulator made with a {@link Stripes} budget therefore starts with one array,
  * and when a drain finds another thread adding to it at the same moment (a failed compare-and-set)
- * it grows a second, then a fourth, up to the next power of two of the cores, each thread adding to
- * the array its {@link Lane} picks; readers sum them. This is {@code LongAdder}'s design, per array
- * rather than per counter: a region nobody contends for keeps one array, and the arrays of all
- * regions of a registry are bounded by its budget. Every figure stays exact: each added value lands
- * in exactly one array.
+ * it grows a second, then a fourth, up to {@link #MAX_STRIPES}, each thread adding to the array its
+ * {@link Lane} picks; readers sum them. This is {@code LongAdder}'s design, per array rather than
+ * per counter: a region nobody contends for keeps one array, and the arrays of all regions of a
+ * registry are bounded by its budget. Every figure stays exact: each added value lands in exactly
+ * one array.
  */
 public final class CostAccumulator implements CostLayout.LongSlotReader {
 
@@ -32,10 +32,8 @@ public final class CostAccumulator implements CostLayout.LongSlotReader {
   private static final int LENGTH = PAD + CostLayout.SIZE + PAD;
 
   /**
-   * Most arrays one accumulator grows to: twice the cores, rounded up to a power of two, at most
-   * 64. With only as many arrays as cores, two running threads still meet on one array often enough
-   * that more handlers than cores cost a read about 30% more (HotRegionBenchmark, 16 threads on 2
-   * cores); with twice as many, they mostly settle on arrays of their own.
+   * Most arrays one accumulator grows to, whatever the cores: a contended region holds at most 64
+   * arrays (62 KB). Growth needs a collision, so a region grows only as far as its handlers meet.
    */
   static final int MAX_STRIPES = 64;
 
@@ -211,18 +209,12 @@ public final class CostAccumulator implements CostLayout.LongSlotReader {
     return stripes.length;
   }
 
-  /** Counts one more read in flight, in the array the lane picks. */
-  void enter(Lane lane) {
-    AtomicLongArray a = pick(lane);
-    if (!addOnce(a, PAD + IN_FLIGHT, 1)) {
-      contended(lane);
-    }
-  }
-
-  /** Counts one read in flight less (in whichever array the lane picks now). */
-  void leave(Lane lane) {
-    AtomicLongArray a = pick(lane);
-    if (!addOnce(a, PAD + IN_FLIGHT, -1)) {
+  /**
+   * Counts a read in flight more (+1) or less (-1), in the array the lane picks now: a read may end
+   * in another array than it began in, since the count is their sum.
+   */
+  void inFlight(Lane lane, int delta) {
+    if (!addOnce(pick(lane), PAD + IN_FLIGHT, delta)) {
       contended(lane);
     }
   }

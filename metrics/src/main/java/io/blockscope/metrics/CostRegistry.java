@@ -93,7 +93,7 @@ public final class CostRegistry implements AutoCloseable {
      * sees the read: a region is never retired with an admitted read in flight.
      */
     public boolean acquire(CostAccumulator.Lane lane) {
-      costs.enter(lane);
+      costs.inFlight(lane, 1);
       if (!closed) {
         return true;
       }
@@ -108,7 +108,7 @@ public final class CostRegistry implements AutoCloseable {
 
     /** {@link #release()} through a thread's lane (any lane: the count is a sum). */
     public void release(CostAccumulator.Lane lane) {
-      costs.leave(lane);
+      costs.inFlight(lane, -1);
       if (closed && costs.inFlight() == 0) {
         owner.retire(this);
       }

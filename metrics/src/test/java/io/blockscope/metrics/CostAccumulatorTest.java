@@ -35,11 +35,11 @@ public class CostAccumulatorTest {
                   throw new IllegalStateException(e);
                 }
                 for (int i = 0; i < reads; i++) {
-                  acc.enter(lane);
+                  acc.inFlight(lane, 1);
                   mine[DATA_HIT] = 1;
                   mine[CELLS] = 3;
                   acc.drain(mine, lane);
-                  acc.leave(lane);
+                  acc.inFlight(lane, -1);
                 }
               });
       all.add(th);
