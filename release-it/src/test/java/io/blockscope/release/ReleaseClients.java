@@ -3,6 +3,7 @@ package io.blockscope.release;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.harness.stock.StockCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,7 +1,8 @@
 package io.blockscope.release;
 
+import io.blockscope.harness.stock.StockCluster;
+import io.blockscope.harness.stock.StockSecurity;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +25,7 @@ import org.apache.hadoop.security.UserGroupInformation;
  * reverse lookup of 127.0.0.1 gives, which is {@code localhost} here (a cluster with DNS uses each
  * server's name).
  */
-final class SecureRealm implements AutoCloseable {
+final class SecureRealm implements StockSecurity, AutoCloseable {
   static final String REALM = "EXAMPLE.COM";
   static final String HOST = "localhost";
   private static final String STORE_PASSWORD = "changeit";
@@ -81,7 +82,7 @@ final class SecureRealm implements AutoCloseable {
     // this JVM is a Kerberos client of the realm too (the test's own connections)
     System.setProperty("java.security.krb5.conf", realm.krb5Conf.toString());
     Configuration login = new Configuration(false);
-    coreSite().forEach(login::set);
+    coreSiteEntries().forEach(login::set);
     UserGroupInformation.setConfiguration(login);
     realm.makeTlsStores();
     return realm;
@@ -97,7 +98,7 @@ final class SecureRealm implements AutoCloseable {
   }
 
   /** The HBase daemons' principal, as hbase-site.xml gives it. */
-  static String hbasePrincipal() {
+  static String hbasePrincipalName() {
     return "hbase/_HOST@" + REALM;
   }
 
@@ -107,16 +108,32 @@ final class SecureRealm implements AutoCloseable {
    * HBase's own login makes it, TLS and SPNEGO on the info servers with {@code admin} and the
    * service user allowed to read their {@code /jmx}.
    */
-  Map<String, String> serverSite() {
+  @Override
+  public String host() {
+    return HOST;
+  }
+
+  @Override
+  public String hbasePrincipal() {
+    return hbasePrincipalName();
+  }
+
+  @Override
+  public Map<String, String> coreSite() {
+    return coreSiteEntries();
+  }
+
+  @Override
+  public Map<String, String> serverSite() {
     Map<String, String> s = new LinkedHashMap<>();
     s.put("hbase.security.authentication", "kerberos");
     s.put("hbase.security.authorization", "true");
-    s.put("hbase.master.kerberos.principal", hbasePrincipal());
+    s.put("hbase.master.kerberos.principal", hbasePrincipalName());
     s.put("hbase.master.keytab.file", keytab("hbase").toString());
-    s.put("hbase.regionserver.kerberos.principal", hbasePrincipal());
+    s.put("hbase.regionserver.kerberos.principal", hbasePrincipalName());
     s.put("hbase.regionserver.keytab.file", keytab("hbase").toString());
     s.put("hbase.zookeeper.client.keytab.file", keytab("hbase").toString());
-    s.put("hbase.zookeeper.client.kerberos.principal", hbasePrincipal());
+    s.put("hbase.zookeeper.client.kerberos.principal", hbasePrincipalName());
     String ac = "org.apache.hadoop.hbase.security.access.AccessController";
     s.put("hbase.coprocessor.master.classes", ac);
     s.put("hbase.coprocessor.region.classes", ac);
@@ -139,7 +156,7 @@ final class SecureRealm implements AutoCloseable {
    * its own configuration to {@code UserGroupInformation}), and {@code
    * hadoop.security.authorization} turns on the info servers' admin list for {@code /jmx}.
    */
-  static Map<String, String> coreSite() {
+  static Map<String, String> coreSiteEntries() {
     Map<String, String> s = new LinkedHashMap<>();
     s.put("hadoop.security.authentication", "kerberos");
     s.put("hadoop.security.authorization", "true");
@@ -147,12 +164,14 @@ final class SecureRealm implements AutoCloseable {
   }
 
   /** The JVM options every Kerberos process here takes. */
-  List<String> jvmOptions() {
+  @Override
+  public List<String> jvmOptions() {
     return List.of("-Djava.security.krb5.conf=" + krb5Conf);
   }
 
   /** ZooKeeper's: SASL authentication with its own keytab ({@code Server} JAAS section). */
-  List<String> zooKeeperOptions() throws IOException {
+  @Override
+  public List<String> zooKeeperOptions() throws IOException {
     Path jaas = dir.resolve("zookeeper-jaas.conf");
     Files.writeString(
         jaas,
@@ -178,17 +197,18 @@ final class SecureRealm implements AutoCloseable {
    * hbase-site.xml} (quorum, Kerberos, the servers' principals, TLS on), {@code core-site.xml} and
    * {@code ssl-client.xml} (the trust store).
    */
-  Path clientConfDir(Path where, String quorum, int zkPort) throws IOException {
+  @Override
+  public Path clientConfDir(Path where, String quorum, int zkPort) throws IOException {
     Files.createDirectories(where);
     Map<String, String> site = new LinkedHashMap<>();
     site.put("hbase.zookeeper.quorum", quorum);
     site.put("hbase.zookeeper.property.clientPort", Integer.toString(zkPort));
     site.put("hbase.security.authentication", "kerberos");
-    site.put("hbase.master.kerberos.principal", hbasePrincipal());
-    site.put("hbase.regionserver.kerberos.principal", hbasePrincipal());
+    site.put("hbase.master.kerberos.principal", hbasePrincipalName());
+    site.put("hbase.regionserver.kerberos.principal", hbasePrincipalName());
     site.put("hbase.ssl.enabled", "true");
     write(where.resolve("hbase-site.xml"), site);
-    write(where.resolve("core-site.xml"), coreSite());
+    write(where.resolve("core-site.xml"), coreSiteEntries());
     write(
         where.resolve("ssl-client.xml"),
         Map.of(
@@ -212,17 +232,14 @@ final class SecureRealm implements AutoCloseable {
    * Logs {@code user} (a user name, or {@code hbase} for the service) in from its keytab in this
    * JVM, without touching the JVM's login user.
    */
-  UserGroupInformation login(String user) throws IOException {
+  @Override
+  public UserGroupInformation login(String user) throws IOException {
     String principal = user.equals("hbase") ? "hbase/" + HOST + "@" + REALM : principal(user);
     return UserGroupInformation.loginUserFromKeytabAndReturnUGI(principal, keytab(user).toString());
   }
 
   static void write(Path file, Map<String, String> entries) throws IOException {
-    Configuration c = new Configuration(false);
-    entries.forEach(c::set);
-    try (OutputStream out = Files.newOutputStream(file)) {
-      c.writeXml(out);
-    }
+    StockCluster.writeSite(file, entries);
   }
 
   /**

@@ -7,8 +7,9 @@ import static org.junit.Assert.assertTrue;
 
 import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.Message;
-import io.blockscope.release.StockCluster.Deployment;
-import io.blockscope.release.StockCluster.RegionServer;
+import io.blockscope.harness.stock.StockCluster;
+import io.blockscope.harness.stock.StockCluster.Deployment;
+import io.blockscope.harness.stock.StockCluster.RegionServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -91,9 +92,11 @@ public class SecureStockIT {
     cluster =
         StockCluster.start(
             work.resolve("cluster"),
-            new Deployment(StockCluster.phoenixServerJars(), Map.of(), List.of()),
+            StockInstalls.hbase(),
+            new Deployment(StockInstalls.phoenixServerJars(), Map.of(), List.of()),
             List.of(blockscope, blockscope),
-            realm);
+            realm,
+            0);
     try (Admin admin = cluster.admin()) {
       admin.balancerSwitch(false, true); // regions stay where the test puts them
     }
@@ -129,7 +132,7 @@ public class SecureStockIT {
    * two).
    */
   private static Deployment userTables() throws Exception {
-    List<Path> lib = new ArrayList<>(StockCluster.phoenixServerJars());
+    List<Path> lib = new ArrayList<>(StockInstalls.phoenixServerJars());
     Path jar = release.resolve(page.libJar);
     assertTrue(jar + " in the release", Files.isRegularFile(jar));
     lib.add(jar);

@@ -3,13 +3,10 @@ package io.blockscope.release;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import io.blockscope.release.StockCluster.RegionServer;
+import io.blockscope.harness.stock.StockCluster;
+import io.blockscope.harness.stock.StockCluster.RegionServer;
 import java.io.IOException;
-import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -46,7 +43,6 @@ final class StockChecks {
   private static final Pattern ENGINE_STARTED =
       Pattern.compile(
           "blockscope: engine started at level (\\w+) exporting regions (\\S+); probes ([^;]+);");
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
 
   private final StockCluster cluster;
 
@@ -235,10 +231,6 @@ final class StockChecks {
   }
 
   static String get(String url) throws Exception {
-    HttpResponse<String> r =
-        HTTP.send(
-            HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
-    assertEquals(url + ": " + r.body(), 200, r.statusCode());
-    return r.body();
+    return StockCluster.httpGet(url);
   }
 }

@@ -3,8 +3,9 @@ package io.blockscope.release;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import io.blockscope.release.StockCluster.Deployment;
-import io.blockscope.release.StockCluster.RegionServer;
+import io.blockscope.harness.stock.StockCluster;
+import io.blockscope.harness.stock.StockCluster.Deployment;
+import io.blockscope.harness.stock.StockCluster.RegionServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -86,6 +87,7 @@ public class StockDeployIT {
     cluster =
         StockCluster.start(
             Path.of(System.getProperty("blockscope.work")),
+            StockInstalls.hbase(),
             masterWithGuard(false),
             List.of(phoenix, phoenix));
     checks = new StockChecks(cluster);
@@ -100,7 +102,7 @@ public class StockDeployIT {
 
   /** A stock HBase with Phoenix's server side in lib/, as a Phoenix user's cluster has. */
   private static Deployment phoenixOnly() throws IOException {
-    return new Deployment(StockCluster.phoenixServerJars(), Map.of(), List.of());
+    return new Deployment(StockInstalls.phoenixServerJars(), Map.of(), List.of());
   }
 
   /**
@@ -114,7 +116,7 @@ public class StockDeployIT {
    * restart; t5 runs it only until the lister exits 0.
    */
   private static Deployment masterWithGuard(boolean fastCleaner) throws IOException {
-    List<Path> lib = new ArrayList<>(StockCluster.phoenixServerJars());
+    List<Path> lib = new ArrayList<>(StockInstalls.phoenixServerJars());
     lib.add(existing(page.encoderJar));
     Map<String, String> site = new java.util.HashMap<>();
     site.put("hbase.coprocessor.master.classes", page.guard);
@@ -137,7 +139,7 @@ public class StockDeployIT {
         agent.getFileName().toString());
     Path exporterConfig = release.resolve("docs/prometheus").resolve(page.exporterConfig);
     assertTrue(exporterConfig + " in the release", Files.isRegularFile(exporterConfig));
-    List<Path> lib = new ArrayList<>(StockCluster.phoenixServerJars());
+    List<Path> lib = new ArrayList<>(StockInstalls.phoenixServerJars());
     lib.add(existing(page.libJar));
     lib.add(existing(page.encoderJar));
     assertEquals("the property both pages name", page.siteName, "hbase.coprocessor.region.classes");

@@ -3,8 +3,9 @@ package io.blockscope.release;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import io.blockscope.release.StockCluster.Deployment;
-import io.blockscope.release.StockCluster.RegionServer;
+import io.blockscope.harness.stock.StockCluster;
+import io.blockscope.harness.stock.StockCluster.Deployment;
+import io.blockscope.harness.stock.StockCluster.RegionServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -270,7 +271,7 @@ public class StockMatrixIT {
     return StockCluster.start(
         Path.of(
             System.getProperty("blockscope.work") + "-" + version + (dataNodes > 0 ? "-hdfs" : "")),
-        classpath,
+        StockInstalls.of(classpath),
         master,
         List.of(server),
         null,

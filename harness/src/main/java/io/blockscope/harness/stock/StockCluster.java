@@ -1,4 +1,4 @@
-package io.blockscope.release;
+package io.blockscope.harness.stock;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -37,29 +37,29 @@ import org.apache.hadoop.security.UserGroupInformation;
  * Central, Dropwizard 3.2.6 among them, and log4j2) with a conf directory first, as {@code
  * bin/hbase} builds it. The root directory is on the local file system.
  *
- * <p>With a {@link SecureRealm} the cluster is a secured one, every process as an operator sets it
- * up: ZooKeeper with SASL, Kerberos RPC, the AccessController, TLS and SPNEGO on the info servers;
- * the test's own connection is HBase's superuser ({@code hbase}).
+ * <p>With a {@link StockSecurity} the cluster is a secured one, every process as an operator sets
+ * it up: ZooKeeper with SASL, Kerberos RPC, the AccessController, TLS and SPNEGO on the info
+ * servers; the test's own connection is HBase's superuser ({@code hbase}).
  *
  * <p>What blockscope a region server gets is its {@link Deployment}: jars copied into its own
  * {@code lib/}, {@code hbase-site.xml} entries and JVM options, exactly what docs/deploy.md tells
  * an operator to change. {@link #restart} stops a region server the way HBase's graceful_stop does
  * (its regions moved to the other servers first) and starts it again with another deployment.
  */
-final class StockCluster implements AutoCloseable {
+public final class StockCluster implements AutoCloseable {
   /**
    * What a region server runs with, beyond the stock install. In a JVM option, {@code ${lib}}
    * stands for the server's {@code lib/} and {@code ${prometheus.port}} for its exporter port.
    */
-  record Deployment(List<Path> libJars, Map<String, String> site, List<String> jvmOptions) {}
+  public record Deployment(List<Path> libJars, Map<String, String> site, List<String> jvmOptions) {}
 
   /** One region server: its ports, its current process and deployment, and its logs. */
-  final class RegionServer {
-    final int index;
-    final int port = freePort();
-    final int infoPort = freePort();
-    final int jmxPort = freePort();
-    final int prometheusPort = freePort();
+  public final class RegionServer {
+    public final int index;
+    public final int port = freePort();
+    public final int infoPort = freePort();
+    public final int jmxPort = freePort();
+    public final int prometheusPort = freePort();
     private Process process;
     private Deployment deployment;
     private int starts;
@@ -69,23 +69,29 @@ final class StockCluster implements AutoCloseable {
       this.index = index;
     }
 
+    /** The operating system's id of the current process; -1 while there is none. */
+    public long pid() {
+      Process p = process;
+      return p == null ? -1 : p.pid();
+    }
+
     /** The current process's log (a new file per start). */
-    Path log() {
+    public Path log() {
       return log;
     }
 
-    Deployment deployment() {
+    public Deployment deployment() {
       return deployment;
     }
 
-    String infoUrl() {
+    public String infoUrl() {
       return realm == null
           ? "http://127.0.0.1:" + infoPort
-          : "https://" + SecureRealm.HOST + ":" + infoPort;
+          : "https://" + realm.host() + ":" + infoPort;
     }
 
     /** The server name the master knows this process by, or null while it is not live. */
-    ServerName serverName() throws IOException {
+    public ServerName serverName() throws IOException {
       for (ServerName sn : live()) {
         if (sn.getPort() == port) {
           return sn;
@@ -133,17 +139,17 @@ final class StockCluster implements AutoCloseable {
     }
   }
 
-  final Path home;
-  final int zkPort = freePort();
-  final int masterPort = freePort();
-  final int masterInfoPort = freePort();
+  public final Path home;
+  public final int zkPort = freePort();
+  public final int masterPort = freePort();
+  public final int masterInfoPort = freePort();
   private final String serverClasspath;
   private final List<String> hbaseJvmFlags;
   private final List<Process> processes = new ArrayList<>();
   private final List<RegionServer> servers = new ArrayList<>();
 
   /** The Kerberos, TLS and ACL setting of a secured cluster; null for an open one. */
-  private final SecureRealm realm;
+  private final StockSecurity realm;
 
   /** Who the test's own connection is: HBase's superuser on a secured cluster, else null. */
   private final UserGroupInformation superuser;
@@ -159,75 +165,66 @@ final class StockCluster implements AutoCloseable {
   private int masterStarts;
   private Connection connection;
 
-  private StockCluster(Path home, SecureRealm realm, Path serverClasspath) throws IOException {
+  private StockCluster(Path home, StockSecurity realm, Install install) throws IOException {
     this.home = home;
     this.realm = realm;
     this.superuser = realm == null ? null : realm.login("hbase");
-    this.serverClasspath = Files.readString(serverClasspath).trim();
-    // The JDK 17 module openings HBase and Hadoop need (the same list the project's tests use),
-    // without blockscope's own attach flags: a stock region server has none.
-    List<String> flags = new ArrayList<>();
-    for (String f : System.getProperty("blockscope.jvm.opens").trim().split("\\s+")) {
-      if (!f.startsWith("-Djdk.attach") && !f.startsWith("-XX:+EnableDynamicAgentLoading")) {
-        flags.add(f);
-      }
-    }
-    this.hbaseJvmFlags = flags;
+    this.serverClasspath = Files.readString(install.serverClasspath()).trim();
+    this.hbaseJvmFlags = install.jvmFlags();
     Runtime.getRuntime().addShutdownHook(new Thread(this::killAll, "stock-cluster-kill"));
   }
 
   /**
-   * Starts ZooKeeper, a master with its deployment and {@code deployments.size()} region servers,
-   * and waits until all are up.
+   * An HBase install the cluster's processes run: the file listing its server class path
+   * (stock-hbase's {@code target/server-classpath.txt} of that version), and the JVM flags every
+   * process takes.
    */
-  static StockCluster start(Path home, Deployment masterDeployment, List<Deployment> deployments)
-      throws Exception {
-    return start(home, masterDeployment, deployments, null);
-  }
-
-  /** As {@link #start(Path, Deployment, List)}, secured by {@code realm} unless it is null. */
-  static StockCluster start(
-      Path home, Deployment masterDeployment, List<Deployment> deployments, SecureRealm realm)
-      throws Exception {
-    return start(
-        home,
-        Path.of(System.getProperty("blockscope.server.classpath")),
-        masterDeployment,
-        deployments,
-        realm);
-  }
-
-  /**
-   * As {@link #start(Path, Deployment, List, SecureRealm)}, on another HBase install: {@code
-   * serverClasspath} is the file that lists its server class path (stock-hbase's
-   * target/server-classpath.txt of that version).
-   */
-  static StockCluster start(
-      Path home,
-      Path serverClasspath,
-      Deployment masterDeployment,
-      List<Deployment> deployments,
-      SecureRealm realm)
-      throws Exception {
-    return start(home, serverClasspath, masterDeployment, deployments, realm, 0);
+  public record Install(Path serverClasspath, List<String> jvmFlags) {
+    /**
+     * An install whose processes take the JDK 17 module openings HBase and Hadoop need, from the
+     * flags the project's build gives its own JVMs ({@code jvmOpens}, the parent pom's {@code
+     * blockscope.jvm.opens}) without blockscope's attach flags: a stock region server has none.
+     */
+    public static Install of(Path serverClasspath, String jvmOpens) {
+      List<String> flags = new ArrayList<>();
+      for (String f : jvmOpens.trim().split("\\s+")) {
+        if (!f.isEmpty()
+            && !f.startsWith("-Djdk.attach")
+            && !f.startsWith("-XX:+EnableDynamicAgentLoading")) {
+          flags.add(f);
+        }
+      }
+      return new Install(serverClasspath, List.copyOf(flags));
+    }
   }
 
   /**
-   * As {@link #start(Path, Path, Deployment, List, SecureRealm)}; with {@code dataNodes} above 0,
-   * HBase's root directory is on HDFS run as processes of their own (a NameNode and that many
-   * DataNodes, from the Hadoop jars of the server class path), not on the local file system.
+   * Starts ZooKeeper, a master with its deployment and {@code deployments.size()} region servers of
+   * {@code install}, and waits until all are up.
    */
-  static StockCluster start(
+  public static StockCluster start(
+      Path home, Install install, Deployment masterDeployment, List<Deployment> deployments)
+      throws Exception {
+    return start(home, install, masterDeployment, deployments, null, 0);
+  }
+
+  /**
+   * As {@link #start(Path, Install, Deployment, List)}, secured by {@code realm} unless it is null;
+   * with {@code dataNodes} above 0, HBase's root directory is on HDFS run as processes of their own
+   * (a NameNode and that many DataNodes, from the Hadoop jars of the server class path), not on the
+   * local file system.
+   */
+  public static StockCluster start(
       Path home,
-      Path serverClasspath,
+      Install install,
       Deployment masterDeployment,
       List<Deployment> deployments,
-      SecureRealm realm,
+      StockSecurity realm,
       int dataNodes)
       throws Exception {
     deleteTree(home);
     Files.createDirectories(home.resolve("logs"));
-    StockCluster c = new StockCluster(home, realm, serverClasspath);
+    StockCluster c = new StockCluster(home, realm, install);
     try {
       c.startAll(masterDeployment, deployments, dataNodes);
     } catch (Exception | AssertionError e) {
@@ -256,34 +253,34 @@ final class StockCluster implements AutoCloseable {
     awaitServers(deployments.size());
   }
 
-  List<RegionServer> regionServers() {
+  public List<RegionServer> regionServers() {
     return servers;
   }
 
-  Connection connection() {
+  public Connection connection() {
     return connection;
   }
 
-  Admin admin() throws IOException {
+  public Admin admin() throws IOException {
     return connection.getAdmin();
   }
 
   /** A client configuration for this cluster, as an operator's client hbase-site.xml gives it. */
-  Configuration clientConf() {
+  public Configuration clientConf() {
     Configuration conf = HBaseConfiguration.create();
     conf.set("hbase.zookeeper.quorum", "127.0.0.1");
     conf.setInt("hbase.zookeeper.property.clientPort", zkPort);
     if (realm != null) {
       conf.set("hadoop.security.authentication", "kerberos");
       conf.set("hbase.security.authentication", "kerberos");
-      conf.set("hbase.master.kerberos.principal", SecureRealm.hbasePrincipal());
-      conf.set("hbase.regionserver.kerberos.principal", SecureRealm.hbasePrincipal());
+      conf.set("hbase.master.kerberos.principal", realm.hbasePrincipal());
+      conf.set("hbase.regionserver.kerberos.principal", realm.hbasePrincipal());
     }
     return conf;
   }
 
   /** What a secured cluster's clients are given: its client configuration directory. */
-  Path clientConfDir() throws IOException {
+  public Path clientConfDir() throws IOException {
     if (realm == null) {
       throw new IllegalStateException("an open cluster needs no client configuration");
     }
@@ -291,11 +288,11 @@ final class StockCluster implements AutoCloseable {
   }
 
   /** Runs {@code action} as HBase's superuser on a secured cluster, as this JVM's user else. */
-  <T> T asSuperuser(java.security.PrivilegedExceptionAction<T> action) throws Exception {
+  public <T> T asSuperuser(java.security.PrivilegedExceptionAction<T> action) throws Exception {
     return superuser == null ? action.run() : superuser.doAs(action);
   }
 
-  String zkQuorum() {
+  public String zkQuorum() {
     return "127.0.0.1:" + zkPort;
   }
 
@@ -305,7 +302,7 @@ final class StockCluster implements AutoCloseable {
    * HBase's shutdown hook closes what is left), starts again, the method waits until the master
    * counts it live, and the regions are moved back to it.
    */
-  void restart(RegionServer rs, Deployment d) throws Exception {
+  public void restart(RegionServer rs, Deployment d) throws Exception {
     restart(rs, d, null);
   }
 
@@ -314,7 +311,7 @@ final class StockCluster implements AutoCloseable {
    * before any other (null: in the order they left), so that they are the first regions the new
    * process opens.
    */
-  void restart(RegionServer rs, Deployment d, TableName first) throws Exception {
+  public void restart(RegionServer rs, Deployment d, TableName first) throws Exception {
     ServerName sn = rs.serverName();
     List<RegionInfo> moved = new ArrayList<>();
     try (Admin admin = admin()) {
@@ -433,7 +430,7 @@ final class StockCluster implements AutoCloseable {
   }
 
   /** Waits for a condition, failing early with a log's end when a process of the cluster died. */
-  void await(String what, int seconds, BooleanSupplier done) throws Exception {
+  public void await(String what, int seconds, BooleanSupplier done) throws Exception {
     // HBase's Waiter polls every 250 ms; a dead process ends the wait at once
     Waiter.waitFor(
         clientConf(),
@@ -474,13 +471,13 @@ final class StockCluster implements AutoCloseable {
   }
 
   /** The last 60 lines of a log, for a failure message. */
-  static String tail(Path log) throws IOException {
+  public static String tail(Path log) throws IOException {
     List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
     return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
   }
 
   /** hbase.rootdir: on HDFS when the cluster runs HDFS processes, else a local directory. */
-  String rootDir() {
+  public String rootDir() {
     return nameNodePort > 0
         ? "hdfs://127.0.0.1:" + nameNodePort + "/hbase"
         : home.resolve("hbase").toUri().toString();
@@ -557,7 +554,7 @@ final class StockCluster implements AutoCloseable {
         120,
         () -> {
           try {
-            String body = StockChecks.get(jmx);
+            String body = httpGet(jmx);
             java.util.regex.Matcher m =
                 java.util.regex.Pattern.compile("\"NumLiveDataNodes\"\\s*:\\s*(\\d+)")
                     .matcher(body);
@@ -593,9 +590,8 @@ final class StockCluster implements AutoCloseable {
     Files.createDirectories(dir);
     Map<String, String> site = new LinkedHashMap<>(common);
     site.putAll(own);
-    SecureRealm.write(
-        dir.resolve("core-site.xml"), Map.of("fs.defaultFS", common.get("fs.defaultFS")));
-    SecureRealm.write(dir.resolve("hdfs-site.xml"), site);
+    writeSite(dir.resolve("core-site.xml"), Map.of("fs.defaultFS", common.get("fs.defaultFS")));
+    writeSite(dir.resolve("hdfs-site.xml"), site);
     return dir;
   }
 
@@ -640,7 +636,7 @@ final class StockCluster implements AutoCloseable {
   }
 
   /** The current master process's log (a new file per start). */
-  Path masterLog() {
+  public Path masterLog() {
     return home.resolve("logs/master-" + masterStarts + ".log");
   }
 
@@ -648,7 +644,7 @@ final class StockCluster implements AutoCloseable {
    * Restarts the master with another deployment (SIGTERM, then a new process) and waits until it
    * counts every region server live again with no region in transition.
    */
-  void restartMaster(Deployment d) throws Exception {
+  public void restartMaster(Deployment d) throws Exception {
     stopProcess(master, "the master");
     deleteTree(home.resolve("master/lib"));
     startMaster(d);
@@ -659,9 +655,10 @@ final class StockCluster implements AutoCloseable {
    * Runs a class on a region server's class path (conf, its lib/, the server class path), as {@code
    * hbase <class> <args>} runs it on that host; returns its exit status and output.
    */
-  record Run(int status, String output) {}
+  public record Run(int status, String output) {}
 
-  Run runOnServerClasspath(RegionServer rs, String main, List<String> args) throws Exception {
+  public Run runOnServerClasspath(RegionServer rs, String main, List<String> args)
+      throws Exception {
     Path dir = home.resolve("rs" + rs.index);
     Path log = home.resolve("logs").resolve(main.substring(main.lastIndexOf('.') + 1) + ".log");
     Process p =
@@ -691,9 +688,9 @@ final class StockCluster implements AutoCloseable {
 
   private Path writeConf(Path dir, Map<String, String> site) throws IOException {
     Files.createDirectories(dir);
-    SecureRealm.write(dir.resolve("hbase-site.xml"), site);
+    writeSite(dir.resolve("hbase-site.xml"), site);
     if (realm != null) {
-      SecureRealm.write(dir.resolve("core-site.xml"), SecureRealm.coreSite());
+      writeSite(dir.resolve("core-site.xml"), realm.coreSite());
     }
     Files.writeString(
         dir.resolve("log4j2.properties"),
@@ -796,7 +793,7 @@ final class StockCluster implements AutoCloseable {
   }
 
   /** The one region of a one-region table. */
-  RegionInfo regionOf(TableName t) throws IOException {
+  public RegionInfo regionOf(TableName t) throws IOException {
     try (Admin admin = admin()) {
       List<RegionInfo> regions = admin.getRegions(t);
       if (regions.size() != 1) {
@@ -808,7 +805,7 @@ final class StockCluster implements AutoCloseable {
 
   /** The region server hosting a one-region table. */
   /** Starts one more region server with deployment {@code d} and waits until the master has it. */
-  RegionServer addRegionServer(Deployment d) throws Exception {
+  public RegionServer addRegionServer(Deployment d) throws Exception {
     RegionServer rs = new RegionServer(servers.size() + 1);
     servers.add(rs);
     rs.start(d);
@@ -821,7 +818,7 @@ final class StockCluster implements AutoCloseable {
    * server the master has just counted live may not serve yet (the master's warm-up call fails and
    * the region is opened elsewhere): the move is asked again every 3 s until it holds.
    */
-  void moveTo(TableName t, RegionServer rs) throws Exception {
+  public void moveTo(TableName t, RegionServer rs) throws Exception {
     byte[] region = regionOf(t).getEncodedNameAsBytes();
     long[] lastMove = {0};
     try (Admin admin = admin()) {
@@ -845,7 +842,7 @@ final class StockCluster implements AutoCloseable {
     }
   }
 
-  RegionServer hosting(TableName t) throws IOException {
+  public RegionServer hosting(TableName t) throws IOException {
     ServerName sn =
         connection
             .getRegionLocator(t)
@@ -863,7 +860,7 @@ final class StockCluster implements AutoCloseable {
    * The data blocks of a one-region table's one store file in {@code family}, from its trailer,
    * read off the cluster's file system.
    */
-  long dataBlocks(TableName t, String family) throws IOException {
+  public long dataBlocks(TableName t, String family) throws IOException {
     Configuration conf = clientConf();
     org.apache.hadoop.fs.Path dir =
         new org.apache.hadoop.fs.Path(
@@ -900,7 +897,8 @@ final class StockCluster implements AutoCloseable {
    * Runs a command as a process of its own with its output in {@code logs/<name>.log}; fails unless
    * it exits 0 within {@code minutes}. Returns what it printed.
    */
-  String run(String name, List<String> cmd, Map<String, String> env, int minutes) throws Exception {
+  public String run(String name, List<String> cmd, Map<String, String> env, int minutes)
+      throws Exception {
     Path log = home.resolve("logs").resolve(name + ".log");
     ProcessBuilder pb =
         new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
@@ -923,19 +921,17 @@ final class StockCluster implements AutoCloseable {
   /**
    * Phoenix 5.2.1's server side as release-it adds it to every server's {@code lib/} (the stand-in
    * for the shaded phoenix-server-hbase-2.6 jar, which Maven Central does not carry): each jar of
-   * stock-hbase/phoenix's class path whose artifact the server class path does not already have in
-   * some version.
+   * {@code phoenixClasspath} (stock-hbase/phoenix's class path) whose artifact the server class
+   * path does not already have in some version.
    */
-  static List<Path> phoenixServerJars() throws IOException {
+  public static List<Path> phoenixServerJars(Path serverClasspath, Path phoenixClasspath)
+      throws IOException {
     java.util.Set<String> have = new java.util.HashSet<>();
-    String server =
-        Files.readString(Path.of(System.getProperty("blockscope.server.classpath"))).trim();
-    for (String jar : server.split(":")) {
+    for (String jar : Files.readString(serverClasspath).trim().split(":")) {
       have.add(artifact(Path.of(jar)));
     }
     List<Path> jars = new ArrayList<>();
-    String phoenix =
-        Files.readString(Path.of(System.getProperty("blockscope.phoenix.classpath"))).trim();
+    String phoenix = Files.readString(phoenixClasspath).trim();
     for (String jar : phoenix.split(":")) {
       Path p = Path.of(jar);
       if (!have.contains(artifact(p))) {
@@ -955,7 +951,35 @@ final class StockCluster implements AutoCloseable {
     return jar.getParent().getParent().getParent() + "/" + artifactId + classifier;
   }
 
-  static int freePort() {
+  /** The body of an HTTP GET of {@code url}; an answer other than 200 is an IOException. */
+  public static String httpGet(String url) throws IOException, InterruptedException {
+    java.net.http.HttpResponse<String> r =
+        HTTP.send(
+            java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 200) {
+      throw new IOException(url + ": " + r.statusCode() + " " + r.body());
+    }
+    return r.body();
+  }
+
+  private static final java.net.http.HttpClient HTTP =
+      java.net.http.HttpClient.newBuilder()
+          .connectTimeout(java.time.Duration.ofSeconds(10))
+          .build();
+
+  /**
+   * Writes {@code entries} as a Hadoop configuration file ({@code hbase-site.xml} and the like).
+   */
+  public static void writeSite(Path file, Map<String, String> entries) throws IOException {
+    Configuration c = new Configuration(false);
+    entries.forEach(c::set);
+    try (java.io.OutputStream out = Files.newOutputStream(file)) {
+      c.writeXml(out);
+    }
+  }
+
+  public static int freePort() {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
     } catch (IOException e) {
@@ -963,7 +987,7 @@ final class StockCluster implements AutoCloseable {
     }
   }
 
-  static void deleteTree(Path p) throws IOException {
+  public static void deleteTree(Path p) throws IOException {
     if (!Files.exists(p)) {
       return;
     }
