@@ -163,6 +163,9 @@ final class OverheadBenchmark implements Callable<Integer> {
     if (m == Mode.NOT_INSTALLED) {
       ProbeInstaller.uninstallAll();
     } else {
+      // a region open no longer installs the probes once the engine is there
+      // (Engine.hooks): after NOT_INSTALLED took them out, they go back in here
+      ProbeInstaller.installAll(true, 30_000, new ArrayList<>());
       b.setCoprocessor(
           CoprocessorDescriptorBuilder.newBuilder(BlockscopeRegionObserver.class.getName())
               .setPriority(Coprocessor.PRIORITY_USER)
