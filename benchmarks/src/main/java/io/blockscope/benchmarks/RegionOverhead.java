@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileUtil;
@@ -39,7 +38,6 @@ import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.coprocessor.CoprocessorHost;
-import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
@@ -153,20 +151,14 @@ public final class RegionOverhead {
       long sampleMs = 20;
       List<String> encodings = List.of("FAST_DIFF", "ROW_INDEX_V1", "GZ", "BLOCKSCOPE_V1");
       Path out = Paths.get("benchmarks/target/region-overhead");
-      for (int i = 0; i < args.length; i++) {
-        String a = args[i];
-        if (a.equals("--help") || a.equals("-h")) {
-          throw new IllegalArgumentException("");
-        }
-        if (i + 1 >= args.length) {
-          throw new IllegalArgumentException(a + " needs a value");
-        }
-        String v = args[++i];
+      for (String[] option : Args.pairs(args)) {
+        String a = option[0];
+        String v = option[1];
         switch (a) {
-          case "--rows" -> rows = positive(a, v, 1000);
-          case "--rounds" -> rounds = positive(a, v, 3);
-          case "--samples" -> samples = positive(a, v, 1);
-          case "--sample-ms" -> sampleMs = positive(a, v, 1);
+          case "--rows" -> rows = Args.atLeast(a, v, 1000);
+          case "--rounds" -> rounds = Args.atLeast(a, v, 3);
+          case "--samples" -> samples = Args.atLeast(a, v, 1);
+          case "--sample-ms" -> sampleMs = Args.atLeast(a, v, 1);
           case "--encodings" -> encodings = List.of(v.split(","));
           case "--out" -> out = Paths.get(v);
           default -> throw new IllegalArgumentException("unknown option " + a);
@@ -179,18 +171,6 @@ public final class RegionOverhead {
         }
       }
       return new Options(rows, rounds, samples, sampleMs * 1_000_000L, encodings, out);
-    }
-
-    private static int positive(String option, String value, int min) {
-      try {
-        int n = Integer.parseInt(value);
-        if (n >= min) {
-          return n;
-        }
-      } catch (NumberFormatException e) {
-        // reported below
-      }
-      throw new IllegalArgumentException(option + " must be an integer >= " + min + ": " + value);
     }
   }
 
@@ -330,13 +310,6 @@ public final class RegionOverhead {
   }
 
   /** A RegionObserver that does nothing: what HBase's hooks cost any observer. */
-  public static final class EmptyObserver implements RegionCoprocessor, RegionObserver {
-    @Override
-    public Optional<RegionObserver> getRegionObserver() {
-      return Optional.of(this);
-    }
-  }
-
   // ---- one operation each, served as a region server's handler serves it ----------------------
 
   private void callEnded() {
@@ -694,62 +667,21 @@ public final class RegionOverhead {
         for (Workload w : Workload.values()) {
           double[][][] cpu = s.cpuNs[w.ordinal()];
           double[][][] wall = s.wallNs[w.ordinal()];
-          double[] base = medians(cpu[Mode.NOT_INSTALLED.ordinal()]);
           for (Mode m : Mode.values()) {
-            double[] med = medians(cpu[m.ordinal()]);
-            double[] ratios = new double[med.length];
-            for (int r = 0; r < med.length; r++) {
-              ratios[r] = med[r] / base[r];
-            }
-            double[] ci = bootstrapMean(ratios, 10_000, new Random(42));
+            RoundRatio ratio = RoundRatio.of(cpu[m.ordinal()], cpu[Mode.NOT_INSTALLED.ordinal()]);
             rows.add(
                 new Row(
                     s.name,
                     w,
                     m,
-                    Stats.median(med) / 1e3,
-                    Stats.median(medians(wall[m.ordinal()])) / 1e3,
-                    mean(ratios),
-                    ci[0],
-                    ci[1]));
+                    RoundRatio.medianOfMedians(cpu[m.ordinal()]) / 1e3,
+                    RoundRatio.medianOfMedians(wall[m.ordinal()]) / 1e3,
+                    ratio.mean(),
+                    ratio.low(),
+                    ratio.high()));
           }
         }
       }
-    }
-
-    static double[] medians(double[][] rounds) {
-      double[] m = new double[rounds.length];
-      for (int r = 0; r < rounds.length; r++) {
-        m[r] = Stats.median(rounds[r]);
-      }
-      return m;
-    }
-
-    static double mean(double[] values) {
-      double sum = 0;
-      for (double v : values) {
-        sum += v;
-      }
-      return sum / values.length;
-    }
-
-    /**
-     * The 2.5th and 97.5th percentiles of the mean of {@code values} resampled with replacement.
-     */
-    static double[] bootstrapMean(double[] values, int resamples, Random random) {
-      double[] means = new double[resamples];
-      for (int b = 0; b < resamples; b++) {
-        double sum = 0;
-        for (int i = 0; i < values.length; i++) {
-          sum += values[random.nextInt(values.length)];
-        }
-        means[b] = sum / values.length;
-      }
-      Arrays.sort(means);
-      return new double[] {
-        means[(int) Math.floor(0.025 * (resamples - 1))],
-        means[(int) Math.ceil(0.975 * (resamples - 1))]
-      };
     }
 
     /** The bound a mode is held to (docs/performance.md); 0: none. */

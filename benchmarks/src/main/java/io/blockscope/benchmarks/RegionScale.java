@@ -71,7 +71,7 @@ public final class RegionScale {
     for (String e : exports) {
       RegionExport.parse(e); // a bad policy fails here, not in a child
     }
-    Path root = projectRoot();
+    Path root = SourceTree.root();
     Path config = root.resolve("docs/prometheus/blockscope-jmx-exporter.yaml");
     Path agent = agentJar(root);
     System.out.printf(
@@ -111,17 +111,6 @@ public final class RegionScale {
   }
 
   /** The source tree this class was built in (its classes are in benchmarks/target/classes). */
-  private static Path projectRoot() throws Exception {
-    Path p =
-        Paths.get(RegionScale.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    for (Path q = p; q != null; q = q.getParent()) {
-      if (Files.isDirectory(q.resolve("docs/prometheus"))) {
-        return q;
-      }
-    }
-    throw new IllegalStateException("region-scale runs from the source tree; not found above " + p);
-  }
-
   private static Path agentJar(Path root) throws IOException {
     Path dir = root.resolve("benchmarks/target/prometheus");
     try (var files = Files.list(dir)) {
