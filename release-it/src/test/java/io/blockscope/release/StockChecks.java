@@ -68,6 +68,26 @@ final class StockChecks {
     return m;
   }
 
+  /**
+   * The region's counters once two readings {@code pauseMs} apart (more than the server's export
+   * interval) agree: every series its reads so far made non-zero is registered by then. A single
+   * reading can fall inside an export refresh, which registers a region's new series one by one.
+   */
+  Map<String, Long> settledRegionCounts(RegionServer rs, TableName t, String region, long pauseMs)
+      throws Exception {
+    Map<String, Long> last = regionCounts(rs, t, region);
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    while (System.nanoTime() < deadline) {
+      Thread.sleep(pauseMs);
+      Map<String, Long> now = regionCounts(rs, t, region);
+      if (now.equals(last)) {
+        return now;
+      }
+      last = now;
+    }
+    throw new AssertionError(region + "'s counters did not settle within 30 s: " + last);
+  }
+
   TableDescriptorBuilder table(TableName t) {
     return TableDescriptorBuilder.newBuilder(t)
         .setColumnFamily(
