@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.Test;
@@ -52,6 +53,10 @@ public class LauncherIT {
       p.destroyForcibly().waitFor();
     }
     String out = Files.readString(log, StandardCharsets.UTF_8);
+    // what the demo printed is in the assertions' messages: its scratch directory can go
+    try (var files = Files.walk(data)) {
+      files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    }
     assertTrue("the demo did not end in 300 s:\n" + out, ended);
     assertEquals("exit code; printed:\n" + out, 0, p.exitValue());
     assertEquals(

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -127,6 +128,11 @@ public class PrometheusExporterIT extends ClusterTestBase {
     }
     if (connector != null) {
       connector.close();
+    }
+    if (work != null) {
+      try (var files = Files.walk(work)) {
+        files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      }
     }
     cluster.admin().disableTable(TABLE);
     cluster.admin().deleteTable(TABLE);
