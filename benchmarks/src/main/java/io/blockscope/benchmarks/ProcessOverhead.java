@@ -5,6 +5,7 @@ import io.blockscope.coprocessor.BlockscopeRegionObserver;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.metrics.MetricKeys;
 import io.blockscope.workloads.RawTable;
+import io.blockscope.workloads.Stats;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URLEncoder;
@@ -584,12 +585,9 @@ public final class ProcessOverhead {
       return Arrays.copyOf(values, size);
     }
 
-    /** The {@code q}-quantile (nearest rank) of the values. */
+    /** The {@code q}-quantile (nearest rank, {@link Stats#quantile}) of the values. */
     long quantile(double q) {
-      long[] sorted = toArray();
-      Arrays.sort(sorted);
-      int rank = (int) Math.ceil(q * sorted.length);
-      return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+      return (long) Stats.quantile(Arrays.stream(toArray()).asDoubleStream().toArray(), q);
     }
   }
 

@@ -203,7 +203,7 @@ public final class RegionOpen {
 
   /**
    * The server ran blockscope on the table's regions: its region count gauge, from the server's
-   * /jmx, holds at least the table's regions. Returns what it read.
+   * /jmx, is the table's region count. Returns what it read.
    */
   private String checkLoaded(StockCluster c, TableName t) throws Exception {
     String json =
@@ -212,7 +212,8 @@ public final class RegionOpen {
                 + "/jmx?qry=blockscope:type=Server,name=regions.open");
     java.util.regex.Matcher m =
         java.util.regex.Pattern.compile("\"Value\"\\s*:\\s*(\\d+)").matcher(json);
-    if (!m.find() || Long.parseLong(m.group(1)) < options.regions()) {
+    // only this table carries blockscope (no server-wide class): exactly its regions
+    if (!m.find() || Long.parseLong(m.group(1)) != options.regions()) {
       throw new IllegalStateException(
           "blockscope's regions.open on the server is not " + options.regions() + ": " + json);
     }

@@ -69,23 +69,36 @@ final class StockChecks {
   }
 
   /**
-   * The region's counters once two readings {@code pauseMs} apart (more than the server's export
-   * interval) agree: every series its reads so far made non-zero is registered by then. A single
-   * reading can fall inside an export refresh, which registers a region's new series one by one.
+   * The region's counters once the server has run two export refreshes since the call (its {@code
+   * export.refreshes} counter): every series its reads so far made non-zero is registered by then.
+   * A single reading can fall inside a refresh, which registers a region's new series one by one.
    */
-  Map<String, Long> settledRegionCounts(RegionServer rs, TableName t, String region, long pauseMs)
+  Map<String, Long> exportedRegionCounts(RegionServer rs, TableName t, String region)
       throws Exception {
-    Map<String, Long> last = regionCounts(rs, t, region);
-    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
-    while (System.nanoTime() < deadline) {
-      Thread.sleep(pauseMs);
-      Map<String, Long> now = regionCounts(rs, t, region);
-      if (now.equals(last)) {
-        return now;
-      }
-      last = now;
-    }
-    throw new AssertionError(region + "'s counters did not settle within 30 s: " + last);
+    long start = refreshes(rs);
+    cluster.await(
+        "two export refreshes on " + rs.infoUrl(),
+        30,
+        () -> {
+          try {
+            return refreshes(rs) >= start + 2;
+          } catch (Exception e) {
+            return false;
+          }
+        });
+    return regionCounts(rs, t, region);
+  }
+
+  private long refreshes(RegionServer rs) throws Exception {
+    JsonArray beans =
+        JsonParser.parseString(
+                get(
+                    rs.infoUrl()
+                        + "/jmx?qry="
+                        + enc("blockscope:type=Server,name=export.refreshes")))
+            .getAsJsonObject()
+            .getAsJsonArray("beans");
+    return beans.get(0).getAsJsonObject().get("Count").getAsLong();
   }
 
   TableDescriptorBuilder table(TableName t) {

@@ -400,8 +400,8 @@ public class StockDeployIT {
     checks.assertRegionCount(rs, t, region, "blockCache.miss.data", 2 * blocks);
     checks.assertRegionCount(rs, t, region, "blockCache.hit.data", 0);
 
-    // the first client's series all registered (the export refreshes every second here)
-    Map<String, Long> before = checks.settledRegionCounts(rs, t, region, 1500);
+    // the first client's series all registered
+    Map<String, Long> before = checks.exportedRegionCounts(rs, t, region);
     String second =
         ReleaseClients.sqllineShaded(
             cluster,
