@@ -129,10 +129,49 @@ public class DecodeProbeContractTest {
       long before = c[CostLayout.decode(index, CostLayout.DECODE_CELLS)];
       assertEquals(enc.name(), 0, s.seekToKeyInBlock(target, false));
       assertEquals(enc.name() + " seeks", 1, c[CostLayout.decode(index, CostLayout.DECODE_SEEKS)]);
-      assertTrue(
-          enc.name() + " a seek decodes cells",
-          c[CostLayout.decode(index, CostLayout.DECODE_CELLS)] > before);
+      long seekWalk = c[CostLayout.decode(index, CostLayout.DECODE_CELLS)] - before;
+      if (enc == DataBlockEncoding.ROW_INDEX_V1) {
+        // its row index finds the row: one decodeNext, from decodeAtPosition
+        assertEquals(enc.name() + " cells of the seek", 1, seekWalk);
+      } else if (LINEAR.contains(enc)) {
+        // from rewind's first cell, one decodeNext per cell up to the last row's first
+        assertEquals(enc.name() + " cells of the seek", 2 * ROWS - 2, seekWalk);
+      } else {
+        assertTrue(enc.name() + " a seek decodes cells", seekWalk > 0);
+      }
+
+      // past the block's last cell: the walk ends at the block's end (the other return)
+      s.rewind();
+      before = c[CostLayout.decode(index, CostLayout.DECODE_CELLS)];
+      assertEquals(enc.name(), 1, s.seekToKeyInBlock(pastTheEnd(), false));
+      seekWalk = c[CostLayout.decode(index, CostLayout.DECODE_CELLS)] - before;
+      if (enc == DataBlockEncoding.ROW_INDEX_V1) {
+        // the last row's first cell from decodeAtPosition, then its second
+        assertEquals(enc.name() + " cells of the seek", 2, seekWalk);
+      } else if (LINEAR.contains(enc)) {
+        assertEquals(enc.name() + " cells of the seek", 2 * ROWS - 1, seekWalk);
+      }
+
+      // seekBefore an exact match steps back, a walk of its own
+      s.rewind();
+      before = c[CostLayout.decode(index, CostLayout.DECODE_CELLS)];
+      assertEquals(enc.name(), 1, s.seekToKeyInBlock(target, true));
+      seekWalk = c[CostLayout.decode(index, CostLayout.DECODE_CELLS)] - before;
+      if (LINEAR.contains(enc)) {
+        assertEquals(enc.name() + " cells of seekBefore", 2 * ROWS - 2, seekWalk);
+      }
+      assertEquals(enc.name() + " seeks", 3, c[CostLayout.decode(index, CostLayout.DECODE_SEEKS)]);
     }
+  }
+
+  /** HBase's encodings whose seek walks the block cell by cell from its first cell. */
+  private static final List<DataBlockEncoding> LINEAR =
+      List.of(DataBlockEncoding.PREFIX, DataBlockEncoding.DIFF, DataBlockEncoding.FAST_DIFF);
+
+  /** A key after every cell of the block. */
+  private static KeyValue pastTheEnd() {
+    return new KeyValue(
+        Bytes.toBytes(ROWS), Bytes.toBytes("0"), Bytes.toBytes("v1"), 1L, Bytes.toBytes(0f));
   }
 
   @Test
