@@ -356,7 +356,6 @@ public class PrometheusExporterIT extends ClusterTestBase {
         JsonParser.parseString(
                 Files.readString(docs().resolve("grafana/blockscope-dashboard.json")))
             .getAsJsonObject();
-    Map<String, Set<String>> labels = labelsByName();
     List<String> exprs = new ArrayList<>();
     for (JsonElement p : dashboard.getAsJsonArray("panels")) {
       for (JsonElement t : p.getAsJsonObject().getAsJsonArray("targets")) {
@@ -367,9 +366,33 @@ public class PrometheusExporterIT extends ClusterTestBase {
       exprs.add(v.getAsJsonObject().get("query").getAsString());
     }
     assertTrue(exprs.size() > 10);
+    assertReferToScrapedMetricsAndLabels(exprs, Set.of("server"));
+  }
+
+  /**
+   * Every alert rule of docs/prometheus/blockscope-alerts.yml (its {@code expr:} lines) names only
+   * metrics the scrape has, and groups and filters only by their labels or by what every scrape
+   * adds ({@code instance}, {@code job}) and the documented scrape configuration ({@code server}).
+   * The rules' behaviour is {@code AlertRulesIT}'s.
+   */
+  @Test
+  public void everyAlertRuleRefersToScrapedMetricsAndLabels() throws Exception {
+    List<String> exprs = new ArrayList<>();
+    for (String line : Files.readAllLines(docs().resolve("prometheus/blockscope-alerts.yml"))) {
+      String t = line.trim();
+      if (t.startsWith("expr:")) {
+        exprs.add(t.substring("expr:".length()).trim());
+      }
+    }
+    assertEquals(AlertRulesIT.RULES, exprs.size());
+    assertReferToScrapedMetricsAndLabels(exprs, Set.of("server", "instance", "job"));
+  }
+
+  private static void assertReferToScrapedMetricsAndLabels(
+      List<String> exprs, Set<String> scrapeLabels) {
+    Map<String, Set<String>> labels = labelsByName();
     for (String expr : exprs) {
-      Set<String> available = new TreeSet<>();
-      available.add("server"); // added by the scrape configuration docs/dashboards.md gives
+      Set<String> available = new TreeSet<>(scrapeLabels);
       Matcher m = METRIC.matcher(expr);
       int metrics = 0;
       while (m.find()) {
