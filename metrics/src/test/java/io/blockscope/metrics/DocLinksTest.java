@@ -18,10 +18,10 @@ import java.util.stream.Stream;
 import org.junit.Test;
 
 /**
- * Every relative link of the operator pages (docs/*.md, README.md, benchmarks/README.md) reaches a
- * file of the source tree, and every {@code #anchor} a heading of its page, spelled as GitHub makes
- * a heading's anchor: lower case, punctuation but {@code -} and {@code _} dropped, spaces made
- * hyphens, a repeated heading numbered {@code -1}, {@code -2}.
+ * Every relative link of the operator pages (docs/*.md, README.md, CHANGELOG.md,
+ * benchmarks/README.md) reaches a file of the source tree, and every {@code #anchor} a heading of
+ * its page, spelled as GitHub makes a heading's anchor: lower case, punctuation but {@code -} and
+ * {@code _} dropped, spaces made hyphens, a repeated heading numbered {@code -1}, {@code -2}.
  */
 public class DocLinksTest {
   private static final Path ROOT = Path.of("..");
@@ -32,6 +32,7 @@ public class DocLinksTest {
   public void everyLinkReachesAFileAndEveryAnchorAHeading() throws IOException {
     List<Path> pages = new ArrayList<>();
     pages.add(ROOT.resolve("README.md"));
+    pages.add(ROOT.resolve("CHANGELOG.md"));
     pages.add(ROOT.resolve("benchmarks/README.md"));
     try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
       docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
