@@ -57,7 +57,7 @@ public class PrometheusExporterIT extends ClusterTestBase {
   private static final TableName TABLE = TableName.valueOf("bs_prom", "scraped.t-1");
 
   private static LocalJmxConnector connector;
-  private static Process exporter;
+  private static Exporter exporter;
   private static Path work;
   private static final List<Sample> SCRAPE = new ArrayList<>();
   private static String scraped;
@@ -92,20 +92,29 @@ public class PrometheusExporterIT extends ClusterTestBase {
 
     connector = new LocalJmxConnector();
     work = Files.createTempDirectory("blockscope-exporter");
-    Path config = work.resolve("exporter.yaml");
-    Files.writeString(
-        config,
-        "jmxUrl: "
-            + connector.url
-            + "\n"
-            + Files.readString(docs().resolve("prometheus/blockscope-jmx-exporter.yaml")));
+    exporter = startExporter(shipped(), "exporter");
+    scraped = get(exporter, "exporter");
+    SCRAPE.addAll(parse(scraped));
+  }
+
+  /** The shipped configuration, as docs/prometheus has it. */
+  private static String shipped() throws IOException {
+    return Files.readString(docs().resolve("prometheus/blockscope-jmx-exporter.yaml"));
+  }
+
+  /**
+   * An exporter process with {@code yaml} and a {@code jmxUrl:} line; its files named {@code name}.
+   */
+  private static Exporter startExporter(String yaml, String name) throws IOException {
+    Path config = work.resolve(name + ".yaml");
+    Files.writeString(config, "jmxUrl: " + connector.url + "\n" + yaml);
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
     }
     File jar = new File(System.getProperty("blockscope.exporter.jar"));
     assertTrue(jar + " (copied by the build)", jar.isFile());
-    exporter =
+    Process p =
         new ProcessBuilder(
                 System.getProperty("java.home") + "/bin/java",
                 "-Xmx128m",
@@ -114,17 +123,23 @@ public class PrometheusExporterIT extends ClusterTestBase {
                 "127.0.0.1:" + port,
                 config.toString())
             .redirectErrorStream(true)
-            .redirectOutput(work.resolve("exporter.log").toFile())
+            .redirectOutput(work.resolve(name + ".log").toFile())
             .start();
-    scraped = get("http://127.0.0.1:" + port + "/metrics");
-    SCRAPE.addAll(parse(scraped));
+    return new Exporter(p, port);
+  }
+
+  /** An exporter process and the port it listens on. */
+  record Exporter(Process process, int port) {
+    void stop() throws InterruptedException {
+      process.destroy();
+      process.waitFor(30, TimeUnit.SECONDS);
+    }
   }
 
   @AfterClass
   public static void stop() throws Exception {
     if (exporter != null) {
-      exporter.destroy();
-      exporter.waitFor(30, TimeUnit.SECONDS);
+      exporter.stop();
     }
     if (connector != null) {
       connector.close();
@@ -140,7 +155,8 @@ public class PrometheusExporterIT extends ClusterTestBase {
   }
 
   /** The exporter's answer, once it answers (it connects to JMX when first asked). */
-  private static String get(String url) throws Exception {
+  private static String get(Exporter e, String name) throws Exception {
+    String url = "http://127.0.0.1:" + e.port() + "/metrics";
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
     while (true) {
       try {
@@ -155,10 +171,10 @@ public class PrometheusExporterIT extends ClusterTestBase {
       } catch (IOException notYet) {
         // not listening yet
       }
-      if (!exporter.isAlive() || System.nanoTime() > deadline) {
+      if (!e.process().isAlive() || System.nanoTime() > deadline) {
         throw new AssertionError(
             "the exporter did not answer; it printed:\n"
-                + Files.readString(work.resolve("exporter.log")));
+                + Files.readString(work.resolve(name + ".log")));
       }
       Thread.sleep(500);
     }
@@ -367,6 +383,59 @@ public class PrometheusExporterIT extends ClusterTestBase {
     }
     assertTrue(exprs.size() > 10);
     assertReferToScrapedMetricsAndLabels(exprs, Set.of("server"));
+  }
+
+  /** docs/dashboards.md's two edits that add HBase's region server metrics to the shipped file. */
+  static final String INCLUDE_BOTH =
+      "includeObjectNames: [\"blockscope:*\", \"Hadoop:service=HBase,name=RegionServer,*\"]";
+
+  static final String CATCH_ALL = "  - pattern: 'Hadoop<.*'";
+
+  /**
+   * The merged configuration docs/dashboards.md gives a shop that exports HBase's own region server
+   * metrics with the same exporter: blockscope's series are exactly the shipped file's (its rules
+   * come first), and HBase's come beside them in the exporter's default format, the region server's
+   * block cache misses among them.
+   */
+  @Test
+  public void theMergedConfigurationExportsHBasesMetricsBesideBlockscopes() throws Exception {
+    String page = Files.readString(docs().resolve("dashboards.md"));
+    assertTrue("dashboards.md gives " + INCLUDE_BOTH, page.contains(INCLUDE_BOTH));
+    assertTrue("dashboards.md gives " + CATCH_ALL.trim(), page.contains(CATCH_ALL.trim()));
+    String shipped = shipped();
+    String include = "includeObjectNames: [\"blockscope:*\"]";
+    assertTrue(shipped.contains(include));
+    String merged = shipped.replace(include, INCLUDE_BOTH) + CATCH_ALL + "\n";
+    Exporter both = startExporter(merged, "merged");
+    try {
+      List<Sample> samples = parse(get(both, "merged"));
+      Set<String> blockscope = new TreeSet<>();
+      Set<String> hbase = new TreeSet<>();
+      Sample misses = null;
+      for (Sample x : samples) {
+        if (x.name().startsWith("blockscope_")) {
+          blockscope.add(x.name());
+        } else if (x.name().startsWith("Hadoop_HBase_")) {
+          hbase.add(x.name());
+          if (x.name().endsWith("_blockCacheMissCount")) {
+            misses = x;
+          }
+        }
+      }
+      assertEquals(blockscopeNames(), blockscope);
+      assertTrue("HBase's region server metrics: " + hbase.size(), hbase.size() > 50);
+      assertTrue("HBase's block cache misses among " + hbase, misses != null);
+      assertEquals("RegionServer", misses.labels().get("name"));
+      System.out.println(
+          "merged exporter configuration: "
+              + blockscope.size()
+              + " blockscope metrics, "
+              + hbase.size()
+              + " of HBase's region server, e.g. "
+              + misses);
+    } finally {
+      both.stop();
+    }
   }
 
   /**
