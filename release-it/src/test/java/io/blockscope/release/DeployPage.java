@@ -58,7 +58,8 @@ final class DeployPage {
     siteValue = site.group(2);
     agentJar = find(way1, "-javaagent:\\$HBASE_HOME/lib/([^\"\\s]+\\.jar)").group(1);
     probes =
-        find(way1, "engine started at level COUNT exporting regions all; probes ([^;]+);").group(1);
+        find(way1, "engine started at level COUNT exporting regions top:100; probes ([^;]+);")
+            .group(1);
     String way2 = section(deploy, "## Way 2");
     Matcher put =
         find(way2, "hdfs dfs -put " + Pattern.quote(releaseDir) + "/(server/\\S+\\.jar) ");
