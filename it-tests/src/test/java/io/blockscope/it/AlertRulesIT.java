@@ -28,8 +28,17 @@ import org.junit.Test;
  * is set ({@code .ci/run}, which installs the package): there it fails.
  */
 public class AlertRulesIT {
+  /** The file's alerts; each has a test group of its own in the unit-test file. */
+  static final List<String> ALERTS =
+      List.of(
+          "BlockscopeProbeNotInstalled",
+          "BlockscopeProbeFailures",
+          "BlockscopeHookFailures",
+          "BlockscopeExportStalled",
+          "BlockscopeFramesNeverClosed");
+
   /** The rules in the file, as {@code promtool check rules} counts them. */
-  static final int RULES = 5;
+  static final int RULES = ALERTS.size();
 
   private static Path promtool;
 
@@ -64,13 +73,7 @@ public class AlertRulesIT {
     assertTrue(out, out.contains("SUCCESS"));
     // each rule has a test group of its own
     List<String> tests = Files.readAllLines(rules().resolve("blockscope-alerts.test.yml"));
-    for (String alert :
-        List.of(
-            "BlockscopeProbeNotInstalled",
-            "BlockscopeProbeFailures",
-            "BlockscopeHookFailures",
-            "BlockscopeExportStalled",
-            "BlockscopeFramesNeverClosed")) {
+    for (String alert : ALERTS) {
       assertTrue(
           alert + " has no unit test",
           tests.stream().anyMatch(l -> l.trim().equals("alertname: " + alert)));

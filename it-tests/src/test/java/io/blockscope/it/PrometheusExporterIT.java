@@ -93,7 +93,7 @@ public class PrometheusExporterIT extends ClusterTestBase {
     connector = new LocalJmxConnector();
     work = Files.createTempDirectory("blockscope-exporter");
     exporter = startExporter(shipped(), "exporter");
-    scraped = get(exporter, "exporter");
+    scraped = get(exporter);
     SCRAPE.addAll(parse(scraped));
   }
 
@@ -125,11 +125,11 @@ public class PrometheusExporterIT extends ClusterTestBase {
             .redirectErrorStream(true)
             .redirectOutput(work.resolve(name + ".log").toFile())
             .start();
-    return new Exporter(p, port);
+    return new Exporter(p, port, work.resolve(name + ".log"));
   }
 
-  /** An exporter process and the port it listens on. */
-  record Exporter(Process process, int port) {
+  /** An exporter process, the port it listens on and the file its output goes to. */
+  record Exporter(Process process, int port, Path log) {
     void stop() throws InterruptedException {
       process.destroy();
       process.waitFor(30, TimeUnit.SECONDS);
@@ -155,7 +155,7 @@ public class PrometheusExporterIT extends ClusterTestBase {
   }
 
   /** The exporter's answer, once it answers (it connects to JMX when first asked). */
-  private static String get(Exporter e, String name) throws Exception {
+  private static String get(Exporter e) throws Exception {
     String url = "http://127.0.0.1:" + e.port() + "/metrics";
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
     while (true) {
@@ -173,8 +173,7 @@ public class PrometheusExporterIT extends ClusterTestBase {
       }
       if (!e.process().isAlive() || System.nanoTime() > deadline) {
         throw new AssertionError(
-            "the exporter did not answer; it printed:\n"
-                + Files.readString(work.resolve(name + ".log")));
+            "the exporter did not answer; it printed:\n" + Files.readString(e.log()));
       }
       Thread.sleep(500);
     }
@@ -408,7 +407,7 @@ public class PrometheusExporterIT extends ClusterTestBase {
     String merged = shipped.replace(include, INCLUDE_BOTH) + CATCH_ALL + "\n";
     Exporter both = startExporter(merged, "merged");
     try {
-      List<Sample> samples = parse(get(both, "merged"));
+      List<Sample> samples = parse(get(both));
       Set<String> blockscope = new TreeSet<>();
       Set<String> hbase = new TreeSet<>();
       Sample misses = null;

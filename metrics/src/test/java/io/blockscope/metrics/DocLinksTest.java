@@ -1,5 +1,6 @@
 package io.blockscope.metrics;
 
+import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import java.io.IOException;
@@ -65,18 +66,34 @@ public class DocLinksTest {
     assertTrue("broken links:\n" + String.join("\n", broken), broken.isEmpty());
   }
 
+  /** A page's lines outside fenced code blocks, read once per page. */
+  private static final Map<Path, List<String>> PROSE = new HashMap<>();
+
+  private static List<String> prose(Path page) {
+    return PROSE.computeIfAbsent(
+        page.normalize(),
+        p -> {
+          List<String> lines = new ArrayList<>();
+          boolean code = false;
+          try {
+            for (String line : Files.readAllLines(p)) {
+              if (line.trim().startsWith("```")) {
+                code = !code;
+              } else if (!code) {
+                lines.add(line);
+              }
+            }
+          } catch (IOException e) {
+            throw new IllegalStateException(e);
+          }
+          return lines;
+        });
+  }
+
   /** The link targets of a page, outside fenced code blocks. */
-  private static List<String> links(Path page) throws IOException {
+  private static List<String> links(Path page) {
     List<String> targets = new ArrayList<>();
-    boolean code = false;
-    for (String line : Files.readAllLines(page)) {
-      if (line.trim().startsWith("```")) {
-        code = !code;
-        continue;
-      }
-      if (code) {
-        continue;
-      }
+    for (String line : prose(page)) {
       Matcher m = LINK.matcher(line);
       while (m.find()) {
         targets.add(m.group(1));
@@ -89,22 +106,12 @@ public class DocLinksTest {
   static Set<String> anchorsOf(Path page) {
     Set<String> anchors = new HashSet<>();
     Map<String, Integer> seen = new HashMap<>();
-    boolean code = false;
-    try {
-      for (String line : Files.readAllLines(page)) {
-        if (line.trim().startsWith("```")) {
-          code = !code;
-          continue;
-        }
-        if (code || !line.startsWith("#")) {
-          continue;
-        }
+    for (String line : prose(page)) {
+      if (line.startsWith("#")) {
         String slug = slug(line.replaceFirst("^#+\\s*", ""));
         int n = seen.merge(slug, 1, Integer::sum);
         anchors.add(n == 1 ? slug : slug + "-" + (n - 1));
       }
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
     }
     return anchors;
   }
@@ -124,11 +131,11 @@ public class DocLinksTest {
 
   @Test
   public void slugsAreGitHubs() {
-    assertTrue(
-        slug("What a region server process pays: `bin/blockscope process-overhead`")
-            .equals("what-a-region-server-process-pays-binblockscope-process-overhead"));
-    assertTrue(
-        slug("A region every handler reads at once: `HotRegionBenchmark`")
-            .equals("a-region-every-handler-reads-at-once-hotregionbenchmark"));
+    assertEquals(
+        "what-a-region-server-process-pays-binblockscope-process-overhead",
+        slug("What a region server process pays: `bin/blockscope process-overhead`"));
+    assertEquals(
+        "a-region-every-handler-reads-at-once-hotregionbenchmark",
+        slug("A region every handler reads at once: `HotRegionBenchmark`"));
   }
 }
