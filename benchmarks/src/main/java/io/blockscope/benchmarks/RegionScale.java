@@ -1,5 +1,6 @@
 package io.blockscope.benchmarks;
 
+import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostRegistry;
 import io.blockscope.metrics.CostRegistry.RegionCosts;
@@ -14,7 +15,6 @@ import java.io.PrintWriter;
 import java.io.Writer;
 import java.lang.management.ManagementFactory;
 import java.net.HttpURLConnection;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -124,10 +124,7 @@ public final class RegionScale {
   /** Runs one setting in a JVM of its own with the exporter's agent, and returns its line. */
   private static String runChild(Path agent, Path config, int regions, String export)
       throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+    int port = StockCluster.freePort();
     List<String> cmd = new ArrayList<>();
     cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());

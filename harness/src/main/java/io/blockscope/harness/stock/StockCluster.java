@@ -1,7 +1,6 @@
 package io.blockscope.harness.stock;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -979,13 +978,19 @@ public final class StockCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * A loopback port no process listens on and this JVM has not handed out before, taken below the
+   * kernel's ephemeral range. A port the kernel chose for {@code new ServerSocket(0)} lies inside
+   * that range, where any outgoing connection made before the port's server binds (a data node
+   * dialling its name node, a client dialling the KDC) can be given it: the secured cluster's
+   * ZooKeeper once failed to start so, with "Address already in use". Below the range only a
+   * listener can take a port, and every listener of a stock cluster gets its port from here.
+   */
   public static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException("no free port", e);
-    }
+    return PORTS.next();
   }
+
+  private static final PortRange PORTS = PortRange.belowEphemeral();
 
   public static void deleteTree(Path p) throws IOException {
     if (!Files.exists(p)) {
