@@ -2,10 +2,7 @@ package io.blockscope.it;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
-import static org.junit.Assert.fail;
-import static org.junit.Assume.assumeTrue;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,8 +21,7 @@ import org.junit.Test;
  * reset, a healthy neighbour). That their metrics and labels are what the exporter scrapes is
  * {@code PrometheusExporterIT}'s check.
  *
- * <p>Without {@code promtool} on the PATH the test is skipped, except where {@code BLOCKSCOPE_CI}
- * is set ({@code .ci/run}, which installs the package): there it fails.
+ * <p>Without {@code promtool} the test is skipped or fails as {@link PrometheusBinaries} says.
  */
 public class AlertRulesIT {
   /** The file's alerts; each has a test group of its own in the unit-test file. */
@@ -48,17 +44,7 @@ public class AlertRulesIT {
 
   @BeforeClass
   public static void findPromtool() {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-      Path p = Path.of(dir, "promtool");
-      if (Files.isExecutable(p)) {
-        promtool = p;
-        return;
-      }
-    }
-    if (System.getenv("BLOCKSCOPE_CI") != null) {
-      fail("promtool is not on the PATH; .ci/run installs Debian's prometheus package for it");
-    }
-    assumeTrue("promtool not on the PATH (apt-get install prometheus)", false);
+    promtool = PrometheusBinaries.require("promtool");
   }
 
   @Test

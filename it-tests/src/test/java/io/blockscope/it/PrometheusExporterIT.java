@@ -4,12 +4,12 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.harness.StoreFiles;
+import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.workloads.RawTable;
 import java.io.File;
 import java.io.IOException;
 import java.net.HttpURLConnection;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,6 +33,7 @@ import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hbase.thirdparty.com.google.gson.JsonArray;
 import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
 import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
@@ -51,7 +52,9 @@ import org.junit.Test;
  * documented labels, a namespaced table's name without JMX's quotes, and for a known cold scan of a
  * GZ FAST_DIFF table at level TIME, exactly the counts the region's and the table's beans hold; and
  * every query of the Grafana dashboard refers only to metrics and labels the scrape has (and {@code
- * server}, which the documented scrape configuration adds).
+ * instance} and {@code job}, which every scrape adds). A Prometheus server scraping the exporter
+ * answers every query of the dashboard and evaluates every alert rule ({@link
+ * #aPrometheusServerAnswersEveryPanelVariableAndRule}).
  */
 public class PrometheusExporterIT extends ClusterTestBase {
   private static final TableName TABLE = TableName.valueOf("bs_prom", "scraped.t-1");
@@ -108,10 +111,7 @@ public class PrometheusExporterIT extends ClusterTestBase {
   private static Exporter startExporter(String yaml, String name) throws IOException {
     Path config = work.resolve(name + ".yaml");
     Files.writeString(config, "jmxUrl: " + connector.url + "\n" + yaml);
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+    int port = StockCluster.freePort();
     File jar = new File(System.getProperty("blockscope.exporter.jar"));
     assertTrue(jar + " (copied by the build)", jar.isFile());
     Process p =
@@ -352,10 +352,14 @@ public class PrometheusExporterIT extends ClusterTestBase {
         value("blockscope_region_decode_seconds_total", fastDiff),
         1e-9);
     assertTrue(r.get("decode.FAST_DIFF.nanos") > 0);
-    for (String probe : List.of("blockCache", "fsRead", "checksum", "decompress", "decode")) {
+    for (String probe : MEASURING_PROBES) {
       assertEquals(probe, 1.0, value("blockscope_probe_installed", Map.of("probe", probe)), 0);
     }
   }
+
+  /** The probes that measure a read's costs; each is installed on the embedded cluster. */
+  private static final List<String> MEASURING_PROBES =
+      List.of("blockCache", "fsRead", "checksum", "decompress", "decode");
 
   /** Metric names a PromQL expression refers to. */
   private static final Pattern METRIC = Pattern.compile("\\bblockscope_[a-z_]+\\b");
@@ -367,10 +371,7 @@ public class PrometheusExporterIT extends ClusterTestBase {
 
   @Test
   public void everyDashboardQueryRefersToScrapedMetricsAndLabels() throws Exception {
-    JsonObject dashboard =
-        JsonParser.parseString(
-                Files.readString(docs().resolve("grafana/blockscope-dashboard.json")))
-            .getAsJsonObject();
+    JsonObject dashboard = dashboard();
     List<String> exprs = new ArrayList<>();
     for (JsonElement p : dashboard.getAsJsonArray("panels")) {
       for (JsonElement t : p.getAsJsonObject().getAsJsonArray("targets")) {
@@ -378,10 +379,12 @@ public class PrometheusExporterIT extends ClusterTestBase {
       }
     }
     for (JsonElement v : dashboard.getAsJsonObject("templating").getAsJsonArray("list")) {
-      exprs.add(v.getAsJsonObject().get("query").getAsString());
+      if (v.getAsJsonObject().get("type").getAsString().equals("query")) {
+        exprs.add(v.getAsJsonObject().get("query").getAsString());
+      }
     }
     assertTrue(exprs.size() > 10);
-    assertReferToScrapedMetricsAndLabels(exprs, Set.of("server"));
+    assertReferToScrapedMetricsAndLabels(exprs, Set.of("instance", "job"));
   }
 
   /** docs/dashboards.md's two edits that add HBase's region server metrics to the shipped file. */
@@ -454,6 +457,143 @@ public class PrometheusExporterIT extends ClusterTestBase {
     }
     assertEquals(AlertRulesIT.RULES, exprs.size());
     assertReferToScrapedMetricsAndLabels(exprs, Set.of("server", "instance", "job"));
+  }
+
+  /** The table the Prometheus server's test reads, apart from {@link #TABLE}'s exact figures. */
+  private static final TableName RATED = TableName.valueOf("bs_prom", "rated");
+
+  /**
+   * A Prometheus server (Debian's {@code prometheus}) scraping the exporter with the scrape
+   * configuration docs/dashboards.md gives (its target replaced by the exporter's address) and
+   * loading the shipped alert rules, while a TIME-level GZ FAST_DIFF table is read cold and warm
+   * between scrapes: every query of the dashboard, with its variables at "All" and {@code
+   * $__rate_interval} at one minute, answers series, each rate and ratio above 0 and no probe
+   * failing; each variable lists this region server and the table; every alert rule evaluates
+   * without error and none fires.
+   */
+  @Test
+  public void aPrometheusServerAnswersEveryPanelVariableAndRule() throws Exception {
+    Path prometheus = PrometheusBinaries.require("prometheus");
+    RawTable.create(
+        cluster.admin(),
+        new RawTable.Spec(RATED)
+            .encoding(DataBlockEncoding.FAST_DIFF)
+            .compression(Compression.Algorithm.GZ)
+            .blockSize(4096)
+            .level("TIME"));
+    PrometheusServer server = null;
+    try {
+      RawTable.loadSeed(cluster.connection(), cluster.admin(), RATED, 2_000, 11);
+      String target = "127.0.0.1:" + exporter.port();
+      server = PrometheusServer.start(prometheus, work, documentedScrapeConfig(target));
+      server.awaitTargetUp();
+      // reads between scrapes (one a second): every counter the panels rate goes up
+      for (int round = 0; round < 8; round++) {
+        StoreFiles.evict(cluster.blockCache(), cluster.regions(RATED));
+        RawTable.scanCells(cluster.connection(), RATED, new Scan());
+        RawTable.scanCells(cluster.connection(), RATED, new Scan());
+        cluster.diagnostics().refreshExport();
+        Thread.sleep(1_500);
+      }
+      Thread.sleep(2_500); // the last reads scraped
+
+      JsonObject dashboard = dashboard();
+      int panels = 0;
+      for (JsonElement p : dashboard.getAsJsonArray("panels")) {
+        String title = p.getAsJsonObject().get("title").getAsString();
+        for (JsonElement t : p.getAsJsonObject().getAsJsonArray("targets")) {
+          String expr =
+              t.getAsJsonObject()
+                  .get("expr")
+                  .getAsString()
+                  .replace("$__rate_interval", "1m")
+                  .replace("$instance", ".*")
+                  .replace("$table", ".*");
+          JsonArray result = server.query(expr);
+          System.out.println(title + ": " + result.size() + " series for " + expr);
+          assertTrue(title + ": no series for " + expr, result.size() > 0);
+          panels++;
+          boolean rated = false;
+          for (JsonElement series : result) {
+            JsonObject metric = series.getAsJsonObject().getAsJsonObject("metric");
+            double v = series.getAsJsonObject().getAsJsonArray("value").get(1).getAsDouble();
+            if (metric.has("instance")) {
+              assertEquals(expr, target, metric.get("instance").getAsString());
+            }
+            if (expr.contains("probe_failures")) {
+              assertEquals(title + " " + metric, 0.0, v, 0);
+            } else if (expr.contains("probe_installed")) {
+              String probe = metric.get("probe").getAsString();
+              assertTrue(title + " " + metric, v == 1 || !MEASURING_PROBES.contains(probe));
+            } else if (!metric.has("table")
+                || metric.get("table").getAsString().equals(RATED.getNameAsString())) {
+              // other tests' tables may not have been read in the last minute
+              rated |= metric.has("table");
+              assertTrue(title + " " + metric + " = " + v, v > 0 && !Double.isNaN(v));
+              assertTrue(title + " " + metric + " = " + v, !expr.contains(" / (") || v <= 1);
+            }
+          }
+          assertTrue(title + ": no series of " + RATED, rated || !expr.contains("by (table"));
+        }
+      }
+      assertEquals("the dashboard's queries", 14, panels);
+
+      int variables = 0;
+      for (JsonElement v : dashboard.getAsJsonObject("templating").getAsJsonArray("list")) {
+        JsonObject variable = v.getAsJsonObject();
+        if (!variable.get("type").getAsString().equals("query")) {
+          continue;
+        }
+        Matcher lv =
+            Pattern.compile("label_values\\((\\w+), (\\w+)\\)")
+                .matcher(variable.get("query").getAsString());
+        assertTrue(variable.toString(), lv.matches());
+        Set<String> values = server.labelValues(lv.group(2), lv.group(1));
+        System.out.println("variable " + variable.get("name").getAsString() + ": " + values);
+        String expected =
+            lv.group(2).equals("instance")
+                ? target
+                : lv.group(2).equals("table") ? RATED.getNameAsString() : null;
+        assertTrue(lv.group(2) + " " + values, values.contains(expected));
+        variables++;
+      }
+      assertEquals("the dashboard's query variables", 2, variables);
+
+      Map<String, JsonObject> rules = server.awaitRulesEvaluated();
+      assertEquals(new TreeSet<>(AlertRulesIT.ALERTS), rules.keySet());
+      for (Map.Entry<String, JsonObject> r : rules.entrySet()) {
+        assertEquals(
+            r.getKey() + " " + r.getValue(), "ok", r.getValue().get("health").getAsString());
+        assertEquals(
+            r.getKey() + " " + r.getValue(), "inactive", r.getValue().get("state").getAsString());
+      }
+    } finally {
+      if (server != null) {
+        server.stop();
+      }
+      cluster.admin().disableTable(RATED);
+      cluster.admin().deleteTable(RATED);
+    }
+  }
+
+  private static JsonObject dashboard() throws IOException {
+    return JsonParser.parseString(
+            Files.readString(docs().resolve("grafana/blockscope-dashboard.json")))
+        .getAsJsonObject();
+  }
+
+  /**
+   * docs/dashboards.md's scrape configuration (its yaml block with {@code scrape_configs:}), its
+   * example targets replaced by {@code target}.
+   */
+  private static String documentedScrapeConfig(String target) throws IOException {
+    String page = Files.readString(docs().resolve("dashboards.md"));
+    Matcher block =
+        Pattern.compile("```yaml\n(scrape_configs:\n.*?)```", Pattern.DOTALL).matcher(page);
+    assertTrue("dashboards.md gives a scrape configuration", block.find());
+    String examples = "['rs1.example.com:9404', 'rs2.example.com:9404']";
+    assertTrue(block.group(1), block.group(1).contains(examples));
+    return block.group(1).replace(examples, "['" + target + "']");
   }
 
   private static void assertReferToScrapedMetricsAndLabels(
