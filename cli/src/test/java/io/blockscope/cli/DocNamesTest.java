@@ -1,0 +1,271 @@
+package io.blockscope.cli;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import io.blockscope.coprocessor.BlockscopeConfig;
+import io.blockscope.metrics.Attributes;
+import io.blockscope.metrics.CostLayout;
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.Test;
+import picocli.CommandLine;
+
+/**
+ * The operator pages (docs/*.md, README.md, CHANGELOG.md, benchmarks/README.md and the release's
+ * README) name only what the code has: every {@code blockscope.*} setting or attribute is one the
+ * code reads (or a build property of the poms), every command after {@code bin/blockscope} is one
+ * the script runs and every {@code --flag} on such a line is one of that command's options, every
+ * Prometheus metric is one docs/dashboards.md's table lists (which {@code PrometheusExporterIT}
+ * holds to the exporter's scrape), every cost named in an MBean name ({@code
+ * name=fs.read.bytes.data}) is a cost blockscope counts, and every server bean a page names is one
+ * the engine or the registry registers.
+ */
+public class DocNamesTest {
+  private static final Path ROOT = Path.of("..");
+
+  /** Each page's text, by its path from the source tree's root. */
+  private static Map<String, String> pages() throws IOException {
+    List<Path> paths = new ArrayList<>();
+    for (String p :
+        List.of(
+            "README.md", "CHANGELOG.md", "benchmarks/README.md", "dist/src/release/README.md")) {
+      paths.add(ROOT.resolve(p));
+    }
+    try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
+      docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(paths::add);
+    }
+    Map<String, String> pages = new LinkedHashMap<>();
+    for (Path p : paths) {
+      pages.put(ROOT.relativize(p).toString(), Files.readString(p));
+    }
+    assertTrue(pages.size() > 15);
+    return pages;
+  }
+
+  /** A setting or attribute name, not part of a Java package ({@code io.blockscope.x}). */
+  private static final Pattern SETTING =
+      Pattern.compile("(?<![\\w.\\-/])blockscope\\.[a-z][a-z0-9.]*[a-z0-9](\\.\\*)?");
+
+  /** The {@code public static final String} values of {@code type} that start with the prefix. */
+  private static Set<String> constants(Class<?> type, String prefix) throws IllegalAccessException {
+    Set<String> values = new TreeSet<>();
+    for (Field f : type.getFields()) {
+      if (Modifier.isStatic(f.getModifiers()) && f.getType() == String.class) {
+        String v = (String) f.get(null);
+        if (v.startsWith(prefix)) {
+          values.add(v);
+        }
+      }
+    }
+    return values;
+  }
+
+  @Test
+  public void everySettingAPageNamesIsOneTheCodeReads() throws Exception {
+    Set<String> known = new TreeSet<>();
+    known.addAll(constants(BlockscopeConfig.class, "blockscope."));
+    known.addAll(constants(Attributes.class, "blockscope."));
+    assertTrue(known.toString(), known.contains("blockscope.export.regions"));
+    // the build's own properties (the parent pom's blockscope.jvm.opens, ...), which the pages
+    // name where they tell a developer how the build runs
+    Set<String> build = new TreeSet<>();
+    try (Stream<Path> poms = Files.walk(ROOT, 2)) {
+      for (Path pom : poms.filter(p -> p.endsWith("pom.xml")).toList()) {
+        Matcher m = SETTING.matcher(Files.readString(pom));
+        while (m.find()) {
+          build.add(m.group());
+        }
+      }
+    }
+    List<String> unknown = new ArrayList<>();
+    int named = 0;
+    for (Map.Entry<String, String> page : pages().entrySet()) {
+      Matcher m = SETTING.matcher(page.getValue());
+      while (m.find()) {
+        named++;
+        String name = m.group();
+        boolean ok =
+            name.endsWith(".*")
+                ? known.stream().anyMatch(k -> k.startsWith(name.substring(0, name.length() - 1)))
+                : known.contains(name) || build.contains(name);
+        if (!ok) {
+          unknown.add(page.getKey() + ": " + name);
+        }
+      }
+    }
+    assertTrue("pages name settings", named > 50);
+    assertEquals("settings the code does not have", List.of(), unknown);
+  }
+
+  /** {@code bin/blockscope <command> ...} up to the end of a line or of an inline code span. */
+  private static final Pattern INVOCATION =
+      Pattern.compile("bin/blockscope ([a-z][a-z-]*)([^`\\n|]*)");
+
+  private static final Pattern FLAG = Pattern.compile("(?<![\\w-])--[a-z][a-z0-9-]*");
+
+  /** The script's commands that run a benchmark class: command to the class's source file. */
+  private static Map<String, Path> benchmarkCommands() throws IOException {
+    Map<String, Path> commands = new LinkedHashMap<>();
+    Matcher m =
+        Pattern.compile(
+                "\"\\$\\{1:-\\}\" == \"([a-z-]+)\" \\]\\]; then\\s+shift; module=benchmarks;"
+                    + " main=io\\.blockscope\\.benchmarks\\.(\\w+)")
+            .matcher(Files.readString(ROOT.resolve("bin/blockscope")));
+    while (m.find()) {
+      commands.put(
+          m.group(1),
+          ROOT.resolve(
+              "benchmarks/src/main/java/io/blockscope/benchmarks/" + m.group(2) + ".java"));
+    }
+    assertTrue(commands.toString(), commands.containsKey("region-scale"));
+    return commands;
+  }
+
+  @Test
+  public void everyCommandAndFlagAPageRunsIsOneTheCommandLineHas() throws Exception {
+    Map<String, CommandLine> picocli = new CommandLine(new BlockscopeCli()).getSubcommands();
+    assertTrue(picocli.keySet().toString(), picocli.containsKey("evaluate"));
+    Map<String, Path> benchmarks = benchmarkCommands();
+    List<String> wrong = new ArrayList<>();
+    int flags = 0;
+    for (Map.Entry<String, String> page : pages().entrySet()) {
+      Matcher m = INVOCATION.matcher(page.getValue());
+      while (m.find()) {
+        String command = m.group(1);
+        String where = page.getKey() + ": bin/blockscope " + command + m.group(2);
+        if (command.equals("jmh")) {
+          continue; // JMH's own options
+        }
+        CommandLine c = picocli.get(command);
+        Path source = benchmarks.get(command);
+        if (c == null && source == null) {
+          wrong.add(where + " (no such command)");
+          continue;
+        }
+        String text = source == null ? null : Files.readString(source);
+        Matcher f = FLAG.matcher(m.group(2));
+        while (f.find()) {
+          flags++;
+          String flag = f.group();
+          boolean ok =
+              c != null
+                  ? c.getCommandSpec().findOption(flag) != null
+                  : text.contains("\"" + flag + "\"");
+          // a page that shows the command refusing a flag names it on purpose
+          if (!ok && !page.getValue().contains("Unknown option: '" + flag + "'")) {
+            wrong.add(where + " (" + flag + ")");
+          }
+        }
+      }
+    }
+    assertTrue("pages run commands with flags", flags > 30);
+    assertEquals("commands or flags the command line does not have", List.of(), wrong);
+  }
+
+  /**
+   * Backquoted flags on the page of a command ({@code docs/evaluate.md}, {@code docs/top.md}) are
+   * that command's options.
+   */
+  @Test
+  public void everyFlagACommandsPageExplainsIsOneOfItsOptions() throws Exception {
+    Map<String, CommandLine> picocli = new CommandLine(new BlockscopeCli()).getSubcommands();
+    Map<String, String> pages = pages();
+    List<String> wrong = new ArrayList<>();
+    for (String command : List.of("evaluate", "top")) {
+      String page = pages.get("docs/" + command + ".md");
+      Matcher f = Pattern.compile("`(--[a-z][a-z0-9-]*)").matcher(page);
+      int n = 0;
+      while (f.find()) {
+        n++;
+        if (picocli.get(command).getCommandSpec().findOption(f.group(1)) == null
+            && !page.contains("Unknown option: '" + f.group(1) + "'")) {
+          wrong.add("docs/" + command + ".md: " + f.group(1));
+        }
+      }
+      assertTrue(command + ".md explains flags", n > 3);
+    }
+    assertEquals("flags that are not the command's options", List.of(), wrong);
+  }
+
+  @Test
+  public void everyMetricAndCostAPageNamesExists() throws Exception {
+    Map<String, String> pages = pages();
+    Set<String> metrics = new TreeSet<>();
+    Matcher row =
+        Pattern.compile("(?m)^\\| `(blockscope_[a-z_<>]+)` \\|")
+            .matcher(pages.get("docs/dashboards.md"));
+    while (row.find()) {
+      String name = row.group(1);
+      for (String scope : List.of("server", "table", "region")) {
+        metrics.add(name.replace("<scope>", scope));
+      }
+    }
+    assertTrue(metrics.toString(), metrics.size() > 30);
+    Pattern metric = Pattern.compile("(?<![\\w.<])blockscope_[a-z_]*[a-z](?![\\w<])");
+    Pattern cost =
+        Pattern.compile(
+            "blockscope:type=(?:Table|Region)[^`\\s]*?,name=([a-z][a-zA-Z0-9_.]*[a-zA-Z0-9])");
+    List<String> wrong = new ArrayList<>();
+    int costs = 0;
+    for (Map.Entry<String, String> page : pages.entrySet()) {
+      Matcher m = metric.matcher(page.getValue());
+      while (m.find()) {
+        if (!metrics.contains(m.group())) {
+          wrong.add(page.getKey() + ": " + m.group());
+        }
+      }
+      Matcher c = cost.matcher(page.getValue());
+      while (c.find()) {
+        costs++;
+        if (CostLayout.slotOf(c.group(1)) < 0) {
+          wrong.add(page.getKey() + ": cost " + c.group(1));
+        }
+      }
+    }
+    // the server's own beans: a cost's server total, or a name the engine or registry registers
+    Set<String> serverNames = new TreeSet<>();
+    for (String source :
+        List.of(
+            "coprocessors/src/main/java/io/blockscope/coprocessor/Engine.java",
+            "metrics/src/main/java/io/blockscope/metrics/CostRegistry.java")) {
+      Matcher registered =
+          Pattern.compile("MetricKeys\\.server\\(\"([^\"]+)\"\\)")
+              .matcher(Files.readString(ROOT.resolve(source)));
+      while (registered.find()) {
+        serverNames.add(registered.group(1));
+      }
+    }
+    assertTrue(serverNames.toString(), serverNames.contains("export.refreshes"));
+    Pattern server =
+        Pattern.compile("blockscope:type=Server,name=([a-z][a-zA-Z0-9_.]*[a-zA-Z0-9])(\\.\\*)?");
+    for (Map.Entry<String, String> page : pages.entrySet()) {
+      Matcher c = server.matcher(page.getValue());
+      while (c.find()) {
+        costs++;
+        String name = c.group(1);
+        boolean ok =
+            c.group(2) != null
+                ? serverNames.stream().anyMatch(n -> n.startsWith(name + "."))
+                : serverNames.contains(name) || CostLayout.slotOf(name) >= 0;
+        if (!ok) {
+          wrong.add(page.getKey() + ": server bean " + c.group());
+        }
+      }
+    }
+    assertTrue("pages name costs in MBean names", costs > 3);
+    assertEquals("metrics or costs blockscope does not have", List.of(), wrong);
+  }
+}
