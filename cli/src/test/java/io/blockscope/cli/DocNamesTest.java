@@ -31,7 +31,8 @@ import picocli.CommandLine;
  * Prometheus metric is one docs/dashboards.md's table lists (which {@code PrometheusExporterIT}
  * holds to the exporter's scrape), every cost named in an MBean name ({@code
  * name=fs.read.bytes.data}) is a cost blockscope counts, and every server bean a page names is one
- * the engine or the registry registers.
+ * the engine or the registry registers. No page names a commit or an issue number, which a reader
+ * of the release cannot look up (benchmarks/encoder-measurements.md, a developer's record, may).
  */
 public class DocNamesTest {
   private static final Path ROOT = Path.of("..");
@@ -53,6 +54,26 @@ public class DocNamesTest {
     }
     assertTrue(pages.size() > 15);
     return pages;
+  }
+
+  /**
+   * A commit (seven hex digits with a letter, in backquotes), or an issue or defect number of the
+   * project's own tracker: what a reader of the release cannot look up.
+   */
+  private static final Pattern PROVENANCE =
+      Pattern.compile(
+          "`(?=[0-9a-f]{0,6}[a-f])[0-9a-f]{7,40}`|\\b[Ii]ssue [0-9]+\\b|\\b[Dd]efect [0-9]+\\b");
+
+  @Test
+  public void noPageNamesACommitOrAnIssueOfTheProjectsTracker() throws IOException {
+    List<String> found = new ArrayList<>();
+    for (Map.Entry<String, String> page : pages().entrySet()) {
+      Matcher m = PROVENANCE.matcher(page.getValue());
+      while (m.find()) {
+        found.add(page.getKey() + ": " + m.group());
+      }
+    }
+    assertEquals("commits and issue numbers in operator pages", List.of(), found);
   }
 
   /** A setting or attribute name, not part of a Java package ({@code io.blockscope.x}). */
