@@ -4,6 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.coprocessor.BlockscopeConfig;
+import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostLayout;
 import java.io.IOException;
@@ -129,6 +130,41 @@ public class DocNamesTest {
     }
     assertTrue("pages name settings", named > 50);
     assertEquals("settings the code does not have", List.of(), unknown);
+  }
+
+  private static final List<String> NUMBERS =
+      List.of("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine");
+
+  /**
+   * Every count of probes a page gives ("Six probes", "6/6 probes", "the five measuring probes") is
+   * the bridge's: all of them, or, where the page says the measuring ones, all but {@code rpcCall},
+   * the one that measures no cost.
+   */
+  @Test
+  public void everyCountOfProbesIsTheBridges() throws IOException {
+    int all = ProbeBridge.N_PROBES;
+    assertEquals(all, ProbeBridge.PROBE_NAMES.length);
+    int measuring = all - 1; // every probe but RPC_CALL counts a cost
+    assertEquals("rpcCall", ProbeBridge.PROBE_NAMES[ProbeBridge.RPC_CALL]);
+    Pattern count =
+        Pattern.compile(
+            "(?i)\\b(?:(\\d+)/)?(\\d+|" + String.join("|", NUMBERS) + ")( measuring)? probes\\b");
+    List<String> wrong = new ArrayList<>();
+    int counts = 0;
+    for (Map.Entry<String, String> page : pages().entrySet()) {
+      Matcher m = count.matcher(page.getValue());
+      while (m.find()) {
+        counts++;
+        String n = m.group(2).toLowerCase(java.util.Locale.ROOT);
+        int value = NUMBERS.contains(n) ? NUMBERS.indexOf(n) : Integer.parseInt(n);
+        int expected = m.group(3) != null ? measuring : all;
+        if (value != expected) {
+          wrong.add(page.getKey() + ": " + m.group());
+        }
+      }
+    }
+    assertTrue("pages count probes", counts >= 3);
+    assertEquals("probe counts that are not the bridge's", List.of(), wrong);
   }
 
   /** {@code bin/blockscope <command> ...} up to the end of a line or of an inline code span. */
