@@ -16,8 +16,8 @@ import javax.management.ObjectName;
  * cluster). Nothing here reaches into the engine.
  *
  * <p>A table's or region's series appear at the first export refresh after its costs become
- * non-zero; {@link #awaitExport} waits for the next refresh, after which every non-zero series
- * exists and reads current values.
+ * non-zero, reading 0 until the refresh after; {@link #awaitExport} waits for three refreshes,
+ * after which every non-zero series exists and reads current values.
  */
 final class JmxCosts {
   private static final String REFRESHES = "blockscope:type=Server,name=export.refreshes";
@@ -30,11 +30,15 @@ final class JmxCosts {
     this.exportIntervalMs = exportIntervalMs;
   }
 
-  /** Waits until the server's export has refreshed once more; at most five intervals. */
+  /**
+   * Waits until the server's export has refreshed three times more: the one in progress may have
+   * missed the last reads, the second registers their series, which read 0 until the third; at most
+   * five intervals.
+   */
   void awaitExport() throws IOException, InterruptedException {
     long seen = refreshes();
     long deadline = System.nanoTime() + 5 * exportIntervalMs * 1_000_000L;
-    while (refreshes() <= seen) {
+    while (refreshes() < seen + 3) {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException(
             "blockscope's export did not refresh within " + 5 * exportIntervalMs + " ms");

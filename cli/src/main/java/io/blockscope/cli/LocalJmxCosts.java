@@ -8,11 +8,11 @@ import java.lang.management.ManagementFactory;
 /**
  * The embedded {@code evaluate}'s costs: a table's series read by their ObjectNames from this JVM's
  * platform MBeanServer ({@link JmxCosts}), the names an operator scrapes. A series appears at the
- * first export refresh after its cost becomes non-zero, and a production server refreshes every 10
- * s (at least every second), so before each read this asks the engine in this JVM for a refresh
- * ({@link Diagnostics#refreshExport}) (counted in {@code export.refreshes} like the periodic ones):
- * the series then exist for every non-zero cost, and they read live values. That request is the one
- * call into the engine.
+ * first export refresh after its cost becomes non-zero, reading 0 until the refresh after, and a
+ * production server refreshes every 10 s (at least every second), so before each read this asks the
+ * engine in this JVM for two refreshes ({@link Diagnostics#refreshExport}) (counted in {@code
+ * export.refreshes} like the periodic ones): the series then exist for every non-zero cost, and
+ * they read live values. That request is the one call into the engine.
  */
 final class LocalJmxCosts implements CostSource {
   private final JmxCosts jmx;

@@ -103,13 +103,14 @@ final class RemoteEvalCluster implements EvalCluster {
   }
 
   /** How long a read of the costs waits for the servers' exports, at most. */
-  static final long EXPORT_WAIT_MS = 65_000;
+  static final long EXPORT_WAIT_MS = 95_000;
 
   /**
-   * Waits until every server's export ({@code export.refreshes}) has refreshed twice since the
-   * call: a table's series appear, and a series that became non-zero is added, only at a refresh,
-   * and the second one started after every read before this call had been counted. Costs up to two
-   * {@code blockscope.export.interval.ms} (10 s by default, 1 s at the least) per read.
+   * Waits until every server's export ({@code export.refreshes}) has refreshed three times since
+   * the call: a table's series appear, and a series that became non-zero is added, only at a
+   * refresh, the second one started after every read before this call had been counted, and a
+   * series it added reads 0 until the third. Costs up to three {@code
+   * blockscope.export.interval.ms} (10 s by default, 1 s at the least) per read.
    */
   private void awaitExports(List<InfoServer> servers) throws IOException, InterruptedException {
     long[] seen = new long[servers.size()];
@@ -118,11 +119,11 @@ final class RemoteEvalCluster implements EvalCluster {
     }
     long deadline = System.nanoTime() + EXPORT_WAIT_MS * 1_000_000L;
     for (int i = 0; i < seen.length; i++) {
-      while (refreshes(servers.get(i)) < seen[i] + 2) {
+      while (refreshes(servers.get(i)) < seen[i] + 3) {
         if (System.nanoTime() > deadline) {
           throw new IOException(
               servers.get(i)
-                  + ": blockscope's export did not refresh twice within "
+                  + ": blockscope's export did not refresh three times within "
                   + EXPORT_WAIT_MS / 1000
                   + " s (blockscope.export.interval.ms too long?)");
         }

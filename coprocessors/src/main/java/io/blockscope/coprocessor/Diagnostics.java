@@ -55,8 +55,21 @@ public final class Diagnostics {
     return engine.queryCosts(queryId, user, region);
   }
 
-  /** Brings the metric series in line with the costs now (counted in export.refreshes). */
+  /**
+   * Brings the metric series in line with the costs now: two export refreshes (each counted in
+   * export.refreshes), the first registering the series of costs that became non-zero, which read 0
+   * until the next refresh (as a counter starts at 0), the second letting them read their figures.
+   */
   public void refreshExport() {
+    engine.refreshExport();
+    engine.refreshExport();
+  }
+
+  /**
+   * One export refresh, as the periodic task runs it: the series of costs that became non-zero are
+   * registered, reading 0 until the next refresh.
+   */
+  public void refreshExportOnce() {
     engine.refreshExport();
   }
 

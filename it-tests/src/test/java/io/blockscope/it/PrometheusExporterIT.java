@@ -466,10 +466,11 @@ public class PrometheusExporterIT extends ClusterTestBase {
    * A Prometheus server (Debian's {@code prometheus}) scraping the exporter with the scrape
    * configuration docs/dashboards.md gives (its target replaced by the exporter's address) and
    * loading the shipped alert rules, while a TIME-level GZ FAST_DIFF table is read cold and warm
-   * between scrapes: every query of the dashboard, with its variables at "All" and {@code
-   * $__rate_interval} at one minute, answers series, each rate and ratio above 0 and no probe
-   * failing; each variable lists this region server and the table; every alert rule evaluates
-   * without error and none fires.
+   * between scrapes: the table's series start at 0 in Prometheus (its first reads registered them
+   * right after a periodic export refresh) and end at the table's figure; every query of the
+   * dashboard, with its variables at "All" and {@code $__rate_interval} at one minute, answers
+   * series, each rate and ratio above 0 and no probe failing; each variable lists this region
+   * server and the table; every alert rule evaluates without error and none fires.
    */
   @Test
   public void aPrometheusServerAnswersEveryPanelVariableAndRule() throws Exception {
@@ -487,15 +488,47 @@ public class PrometheusExporterIT extends ClusterTestBase {
       String target = "127.0.0.1:" + exporter.port();
       server = PrometheusServer.start(prometheus, work, documentedScrapeConfig(target));
       server.awaitTargetUp();
+      // right after a periodic export refresh (every 10 s here), the table's first reads and one
+      // refresh: its series are registered and read 0 until the next, seconds later, which
+      // Prometheus (scraping every second) sees as their first samples
+      long refreshes = serverCounter("export.refreshes");
+      while (serverCounter("export.refreshes") == refreshes) {
+        Thread.sleep(20);
+      }
       // reads between scrapes (one a second): every counter the panels rate goes up
       for (int round = 0; round < 8; round++) {
         StoreFiles.evict(cluster.blockCache(), cluster.regions(RATED));
         RawTable.scanCells(cluster.connection(), RATED, new Scan());
         RawTable.scanCells(cluster.connection(), RATED, new Scan());
-        cluster.diagnostics().refreshExport();
-        Thread.sleep(1_500);
+        if (round == 0) {
+          cluster.diagnostics().refreshExportOnce();
+          Thread.sleep(2_500);
+        } else {
+          cluster.diagnostics().refreshExport();
+          Thread.sleep(1_500);
+        }
       }
       Thread.sleep(2_500); // the last reads scraped
+
+      // the table's series started at 0 in Prometheus, so its rates count its first reads, and
+      // each now holds the table's figure
+      String blocks =
+          "blockscope_table_fs_read_blocks_total{table=\""
+              + RATED.getNameAsString()
+              + "\",kind=\"data\"}";
+      JsonArray first = server.query("min_over_time(" + blocks + "[5m])");
+      JsonArray last = server.query(blocks);
+      assertEquals(blocks + " " + first, 1, first.size());
+      assertEquals(
+          "the first sample of " + blocks,
+          0.0,
+          first.get(0).getAsJsonObject().getAsJsonArray("value").get(1).getAsDouble(),
+          0);
+      assertEquals(
+          blocks,
+          tableCosts(RATED).get("fs.read.blocks.data"),
+          (long) last.get(0).getAsJsonObject().getAsJsonArray("value").get(1).getAsDouble());
+      assertTrue(tableCosts(RATED).get("fs.read.blocks.data") > 0);
 
       JsonObject dashboard = dashboard();
       int panels = 0;

@@ -40,6 +40,14 @@ import javax.management.MBeanServer;
  * {@link RegionExport} policy selects, and a region's series go at once when it closes (they come
  * back, going on from the same figures, if it reopens within the period). Memory is bounded by the
  * regions open on the server plus those retained.
+ *
+ * <p>A series of a cost that was 0 at the previous refresh (a new table's, a new region's, the
+ * first GZ block of a table) reads 0 until the next refresh, and its figure from then on, as a
+ * counter starts at 0 before it counts: Prometheus's {@code rate} and {@code increase} take a
+ * series' first sample as its start, so a series that first appeared holding its reads would never
+ * show them. A series whose cost was non-zero before it was exported (a region that joins the
+ * {@code top:N} selection, one that reopens within the period) shows its figure at once, since a
+ * start at 0 would read as all of its reads made in that one interval.
  */
 public final class CostRegistry implements AutoCloseable {
 
@@ -61,6 +69,13 @@ public final class CostRegistry implements AutoCloseable {
 
     private int refs = 1;
     private long activityAtLastRank;
+
+    /**
+     * Whether every cost of this region that was non-zero at the last export refresh had its series
+     * then (or the region is new): a series it gets now is of a cost that was 0 a refresh ago, and
+     * starts at 0. Guarded by the registry's lock.
+     */
+    private boolean tracked = true;
 
     /** When the region's last read after its close ended ({@link #nanoTime}); for retention. */
     private long retiredAt;
@@ -296,6 +311,8 @@ public final class CostRegistry implements AutoCloseable {
       closing.remove(region);
     }
     r.closed = false; // undoes close(); its reads in flight stay counted
+    // its series come back at the figures they had: a start at 0 would read as all of them anew
+    r.tracked = allZero(r.costs);
     return r;
   }
 
@@ -461,6 +478,10 @@ public final class CostRegistry implements AutoCloseable {
    * regions that fell out of the selection. Called periodically, never on the read path.
    */
   public synchronized void refreshExport() {
+    for (FromZero h : holding) {
+      h.held = false;
+    }
+    holding.clear();
     expireRetained();
     for (Map.Entry<String, TableCosts> e : tables.entrySet()) {
       String table = e.getKey();
@@ -468,10 +489,13 @@ public final class CostRegistry implements AutoCloseable {
       for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
         if (t.get(s) != 0) {
           final int slot = s;
+          // a table's series are all exported while it is here: a new one's cost was 0 a
+          // refresh ago
           export(
               t.exported,
               MetricKeys.table(table, CostLayout.name(s)),
-              () -> tableCost(table, slot));
+              () -> tableCost(table, slot),
+              true);
         }
       }
     }
@@ -479,6 +503,7 @@ public final class CostRegistry implements AutoCloseable {
     for (RegionCosts r : regions.values()) {
       if (!selected.contains(r)) {
         unexport(r.exported);
+        r.tracked = allZero(r.costs);
         continue;
       }
       for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
@@ -487,11 +512,40 @@ public final class CostRegistry implements AutoCloseable {
           export(
               r.exported,
               MetricKeys.region(r.table, r.region, CostLayout.name(s)),
-              () -> r.costs.get(slot));
+              () -> r.costs.get(slot),
+              r.tracked);
         }
       }
+      r.tracked = true;
     }
   }
+
+  private static boolean allZero(CostAccumulator costs) {
+    for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
+      if (costs.get(s) != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A series' value that reads 0 until the refresh after the one that registered it. */
+  private static final class FromZero implements LongSupplier {
+    private final LongSupplier value;
+    private volatile boolean held = true;
+
+    FromZero(LongSupplier value) {
+      this.value = value;
+    }
+
+    @Override
+    public long getAsLong() {
+      return held ? 0 : value.getAsLong();
+    }
+  }
+
+  /** Series registered at the last refresh that read 0 until the next one. */
+  private final List<FromZero> holding = new ArrayList<>();
 
   private Set<RegionCosts> select() {
     int limit = export.limit();
@@ -515,9 +569,15 @@ public final class CostRegistry implements AutoCloseable {
     return new HashSet<>(all.subList(0, limit));
   }
 
-  private void export(Set<String> exported, String key, LongSupplier value) {
+  private void export(Set<String> exported, String key, LongSupplier value, boolean fromZero) {
     if (exported.add(key)) {
-      metrics.register(key, readOnlyCounter(value));
+      LongSupplier shown = value;
+      if (fromZero) {
+        FromZero h = new FromZero(value);
+        holding.add(h);
+        shown = h;
+      }
+      metrics.register(key, readOnlyCounter(shown));
     }
   }
 

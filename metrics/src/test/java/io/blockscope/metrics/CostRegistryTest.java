@@ -75,14 +75,71 @@ public class CostRegistryTest {
       read(reg, "a", DATA_HIT, 3);
       reg.refreshExport();
       assertEquals(Set.of("Region|t|a|blockCache.hit.data"), regionSeries(reg));
-      assertEquals(
-          3L, reg.metrics().getCounters().get("Region|t|a|blockCache.hit.data").getCount());
+      assertEquals(0L, count(reg, "Region|t|a|blockCache.hit.data")); // starts at 0
       assertTrue(reg.metrics().getNames().contains("Table|t||blockCache.hit.data"));
+      reg.refreshExport();
+      assertEquals(3L, count(reg, "Region|t|a|blockCache.hit.data"));
       reg.close("a");
       assertTrue(regionSeries(reg).isEmpty());
       assertFalse(reg.metrics().getNames().contains("Table|t||blockCache.hit.data"));
       assertTrue(
           "server series stay", reg.metrics().getNames().contains("Server|||blockCache.hit.data"));
+    }
+  }
+
+  private static long count(CostRegistry reg, String key) {
+    return reg.metrics().getCounters().get(key).getCount();
+  }
+
+  @Test
+  public void aNewSeriesReadsZeroUntilTheNextRefresh() {
+    try (CostRegistry reg = new CostRegistry(RegionExport.ALL)) {
+      reg.open("t", "a", PerfLevel.COUNT);
+      read(reg, "a", DATA_MISS, 5);
+      reg.refreshExport();
+      // every reader sees 0 until the next refresh, however often it reads
+      for (int i = 0; i < 3; i++) {
+        assertEquals(0L, count(reg, "Region|t|a|blockCache.miss.data"));
+        assertEquals(0L, count(reg, "Table|t||blockCache.miss.data"));
+      }
+      assertEquals(
+          "the server's series always count", 5L, count(reg, "Server|||blockCache.miss.data"));
+      read(reg, "a", DATA_MISS, 2);
+      read(reg, "a", DATA_HIT, 4); // a cost of an exported region that was 0 until now
+      reg.refreshExport();
+      assertEquals(7L, count(reg, "Region|t|a|blockCache.miss.data"));
+      assertEquals(7L, count(reg, "Table|t||blockCache.miss.data"));
+      assertEquals(0L, count(reg, "Region|t|a|blockCache.hit.data"));
+      assertEquals(0L, count(reg, "Table|t||blockCache.hit.data"));
+      reg.refreshExport();
+      assertEquals(4L, count(reg, "Region|t|a|blockCache.hit.data"));
+      assertEquals(4L, count(reg, "Table|t||blockCache.hit.data"));
+    }
+  }
+
+  @Test
+  public void aSeriesWhoseCostWasCountedBeforeItsExportShowsItAtOnce() {
+    try (CostRegistry reg = new CostRegistry(RegionExport.top(1), 60_000, System::nanoTime)) {
+      reg.open("t", "a", PerfLevel.COUNT);
+      reg.open("t", "b", PerfLevel.COUNT);
+      read(reg, "a", DATA_MISS, 100);
+      read(reg, "b", DATA_MISS, 10); // counted, not exported: a is busier
+      reg.refreshExport();
+      reg.refreshExport();
+      assertEquals(Set.of("Region|t|a|blockCache.miss.data"), regionSeries(reg));
+      assertEquals(100L, count(reg, "Region|t|a|blockCache.miss.data"));
+      read(reg, "b", DATA_MISS, 50); // b joins the top with 60 misses, 10 of them from before
+      reg.refreshExport();
+      assertEquals(Set.of("Region|t|b|blockCache.miss.data"), regionSeries(reg));
+      // a start at 0 would make the 10 earlier misses look as if made in this interval
+      assertEquals(60L, count(reg, "Region|t|b|blockCache.miss.data"));
+      // a closes and reopens within the retention period: its series come back at its figure
+      reg.close("a");
+      reg.open("t", "a", PerfLevel.COUNT);
+      read(reg, "a", DATA_MISS, 1_000);
+      reg.refreshExport();
+      assertEquals(Set.of("Region|t|a|blockCache.miss.data"), regionSeries(reg));
+      assertEquals(1_100L, count(reg, "Region|t|a|blockCache.miss.data"));
     }
   }
 

@@ -324,17 +324,18 @@ public class SecureStockIT {
                   + ",region="
                   + region
                   + ",name=blockCache.miss.data");
+      // exported, and past the refresh after its registration (a new series reads 0 until then)
       cluster.await(
-          misses + " exported",
+          misses + " = " + blocks,
           30,
           () -> {
             try {
-              return mbs.isRegistered(misses);
-            } catch (java.io.IOException e) {
+              return mbs.isRegistered(misses)
+                  && ((Number) mbs.getAttribute(misses, "Count")).longValue() == blocks;
+            } catch (java.io.IOException | javax.management.JMException e) {
               return false;
             }
           });
-      assertEquals(blocks, ((Number) mbs.getAttribute(misses, "Count")).longValue());
       System.out.println(
           "secure: restarted with the tenant's region first: settings 1/1/1, "
               + plain

@@ -142,7 +142,7 @@ public class StockMatrixIT {
       checks.assertRegionCount(hdfsChecksums, t, region, "blockCache.miss.data", blocks);
       checks.assertRegionCount(hdfsChecksums, t, region, "fs.read.blocks.data", blocks);
       checks.assertRegionCount(hdfsChecksums, t, region, "decompress.GZ.blocks", blocks);
-      Map<String, Long> counts = checks.regionCounts(hdfsChecksums, t, region);
+      Map<String, Long> counts = checks.exportedRegionCounts(hdfsChecksums, t, region);
       assertTrue(counts.toString(), counts.getOrDefault("fs.read.bytes.data", 0L) > 0);
       assertEquals(counts.toString(), 0L, (long) counts.getOrDefault("checksum.bytes", 0L));
       assertEquals(counts.toString(), 0L, (long) counts.getOrDefault("checksum.chunks", 0L));
