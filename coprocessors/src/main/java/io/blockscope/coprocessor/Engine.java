@@ -14,6 +14,7 @@ import io.blockscope.metrics.MetricKeys;
 import io.blockscope.metrics.PerfLevel;
 import io.blockscope.metrics.QueryTracker;
 import io.blockscope.metrics.RegionExport;
+import io.blockscope.metrics.profile.ProfileWire;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -511,11 +512,37 @@ final class Engine implements Hooks, ConfigurationObserver {
       if (allowed > q.level) {
         q.level = allowed;
       }
+      RegionCosts region = registry.region(env.getRegionInfo().getEncodedName());
+      if (region != null) {
+        applyLevel(q, Math.max(level, q.level), region.level().ordinal());
+      }
       return q;
     } catch (Throwable t) {
       hookFailures.incrementAndGet();
       return null;
     }
+  }
+
+  /**
+   * Records the level region {@code q} measures its query at, as {@link #queryActive} applies it to
+   * the frame: the region's own level, raised to what the query may ask ({@code q.level}), but
+   * never above OFF for a region at OFF; and why, against what the query asked ({@code asked}).
+   */
+  static void applyLevel(QueryTracker.RegionCosts q, int asked, int regionLevel) {
+    int applied;
+    int reason;
+    if (regionLevel == PerfLevel.OFF.ordinal()) {
+      applied = regionLevel;
+      reason = ProfileWire.REGION_OFF;
+    } else {
+      applied = Math.max(regionLevel, q.level);
+      reason =
+          applied > asked
+              ? ProfileWire.REGION_LEVEL
+              : applied < asked ? ProfileWire.CAPPED : ProfileWire.AS_ASKED;
+    }
+    q.appliedReason = reason;
+    q.applied = applied;
   }
 
   @Override
@@ -589,7 +616,7 @@ final class Engine implements Hooks, ConfigurationObserver {
         return null;
       }
       int n = HBaseScanMetrics.NAMES.size();
-      long[] out = new long[CostLayout.SIZE + 2 + n];
+      long[] out = new long[CostLayout.SIZE + 4 + n];
       for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
         out[i] = q.costs.get(i);
       }
@@ -598,6 +625,8 @@ final class Engine implements Hooks, ConfigurationObserver {
       for (int i = 0; i < n; i++) {
         out[CostLayout.SIZE + 2 + i] = q.hbase.get(i);
       }
+      out[CostLayout.SIZE + 2 + n] = q.applied;
+      out[CostLayout.SIZE + 3 + n] = q.appliedReason;
       return out;
     } catch (Throwable t) {
       hookFailures.incrementAndGet();

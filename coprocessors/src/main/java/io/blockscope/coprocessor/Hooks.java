@@ -67,7 +67,10 @@ interface Hooks {
   /**
    * The costs region {@code region} recorded for user {@code user}'s query {@code queryId}, as
    * {@code CostLayout} slots followed by the rows returned, 1 if HBase's own scan metrics were
-   * tracked (else 0), and those metrics in {@code HBaseScanMetrics} order; null if there are none.
+   * tracked (else 0), those metrics in {@code HBaseScanMetrics} order, the level the region
+   * measured the query at and why ({@code ProfileWire.LEVEL_APPLIED}, {@code LEVEL_REASON}; -1
+   * before a scan opened); null if there are none. A caller checks the length: an engine of an
+   * earlier copy of blockscope in the same server returns the shorter array.
    */
   long[] queryCosts(String queryId, String user, String region);
 }

@@ -9,6 +9,7 @@ import com.google.protobuf.Service;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.HBaseScanMetrics;
 import io.blockscope.metrics.profile.ProfileProtocol;
+import io.blockscope.metrics.profile.ProfileWire;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -85,13 +86,18 @@ final class ProfileService implements Service {
           }
         }
         rows = c[CostLayout.SIZE];
+        int n = HBaseScanMetrics.NAMES.size();
         if (c.length > CostLayout.SIZE + 1 && c[CostLayout.SIZE + 1] == 1) {
           // HBase's own figures, beside blockscope's under their own names, zeros included
-          for (int i = 0; i < HBaseScanMetrics.NAMES.size(); i++) {
+          for (int i = 0; i < n; i++) {
             costs.put(
                 HBaseScanMetrics.PREFIX + HBaseScanMetrics.NAMES.get(i),
                 c[CostLayout.SIZE + 2 + i]);
           }
+        }
+        if (c.length >= CostLayout.SIZE + 4 + n && c[CostLayout.SIZE + 2 + n] >= 0) {
+          costs.put(ProfileWire.LEVEL_APPLIED, c[CostLayout.SIZE + 2 + n]);
+          costs.put(ProfileWire.LEVEL_REASON, c[CostLayout.SIZE + 3 + n]);
         }
       }
     } catch (Throwable t) {

@@ -10,6 +10,9 @@ import io.blockscope.coprocessor.Diagnostics;
 import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.metrics.HBaseScanMetrics;
+import io.blockscope.metrics.PerfLevel;
+import io.blockscope.metrics.profile.ProfileWire;
 import io.blockscope.workloads.RawTable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -269,6 +272,21 @@ public class FaultPathsIT extends ClusterTestBase {
    * TIME. A table at OFF stays unmeasured whatever a scan asks, a query never goes above {@code
    * blockscope.query.max.level}, and malformed attributes are ignored.
    */
+  /** The level a region measured a query at and why, as {@code Diagnostics.queryCosts} ends. */
+  private static void assertAppliedLevel(long[] costs, PerfLevel level, int reason) {
+    int n = HBaseScanMetrics.NAMES.size();
+    assertEquals(CostLayout.SIZE + 4 + n, costs.length);
+    assertEquals(
+        level.ordinal() + " " + ProfileWire.LEVEL_REASONS[reason],
+        costs[CostLayout.SIZE + 2 + n] + " " + reasonOf(costs[CostLayout.SIZE + 3 + n]));
+  }
+
+  private static String reasonOf(long code) {
+    return code >= 0 && code < ProfileWire.LEVEL_REASONS.length
+        ? ProfileWire.LEVEL_REASONS[(int) code]
+        : "reason " + code;
+  }
+
   @Test
   public void aClientCannotRaiseTheServersLevel() throws Exception {
     Diagnostics engine = cluster.diagnostics();
@@ -294,6 +312,7 @@ public class FaultPathsIT extends ClusterTestBase {
     assertEquals(
         0, offQuery[CostLayout.DECODE + 3 * CostLayout.DECODE_WIDTH + CostLayout.DECODE_CELLS]);
     assertEquals("FAST_DIFF is slot 3", "FAST_DIFF", CostLayout.ENCODINGS.get(3));
+    assertAppliedLevel(offQuery, PerfLevel.OFF, ProfileWire.REGION_OFF);
 
     int fastDiffCells = CostLayout.DECODE + 3 * CostLayout.DECODE_WIDTH + CostLayout.DECODE_CELLS;
     int fastDiffNanos = CostLayout.DECODE + 3 * CostLayout.DECODE_WIDTH + CostLayout.DECODE_NANOS;
@@ -308,6 +327,7 @@ public class FaultPathsIT extends ClusterTestBase {
       assertEquals(2_000, profiledScan(count, q2, "TIME"));
       capped2 = engine.queryCosts(q2, me(), encoded);
       assertEquals("not timed: TIME is above the cap", 0, capped2[fastDiffNanos]);
+      assertAppliedLevel(capped2, PerfLevel.COUNT, ProfileWire.CAPPED);
       assertEquals(
           nanosBefore, engine.registry().regionSnapshot(encoded).get("decode.FAST_DIFF.nanos"));
     } finally {
@@ -319,6 +339,7 @@ public class FaultPathsIT extends ClusterTestBase {
     assertEquals(
         "the capped query counted the same cells", timed[fastDiffCells], capped2[fastDiffCells]);
     assertTrue("under a TIME cap the query is timed", timed[fastDiffNanos] > 0);
+    assertAppliedLevel(timed, PerfLevel.TIME, ProfileWire.AS_ASKED);
 
     // hostile or malformed attributes: ignored, the reads are served and counted as usual
     long hookFailures = serverCounter("hooks.failures");

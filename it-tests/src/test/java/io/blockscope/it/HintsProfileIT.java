@@ -10,6 +10,7 @@ import io.blockscope.hints.BlockscopeResultSet;
 import io.blockscope.hints.QueryProfile;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.metrics.profile.ProfileWire;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -314,10 +315,20 @@ public class HintsProfileIT extends ClusterTestBase {
       JsonObject timed;
       try (Statement s = c.createStatement();
           ResultSet rs =
-              s.executeQuery("EXPLAIN ANALYZE (TIME, FORMAT JSON) SELECT COUNT(*) FROM " + TABLE)) {
+              // PostgreSQL's spelling of EXPLAIN ANALYZE (TIME, FORMAT JSON)
+              s.executeQuery(
+                  "EXPLAIN (ANALYZE, TIME, FORMAT JSON) SELECT COUNT(*) FROM " + TABLE)) {
         timed = explainAnalyzeJson(rs);
       }
       assertEquals("TIME", timed.get("level").getAsString());
+      for (JsonElement r : timed.getAsJsonArray("regions")) {
+        // the level each region measured the query at, and why, as its server said
+        assertEquals(r.toString(), "TIME", r.getAsJsonObject().get("level").getAsString());
+        assertEquals(
+            r.toString(),
+            ProfileWire.LEVEL_REASONS[ProfileWire.AS_ASKED],
+            r.getAsJsonObject().get("levelReason").getAsString());
+      }
       assertEquals("probeNanos", timed.getAsJsonObject("skew").get("measure").getAsString());
       for (Map<String, Long> costs : regionCosts(timed).values()) {
         assertTrue(costs.toString(), costs.getOrDefault("decode.FAST_DIFF.nanos", 0L) > 0);

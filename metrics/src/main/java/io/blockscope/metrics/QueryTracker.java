@@ -93,6 +93,14 @@ public final class QueryTracker {
     /** The profiling level the query asked for (a {@link PerfLevel} ordinal), -1 for none. */
     public volatile int level = -1;
 
+    /**
+     * The level the region measures the query at (a {@link PerfLevel} ordinal), -1 until a scan of
+     * the query opened here; and why, as a {@code ProfileWire.LEVEL_REASONS} index.
+     */
+    public volatile int applied = -1;
+
+    public volatile int appliedReason = -1;
+
     public final CostAccumulator costs = new CostAccumulator();
     public final AtomicLong rows = new AtomicLong();
 

@@ -14,8 +14,10 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
@@ -92,7 +94,17 @@ public final class BlockscopePhoenix {
       try (Table t = pc.getQueryServices().getTable(Bytes.toBytes(table))) {
         for (ProfileWire.Answer a : ProfileEndpoint.get().ask(t, queryId, user)) {
           if (a.found) {
-            regions.add(new QueryProfile.Region(table, a.region, a.rows, a.costs));
+            Map<String, Long> costs = new LinkedHashMap<>(a.costs);
+            Long level = costs.remove(ProfileWire.LEVEL_APPLIED);
+            Long reason = costs.remove(ProfileWire.LEVEL_REASON);
+            regions.add(
+                new QueryProfile.Region(
+                    table,
+                    a.region,
+                    a.rows,
+                    Collections.unmodifiableMap(costs),
+                    level == null ? -1 : level.intValue(),
+                    reason == null ? -1 : reason.intValue()));
           }
         }
       } catch (SQLException e) {

@@ -14,9 +14,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * {@code EXPLAIN ANALYZE [(option, ...)] <query>}: the query runs to completion, its rows are
- * counted and dropped, and the statement returns Phoenix's plan followed by what the query cost on
- * the region servers, per region and in total (docs/hints.md, "EXPLAIN ANALYZE").
+ * {@code EXPLAIN ANALYZE [(option, ...)] <query>}, or PostgreSQL's spelling {@code EXPLAIN
+ * (ANALYZE, option, ...) <query>}: the query runs to completion, its rows are counted and dropped,
+ * and the statement returns Phoenix's plan followed by what the query cost on the region servers,
+ * per region and in total (docs/hints.md, "EXPLAIN ANALYZE").
  *
  * <p>Options, in any case, separated by commas: {@code COUNT} or {@code TIME} (the profiling level;
  * COUNT if neither, raised to the query's own {@code PROFILE(TIME)} hint if it has one) and {@code
@@ -90,15 +91,23 @@ final class ExplainAnalyze {
       return null;
     }
     int a = QueryExtensions.Head.skipWhiteSpace(sql, i + "EXPLAIN".length());
-    int end = a + "ANALYZE".length();
-    if (a == i + "EXPLAIN".length()
-        || !QueryExtensions.Head.keyword(sql, a, "ANALYZE")
-        || (end < sql.length() && !isDelimiter(sql.charAt(end)))) {
-      return null;
+    // PostgreSQL's spelling, EXPLAIN (ANALYZE, FORMAT JSON) <query>: the option list names ANALYZE
+    boolean postgres = a < sql.length() && sql.charAt(a) == '(';
+    int k;
+    if (postgres) {
+      k = a;
+    } else {
+      int end = a + "ANALYZE".length();
+      if (a == i + "EXPLAIN".length()
+          || !QueryExtensions.Head.keyword(sql, a, "ANALYZE")
+          || (end < sql.length() && !isDelimiter(sql.charAt(end)))) {
+        return null;
+      }
+      k = QueryExtensions.Head.skipWhiteSpace(sql, end);
     }
-    int k = QueryExtensions.Head.skipWhiteSpace(sql, end);
     Format format = null;
     QueryExtensions.Profile level = null;
+    boolean analyze = !postgres;
     if (k < sql.length() && sql.charAt(k) == '(') {
       int close = sql.indexOf(')', k);
       if (close < 0) {
@@ -107,7 +116,19 @@ final class ExplainAnalyze {
       for (String option : sql.substring(k + 1, close).split(",", -1)) {
         String[] words = option.trim().split("\\s+");
         String first = words[0].toUpperCase(Locale.ROOT);
-        if (words.length == 1 && (first.equals("COUNT") || first.equals("TIME"))) {
+        if (postgres && first.equals("ANALYZE")) {
+          if (analyze) {
+            throw syntax("ANALYZE is given twice");
+          }
+          if (words.length > 2 || (words.length == 2 && !isTrue(words[1]))) {
+            throw syntax(
+                "'"
+                    + option.trim()
+                    + "': blockscope runs EXPLAIN (ANALYZE) or ANALYZE TRUE; without ANALYZE,"
+                    + " use Phoenix's plain EXPLAIN");
+          }
+          analyze = true;
+        } else if (words.length == 1 && (first.equals("COUNT") || first.equals("TIME"))) {
           if (level != null) {
             throw syntax("the level is given twice (" + level + ", " + first + ")");
           }
@@ -126,10 +147,19 @@ final class ExplainAnalyze {
           format = Format.valueOf(f);
         } else {
           throw syntax(
-              "unknown option '" + option.trim() + "': use COUNT, TIME, FORMAT TEXT, FORMAT JSON");
+              "unknown option '"
+                  + option.trim()
+                  + "': use "
+                  + (postgres ? "ANALYZE, " : "")
+                  + "COUNT, TIME, FORMAT TEXT, FORMAT JSON");
         }
       }
       k = close + 1;
+    }
+    if (!analyze) {
+      throw syntax(
+          "EXPLAIN with an option list runs here only with ANALYZE among its options (Phoenix's"
+              + " own EXPLAIN takes none)");
     }
     String query = QueryExtensions.Head.strip(sql.substring(k));
     if (query.isEmpty()) {
@@ -154,6 +184,12 @@ final class ExplainAnalyze {
         format == null ? Format.TEXT : format,
         level == null ? QueryExtensions.Profile.COUNT : level,
         query);
+  }
+
+  /** PostgreSQL's true values of a boolean option. */
+  private static boolean isTrue(String word) {
+    String w = word.toUpperCase(Locale.ROOT);
+    return w.equals("TRUE") || w.equals("ON") || w.equals("1");
   }
 
   /**
@@ -377,9 +413,28 @@ final class ExplainAnalyze {
     }
     for (QueryProfile.Region r : busiestFirst(p, level)) {
       lines.add(
-          "  region " + r.table() + "/" + r.region() + ": " + costs(r.rows(), r.costs(), level));
+          "  region "
+              + r.table()
+              + "/"
+              + r.region()
+              + ": "
+              + costs(r.rows(), r.costs(), level)
+              + appliedLevel(r));
     }
     return lines;
+  }
+
+  /**
+   * "; measured at COUNT (capped by the region server's blockscope.query.max.level)": the level the
+   * region measured the query at and why; empty where its server did not say (an earlier
+   * blockscope).
+   */
+  static String appliedLevel(QueryProfile.Region r) {
+    return r.level() == null
+        ? ""
+        : "; measured at "
+            + r.level()
+            + (r.levelReason() == null ? "" : " (" + r.levelReason() + ")");
   }
 
   private static String skew(QueryProfile p, QueryExtensions.Profile level) {
@@ -530,6 +585,10 @@ final class ExplainAnalyze {
       m.put("region", r.region());
       m.put("rows", r.rows());
       m.put("busyness", b);
+      if (r.level() != null) {
+        m.put("level", r.level());
+        m.put("levelReason", r.levelReason());
+      }
       m.put("costs", new TreeMap<>(r.costs()));
       regions.add(m);
     }

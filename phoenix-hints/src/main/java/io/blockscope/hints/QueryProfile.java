@@ -1,6 +1,7 @@
 package io.blockscope.hints;
 
 import io.blockscope.metrics.HBaseScanMetrics;
+import io.blockscope.metrics.profile.ProfileWire;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -17,18 +18,46 @@ import java.util.Objects;
  * checksum.nanos}, {@code decompress.GZ.nanos}, {@code decode.FAST_DIFF.cells}, ...
  */
 public final class QueryProfile {
+  /** {@code PerfLevel}'s names by ordinal (the driver carries no {@code PerfLevel}). */
+  private static final String[] LEVELS = {"OFF", "COUNT", "TIME"};
+
   /** One region's part. */
   public static final class Region {
     private final String table;
     private final String region;
     private final long rows;
     private final Map<String, Long> costs;
+    private final int level;
+    private final int levelReason;
 
     public Region(String table, String region, long rows, Map<String, Long> costs) {
+      this(table, region, rows, costs, -1, -1);
+    }
+
+    /**
+     * With the level the region measured the query at ({@code PerfLevel} ordinal) and why ({@code
+     * ProfileWire.LEVEL_REASONS} index); -1 where the region server did not say.
+     */
+    public Region(
+        String table, String region, long rows, Map<String, Long> costs, int level, int reason) {
       this.table = table;
       this.region = region;
       this.rows = rows;
       this.costs = costs;
+      this.level = level;
+      this.levelReason = reason;
+    }
+
+    /** The level the region measured the query at (OFF, COUNT or TIME), or null if not said. */
+    public String level() {
+      return level >= 0 && level < LEVELS.length ? LEVELS[level] : null;
+    }
+
+    /** Why the region measured the query at {@link #level()}, or null if not said. */
+    public String levelReason() {
+      return levelReason >= 0 && levelReason < ProfileWire.LEVEL_REASONS.length
+          ? ProfileWire.LEVEL_REASONS[levelReason]
+          : null;
     }
 
     public String table() {
@@ -60,12 +89,14 @@ public final class QueryProfile {
       return Objects.equals(table, r.table)
           && Objects.equals(region, r.region)
           && rows == r.rows
-          && Objects.equals(costs, r.costs);
+          && Objects.equals(costs, r.costs)
+          && level == r.level
+          && levelReason == r.levelReason;
     }
 
     @Override
     public int hashCode() {
-      return Objects.hash(table, region, rows, costs);
+      return Objects.hash(table, region, rows, costs, level, levelReason);
     }
 
     @Override
@@ -78,6 +109,8 @@ public final class QueryProfile {
           + rows
           + ", costs="
           + costs
+          + ", level="
+          + level()
           + "]";
     }
   }

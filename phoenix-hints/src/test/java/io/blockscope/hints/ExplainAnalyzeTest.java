@@ -6,6 +6,7 @@ import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.metrics.profile.ProfileWire;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
@@ -32,6 +33,21 @@ public class ExplainAnalyzeTest {
         ExplainAnalyze.parse("-- why\n EXPLAIN\tAnalyze( format  json , time )" + Q);
     assertEquals(ExplainAnalyze.Format.JSON, r.format());
     assertEquals(QueryExtensions.Profile.TIME, r.level());
+    assertEquals(Q, r.query());
+  }
+
+  @Test
+  public void postgresqlsSpellingWithAnalyzeInTheOptionList() throws SQLException {
+    ExplainAnalyze.Request r = ExplainAnalyze.parse("EXPLAIN (ANALYZE, FORMAT JSON) " + Q);
+    assertEquals(ExplainAnalyze.Format.JSON, r.format());
+    assertEquals(QueryExtensions.Profile.COUNT, r.level());
+    assertEquals(Q, r.query());
+    r = ExplainAnalyze.parse("explain ( format text, analyze true, time )\n" + Q);
+    assertEquals(ExplainAnalyze.Format.TEXT, r.format());
+    assertEquals(QueryExtensions.Profile.TIME, r.level());
+    assertEquals(Q, r.query());
+    r = ExplainAnalyze.parse("EXPLAIN(analyze on)" + Q);
+    assertEquals(ExplainAnalyze.Format.TEXT, r.format());
     assertEquals(Q, r.query());
   }
 
@@ -74,6 +90,13 @@ public class ExplainAnalyzeTest {
       {"EXPLAIN ANALYZE (TIME,) " + Q, "unknown option ''"},
       {"EXPLAIN ANALYZE ", "no query follows"},
       {"EXPLAIN ANALYZE (TIME)", "no query follows"},
+      {"EXPLAIN ANALYZE (ANALYZE) " + Q, "unknown option 'ANALYZE': use COUNT"},
+      {"EXPLAIN (FORMAT JSON) " + Q, "only with ANALYZE among its options"},
+      {"EXPLAIN (ANALYZE FALSE) " + Q, "without ANALYZE, use Phoenix's plain EXPLAIN"},
+      {"EXPLAIN (ANALYZE, ANALYZE) " + Q, "ANALYZE is given twice"},
+      {"EXPLAIN (ANALYZE, VERBOSE) " + Q, "unknown option 'VERBOSE': use ANALYZE, COUNT"},
+      {"EXPLAIN (ANALYZE " + Q, "no closing parenthesis"},
+      {"EXPLAIN (ANALYZE)", "no query follows"},
     };
     for (String[] c : cases) {
       SQLException e = refused(c[0]);
@@ -218,6 +241,46 @@ public class ExplainAnalyzeTest {
     assertTrue(json, json.indexOf("\"region\": \"busy\"") < json.indexOf("\"region\": \"quiet\""));
     assertTrue(json, json.contains("\"fs.read.bytes.data\": 168478"));
     assertTrue(json, json.endsWith("}"));
+  }
+
+  @Test
+  public void eachRegionSaysTheLevelItMeasuredAtAndWhy() throws SQLException {
+    QueryProfile.Region capped =
+        new QueryProfile.Region("T", "capped", 7, QUIET, 1, ProfileWire.CAPPED);
+    QueryProfile.Region off =
+        new QueryProfile.Region("T", "off", 5, Map.of(), 0, ProfileWire.REGION_OFF);
+    List<String> lines =
+        ExplainAnalyze.render(
+            outcome("EXPLAIN ANALYZE (TIME) " + Q, QueryExtensions.Profile.TIME, capped, off));
+    assertTrue(
+        lines.toString(),
+        lines.contains(
+            "  region T/capped: rows=7; cache hits=3 misses=0; fs blocks=0 bytes=0;"
+                + " decode FAST_DIFF cells=40 seeks=0 time=0.0 ms; measured at COUNT (capped by the"
+                + " region server's blockscope.query.max.level)"));
+    assertTrue(
+        lines.toString(),
+        lines.stream()
+            .anyMatch(
+                l ->
+                    l.startsWith("  region T/off: ")
+                        && l.endsWith(
+                            "; measured at OFF (the region is at OFF: its table's or its"
+                                + " server's blockscope.level)")));
+    String json =
+        ExplainAnalyze.render(
+                outcome(
+                    "EXPLAIN ANALYZE (TIME, FORMAT JSON) " + Q,
+                    QueryExtensions.Profile.TIME,
+                    capped))
+            .get(0);
+    assertTrue(json, json.contains("\"level\": \"COUNT\","));
+    assertTrue(
+        json,
+        json.contains(
+            "\"levelReason\": \"capped by the region server's blockscope.query.max.level\""));
+    // a region server of an earlier blockscope says nothing of it
+    assertEquals("", ExplainAnalyze.appliedLevel(new QueryProfile.Region("T", "old", 7, QUIET)));
   }
 
   @Test

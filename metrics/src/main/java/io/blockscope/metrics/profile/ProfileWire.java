@@ -36,6 +36,29 @@ public final class ProfileWire {
 
   private static final byte[] DESCRIPTOR = describe();
 
+  /**
+   * Beside the costs in a response's names and values: the level the region measured the query at
+   * (a {@code PerfLevel} ordinal: 0 OFF, 1 COUNT, 2 TIME) and why ({@link #LEVEL_REASONS}'s index).
+   * A region server of an earlier blockscope sends neither.
+   */
+  public static final String LEVEL_APPLIED = "level.applied";
+
+  public static final String LEVEL_REASON = "level.reason";
+
+  /** Why a region measured a query at the level it did, by the code in {@link #LEVEL_REASON}. */
+  @SuppressWarnings("MutablePublicArray") // read by name lookups only; nothing writes it
+  public static final String[] LEVEL_REASONS = {
+    "as the query asked",
+    "capped by the region server's blockscope.query.max.level",
+    "the region is at OFF: its table's or its server's blockscope.level",
+    "the region's own level, above what the query asked"
+  };
+
+  public static final int AS_ASKED = 0;
+  public static final int CAPPED = 1;
+  public static final int REGION_OFF = 2;
+  public static final int REGION_LEVEL = 3;
+
   private ProfileWire() {}
 
   /**
