@@ -15,9 +15,11 @@ import io.blockscope.coprocessor.Diagnostics;
 import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.metrics.HBaseScanMetrics;
 import io.blockscope.metrics.MetricKeys;
 import io.blockscope.metrics.PerfLevel;
 import io.blockscope.metrics.profile.ProfileProtocol;
+import io.blockscope.metrics.profile.ProfileWire;
 import io.blockscope.workloads.RawTable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -316,6 +318,7 @@ public class TenantIsolationIT extends ClusterTestBase {
   }
 
   /** The record's non-zero costs by name, as the endpoint sends them. */
+  /** What the profile endpoint sends for a record: its non-zero costs, its level and why. */
   private static Map<String, Long> named(long[] record) {
     Map<String, Long> m = new java.util.LinkedHashMap<>();
     for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
@@ -323,6 +326,9 @@ public class TenantIsolationIT extends ClusterTestBase {
         m.put(CostLayout.name(i), record[i]);
       }
     }
+    int n = HBaseScanMetrics.NAMES.size();
+    m.put(ProfileWire.LEVEL_APPLIED, record[CostLayout.SIZE + 2 + n]);
+    m.put(ProfileWire.LEVEL_REASON, record[CostLayout.SIZE + 3 + n]);
     return m;
   }
 
