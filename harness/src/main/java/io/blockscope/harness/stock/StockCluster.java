@@ -412,7 +412,9 @@ public final class StockCluster implements AutoCloseable {
 
   private void awaitServers(int n) throws Exception {
     await(
-        n + " live region servers and no region in transition",
+        n
+            + " live region servers and no region in transition"
+            + (realm == null ? "" : ", and the AccessController's hbase:acl online"),
         240,
         () -> {
           try {
@@ -421,11 +423,20 @@ public final class StockCluster implements AutoCloseable {
                 return false;
               }
             }
-            return live().size() == n && inTransition() == 0;
+            // the master creates hbase:acl once the AccessController starts, which can be after
+            // every region server is live: a grant before it fails with TableNotFoundException
+            return live().size() == n && inTransition() == 0 && (realm == null || aclOnline());
           } catch (IOException e) {
             return false;
           }
         });
+  }
+
+  private boolean aclOnline() throws IOException {
+    TableName acl = TableName.valueOf("hbase:acl");
+    try (Admin admin = connection.getAdmin()) {
+      return admin.tableExists(acl) && admin.isTableAvailable(acl);
+    }
   }
 
   /** Waits for a condition, failing early with a log's end when a process of the cluster died. */
