@@ -6,6 +6,7 @@ import static org.junit.Assert.assertTrue;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -60,6 +61,23 @@ public class EvaluateCliTest {
     assertOneClearLine(
         run("evaluate", "--suite", "blockcache", "--zk", "127.0.0.1:1"), "embedded cluster");
     assertOneClearLine(run("evaluate", "--sample", "t", "--shape", "pe"), "not both");
+  }
+
+  @Test
+  public void theDefaultMatrixIsTheSeedsCombinationsAndBlockscopeV1WithItsCompressions() {
+    Evaluate e = new Evaluate();
+    new picocli.CommandLine(e).parseArgs();
+    List<String> labels = new ArrayList<>();
+    for (io.blockscope.workloads.TableConfig c : e.configs()) {
+      labels.add(c.label());
+    }
+    List<String> expected = new ArrayList<>();
+    for (io.blockscope.workloads.TableConfig c : io.blockscope.workloads.TableConfig.seeds()) {
+      expected.add(c.label());
+    }
+    assertEquals(10, expected.size());
+    expected.addAll(List.of("BLOCKSCOPE_V1", "BLOCKSCOPE_V1+GZ", "BLOCKSCOPE_V1+ZSTD"));
+    assertEquals(expected, labels);
   }
 
   @Test
