@@ -200,12 +200,18 @@ public class HintsSqllineIT extends ClusterTestBase {
     }
     System.out.println("sqlline (own process) printed:\n" + output);
     assertTrue(output, ended);
+    // three text forms and one JSON document (whose regions carry a level of their own)
     assertEquals(
         output,
         4,
         count(output, "BLOCKSCOPE ANALYZE (COUNT)")
             + count(output, "BLOCKSCOPE ANALYZE (TIME)")
-            + count(output, "\"level\": \"COUNT\""));
+            + count(output, "\"rowsReturned\": "));
+    // each region says the level it measured the query at: the COUNT scan's four regions and the
+    // point lookup's one, the TIME scan's four, and the JSON document's four
+    assertEquals(output, 5, count(output, "; measured at COUNT (as the query asked)"));
+    assertEquals(output, 4, count(output, "; measured at TIME (as the query asked)"));
+    assertEquals(output, 4, count(output, "\"levelReason\": \"as the query asked\""));
     assertTrue(output, output.contains("BLOCKSCOPE ANALYZE (COUNT): 1 row returned in "));
     assertTrue(output, output.contains("BLOCKSCOPE ANALYZE (TIME): 1 row returned in "));
     assertTrue(output, output.contains("BLOCKSCOPE SERIAL: region scans run one at a time"));
