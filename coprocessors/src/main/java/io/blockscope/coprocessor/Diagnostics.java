@@ -51,6 +51,11 @@ public final class Diagnostics {
    * The costs region {@code region} recorded for user {@code user}'s query {@code queryId}, then
    * its rows; or null.
    */
+  /** In a {@link #queryCosts} record: the level the region measured the query at, and why. */
+  public static final int QUERY_LEVEL = Engine.QUERY_LEVEL;
+
+  public static final int QUERY_LEVEL_REASON = Engine.QUERY_LEVEL_REASON;
+
   public long[] queryCosts(String queryId, String user, String region) {
     return engine.queryCosts(queryId, user, region);
   }

@@ -608,6 +608,14 @@ final class Engine implements Hooks, ConfigurationObserver {
     }
   }
 
+  /**
+   * Where {@link #queryCosts} puts the level a region measured the query at, and the reason after
+   * it: past the costs, the rows, the tracked flag and HBase's scan metrics.
+   */
+  static final int QUERY_LEVEL = CostLayout.SIZE + 2 + HBaseScanMetrics.NAMES.size();
+
+  static final int QUERY_LEVEL_REASON = QUERY_LEVEL + 1;
+
   @Override
   public long[] queryCosts(String queryId, String user, String region) {
     try {
@@ -616,7 +624,7 @@ final class Engine implements Hooks, ConfigurationObserver {
         return null;
       }
       int n = HBaseScanMetrics.NAMES.size();
-      long[] out = new long[CostLayout.SIZE + 4 + n];
+      long[] out = new long[QUERY_LEVEL_REASON + 1];
       for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
         out[i] = q.costs.get(i);
       }
@@ -625,8 +633,8 @@ final class Engine implements Hooks, ConfigurationObserver {
       for (int i = 0; i < n; i++) {
         out[CostLayout.SIZE + 2 + i] = q.hbase.get(i);
       }
-      out[CostLayout.SIZE + 2 + n] = q.applied;
-      out[CostLayout.SIZE + 3 + n] = q.appliedReason;
+      out[QUERY_LEVEL] = q.applied;
+      out[QUERY_LEVEL_REASON] = q.appliedReason;
       return out;
     } catch (Throwable t) {
       hookFailures.incrementAndGet();

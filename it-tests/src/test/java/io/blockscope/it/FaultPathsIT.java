@@ -10,7 +10,6 @@ import io.blockscope.coprocessor.Diagnostics;
 import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
-import io.blockscope.metrics.HBaseScanMetrics;
 import io.blockscope.metrics.PerfLevel;
 import io.blockscope.metrics.profile.ProfileWire;
 import io.blockscope.workloads.RawTable;
@@ -274,11 +273,10 @@ public class FaultPathsIT extends ClusterTestBase {
    */
   /** The level a region measured a query at and why, as {@code Diagnostics.queryCosts} ends. */
   private static void assertAppliedLevel(long[] costs, PerfLevel level, int reason) {
-    int n = HBaseScanMetrics.NAMES.size();
-    assertEquals(CostLayout.SIZE + 4 + n, costs.length);
+    assertEquals(Diagnostics.QUERY_LEVEL_REASON + 1, costs.length);
     assertEquals(
         level.ordinal() + " " + ProfileWire.LEVEL_REASONS[reason],
-        costs[CostLayout.SIZE + 2 + n] + " " + reasonOf(costs[CostLayout.SIZE + 3 + n]));
+        costs[Diagnostics.QUERY_LEVEL] + " " + reasonOf(costs[Diagnostics.QUERY_LEVEL_REASON]));
   }
 
   private static String reasonOf(long code) {

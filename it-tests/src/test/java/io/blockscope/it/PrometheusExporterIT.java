@@ -3,6 +3,7 @@ package io.blockscope.it;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.harness.StoreFiles;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.metrics.CostSnapshot;
@@ -27,6 +28,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.NamespaceDescriptor;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.Waiter;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
@@ -488,34 +490,37 @@ public class PrometheusExporterIT extends ClusterTestBase {
       String target = "127.0.0.1:" + exporter.port();
       server = PrometheusServer.start(prometheus, work, documentedScrapeConfig(target));
       server.awaitTargetUp();
+      String blocks =
+          "blockscope_table_fs_read_blocks_total{table=\""
+              + RATED.getNameAsString()
+              + "\",kind=\"data\"}";
       // right after a periodic export refresh (every 10 s here), the table's first reads and one
       // refresh: its series are registered and read 0 until the next, seconds later, which
-      // Prometheus (scraping every second) sees as their first samples
+      // Prometheus (scraping every second) takes as their first samples
       long refreshes = serverCounter("export.refreshes");
-      while (serverCounter("export.refreshes") == refreshes) {
-        Thread.sleep(20);
-      }
-      // reads between scrapes (one a second): every counter the panels rate goes up
-      for (int round = 0; round < 8; round++) {
+      Waiter.waitFor(
+          cluster.conf(), 30_000, 20, () -> serverCounter("export.refreshes") != refreshes);
+      // eight rounds of a cold and a warm scan, each round scraped before the next: every
+      // counter the panels rate goes up between samples
+      int rounds = 8;
+      for (int round = 0; round < rounds; round++) {
         StoreFiles.evict(cluster.blockCache(), cluster.regions(RATED));
         RawTable.scanCells(cluster.connection(), RATED, new Scan());
         RawTable.scanCells(cluster.connection(), RATED, new Scan());
         if (round == 0) {
           cluster.diagnostics().refreshExportOnce();
-          Thread.sleep(2_500);
+          server.awaitValue(blocks, v -> true); // a scrape has the new series, at 0
         } else {
           cluster.diagnostics().refreshExport();
-          Thread.sleep(1_500);
+          long now = tableCosts(RATED).get("fs.read.blocks.data");
+          server.awaitValue(blocks, v -> v == now); // a scrape has this round's reads
         }
       }
-      Thread.sleep(2_500); // the last reads scraped
 
       // the table's series started at 0 in Prometheus, so its rates count its first reads, and
-      // each now holds the table's figure
-      String blocks =
-          "blockscope_table_fs_read_blocks_total{table=\""
-              + RATED.getNameAsString()
-              + "\",kind=\"data\"}";
+      // it ends at the table's figure: every data block of its store file read once per cold scan
+      long dataBlocks = SeedTables.dataBlocksAndCells(cluster.regions(RATED))[0];
+      assertEquals(rounds * dataBlocks, tableCosts(RATED).get("fs.read.blocks.data"));
       JsonArray first = server.query("min_over_time(" + blocks + "[5m])");
       JsonArray last = server.query(blocks);
       assertEquals(blocks + " " + first, 1, first.size());
@@ -526,9 +531,8 @@ public class PrometheusExporterIT extends ClusterTestBase {
           0);
       assertEquals(
           blocks,
-          tableCosts(RATED).get("fs.read.blocks.data"),
+          rounds * dataBlocks,
           (long) last.get(0).getAsJsonObject().getAsJsonArray("value").get(1).getAsDouble());
-      assertTrue(tableCosts(RATED).get("fs.read.blocks.data") > 0);
 
       JsonObject dashboard = dashboard();
       int panels = 0;
@@ -545,6 +549,11 @@ public class PrometheusExporterIT extends ClusterTestBase {
           JsonArray result = server.query(expr);
           System.out.println(title + ": " + result.size() + " series for " + expr);
           assertTrue(title + ": no series for " + expr, result.size() > 0);
+          if (expr.contains("by (instance)")) {
+            assertEquals(title + ": one series per region server", 1, result.size());
+          } else if (expr.contains("by (instance, probe)")) {
+            assertEquals(title + ": one per probe", ProbeBridge.N_PROBES, result.size());
+          }
           panels++;
           boolean rated = false;
           for (JsonElement series : result) {

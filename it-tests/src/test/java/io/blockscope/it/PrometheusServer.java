@@ -16,6 +16,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.Waiter;
 import org.apache.hbase.thirdparty.com.google.gson.JsonArray;
 import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
 import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
@@ -100,6 +102,17 @@ final class PrometheusServer {
     return data.getAsJsonArray("result");
   }
 
+  /** Waits until {@code promql} answers one series whose value {@code ok} accepts. */
+  void awaitValue(String promql, java.util.function.DoublePredicate ok) throws Exception {
+    await(
+        promql + " answered",
+        () -> {
+          JsonArray r = query(promql);
+          return r.size() == 1
+              && ok.test(r.get(0).getAsJsonObject().getAsJsonArray("value").get(1).getAsDouble());
+        });
+  }
+
   /** What Grafana's {@code label_values(metric, label)} lists. */
   Set<String> labelValues(String label, String metric) throws IOException {
     Set<String> values = new TreeSet<>();
@@ -178,14 +191,25 @@ final class PrometheusServer {
 
   /** Waits up to 60 s for {@code check}; fails with Prometheus's log if it never holds. */
   private void await(String what, Check check) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!check.holds()) {
-      if (!process.isAlive() || System.nanoTime() > deadline) {
-        throw new AssertionError(
-            "Prometheus: not " + what + "; its log:\n" + String.join("\n", tail()));
-      }
-      Thread.sleep(500);
-    }
+    Waiter.waitFor(
+        HBaseConfiguration.create(),
+        60_000,
+        250,
+        true,
+        new Waiter.ExplainingPredicate<Exception>() {
+          @Override
+          public boolean evaluate() throws Exception {
+            if (!process.isAlive()) {
+              throw new AssertionError("Prometheus exited: " + explainFailure());
+            }
+            return check.holds();
+          }
+
+          @Override
+          public String explainFailure() throws Exception {
+            return "Prometheus: not " + what + "; its log:\n" + String.join("\n", tail());
+          }
+        });
   }
 
   private List<String> tail() throws IOException {

@@ -15,7 +15,6 @@ import io.blockscope.coprocessor.Diagnostics;
 import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
-import io.blockscope.metrics.HBaseScanMetrics;
 import io.blockscope.metrics.MetricKeys;
 import io.blockscope.metrics.PerfLevel;
 import io.blockscope.metrics.profile.ProfileProtocol;
@@ -326,9 +325,8 @@ public class TenantIsolationIT extends ClusterTestBase {
         m.put(CostLayout.name(i), record[i]);
       }
     }
-    int n = HBaseScanMetrics.NAMES.size();
-    m.put(ProfileWire.LEVEL_APPLIED, record[CostLayout.SIZE + 2 + n]);
-    m.put(ProfileWire.LEVEL_REASON, record[CostLayout.SIZE + 3 + n]);
+    m.put(ProfileWire.LEVEL_APPLIED, record[Diagnostics.QUERY_LEVEL]);
+    m.put(ProfileWire.LEVEL_REASON, record[Diagnostics.QUERY_LEVEL_REASON]);
     return m;
   }
 

@@ -503,7 +503,8 @@ public final class CostRegistry implements AutoCloseable {
     for (RegionCosts r : regions.values()) {
       if (!selected.contains(r)) {
         unexport(r.exported);
-        r.tracked = allZero(r.costs);
+        // costs only grow: once a region has one, it stays untracked until exported again
+        r.tracked = r.tracked && allZero(r.costs);
         continue;
       }
       for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {

@@ -1,6 +1,7 @@
 package io.blockscope.hints;
 
 import io.blockscope.metrics.HBaseScanMetrics;
+import io.blockscope.metrics.PerfLevel;
 import io.blockscope.metrics.profile.ProfileWire;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -18,8 +19,6 @@ import java.util.Objects;
  * checksum.nanos}, {@code decompress.GZ.nanos}, {@code decode.FAST_DIFF.cells}, ...
  */
 public final class QueryProfile {
-  /** {@code PerfLevel}'s names by ordinal (the driver carries no {@code PerfLevel}). */
-  private static final String[] LEVELS = {"OFF", "COUNT", "TIME"};
 
   /** One region's part. */
   public static final class Region {
@@ -50,7 +49,9 @@ public final class QueryProfile {
 
     /** The level the region measured the query at (OFF, COUNT or TIME), or null if not said. */
     public String level() {
-      return level >= 0 && level < LEVELS.length ? LEVELS[level] : null;
+      return level >= 0 && level < PerfLevel.values().length
+          ? PerfLevel.values()[level].name()
+          : null;
     }
 
     /** Why the region measured the query at {@link #level()}, or null if not said. */
