@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.MatchResult;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -68,13 +69,25 @@ public class DocNamesTest {
   @Test
   public void noPageNamesACommitOrAnIssueOfTheProjectsTracker() throws IOException {
     List<String> found = new ArrayList<>();
-    for (Map.Entry<String, String> page : pages().entrySet()) {
-      Matcher m = PROVENANCE.matcher(page.getValue());
-      while (m.find()) {
-        found.add(page.getKey() + ": " + m.group());
-      }
+    for (Found f : find(pages(), PROVENANCE)) {
+      found.add(f.page() + ": " + f.match().group());
     }
     assertEquals("commits and issue numbers in operator pages", List.of(), found);
+  }
+
+  /** One match of a pattern in a page, by the page's path. */
+  private record Found(String page, MatchResult match) {}
+
+  /** Every match of {@code pattern} in every page, page by page. */
+  private static List<Found> find(Map<String, String> pages, Pattern pattern) {
+    List<Found> found = new ArrayList<>();
+    for (Map.Entry<String, String> page : pages.entrySet()) {
+      Matcher m = pattern.matcher(page.getValue());
+      while (m.find()) {
+        found.add(new Found(page.getKey(), m.toMatchResult()));
+      }
+    }
+    return found;
   }
 
   /** A setting or attribute name, not part of a Java package ({@code io.blockscope.x}). */
@@ -113,22 +126,18 @@ public class DocNamesTest {
       }
     }
     List<String> unknown = new ArrayList<>();
-    int named = 0;
-    for (Map.Entry<String, String> page : pages().entrySet()) {
-      Matcher m = SETTING.matcher(page.getValue());
-      while (m.find()) {
-        named++;
-        String name = m.group();
-        boolean ok =
-            name.endsWith(".*")
-                ? known.stream().anyMatch(k -> k.startsWith(name.substring(0, name.length() - 1)))
-                : known.contains(name) || build.contains(name);
-        if (!ok) {
-          unknown.add(page.getKey() + ": " + name);
-        }
+    List<Found> named = find(pages(), SETTING);
+    for (Found f : named) {
+      String name = f.match().group();
+      boolean ok =
+          name.endsWith(".*")
+              ? known.stream().anyMatch(k -> k.startsWith(name.substring(0, name.length() - 1)))
+              : known.contains(name) || build.contains(name);
+      if (!ok) {
+        unknown.add(f.page() + ": " + name);
       }
     }
-    assertTrue("pages name settings", named > 50);
+    assertTrue("pages name settings", named.size() > 50);
     assertEquals("settings the code does not have", List.of(), unknown);
   }
 
@@ -150,20 +159,17 @@ public class DocNamesTest {
         Pattern.compile(
             "(?i)\\b(?:(\\d+)/)?(\\d+|" + String.join("|", NUMBERS) + ")( measuring)? probes\\b");
     List<String> wrong = new ArrayList<>();
-    int counts = 0;
-    for (Map.Entry<String, String> page : pages().entrySet()) {
-      Matcher m = count.matcher(page.getValue());
-      while (m.find()) {
-        counts++;
-        String n = m.group(2).toLowerCase(java.util.Locale.ROOT);
-        int value = NUMBERS.contains(n) ? NUMBERS.indexOf(n) : Integer.parseInt(n);
-        int expected = m.group(3) != null ? measuring : all;
-        if (value != expected) {
-          wrong.add(page.getKey() + ": " + m.group());
-        }
+    List<Found> counts = find(pages(), count);
+    for (Found f : counts) {
+      MatchResult m = f.match();
+      String n = m.group(2).toLowerCase(java.util.Locale.ROOT);
+      int value = NUMBERS.contains(n) ? NUMBERS.indexOf(n) : Integer.parseInt(n);
+      int expected = m.group(3) != null ? measuring : all;
+      if (value != expected) {
+        wrong.add(f.page() + ": " + m.group());
       }
     }
-    assertTrue("pages count probes", counts >= 3);
+    assertTrue("pages count probes", counts.size() >= 3);
     assertEquals("probe counts that are not the bridge's", List.of(), wrong);
   }
 
