@@ -67,7 +67,8 @@ public class LauncherIT {
                 l ->
                     l.equals(
                         "Probes: blockCache installed, fsRead installed, checksum installed,"
-                            + " decompress installed, decode installed, rpcCall installed"))
+                            + " decompress installed, decode installed, rpcCall installed,"
+                            + " memstore installed"))
             .count());
     // a full scan of 1,000 FAST_DIFF rows decodes each of their 2,000 cells once
     assertTrue(

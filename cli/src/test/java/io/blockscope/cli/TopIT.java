@@ -3,6 +3,7 @@ package io.blockscope.cli;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.CostSnapshot;
@@ -113,8 +114,8 @@ public class TopIT {
           v.servers.stream().filter(s -> s.error() != null).count());
       TopView.Server readable =
           v.servers.stream().filter(s -> s.error() == null).findFirst().orElseThrow();
-      assertEquals(readable.toString(), 6, readable.probes());
-      assertEquals(readable.toString(), 6, readable.probesInstalled());
+      assertEquals(readable.toString(), ProbeBridge.N_PROBES, readable.probes());
+      assertEquals(readable.toString(), ProbeBridge.N_PROBES, readable.probesInstalled());
       TopView.Row t =
           v.tables.stream()
               .filter(r -> r.table().equals(TABLE.getNameAsString()))
@@ -153,7 +154,7 @@ public class TopIT {
     assertEquals(printed, 0, code);
     assertTrue(printed, printed.startsWith("blockscope top: 2 region servers, "));
     assertTrue(printed, printed.contains("unreadable: no info port"));
-    assertTrue(printed, printed.contains("6/6"));
+    assertTrue(printed, printed.contains(ProbeBridge.N_PROBES + "/" + ProbeBridge.N_PROBES));
     assertTrue(printed, printed.contains("cache miss/s"));
   }
 }

@@ -43,7 +43,10 @@ public class MiscountDrillIT extends ClusterTestBase {
 
   private static List<Drill> drills() {
     List<Drill> d = new ArrayList<>();
-    for (int p = ProbeBridge.CACHE; p <= ProbeBridge.DECODE; p++) {
+    for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
+      if (p == ProbeBridge.RPC_CALL) {
+        continue; // counts nothing
+      }
       d.add(new Drill(ProbeBridge.PROBE_NAMES[p] + " doubled", Miscount.DOUBLE, p));
       d.add(new Drill(ProbeBridge.PROBE_NAMES[p] + " halved", Miscount.DROP_EVERY_OTHER, p));
     }
@@ -63,7 +66,8 @@ public class MiscountDrillIT extends ClusterTestBase {
           HintsProfileIT.class,
           JmxScrapeIT.class,
           LevelsAndLifecycleIT.class,
-          BlockCacheRelationsIT.class);
+          BlockCacheRelationsIT.class,
+          MemstoreReadsIT.class);
 
   private static final String DECODE_WORK =
       "DecodeWorkRelationsIT#decompressionFollowsBlocksReadAndDecodingIsZeroWithoutEncoding";
@@ -76,6 +80,10 @@ public class MiscountDrillIT extends ClusterTestBase {
   private static final String GZ_SCAN =
       "ReadCostIT#gzTableDecompressesEveryBlockItReadsFromTheFileSystem";
   private static final String PROFILE = "HintsProfileIT#aScansProfileIsWhatEachRegionSpentOnIt";
+  private static final String MEMSTORE =
+      "MemstoreReadsIT#everyCellAReadLandsOnInTheMemstoreCountsWithItsBytes";
+  private static final String MEMSTORE_PROFILE =
+      "MemstoreReadsIT#explainAnalyzeShowsEachRegionsMemstoreReads";
   private static final String FAST_DIFF_CELLS =
       "ReadCostIT#fastDiffDecodesEveryCellTheScanVisitsAndNoneDecodesNothing";
 
@@ -96,6 +104,8 @@ public class MiscountDrillIT extends ClusterTestBase {
     CATCHERS.put("decompress halved", List.of(DECODE_WORK, GZ_SCAN));
     CATCHERS.put("decode doubled", List.of(DECODE_CELLS, FAST_DIFF_CELLS));
     CATCHERS.put("decode halved", List.of(DECODE_CELLS, FAST_DIFF_CELLS));
+    CATCHERS.put("memstore doubled", List.of(MEMSTORE, MEMSTORE_PROFILE));
+    CATCHERS.put("memstore halved", List.of(MEMSTORE, MEMSTORE_PROFILE));
     CATCHERS.put("wrong region", List.of(COLD_SCAN, PROFILE));
     CATCHERS.put("wrong query", List.of(PROFILE));
   }

@@ -46,7 +46,7 @@ public class ScanMetricsAgreementIT extends ClusterTestBase {
   private static final String CACHE_BYTES = "BYTES_READ_FROM_BLOCK_CACHE";
 
   /** True from HBase 2.6.4 on, where the server-side scan metrics count file-system reads. */
-  private static boolean hasReadMetrics() {
+  static boolean hasReadMetrics() {
     String[] v = VersionInfo.getVersion().split("[.-]");
     int major = Integer.parseInt(v[0]);
     int minor = Integer.parseInt(v[1]);

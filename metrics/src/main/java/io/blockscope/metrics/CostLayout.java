@@ -27,7 +27,8 @@ import java.util.List;
  * 28    4                checksum.{bytes,chunks,nanos,failures}
  * 32    ALGORITHMS x 4   decompress.&lt;alg&gt;.{blocks,bytesIn,bytesOut,nanos}
  * 68    ENCODINGS x 3    decode.&lt;enc&gt;.{seeks,cells,nanos}
- * 89                     SIZE
+ * 89    2                memstore.{cells,bytes}
+ * 91                     SIZE
  * </pre>
  */
 public final class CostLayout {
@@ -91,7 +92,16 @@ public final class CostLayout {
   public static final int DECODE_SEEKS = 0;
   public static final int DECODE_CELLS = 1;
   public static final int DECODE_NANOS = 2;
-  public static final int SIZE = DECODE + N_ENCODINGS * DECODE_WIDTH;
+
+  /**
+   * Cells a read took from the memstore (a memstore segment's scanner handed them to the store's
+   * scanner), and their serialized size: the reads no block, checksum, decompression or decoding
+   * figure sees.
+   */
+  public static final int MEMSTORE_CELLS = DECODE + N_ENCODINGS * DECODE_WIDTH;
+
+  public static final int MEMSTORE_BYTES = MEMSTORE_CELLS + 1;
+  public static final int SIZE = MEMSTORE_BYTES + 1;
 
   /** What a slot measures, for the metrics reference. */
   public enum Unit {
@@ -126,6 +136,8 @@ public final class CostLayout {
         names[decode(e, f)] = "decode." + ENCODINGS.get(e) + "." + decode[f];
       }
     }
+    names[MEMSTORE_CELLS] = "memstore.cells";
+    names[MEMSTORE_BYTES] = "memstore.bytes";
     List<String> list = new ArrayList<>(SIZE);
     Collections.addAll(list, names);
     NAMES = Collections.unmodifiableList(list);

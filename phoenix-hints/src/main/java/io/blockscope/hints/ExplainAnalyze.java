@@ -468,7 +468,8 @@ final class ExplainAnalyze {
 
   /**
    * One region's (or the total's) costs in words: rows, then each kind of cost that is not zero
-   * (block cache hits and misses always, by block kind where not zero), times at TIME only.
+   * (block cache hits and misses always, by block kind where not zero; the cells and bytes read
+   * from the memstore), times at TIME only.
    */
   static String costs(long rows, Map<String, Long> c, QueryExtensions.Profile level) {
     boolean time = level == QueryExtensions.Profile.TIME;
@@ -529,6 +530,14 @@ final class ExplainAnalyze {
                 + n(seeks)
                 + (time ? " time=" + ms(c.getOrDefault(k + "nanos", 0L)) : ""));
       }
+    }
+    long memstoreCells = c.getOrDefault("memstore.cells", 0L);
+    if (memstoreCells > 0) {
+      parts.add(
+          "memstore cells="
+              + n(memstoreCells)
+              + " bytes="
+              + n(c.getOrDefault("memstore.bytes", 0L)));
     }
     List<String> hbase = new ArrayList<>();
     for (String m : HBaseScanMetrics.NAMES) {

@@ -199,6 +199,7 @@ public final class QueryProfile {
     r.add(String.format(Locale.ROOT, "%.1f", sumPrefix(c, "decompress.", ".nanos") / 1e6));
     r.add(String.format(Locale.ROOT, "%.1f", sumPrefix(c, "decode.", ".nanos") / 1e6));
     r.add(String.format(Locale.ROOT, "%,d", sumPrefix(c, "decode.", ".cells")));
+    r.add(String.format(Locale.ROOT, "%,d", c.getOrDefault("memstore.cells", 0L)));
     if (hbase) {
       for (String m : HBASE_COLUMNS) {
         Long v = c.get(HBaseScanMetrics.PREFIX + m);
@@ -229,7 +230,8 @@ public final class QueryProfile {
                 "checksum ms",
                 "decompress ms",
                 "decode ms",
-                "cells decoded"));
+                "cells decoded",
+                "memstore cells"));
     if (hbase) {
       header.addAll(
           Arrays.asList(

@@ -40,6 +40,6 @@ public class QueryProfileTest {
         new QueryProfile("q", List.of(new QueryProfile.Region("T", "r1", 2_000, OURS)));
     assertFalse(p.hasHBaseScanMetrics());
     assertFalse(p.toText(), p.toText().contains("HBase"));
-    assertTrue(p.toText(), p.toText().split("\n")[1].endsWith("cells decoded"));
+    assertTrue(p.toText(), p.toText().split("\n")[1].endsWith("cells decoded  memstore cells"));
   }
 }

@@ -427,7 +427,7 @@ public class SecureStockIT {
     for (JsonObject v : views) {
       for (var s : v.getAsJsonArray("servers")) {
         assertTrue(s.toString(), s.getAsJsonObject().get("error").isJsonNull());
-        assertEquals(s.toString(), 6, s.getAsJsonObject().get("probesInstalled").getAsInt());
+        assertEquals(s.toString(), 7, s.getAsJsonObject().get("probesInstalled").getAsInt());
       }
       for (var row : v.getAsJsonArray("tables")) {
         JsonObject r = row.getAsJsonObject();

@@ -1,5 +1,6 @@
 package io.blockscope.coprocessor.probe;
 
+import io.blockscope.metrics.CostLayout;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
@@ -58,6 +59,30 @@ public final class BridgeHandle {
         (AtomicReferenceArray<String>) type.getField("UNAVAILABLE").get(null);
     unavailable = reasons;
     setupLock = type.getField("SETUP_LOCK").get(null);
+    String skew = skew(type.getField("N_PROBES").getInt(null), costs().length);
+    if (skew != null) {
+      throw new IllegalStateException(skew);
+    }
+  }
+
+  /**
+   * Why a bridge with {@code probes} probes and {@code slots} cost slots cannot serve this copy of
+   * blockscope (another version of it made the bridge first, in the same JVM), or null when it can:
+   * the bridge's arrays and the probes' slot numbers must be this copy's.
+   */
+  static String skew(int probes, int slots) {
+    if (probes == ProbeBridge.N_PROBES && slots == CostLayout.SIZE) {
+      return null;
+    }
+    return "the read-path bridge in this JVM is another blockscope version's ("
+        + probes
+        + " probes, "
+        + slots
+        + " cost slots; this one has "
+        + ProbeBridge.N_PROBES
+        + " and "
+        + CostLayout.SIZE
+        + "): run one blockscope version per region server";
   }
 
   /**

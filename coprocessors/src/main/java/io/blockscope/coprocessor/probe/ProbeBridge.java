@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.IntConsumer;
 import java.util.function.ToIntFunction;
+import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.HFileBlock;
@@ -44,7 +45,8 @@ import org.apache.hadoop.hbase.nio.ByteBuff;
  * once per decoded cell and does one thread-local read and one increment there; at TIME the
  * seeker's seeks and block starts ({@code seekToKeyInBlock}, {@code rewind}, {@code
  * setCurrentBuffer}) are timed one in {@link #SEEK_SAMPLE}, and its cell steps outside them one in
- * {@link #CELL_SAMPLE}, each scaled. Everything else runs once per block or once per RPC.
+ * {@link #CELL_SAMPLE}, each scaled. The memstore probe runs once per cell a read takes from the
+ * memstore and does the same. Everything else runs once per block or once per RPC.
  */
 public final class ProbeBridge {
   private ProbeBridge() {}
@@ -60,11 +62,14 @@ public final class ProbeBridge {
   /** Not a cost: the end of every RPC call on a handler thread ({@link #callEnded}). */
   public static final int RPC_CALL = 5;
 
-  public static final int N_PROBES = 6;
+  /** Cells a read takes from the memstore ({@link #memstoreCell}). */
+  public static final int MEMSTORE = 6;
+
+  public static final int N_PROBES = 7;
 
   @SuppressWarnings("MutablePublicArray") // the bridge links JDK types only; nothing writes it
   public static final String[] PROBE_NAMES = {
-    "blockCache", "fsRead", "checksum", "decompress", "decode", "rpcCall"
+    "blockCache", "fsRead", "checksum", "decompress", "decode", "rpcCall", "memstore"
   };
 
   /** 1 where a probe's advice is in place. */
@@ -484,6 +489,30 @@ public final class ProbeBridge {
       }
     } catch (Throwable t) {
       fail(DECODE);
+    }
+  }
+
+  /**
+   * A memstore segment's scanner moved to {@code cell} ({@code SegmentScanner.updateCurrent}; null:
+   * past the segment's end): one cell read from the memstore, with its serialized size (key, value
+   * and tags, as HBase's memstore sizing and its own {@code BYTES_READ_FROM_MEMSTORE} count it). A
+   * scanner moves once when it opens, once per seek and once per step, so a cell a seek lands on
+   * again counts again, as a block a read looks up again does.
+   */
+  public static void memstoreCell(Cell cell) {
+    if (!measuring || cell == null) {
+      return;
+    }
+    long[] c = COSTS.get();
+    if (c[CostLayout.LEVEL] == OFF) {
+      return;
+    }
+    try {
+      int n = events(MEMSTORE);
+      c[CostLayout.MEMSTORE_CELLS] += n;
+      c[CostLayout.MEMSTORE_BYTES] += (long) n * cell.getSerializedSize();
+    } catch (Throwable t) {
+      fail(MEMSTORE);
     }
   }
 

@@ -53,6 +53,7 @@ public final class ProbeInstaller {
   private static final String HFILE = "org.apache.hadoop.hbase.io.hfile.";
   private static final String ENCODING = "org.apache.hadoop.hbase.io.encoding.";
   private static final String BYTE_BUFF = "org.apache.hadoop.hbase.nio.ByteBuff";
+  private static final String REGION_SERVER = "org.apache.hadoop.hbase.regionserver.";
   private static final String CALL_RUNNER = "org.apache.hadoop.hbase.ipc.CallRunner";
 
   /**
@@ -264,7 +265,12 @@ public final class ProbeInstaller {
                   ReadPathAdvice.CallEnd.class,
                   "org.apache.hbase.thirdparty.com.google.protobuf.RpcController",
                   "java.lang.Object",
-                  SHORT_CIRCUIT_CALL + "$Operation")));
+                  SHORT_CIRCUIT_CALL + "$Operation")),
+          list(
+              new Target(
+                  REGION_SERVER + "SegmentScanner",
+                  "updateCurrent",
+                  ReadPathAdvice.MemstoreCell.class)));
 
   private static List<Target> decodeTargets() {
     List<Target> t = new ArrayList<>();
@@ -589,6 +595,9 @@ public final class ProbeInstaller {
     }
     if (t.advice() == ReadPathAdvice.Decompress.class) {
       field(type, "fileContext");
+    }
+    if (t.advice() == ReadPathAdvice.MemstoreCell.class) {
+      field(type, "current");
     }
     return m;
   }

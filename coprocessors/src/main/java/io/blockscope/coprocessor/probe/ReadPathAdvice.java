@@ -5,6 +5,7 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import net.bytebuddy.asm.Advice;
+import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
 import org.apache.hadoop.hbase.io.hfile.HFileBlock;
 import org.apache.hadoop.hbase.io.hfile.HFileContext;
@@ -151,6 +152,19 @@ final class ReadPathAdvice {
     @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
     static void exit(@Advice.Enter long start, @Advice.This Object seeker) {
       ProbeBridge.seekerCall(seeker, true, start);
+    }
+  }
+
+  /**
+   * {@code org.apache.hadoop.hbase.regionserver.SegmentScanner.updateCurrent()}: a memstore
+   * segment's scanner moved to its next visible cell (from its constructor, {@code next}, {@code
+   * seek}, {@code reseek} and the backward seeks), which is then its {@code current} field (a
+   * {@code Cell} up to HBase 2.6, an {@code ExtendedCell} from 3.0; null past the segment's end).
+   */
+  static final class MemstoreCell {
+    @Advice.OnMethodExit(suppress = Throwable.class)
+    static void exit(@Advice.FieldValue("current") Cell current) {
+      ProbeBridge.memstoreCell(current);
     }
   }
 

@@ -34,8 +34,9 @@ public class ProbeTargetsTest {
     // the decode probe: decodeNext of five HBase seekers, decodeFirst of two, decode of
     // BLOCKSCOPE_V1's, and rewind, setCurrentBuffer, seekToKeyInBlock of three (not next: a
     // cell step is the decodeNext it calls); the rpcCall probe: CallRunner.run and the
-    // short-circuit connection's doCall, where frames left open by a failed read are closed
-    assertEquals(2 + 1 + 1 + 1 + (5 + 2 + 1 + 3 * 3) + 2, targets);
+    // short-circuit connection's doCall, where frames left open by a failed read are closed; the
+    // memstore probe: SegmentScanner.updateCurrent
+    assertEquals(2 + 1 + 1 + 1 + (5 + 2 + 1 + 3 * 3) + 2 + 1, targets);
   }
 
   /**
