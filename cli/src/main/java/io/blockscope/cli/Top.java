@@ -16,7 +16,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -25,9 +27,11 @@ import org.apache.hadoop.hbase.ServerMetrics;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
 import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
@@ -43,9 +47,11 @@ import picocli.CommandLine.Option;
     name = "top",
     mixinStandardHelpOptions = true,
     description =
-        "Live read costs per table and region across the region servers, from their /jmx:"
-            + " cache hits and misses, file-system blocks and bytes, checksum, decompression and"
-            + " decode time, cells decoded, per second; and each server's probe health.")
+        "Live read costs per namespace, table and region across the region servers, from their"
+            + " /jmx: cache hits and misses, file-system blocks and bytes, checksum, decompression"
+            + " and decode time, cells decoded, cells and bytes read from the memstore, per"
+            + " second; and each server's probe health. On a terminal, keys change the view"
+            + " while it runs (h lists them).")
 final class Top implements Callable<Integer> {
   /** The cluster to read; without --zk, --config or --hbase-site, an embedded one. */
   @Mixin ClusterOptions cluster = new ClusterOptions();
@@ -71,9 +77,23 @@ final class Top implements Callable<Integer> {
       names = "--sort",
       defaultValue = "fs-bytes",
       description =
-          "hits, misses, fs-blocks, fs-bytes, checksum, decompress, decode or cells (default"
-              + " ${DEFAULT-VALUE}).")
+          "hits, misses, fs-blocks, fs-bytes, checksum, decompress, decode, cells,"
+              + " memstore-cells or memstore-bytes (default ${DEFAULT-VALUE}).")
   String sort;
+
+  @Option(
+      names = "--mode",
+      description =
+          "namespace, table or region: the rows the text view shows (default: tables, then"
+              + " regions; on a terminal, tables).")
+  String mode;
+
+  @Option(
+      names = "--filter",
+      description =
+          "Show only the rows whose name contains this text, any case (table, region or"
+              + " server name).")
+  String filter;
 
   @Option(
       names = "--limit",
@@ -106,22 +126,48 @@ final class Top implements Callable<Integer> {
       throw new IllegalArgumentException("--limit must be at least 1, got " + limit);
     }
     TopView.Figure by = TopView.Figure.parse(sort);
+    TopView.Mode m = mode == null ? null : TopView.Mode.parse(mode);
+    if (filter != null && filter.isBlank()) {
+      throw new IllegalArgumentException("--filter needs some text");
+    }
     int views = once ? 1 : iterations;
     if (cluster.remote()) {
       try (ClusterClient c = ClusterClient.connect(cluster)) {
-        return run(() -> http(c), by, views);
+        return run(() -> http(c), by, m, views);
       }
     }
     String note = cluster.ignoredConfigNote();
     if (note != null) {
       System.err.println("blockscope top: " + note);
     }
-    return embedded(by, views);
+    return embedded(by, m, views);
   }
 
-  @SuppressWarnings("SystemConsoleNull") // Java 17: null when the output is not a terminal
-  private Integer run(Source source, TopView.Figure by, int views) throws Exception {
-    boolean clear = !once && format.equals("text") && System.console() != null;
+  @SuppressWarnings({
+    "SystemConsoleNull", // Java 17: null unless input and output are a terminal
+    "try" // the terminal is only closed: back as it was
+  })
+  private Integer run(Source source, TopView.Figure by, TopView.Mode m, int views)
+      throws Exception {
+    boolean terminal = !once && format.equals("text") && System.console() != null;
+    if (terminal) {
+      Terminal t;
+      try {
+        t = Terminal.raw();
+      } catch (IOException noKeys) {
+        t = null; // no stty: the view still redraws, without keys
+      }
+      if (t != null) {
+        try (Terminal keys = t) {
+          return interactive(
+              source, new TopSession(m == null ? TopView.Mode.TABLE : m, filter, by), views);
+        }
+      }
+    }
+    TopView.Scope scope =
+        m == null && filter == null
+            ? null
+            : new TopView.Scope(m == null ? TopView.Mode.TABLE : m, null, filter);
     List<TopView.ServerReading> before = source.read();
     long t0 = System.nanoTime();
     for (int n = 0; views == 0 || n < views; n++) {
@@ -129,22 +175,71 @@ final class Top implements Callable<Integer> {
       List<TopView.ServerReading> after = source.read();
       long t1 = System.nanoTime();
       TopView v = TopView.between(before, after, t1 - t0);
-      String when =
-          LocalTime.now(ZoneId.systemDefault()).format(DateTimeFormatter.ofPattern("HH:mm:ss"));
       String shown =
           switch (format) {
-            case "json" -> v.json(by);
-            case "csv" -> v.csv(by);
-            default -> v.text(by, limit, when);
+            case "json" -> v.json(by, filter);
+            case "csv" -> v.csv(by, filter);
+            default ->
+                scope == null ? v.text(by, limit, now()) : v.text(by, limit, now(), scope, -1);
           };
-      out.print(clear ? "\033[H\033[2J" + shown : shown);
-      if (!clear && !once && format.equals("text")) {
+      out.print(terminal ? CLEAR + shown : shown);
+      if (!terminal && !once && format.equals("text")) {
         out.println();
       }
       out.flush();
       before = after;
       t0 = t1;
     }
+    return 0;
+  }
+
+  private static final String CLEAR = "\033[H\033[2J";
+
+  private static String now() {
+    return LocalTime.now(ZoneId.systemDefault()).format(DateTimeFormatter.ofPattern("HH:mm:ss"));
+  }
+
+  /**
+   * The view on a terminal with keys: a reading every --interval seconds, and each key applied to
+   * the last view at once (sorting, changing mode, filtering and drilling down need no new
+   * reading).
+   */
+  private Integer interactive(Source source, TopSession session, int views) throws Exception {
+    BlockingQueue<Integer> keys = new LinkedBlockingQueue<>();
+    Thread reader = new Thread(() -> Terminal.readKeys(System.in, keys), "top-keys");
+    reader.setDaemon(true);
+    reader.start();
+    out.print(CLEAR + session.screen(null, limit, null, interval));
+    out.flush();
+    List<TopView.ServerReading> before = source.read();
+    long t0 = System.nanoTime();
+    long due = t0 + TimeUnit.SECONDS.toNanos(interval);
+    TopView view = null;
+    String when = null;
+    for (int n = 0; views == 0 || n < views; ) {
+      long wait = due - System.nanoTime();
+      Integer key = wait > 0 ? keys.poll(wait, TimeUnit.NANOSECONDS) : null;
+      if (key != null) {
+        if (!session.key(key, view)) {
+          break;
+        }
+      } else if (System.nanoTime() >= due) {
+        List<TopView.ServerReading> after = source.read();
+        long t1 = System.nanoTime();
+        view = TopView.between(before, after, t1 - t0);
+        when = now();
+        before = after;
+        t0 = t1;
+        due = t1 + TimeUnit.SECONDS.toNanos(interval);
+        n++;
+      } else {
+        continue;
+      }
+      out.print(CLEAR + session.screen(view, limit, when, interval));
+      out.flush();
+    }
+    out.println();
+    out.flush();
     return 0;
   }
 
@@ -228,10 +323,10 @@ final class Top implements Callable<Integer> {
    * shown until the views are done or the process is interrupted.
    */
   @SuppressWarnings("try") // quiet is only closed, before the cluster
-  private Integer embedded(TopView.Figure by, int views) throws Exception {
+  private Integer embedded(TopView.Figure by, TopView.Mode m, int views) throws Exception {
     System.err.println(
-        "blockscope top: no --zk; starting an embedded cluster with two tables and a reader on each"
-            + " (about a minute)...");
+        "blockscope top: no --zk; starting an embedded cluster with two tables and a reader and"
+            + " writer on each (about a minute)...");
     Configuration conf = new Configuration(false);
     conf.setLong(BlockscopeConfig.EXPORT_INTERVAL_MS, 1_000);
     try (EmbeddedCluster cluster = EmbeddedCluster.start(conf);
@@ -256,7 +351,7 @@ final class Top implements Callable<Integer> {
       }
       String server = cluster.regionServer().getServerName().getServerName();
       try {
-        return run(() -> local(server), by, views);
+        return run(() -> local(server), by, m, views);
       } finally {
         readers.forEach(Thread::interrupt);
         for (Thread r : readers) {
@@ -266,15 +361,26 @@ final class Top implements Callable<Integer> {
     }
   }
 
-  /** A full scan, then 200 random gets, again and again, until interrupted. */
+  /**
+   * A full scan, then 200 random gets, then 100 new rows written (they stay in the memstore, so
+   * later scans read them from there), again and again, until interrupted.
+   */
   private static void read(EmbeddedCluster cluster, TableName t) {
     Random random = new Random(t.hashCode());
+    int written = 50_000;
     try (Table table = cluster.connection().getTable(t)) {
       while (!Thread.currentThread().isInterrupted()) {
         RawTable.scanCells(cluster.connection(), t, new Scan().setCacheBlocks(false));
         for (int i = 0; i < 200 && !Thread.currentThread().isInterrupted(); i++) {
-          table.get(new Get(RawTable.seedRow(random.nextInt(50_000))));
+          table.get(new Get(RawTable.seedRow(random.nextInt(written))));
         }
+        List<Put> puts = new ArrayList<>();
+        for (int i = 0; i < 100; i++, written++) {
+          puts.add(
+              new Put(RawTable.seedRow(written))
+                  .addColumn(RawTable.SEED_FAMILY, RawTable.SEED_V1, Bytes.toBytes(i)));
+        }
+        table.put(puts);
       }
     } catch (IOException | RuntimeException stopped) {
       // the cluster is shutting down

@@ -35,7 +35,9 @@ final class TopView {
     CHECKSUM("checksum ms/s", "checksumNanos"),
     DECOMPRESS("decompress ms/s", "decompressNanos"),
     DECODE("decode ms/s", "decodeNanos"),
-    CELLS("cells/s", "cells");
+    CELLS("cells/s", "cells"),
+    MEMSTORE_CELLS("memstore cells/s", "memstoreCells"),
+    MEMSTORE_BYTES("memstore MiB/s", "memstoreBytes");
 
     final String header;
     final String key;
@@ -71,6 +73,12 @@ final class TopView {
       if (metric.startsWith("decode.") && metric.endsWith(".cells")) {
         return CELLS;
       }
+      if (metric.equals("memstore.cells")) {
+        return MEMSTORE_CELLS;
+      }
+      if (metric.equals("memstore.bytes")) {
+        return MEMSTORE_BYTES;
+      }
       return null;
     }
 
@@ -81,20 +89,93 @@ final class TopView {
           return f;
         }
       }
-      throw new IllegalArgumentException(
-          "bad --sort '"
-              + s
-              + "': use one of hits, misses, fs-blocks, fs-bytes, checksum, decompress, decode,"
-              + " cells");
+      throw new IllegalArgumentException("bad --sort '" + s + "': use one of " + names());
+    }
+
+    /** The sort key a user types for this figure ({@code fs-bytes}). */
+    String option() {
+      return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** Every sort key, as {@code --help} and errors list them. */
+    static String names() {
+      List<String> n = new ArrayList<>();
+      for (Figure f : values()) {
+        n.add(f.option());
+      }
+      return String.join(", ", n);
     }
   }
 
-  /** A table (region null) or a region, with what it read in the interval, by {@link Figure}. */
+  /**
+   * A namespace or table (region null; a namespace's row holds the namespace in {@code table}) or a
+   * region, with what it read in the interval, by {@link Figure}.
+   */
   @SuppressWarnings("ArrayRecordComponent") // filled while the view is built, never compared
   record Row(String table, String region, String server, long[] counts) {
     long count(Figure f) {
       return counts[f.ordinal()];
     }
+
+    /** As a view names it: {@code ns:t/region (server)} for a region, else the name. */
+    String label() {
+      return region == null ? table : table + "/" + region + " (" + server + ")";
+    }
+  }
+
+  /** What the rows of a view are: namespaces, tables or regions. */
+  enum Mode {
+    NAMESPACE,
+    TABLE,
+    REGION;
+
+    String word() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    static Mode parse(String s) {
+      for (Mode m : values()) {
+        if (m.word().equalsIgnoreCase(s)) {
+          return m;
+        }
+      }
+      throw new IllegalArgumentException("bad --mode '" + s + "': use namespace, table or region");
+    }
+  }
+
+  /**
+   * Which rows a view shows: those of {@code mode}, only within one namespace (tables) or table
+   * (regions) when {@code within} is set (what drilling down into a row does), and only those whose
+   * label contains {@code filter} (any case) when it is set.
+   */
+  record Scope(Mode mode, String within, String filter) {
+    boolean shows(Row r) {
+      if (within != null) {
+        String parent = mode == Mode.TABLE ? namespace(r.table()) : r.table();
+        if (mode == Mode.NAMESPACE || !parent.equals(within)) {
+          return false;
+        }
+      }
+      return filter == null
+          || r.label().toLowerCase(Locale.ROOT).contains(filter.toLowerCase(Locale.ROOT));
+    }
+
+    /** "tables in namespace ns1 matching 'orders'". */
+    String describe() {
+      String what =
+          switch (mode) {
+            case NAMESPACE -> "namespaces";
+            case TABLE -> within == null ? "tables" : "tables in namespace " + within;
+            case REGION -> within == null ? "regions" : "regions of table " + within;
+          };
+      return filter == null ? what : what + " matching '" + filter + "'";
+    }
+  }
+
+  /** The namespace of a table name: {@code ns} of {@code ns:t}, {@code default} of {@code t}. */
+  static String namespace(String table) {
+    int colon = table.indexOf(':');
+    return colon < 0 ? "default" : table.substring(0, colon);
   }
 
   /** A server's state: probes installed of those it has, probe failures in the interval. */
@@ -103,6 +184,7 @@ final class TopView {
 
   final double seconds;
   final List<Server> servers = new ArrayList<>();
+  final List<Row> namespaces = new ArrayList<>();
   final List<Row> tables = new ArrayList<>();
   final List<Row> regions = new ArrayList<>();
 
@@ -182,9 +264,38 @@ final class TopView {
       }
       v.servers.add(new Server(r.server(), r.error(), installed, probes, failures, open));
     }
-    tables.forEach((t, c) -> v.tables.add(new Row(t, null, null, c)));
+    Map<String, long[]> namespaces = new TreeMap<>();
+    tables.forEach(
+        (t, c) -> {
+          v.tables.add(new Row(t, null, null, c));
+          long[] n = namespaces.computeIfAbsent(namespace(t), k -> new long[c.length]);
+          for (int i = 0; i < c.length; i++) {
+            n[i] += c[i];
+          }
+        });
+    namespaces.forEach((n, c) -> v.namespaces.add(new Row(n, null, null, c)));
     v.regions.addAll(regions.values());
     return v;
+  }
+
+  /** The rows of a mode, unfiltered. */
+  List<Row> rows(Mode m) {
+    return switch (m) {
+      case NAMESPACE -> namespaces;
+      case TABLE -> tables;
+      case REGION -> regions;
+    };
+  }
+
+  /** The rows a scope shows, busiest first by {@code sort}: all of them. */
+  List<Row> shown(Scope scope, Figure sort) {
+    List<Row> r = new ArrayList<>();
+    for (Row x : rows(scope.mode())) {
+      if (scope.shows(x)) {
+        r.add(x);
+      }
+    }
+    return top(r, sort, Integer.MAX_VALUE);
   }
 
   /** Busiest first by {@code f}, then by name; at most {@code limit} rows. */
@@ -201,7 +312,7 @@ final class TopView {
   double perSecond(Row r, Figure f) {
     double v = r.count(f) / seconds;
     return switch (f) {
-      case FS_BYTES -> v / (1024 * 1024);
+      case FS_BYTES, MEMSTORE_BYTES -> v / (1024 * 1024);
       case CHECKSUM, DECOMPRESS, DECODE -> v / 1e6;
       default -> v;
     };
@@ -210,13 +321,41 @@ final class TopView {
   private String cell(Row r, Figure f) {
     double v = perSecond(r, f);
     return switch (f) {
-      case FS_BYTES, CHECKSUM, DECOMPRESS, DECODE -> String.format(Locale.ROOT, "%.2f", v);
+      case FS_BYTES, MEMSTORE_BYTES, CHECKSUM, DECOMPRESS, DECODE ->
+          String.format(Locale.ROOT, "%.2f", v);
       default -> String.format(Locale.ROOT, "%,.0f", v);
     };
   }
 
   /** The screen: servers, then the busiest tables and regions by {@code sort}. */
   String text(Figure sort, int limit, String when) {
+    StringBuilder b = head(sort, when);
+    table(b, rows("table", top(tables, sort, limit), -1));
+    b.append('\n');
+    table(b, rows("region", top(regions, sort, limit), -1));
+    return b.toString();
+  }
+
+  /**
+   * The screen of one scope: servers, then its busiest {@code limit} rows by {@code sort}, the row
+   * at {@code selected} (an index into {@link #shown}; -1: none) marked with {@code >}.
+   */
+  String text(Figure sort, int limit, String when, Scope scope, int selected) {
+    StringBuilder b = head(sort, when);
+    List<Row> shown = shown(scope, sort);
+    int first = selected < limit ? 0 : selected - limit + 1; // the selected row stays on screen
+    List<Row> page = shown.subList(first, Math.min(shown.size(), first + limit));
+    b.append(scope.describe())
+        .append(": ")
+        .append(shown.size())
+        .append(" of ")
+        .append(rows(scope.mode()).size())
+        .append('\n');
+    table(b, rows(scope.mode().word(), page, selected < 0 ? -1 : selected - first));
+    return b.toString();
+  }
+
+  private StringBuilder head(Figure sort, String when) {
     StringBuilder b = new StringBuilder();
     b.append(
         String.format(
@@ -248,23 +387,21 @@ final class TopView {
       b.append(u).append('\n');
     }
     b.append('\n');
-    table(b, rows("table", top(tables, sort, limit)));
-    b.append('\n');
-    table(b, rows("region", top(regions, sort, limit)));
-    return b.toString();
+    return b;
   }
 
-  private List<List<String>> rows(String first, List<Row> rows) {
+  /** A table of rows; with {@code marked} >= 0, every label indented and that one marked. */
+  private List<List<String>> rows(String first, List<Row> rows, int marked) {
     List<List<String>> t = new ArrayList<>();
-    List<String> header = new ArrayList<>(List.of(first));
+    List<String> header = new ArrayList<>(List.of(marked < 0 ? first : "  " + first));
     for (Figure f : Figure.values()) {
       header.add(f.header);
     }
     t.add(header);
-    for (Row r : rows) {
+    for (int i = 0; i < rows.size(); i++) {
+      Row r = rows.get(i);
       List<String> line = new ArrayList<>();
-      line.add(
-          r.region() == null ? r.table() : r.table() + "/" + r.region() + " (" + r.server() + ")");
+      line.add(marked < 0 ? r.label() : (i == marked ? "> " : "  ") + r.label());
       for (Figure f : Figure.values()) {
         line.add(cell(r, f));
       }
@@ -294,6 +431,11 @@ final class TopView {
 
   /** The whole view as one JSON document (every row, counts and rates). */
   String json(Figure sort) {
+    return json(sort, null);
+  }
+
+  /** Every row whose label contains {@code filter} (null: every row), {@link #json(Figure)}. */
+  String json(Figure sort, String filter) {
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("intervalSeconds", seconds);
     doc.put("sortedBy", sort.key);
@@ -309,16 +451,17 @@ final class TopView {
       s.add(m);
     }
     doc.put("servers", s);
-    doc.put("tables", jsonRows(top(tables, sort, Integer.MAX_VALUE)));
-    doc.put("regions", jsonRows(top(regions, sort, Integer.MAX_VALUE)));
+    doc.put("namespaces", jsonRows(shown(new Scope(Mode.NAMESPACE, null, filter), sort), true));
+    doc.put("tables", jsonRows(shown(new Scope(Mode.TABLE, null, filter), sort), false));
+    doc.put("regions", jsonRows(shown(new Scope(Mode.REGION, null, filter), sort), false));
     return Json.write(doc);
   }
 
-  private List<Object> jsonRows(List<Row> rows) {
+  private List<Object> jsonRows(List<Row> rows, boolean namespaces) {
     List<Object> out = new ArrayList<>();
     for (Row r : rows) {
       Map<String, Object> m = new LinkedHashMap<>();
-      m.put("table", r.table());
+      m.put(namespaces ? "namespace" : "table", r.table());
       if (r.region() != null) {
         m.put("region", r.region());
         m.put("server", r.server());
@@ -338,16 +481,23 @@ final class TopView {
 
   /** One CSV line per table and region: counts in the interval and its length. */
   String csv(Figure sort) {
+    return csv(sort, null);
+  }
+
+  /**
+   * {@link #csv(Figure)} of the rows whose label contains {@code filter} (null: every row), and a
+   * line per namespace (its name in the table column).
+   */
+  String csv(Figure sort, String filter) {
     StringBuilder b = new StringBuilder("scope,table,region,server,seconds");
     for (Figure f : Figure.values()) {
       b.append(',').append(f.key);
     }
     b.append('\n');
-    for (Row r : top(tables, sort, Integer.MAX_VALUE)) {
-      csvLine(b, "table", r);
-    }
-    for (Row r : top(regions, sort, Integer.MAX_VALUE)) {
-      csvLine(b, "region", r);
+    for (Mode m : List.of(Mode.TABLE, Mode.REGION, Mode.NAMESPACE)) {
+      for (Row r : shown(new Scope(m, null, filter), sort)) {
+        csvLine(b, m.word(), r);
+      }
     }
     return b.toString();
   }
