@@ -10,16 +10,19 @@ import io.blockscope.harness.StoreFiles;
 import io.blockscope.workloads.RawTable;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.Test;
 
 /** A probe that fails must cost the region server nothing but its own figures. */
 public class ProbeFaultIT extends ClusterTestBase {
   private static final int ROWS = 5_000;
+  private static final int LATER = 10;
 
   @Test
   public void readsStayCorrectWhileEachProbeFailsAndTheFailuresAreCounted() throws Exception {
@@ -32,6 +35,14 @@ public class ProbeFaultIT extends ClusterTestBase {
             .blockSize(4096)
             .level("TIME"));
     RawTable.loadSeed(cluster.connection(), cluster.admin(), t, ROWS, 11);
+    try (Table table = cluster.connection().getTable(t)) { // in the memstore: its probe runs too
+      for (int pk = ROWS; pk < ROWS + LATER; pk++) {
+        table.put(
+            new Put(RawTable.seedRow(pk))
+                .addColumn(RawTable.SEED_FAMILY, RawTable.SEED_V1, Bytes.toBytes(pk))
+                .addColumn(RawTable.SEED_FAMILY, RawTable.SEED_V2, Bytes.toBytes(pk)));
+      }
+    }
     Diagnostics engine = cluster.diagnostics();
     Get get = new Get(RawTable.seedRow(1234));
     Result expected;
@@ -47,7 +58,8 @@ public class ProbeFaultIT extends ClusterTestBase {
       StoreFiles.evict(cluster.blockCache(), cluster.regions(t));
       engine.injectFault(probe);
       try (Table table = cluster.connection().getTable(t)) {
-        assertEquals(name, 2L * ROWS, RawTable.scanCells(cluster.connection(), t, new Scan()));
+        assertEquals(
+            name, 2L * (ROWS + LATER), RawTable.scanCells(cluster.connection(), t, new Scan()));
         Result r = table.get(get);
         assertArrayEquals(
             name,

@@ -30,11 +30,13 @@ import org.apache.hadoop.hbase.NamespaceDescriptor;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.Waiter;
 import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hbase.thirdparty.com.google.gson.JsonArray;
 import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
 import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
@@ -85,6 +87,7 @@ public class PrometheusExporterIT extends ClusterTestBase {
             .blockSize(4096)
             .level("TIME"));
     RawTable.loadSeed(cluster.connection(), cluster.admin(), TABLE, 5_000, 7);
+    writeUnflushed(TABLE, 5_000, 100); // read from the memstore by every scan below
     StoreFiles.evict(cluster.blockCache(), cluster.regions(TABLE));
     RawTable.scanCells(cluster.connection(), TABLE, new Scan()); // cold: misses
     RawTable.scanCells(cluster.connection(), TABLE, new Scan()); // warm: hits
@@ -100,6 +103,19 @@ public class PrometheusExporterIT extends ClusterTestBase {
     exporter = startExporter(shipped(), "exporter");
     scraped = get(exporter);
     SCRAPE.addAll(parse(scraped));
+  }
+
+  /** Rows {@code from..from+n-1} of the seed's shape, left in the memstore (not flushed). */
+  private static void writeUnflushed(TableName t, int from, int n) throws IOException {
+    try (Table table = cluster.connection().getTable(t)) {
+      List<Put> puts = new ArrayList<>();
+      for (int pk = from; pk < from + n; pk++) {
+        puts.add(
+            new Put(RawTable.seedRow(pk))
+                .addColumn(RawTable.SEED_FAMILY, RawTable.SEED_V1, Bytes.toBytes((float) pk)));
+      }
+      table.put(puts);
+    }
   }
 
   /** The shipped configuration, as docs/prometheus has it. */
@@ -354,6 +370,16 @@ public class PrometheusExporterIT extends ClusterTestBase {
         value("blockscope_region_decode_seconds_total", fastDiff),
         1e-9);
     assertTrue(r.get("decode.FAST_DIFF.nanos") > 0);
+    // the rows written after the load, read from the memstore by each scan
+    Map<String, String> inRegion = Map.of("table", table, "region", region);
+    assertTrue(r.toString(), r.get("memstore.cells") > 0);
+    assertEquals(
+        r.get("memstore.cells"), (long) value("blockscope_region_memstore_cells_total", inRegion));
+    assertEquals(
+        r.get("memstore.bytes"), (long) value("blockscope_region_memstore_bytes_total", inRegion));
+    assertEquals(
+        t.get("memstore.cells"),
+        (long) value("blockscope_table_memstore_cells_total", Map.of("table", table)));
     for (String probe : MEASURING_PROBES) {
       assertEquals(probe, 1.0, value("blockscope_probe_installed", Map.of("probe", probe)), 0);
     }
@@ -361,7 +387,7 @@ public class PrometheusExporterIT extends ClusterTestBase {
 
   /** The probes that measure a read's costs; each is installed on the embedded cluster. */
   private static final List<String> MEASURING_PROBES =
-      List.of("blockCache", "fsRead", "checksum", "decompress", "decode");
+      List.of("blockCache", "fsRead", "checksum", "decompress", "decode", "memstore");
 
   /** Metric names a PromQL expression refers to. */
   private static final Pattern METRIC = Pattern.compile("\\bblockscope_[a-z_]+\\b");
@@ -487,6 +513,7 @@ public class PrometheusExporterIT extends ClusterTestBase {
     PrometheusServer server = null;
     try {
       RawTable.loadSeed(cluster.connection(), cluster.admin(), RATED, 2_000, 11);
+      writeUnflushed(RATED, 2_000, 100); // every scan reads them from the memstore
       String target = "127.0.0.1:" + exporter.port();
       server = PrometheusServer.start(prometheus, work, documentedScrapeConfig(target));
       server.awaitTargetUp();
@@ -578,7 +605,7 @@ public class PrometheusExporterIT extends ClusterTestBase {
           assertTrue(title + ": no series of " + RATED, rated || !expr.contains("by (table"));
         }
       }
-      assertEquals("the dashboard's queries", 14, panels);
+      assertEquals("the dashboard's queries", 16, panels);
 
       int variables = 0;
       for (JsonElement v : dashboard.getAsJsonObject("templating").getAsJsonArray("list")) {
