@@ -96,6 +96,17 @@ public class MemstoreReadsIT extends ClusterTestBase {
   }
 
   /**
+   * Whether this HBase reports a scan's memstore bytes to the client: 2.6.4 on, and 2.5.13 on the
+   * 2.5 line (which has that metric but not the file-system ones, so no HBase figures in profiles).
+   */
+  private static boolean hasMemstoreScanMetric() {
+    String[] v = VersionInfo.getVersion().split("[.-]");
+    boolean late25 =
+        Integer.parseInt(v[0]) == 2 && Integer.parseInt(v[1]) == 5 && Integer.parseInt(v[2]) >= 13;
+    return ScanMetricsAgreementIT.hasReadMetrics() || late25;
+  }
+
+  /**
    * HBase's own figure, where its version has it, and its absence where it does not. HBase 2.6.4's
    * {@code SegmentScanner} constructor reads its scan-metrics switch after its first move, so HBase
    * leaves out the cell a segment's scanner lands on when it opens ({@code opening} bytes), which
@@ -105,7 +116,7 @@ public class MemstoreReadsIT extends ClusterTestBase {
     String key = "BYTES_READ_FROM_MEMSTORE";
     assertEquals(
         "HBase " + VersionInfo.getVersion() + " has " + key,
-        ScanMetricsAgreementIT.hasReadMetrics(),
+        hasMemstoreScanMetric(),
         read.hbase().containsKey(key));
     if (read.hbase().containsKey(key)) {
       assertEquals(
