@@ -10,6 +10,7 @@ import java.lang.invoke.MethodType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.IntConsumer;
@@ -211,11 +212,14 @@ public final class BridgeHandle {
 
   /**
    * Makes one probe fail or miscount on purpose (probe -1: none); for tests and drills. The mode is
-   * one of {@link ProbeBridge}'s {@code DRILL_*} values.
+   * one of {@link ProbeBridge}'s {@code DRILL_*} values. Every drill starts its event count at 0,
+   * so that dropping every other event drops the same events each time it runs on the same reads.
    */
   public void drill(int probe, int mode) {
     try {
+      type.getField("drillProbe").setInt(null, -1);
       type.getField("drillMode").setInt(null, mode);
+      ((AtomicLong) type.getField("DRILL_EVENTS").get(null)).set(0); // each drill starts alike
       type.getField("drillProbe").setInt(null, probe);
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException(e);

@@ -112,8 +112,12 @@ public final class ProbeBridge {
   /** What the drill does to {@link #drillProbe}; set before it. */
   public static volatile int drillMode = DRILL_FAULT;
 
-  /** Events the drilled probe saw, for {@link #DRILL_DROP_EVERY_OTHER}. */
-  private static final AtomicLong DRILL_EVENTS = new AtomicLong();
+  /**
+   * Events the drilled probe counted since the drill began (reset by each drill), for {@link
+   * #DRILL_DROP_EVERY_OTHER}: the first is dropped, the second kept, and so on. Only calls that
+   * count something take an event, so every other counted event is dropped, exactly.
+   */
+  public static final AtomicLong DRILL_EVENTS = new AtomicLong();
 
   /** The JVM-wide blockscope engine, whichever class loader made it. */
   private static Object engine;
@@ -296,12 +300,11 @@ public final class ProbeBridge {
       return;
     }
     try {
-      int n = events(CACHE);
       if (found != null) {
-        c[CostLayout.CACHE_HIT + kind(found.getBlockType())] += n;
+        c[CostLayout.CACHE_HIT + kind(found.getBlockType())] += events(CACHE);
       } else if (!useLock) {
         if (expected != null) {
-          c[CostLayout.CACHE_MISS + kind(expected)] += n;
+          c[CostLayout.CACHE_MISS + kind(expected)] += events(CACHE);
         } else {
           c[CostLayout.PENDING_MISS] = 1; // the block type is known once readBlock returns
         }
@@ -359,10 +362,10 @@ public final class ProbeBridge {
       return;
     }
     try {
-      int n = events(CHECKSUM);
       if (block.get(HEADER_CHECKSUM_TYPE) == 0) {
         return; // ChecksumType.NULL: nothing was verified
       }
+      int n = events(CHECKSUM);
       int perChunk = block.getInt(HEADER_BYTES_PER_CHECKSUM);
       int data = block.getInt(HEADER_ON_DISK_DATA_SIZE_WITH_HEADER);
       c[CostLayout.CHECKSUM_BYTES] += (long) n * block.limit();
@@ -388,11 +391,11 @@ public final class ProbeBridge {
       return;
     }
     try {
-      int n = events(DECOMPRESS);
       Compression.Algorithm alg = context.getCompression();
       if (alg == Compression.Algorithm.NONE) {
         return; // an encrypted, uncompressed block
       }
+      int n = events(DECOMPRESS);
       int[] map = indexByAlgorithm;
       int a = alg.ordinal() < map.length ? map[alg.ordinal()] : CostLayout.N_ALGORITHMS - 1;
       int base = CostLayout.DECOMPRESS + a * CostLayout.DECOMPRESS_WIDTH;
@@ -474,12 +477,11 @@ public final class ProbeBridge {
       return;
     }
     try {
-      int n = events(DECODE);
       int base =
           CostLayout.DECODE
               + encodingOfSeeker.applyAsInt(seeker.getClass()) * CostLayout.DECODE_WIDTH;
       if (seek) {
-        c[base + CostLayout.DECODE_SEEKS] += n;
+        c[base + CostLayout.DECODE_SEEKS] += events(DECODE);
       }
       if (start != 0 && start != UNTIMED) {
         long took = System.nanoTime() - start - NANO_TIME_COST;
