@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
 import org.apache.hadoop.hbase.io.hfile.CachedBlock;
+import org.apache.hadoop.hbase.io.hfile.FixedFileTrailer;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.HStore;
 import org.apache.hadoop.hbase.regionserver.HStoreFile;
@@ -42,5 +43,29 @@ public final class StoreFiles {
       }
     }
     return n;
+  }
+
+  /**
+   * The data blocks and cells of a table's store files, read from their trailers: {@code {blocks,
+   * cells}}. A file with a multi-level block index is refused: its trailer counts root entries, not
+   * data blocks.
+   */
+  public static long[] trailerDataBlocksAndCells(List<HRegion> regions) {
+    long blocks = 0;
+    long cells = 0;
+    for (HRegion r : regions) {
+      for (HStore s : r.getStores()) {
+        for (HStoreFile f : s.getStorefiles()) {
+          FixedFileTrailer trailer = f.getReader().getHFileReader().getTrailer();
+          if (trailer.getNumDataIndexLevels() != 1) {
+            throw new IllegalStateException(
+                f.getPath() + " has a multi-level index: its root entries are not its data blocks");
+          }
+          blocks += trailer.getDataIndexCount();
+          cells += trailer.getEntryCount();
+        }
+      }
+    }
+    return new long[] {blocks, cells};
   }
 }

@@ -1,6 +1,7 @@
 package io.blockscope.it;
 
 import io.blockscope.harness.EmbeddedCluster;
+import io.blockscope.harness.StoreFiles;
 import io.blockscope.workloads.SeedTable;
 import io.blockscope.workloads.TableConfig;
 import java.lang.reflect.Method;
@@ -14,7 +15,6 @@ import java.util.Map;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.PrivateCellUtil;
 import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.io.hfile.FixedFileTrailer;
 import org.apache.hadoop.hbase.io.hfile.HFile;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.HStore;
@@ -165,24 +165,7 @@ final class SeedTables {
 
   /** The data blocks and cells of a table's store files, read from their trailers. */
   static long[] dataBlocksAndCells(List<HRegion> regions) {
-    long blocks = 0;
-    long cells = 0;
-    for (HRegion r : regions) {
-      for (HStore s : r.getStores()) {
-        for (HStoreFile f : s.getStorefiles()) {
-          FixedFileTrailer trailer = f.getReader().getHFileReader().getTrailer();
-          if (trailer.getNumDataIndexLevels() != 1) {
-            throw new IllegalStateException(
-                f.getPath()
-                    + " has a multi-level index: its root"
-                    + " entries are not its data blocks");
-          }
-          blocks += trailer.getDataIndexCount();
-          cells += trailer.getEntryCount();
-        }
-      }
-    }
-    return new long[] {blocks, cells};
+    return StoreFiles.trailerDataBlocksAndCells(regions);
   }
 
   /**
