@@ -130,15 +130,29 @@ public final class Diagnostics {
      */
     WRONG_REGION,
     /** The same with queries: every query's costs go to the first query seen; regions are right. */
-    WRONG_QUERY
+    WRONG_QUERY,
+    /** Data blocks are counted as leaf index blocks and leaf index blocks as data blocks. */
+    WRONG_KIND,
+    /** Each encoding's decode costs are counted under the next encoding of the layout. */
+    WRONG_ENCODING,
+    /** Each algorithm's decompression costs are counted under the next algorithm of the layout. */
+    WRONG_COMPRESSION,
+    /** The bytes read from the file system are counted twice; the blocks stay right. */
+    FS_BYTES_DOUBLED,
+    /** Every time (checksum, decompression, decoding) is counted 16 times over. */
+    TIME_16X,
+    /**
+     * Each table's roll-up leaves out one of its regions (the first by encoded name); the regions'
+     * own figures and the server's stay right.
+     */
+    LOST_FROM_TABLE
   }
 
   /**
    * Makes blockscope miscount on purpose, for the sensitivity drill of the test suite (a check that
    * the suite fails when a count is wrong): {@code DOUBLE} and {@code DROP_EVERY_OTHER} act on
-   * probe {@code probe} (a {@code ProbeBridge} index), the wrong attributions on every read. {@code
-   * NONE} ends every miscount. Never set on a production server: the counts are wrong until it
-   * ends.
+   * probe {@code probe} (a {@code ProbeBridge} index), the others on every read. {@code NONE} ends
+   * every miscount. Never set on a production server: the counts are wrong until it ends.
    */
   public void miscount(Miscount how, int probe) {
     switch (how) {
@@ -148,12 +162,15 @@ public final class Diagnostics {
       case DROP_EVERY_OTHER:
         engine.drill(probe, ProbeBridge.DRILL_DROP_EVERY_OTHER);
         break;
-      case WRONG_REGION:
-      case WRONG_QUERY:
-        MiscountDrill.start(how);
+      case LOST_FROM_TABLE:
+        engine.registry().loseFromRollUp(true);
         break;
       case NONE:
         engine.drill(-1, ProbeBridge.DRILL_FAULT);
+        engine.registry().loseFromRollUp(false);
+        MiscountDrill.start(how);
+        break;
+      default:
         MiscountDrill.start(how);
         break;
     }

@@ -1,14 +1,16 @@
 package io.blockscope.coprocessor;
 
 import io.blockscope.metrics.CostAccumulator;
+import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostRegistry.RegionCosts;
 import io.blockscope.metrics.QueryTracker;
 
 /**
- * The sensitivity drill's wrong attribution ({@link Diagnostics#miscount}): while it runs, the
- * engine settles a frame's costs here instead of to its own region and query, so that the suite can
- * show its tests fail when costs go to the wrong place. Off (the production state), it costs the
- * engine one volatile read per settle.
+ * The sensitivity drill's miscounts that are not a probe's ({@link Diagnostics#miscount}): while
+ * one runs, the engine settles a frame's costs here, which gives them to the wrong region or query,
+ * or mislabels or rescales them first, so that the suite can show its tests fail when costs go to
+ * the wrong place or under the wrong name. Off (the production state), it costs the engine one
+ * volatile read per settle.
  */
 final class MiscountDrill {
   /** A wrong attribution the drill asked for; NONE when no drill runs. */
@@ -38,7 +40,17 @@ final class MiscountDrill {
    * query records, regions staying right.
    */
   static void settle(RegionCosts region, QueryTracker.RegionCosts q, long[] costs) {
-    if (how == Diagnostics.Miscount.WRONG_REGION) {
+    Diagnostics.Miscount miscount = how;
+    if (miscount != Diagnostics.Miscount.WRONG_REGION
+        && miscount != Diagnostics.Miscount.WRONG_QUERY) {
+      mislabel(miscount, costs);
+      if (q != null) {
+        q.costs.add(costs);
+      }
+      region.costs().drain(costs);
+      return;
+    }
+    if (miscount == Diagnostics.Miscount.WRONG_REGION) {
       if (sink == null) {
         sink = region;
       }
@@ -57,5 +69,64 @@ final class MiscountDrill {
       }
     }
     region.costs().drain(costs);
+  }
+
+  /**
+   * Miscounts {@code costs} (one frame's, in {@link CostLayout}'s slots) in place the way {@code
+   * miscount} says: a swapped block kind, a rotated encoding or algorithm, doubled file-system
+   * bytes, times 16 times over. Other miscounts leave them alone.
+   */
+  static void mislabel(Diagnostics.Miscount miscount, long[] costs) {
+    switch (miscount) {
+      case WRONG_KIND:
+        for (int group :
+            new int[] {
+              CostLayout.CACHE_HIT, CostLayout.CACHE_MISS, CostLayout.FS_BLOCKS, CostLayout.FS_BYTES
+            }) {
+          swap(costs, group + CostLayout.KIND_DATA, group + CostLayout.KIND_LEAF_INDEX);
+        }
+        break;
+      case WRONG_ENCODING:
+        rotate(costs, CostLayout.DECODE, CostLayout.DECODE_WIDTH, CostLayout.N_ENCODINGS);
+        break;
+      case WRONG_COMPRESSION:
+        rotate(costs, CostLayout.DECOMPRESS, CostLayout.DECOMPRESS_WIDTH, CostLayout.N_ALGORITHMS);
+        break;
+      case FS_BYTES_DOUBLED:
+        for (int k = 0; k < CostLayout.N_KINDS; k++) {
+          costs[CostLayout.FS_BYTES + k] *= 2;
+        }
+        break;
+      case TIME_16X:
+        costs[CostLayout.CHECKSUM_NANOS] *= 16;
+        for (int a = 0; a < CostLayout.N_ALGORITHMS; a++) {
+          costs[
+                  CostLayout.DECOMPRESS
+                      + a * CostLayout.DECOMPRESS_WIDTH
+                      + CostLayout.DECOMPRESS_NANOS] *=
+              16;
+        }
+        for (int e = 0; e < CostLayout.N_ENCODINGS; e++) {
+          costs[CostLayout.DECODE + e * CostLayout.DECODE_WIDTH + CostLayout.DECODE_NANOS] *= 16;
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  private static void swap(long[] costs, int a, int b) {
+    long t = costs[a];
+    costs[a] = costs[b];
+    costs[b] = t;
+  }
+
+  /** Moves each of {@code n} groups of {@code width} slots from {@code base} to the next group. */
+  private static void rotate(long[] costs, int base, int width, int n) {
+    long[] moved = new long[n * width];
+    for (int g = 0; g < n; g++) {
+      System.arraycopy(costs, base + g * width, moved, ((g + 1) % n) * width, width);
+    }
+    System.arraycopy(moved, 0, costs, base, moved.length);
   }
 }

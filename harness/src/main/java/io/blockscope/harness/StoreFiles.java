@@ -1,7 +1,15 @@
 package io.blockscope.harness;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
 import org.apache.hadoop.hbase.io.hfile.CachedBlock;
 import org.apache.hadoop.hbase.io.hfile.FixedFileTrailer;
@@ -43,6 +51,96 @@ public final class StoreFiles {
       }
     }
     return n;
+  }
+
+  /**
+   * One block of an HFile as its own header says (HFile version 3's block header with checksums):
+   * read from the file's bytes, by neither HBase's reader nor blockscope.
+   *
+   * @param magic the block's 8-byte magic: {@code DATABLK*} a data block, {@code IDXLEAF2} a leaf
+   *     index block, {@code IDXINTE2} an intermediate one, {@code BLMFBLK2} a bloom chunk
+   */
+  public record Block(
+      String magic,
+      long offset,
+      int onDiskSize,
+      int uncompressedSizeWithoutHeader,
+      int onDiskDataSizeWithHeader,
+      int bytesPerChecksum) {
+    /** A block header's size, with the checksum fields. */
+    public static final int HEADER_SIZE = 33;
+
+    public boolean isData() {
+      return magic.startsWith("DATABLK");
+    }
+
+    /** Checksum chunks: one per {@code bytesPerChecksum} of the header and the on-disk data. */
+    public long chunks() {
+      return bytesPerChecksum <= 0
+          ? 0
+          : (onDiskDataSizeWithHeader + (long) bytesPerChecksum - 1) / bytesPerChecksum;
+    }
+
+    /** What a compressed block's codec takes in: the on-disk data, less header and checksums. */
+    public int compressedSize() {
+      return onDiskDataSizeWithHeader - HEADER_SIZE;
+    }
+  }
+
+  /** The magics of blocks with a header, in the order of HFile's sections, up to its trailer. */
+  private static final Set<String> BLOCK_MAGICS =
+      Set.of(
+          "DATABLK*",
+          "DATABLKE",
+          "IDXLEAF2",
+          "BLMFBLK2",
+          "METABLKc",
+          "IDXINTE2",
+          "IDXROOT2",
+          "FILEINF2",
+          "BLMFMET2");
+
+  /**
+   * Every block of an HFile's scanned section and load-on-open section that carries a block header,
+   * walked header to header from the file's start until the first bytes that are not one.
+   */
+  public static List<Block> blocks(FileSystem fs, Path file) throws IOException {
+    byte[] bytes;
+    try (FSDataInputStream in = fs.open(file)) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      in.transferTo(out);
+      bytes = out.toByteArray();
+    }
+    ByteBuffer b = ByteBuffer.wrap(bytes);
+    List<Block> blocks = new ArrayList<>();
+    int at = 0;
+    while (at + Block.HEADER_SIZE <= bytes.length) {
+      String magic = new String(bytes, at, 8, StandardCharsets.US_ASCII);
+      if (!BLOCK_MAGICS.contains(magic)) {
+        break;
+      }
+      int onDisk = Block.HEADER_SIZE + b.getInt(at + 8);
+      blocks.add(
+          new Block(magic, at, onDisk, b.getInt(at + 12), b.getInt(at + 29), b.getInt(at + 25)));
+      at += onDisk;
+    }
+    return blocks;
+  }
+
+  /**
+   * Every block of every store file of a table's regions (see {@link #blocks(FileSystem, Path)}).
+   */
+  public static List<Block> blocks(List<HRegion> regions) throws IOException {
+    List<Block> all = new ArrayList<>();
+    for (HRegion r : regions) {
+      FileSystem fs = r.getRegionFileSystem().getFileSystem();
+      for (HStore s : r.getStores()) {
+        for (HStoreFile f : s.getStorefiles()) {
+          all.addAll(blocks(fs, f.getPath()));
+        }
+      }
+    }
+    return all;
   }
 
   /**

@@ -39,31 +39,17 @@ public class ChecksumRelationsIT extends ClusterTestBase {
   /** HFile block header: where the on-disk size and the end of the data are stored. */
   private static final int ON_DISK_SIZE_WITHOUT_HEADER = 8;
 
-  private static final int BYTES_PER_CHECKSUM = 25;
   private static final int ON_DISK_DATA_SIZE_WITH_HEADER = 29;
   private static final int HEADER_SIZE = 33;
-
-  /** A data block of a store file, as its own header describes it. */
-  private record DataBlock(long offset, int onDiskSize, long chunks) {}
 
   /**
    * The data blocks of an HFile, walked through their headers from the file's start: the ground
    * truth for bytes read and checksum chunks, read by neither HBase's reader nor blockscope.
    */
-  private static List<DataBlock> dataBlocks(Path file) throws Exception {
-    byte[] bytes = fileBytes(file);
-    ByteBuffer b = ByteBuffer.wrap(bytes);
-    List<DataBlock> blocks = new ArrayList<>();
-    int at = 0;
-    while (at + HEADER_SIZE <= bytes.length
-        && new String(bytes, at, 8, StandardCharsets.US_ASCII).equals("DATABLK*")) {
-      int onDisk = HEADER_SIZE + b.getInt(at + ON_DISK_SIZE_WITHOUT_HEADER);
-      int perChunk = b.getInt(at + BYTES_PER_CHECKSUM);
-      long data = b.getInt(at + ON_DISK_DATA_SIZE_WITH_HEADER);
-      blocks.add(new DataBlock(at, onDisk, (data + perChunk - 1) / perChunk));
-      at += onDisk;
-    }
-    return blocks;
+  private static List<StoreFiles.Block> dataBlocks(Path file) throws Exception {
+    return StoreFiles.blocks(file.getFileSystem(cluster.conf()), file).stream()
+        .filter(StoreFiles.Block::isData)
+        .toList();
   }
 
   private static byte[] fileBytes(Path file) throws Exception {
@@ -106,19 +92,19 @@ public class ChecksumRelationsIT extends ClusterTestBase {
     long[] digest = scanDigest(t);
     assertEquals(SeedTables.CELLS, digest[0]);
     CostSnapshot on = coldScan(t, digest);
-    List<DataBlock> blocks = dataBlocks(onlyStoreFile(cluster.regions(t)));
+    List<StoreFiles.Block> blocks = dataBlocks(onlyStoreFile(cluster.regions(t)));
     System.out.println("cold scan, " + blocks.size() + " data blocks in the file: " + on.nonZero());
     assertEquals(blocks.size(), on.get("fs.read.blocks.data"));
     assertEquals(
         "a full scan reads nothing but the data blocks",
         on.get("fs.read.blocks.data"),
         on.sumKinds("fs.read.blocks"));
-    long bytesRead = blocks.stream().mapToLong(DataBlock::onDiskSize).sum();
+    long bytesRead = blocks.stream().mapToLong(StoreFiles.Block::onDiskSize).sum();
     assertEquals("the data blocks' on-disk bytes", bytesRead, on.sumKinds("fs.read.bytes"));
     assertEquals("every byte read is verified", bytesRead, on.get("checksum.bytes"));
     assertEquals(
         "one chunk per bytesPerChecksum of each block's data and header",
-        blocks.stream().mapToLong(DataBlock::chunks).sum(),
+        blocks.stream().mapToLong(StoreFiles.Block::chunks).sum(),
         on.get("checksum.chunks"));
     assertEquals(0, on.get("checksum.failures"));
 
@@ -160,8 +146,8 @@ public class ChecksumRelationsIT extends ClusterTestBase {
     CostSnapshot first = coldScan(t, digest);
     System.out.println("cold scan with one bad block checksum: " + first.nonZero());
     assertEquals("the bad block was detected once", 1, first.get("checksum.failures"));
-    List<DataBlock> blocks = dataBlocks(file);
-    long bytesRead = blocks.stream().mapToLong(DataBlock::onDiskSize).sum();
+    List<StoreFiles.Block> blocks = dataBlocks(file);
+    long bytesRead = blocks.stream().mapToLong(StoreFiles.Block::onDiskSize).sum();
     assertEquals(bytesRead, first.sumKinds("fs.read.bytes"));
     // HBase verified the bad block (and failed), reread it with HDFS checksums, and left the next
     // reads of that stream to HDFS: the bytes not verified are those of the blocks right after
@@ -202,7 +188,7 @@ public class ChecksumRelationsIT extends ClusterTestBase {
    * How many data blocks right after the first one hold exactly {@code bytes} bytes together; -1
    * when no run of whole blocks does.
    */
-  private static int unverifiedBlocksAfterTheFirst(List<DataBlock> blocks, long bytes) {
+  private static int unverifiedBlocksAfterTheFirst(List<StoreFiles.Block> blocks, long bytes) {
     long sum = 0;
     for (int k = 1; k < blocks.size() && sum < bytes; k++) {
       sum += blocks.get(k).onDiskSize();

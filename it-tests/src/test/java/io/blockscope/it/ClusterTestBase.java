@@ -115,6 +115,17 @@ public abstract class ClusterTestBase {
             () -> cluster.admin().getClusterMetrics().getLiveServerMetrics().size() == 1);
   }
 
+  /**
+   * Fails unless {@code observed} is at most {@code bound}, in the words the miscount drill reads
+   * ({@code expected at most:<bound> but was:<observed>}).
+   */
+  protected static void assertAtMost(String message, long bound, long observed) {
+    if (observed > bound) {
+      throw new AssertionError(
+          message + " expected at most:<" + bound + "> but was:<" + observed + ">");
+    }
+  }
+
   /** Total block cache misses of all kinds in a snapshot. */
   protected static long misses(CostSnapshot s) {
     return s.sumKinds("blockCache.miss");

@@ -13,21 +13,28 @@ import io.blockscope.workloads.RawTable;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.Waiter;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.CompactionState;
 import org.apache.hadoop.hbase.client.CoprocessorDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.filter.BinaryComparator;
+import org.apache.hadoop.hbase.filter.ValueFilter;
 import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.HRegionServer;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.Test;
 
 /** Profiling levels (per table, per server, changed live) and the life of a region's series. */
@@ -84,6 +91,74 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
     // An unknown level is reported and the region runs at the server level.
     assertTrue(coldScan(bad).sumKinds("fs.read.blocks") > 0);
     assertTrue(cluster.diagnostics().problems().stream().anyMatch(p -> p.contains("LOUD")));
+  }
+
+  /**
+   * TIME's figures on the scale of the wall clock: a scan's RPCs run one after another, each on one
+   * handler thread, and the timed sections (checksums, inflating, decoding) do not nest, so their
+   * sum is within the wall time the client waited for the scan; a time counted several times over
+   * is not. Inflating a 64 KB GZ block takes more than 5 us, which a time counted in microseconds
+   * (a thousandth) is not.
+   */
+  @Test
+  public void timesAreWithinTheWallTimeOfTheScanThatSpentThem() throws Exception {
+    TableName t = newTable("lvl_wall");
+    RawTable.create(
+        cluster.admin(),
+        new RawTable.Spec(t)
+            .encoding(DataBlockEncoding.FAST_DIFF)
+            .compression(Compression.Algorithm.GZ)
+            .level("TIME"));
+    // few cells, each 16 KB of words GZ packs about 3 to 1: inflating them is much of what the
+    // server does for the scan, as it is not for small cells
+    int rows = 1_500;
+    Random random = new Random(7);
+    String[] words = {"block", "cache", "region", "server", "scan", "seek", "cell", "store"};
+    try (Table table = cluster.connection().getTable(t)) {
+      for (int i = 0; i < rows; i++) {
+        StringBuilder v = new StringBuilder();
+        while (v.length() < 16_384) {
+          v.append(words[random.nextInt(words.length)]).append(random.nextInt(100)).append(' ');
+        }
+        table.put(
+            new Put(RawTable.seedRow(i))
+                .addColumn(RawTable.SEED_FAMILY, RawTable.SEED_V1, Bytes.toBytes(v.toString())));
+      }
+    }
+    cluster.admin().flush(t);
+    // a filter no cell passes: the server reads, checks, inflates and decodes every cell and sends
+    // none
+    Scan readAll =
+        new Scan()
+            .setFilter(
+                new ValueFilter(
+                    CompareOperator.EQUAL, new BinaryComparator(Bytes.toBytes("no such value"))));
+    CostSnapshot timed = null;
+    long wall = 0;
+    for (int round = 0; round < 2; round++) { // the first warms the code paths the second times
+      StoreFiles.evict(cluster.blockCache(), cluster.regions(t));
+      CostSnapshot before = tableCosts(t);
+      long start = System.nanoTime();
+      assertEquals(0, RawTable.scanCells(cluster.connection(), t, readAll));
+      wall = System.nanoTime() - start;
+      timed = tableCosts(t).minus(before);
+    }
+    System.out.println(
+        "a cold scan at TIME: "
+            + wall
+            + " ns on the client's clock, "
+            + nanos(timed)
+            + " ns timed: "
+            + timed.nonZero());
+    assertEquals(rows, timed.get("decode.FAST_DIFF.cells"));
+    assertAtMost("the scan's timed sections within its wall time", wall, nanos(timed));
+    long gzBlocks = timed.get("decompress.GZ.blocks");
+    assertEquals(timed.sumKinds("fs.read.blocks"), gzBlocks);
+    assertTrue(
+        timed.get("decompress.GZ.nanos") + " ns for " + gzBlocks + " GZ blocks",
+        timed.get("decompress.GZ.nanos") >= 5_000 * gzBlocks);
+    assertTrue(timed.get("checksum.nanos") > 0);
+    assertTrue(timed.get("decode.FAST_DIFF.nanos") > 0);
   }
 
   @Test

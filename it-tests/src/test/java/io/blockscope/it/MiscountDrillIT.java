@@ -9,8 +9,11 @@ import io.blockscope.coprocessor.probe.ProbeBridge;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.Test;
 import org.junit.runner.Description;
 import org.junit.runner.JUnitCore;
@@ -20,19 +23,45 @@ import org.junit.runner.notification.Failure;
 
 /**
  * The suite's sensitivity drill: blockscope is made to miscount on purpose, one way at a time (each
- * probe doubling or dropping every other event, costs attributed to the wrong region or the wrong
- * query), and the exact-count tests must then fail. A miscount that no test catches is a missing
- * test.
+ * probe doubling or dropping every other event; costs attributed to the wrong region, query, block
+ * kind, encoding or algorithm; file-system bytes doubled with the blocks right; a region left out
+ * of its table's roll-up; times 16 times over), and the exact-count tests must then fail, the right
+ * way: the failed assertion compares an exact count (or a bound) and what it observed moved the way
+ * the miscount moves it ({@link Move}), read from the assertion's own words. Any other failure (a
+ * row count, a relation the miscount nudges by 0.1%, a timeout) is not a catch. A miscount that no
+ * test catches the right way is a missing test.
  *
  * <p>The short form (the default, in CI) runs, for each miscount, the tests {@link #CATCHERS}
- * names, and checks that each of them passes without the miscount and fails with it. The long form
- * ({@code -Dblockscope.drill=full}) runs every test of {@link #SUITES} under every miscount and
- * prints the table of docs/relationships.md, miscount by the tests that caught it.
+ * names, and checks that each of them passes without the miscount and catches it. The long form
+ * ({@code -Dblockscope.drill=full}) runs every test of {@link #SUITES} under every miscount, prints
+ * the table of docs/relationships.md (miscount by the tests that failed, with what each observed),
+ * and also requires each named catcher to catch its miscount.
  */
 public class MiscountDrillIT extends ClusterTestBase {
 
-  /** One way of miscounting: a probe (-1 for the wrong attributions) and what it does. */
-  record Drill(String name, Miscount how, int probe) {
+  /**
+   * How a catching assertion's observed value must move from what it expected, for the catch to be
+   * the miscount's and not another failure: about twice (a doubled count), about half (every other
+   * event dropped), anywhere else (costs under another region, query, table, kind or name), or past
+   * a bound it must stay within (times scaled up).
+   */
+  enum Move {
+    DOUBLED(1.6, 2.4),
+    HALVED(0.3, 0.7),
+    MOVED(Double.NaN, Double.NaN),
+    PAST_BOUND(Double.NaN, Double.NaN);
+
+    final double low;
+    final double high;
+
+    Move(double low, double high) {
+      this.low = low;
+      this.high = high;
+    }
+  }
+
+  /** One way of miscounting: a probe (-1 for the others), what it does, how a catch moves. */
+  record Drill(String name, Miscount how, int probe, Move move) {
     @Override
     public String toString() {
       return name;
@@ -47,12 +76,74 @@ public class MiscountDrillIT extends ClusterTestBase {
       if (p == ProbeBridge.RPC_CALL) {
         continue; // counts nothing
       }
-      d.add(new Drill(ProbeBridge.PROBE_NAMES[p] + " doubled", Miscount.DOUBLE, p));
-      d.add(new Drill(ProbeBridge.PROBE_NAMES[p] + " halved", Miscount.DROP_EVERY_OTHER, p));
+      d.add(new Drill(ProbeBridge.PROBE_NAMES[p] + " doubled", Miscount.DOUBLE, p, Move.DOUBLED));
+      d.add(
+          new Drill(
+              ProbeBridge.PROBE_NAMES[p] + " halved", Miscount.DROP_EVERY_OTHER, p, Move.HALVED));
     }
-    d.add(new Drill("wrong region", Miscount.WRONG_REGION, -1));
-    d.add(new Drill("wrong query", Miscount.WRONG_QUERY, -1));
+    d.add(new Drill("wrong region", Miscount.WRONG_REGION, -1, Move.MOVED));
+    d.add(new Drill("wrong query", Miscount.WRONG_QUERY, -1, Move.MOVED));
+    d.add(new Drill("wrong block kind", Miscount.WRONG_KIND, -1, Move.MOVED));
+    d.add(new Drill("wrong encoding", Miscount.WRONG_ENCODING, -1, Move.MOVED));
+    d.add(new Drill("wrong compression", Miscount.WRONG_COMPRESSION, -1, Move.MOVED));
+    d.add(new Drill("fs bytes doubled", Miscount.FS_BYTES_DOUBLED, -1, Move.DOUBLED));
+    d.add(new Drill("region lost from table", Miscount.LOST_FROM_TABLE, -1, Move.MOVED));
+    d.add(new Drill("time 16x", Miscount.TIME_16X, -1, Move.PAST_BOUND));
     return d;
+  }
+
+  /**
+   * A failed test under a drill: its first failed assertion's message, and the values it compared
+   * when that was an exact count ({@code expected:<x> but was:<y>}, as JUnit words it) or a bound
+   * ({@code expected at most:<x> but was:<y>}, {@link ClusterTestBase#assertAtMost}); null where
+   * the message compares no numbers.
+   */
+  record Catch(String test, String message, Long expected, Long was, boolean bound) {
+    /** The observed value over the expected one (NaN where there is none). */
+    double ratio() {
+      if (expected == null) {
+        return Double.NaN;
+      }
+      return expected == 0 ? (was == 0 ? 1 : Double.POSITIVE_INFINITY) : (double) was / expected;
+    }
+
+    /** Whether this failure is the one {@code move} makes. */
+    boolean is(Move move) {
+      if (expected == null || expected.equals(was)) {
+        return false;
+      }
+      switch (move) {
+        case PAST_BOUND:
+          return bound && was > expected;
+        case MOVED:
+          return !bound;
+        default:
+          return !bound && ratio() >= move.low && ratio() <= move.high;
+      }
+    }
+
+    String observed() {
+      if (expected == null) {
+        return "no count compared";
+      }
+      return (bound ? "past its bound " : "")
+          + was
+          + " for "
+          + expected
+          + String.format(Locale.ROOT, ", x%.2f", ratio());
+    }
+  }
+
+  private static final Pattern COMPARED =
+      Pattern.compile("expected( at most)?:<\\[?(-?[0-9]+)\\]?> but was:<\\[?(-?[0-9]+)\\]?>");
+
+  static Catch parse(String test, String message) {
+    Matcher m = COMPARED.matcher(message == null ? "" : message);
+    if (!m.find()) {
+      return new Catch(test, message, null, null, false);
+    }
+    return new Catch(
+        test, message, Long.parseLong(m.group(2)), Long.parseLong(m.group(3)), m.group(1) != null);
   }
 
   /** The relationship, profile and JMX suites: what the long form runs under every miscount. */
@@ -78,12 +169,16 @@ public class MiscountDrillIT extends ClusterTestBase {
   private static final String COLD_SCAN =
       "ReadCostIT#coldScanMissesMatchCacheStatsAndTheBlocksItCached";
   private static final String GZ_SCAN =
-      "ReadCostIT#gzTableDecompressesEveryBlockItReadsFromTheFileSystem";
+      "ReadCostIT#everyAlgorithmDecompressesEveryBlockItReadsFromTheFileSystem";
   private static final String PROFILE = "HintsProfileIT#aScansProfileIsWhatEachRegionSpentOnIt";
   private static final String MEMSTORE =
       "MemstoreReadsIT#everyCellAReadLandsOnInTheMemstoreCountsWithItsBytes";
   private static final String MEMSTORE_PROFILE =
       "MemstoreReadsIT#explainAnalyzeShowsEachRegionsMemstoreReads";
+  private static final String NO_CACHE_VERIFIED =
+      "PhoenixNoCacheIT#noCacheScansMissEveryTimeWhileCachedScansHitTheSecondTime";
+  private static final String TIME_LEVEL =
+      "LevelsAndLifecycleIT#timesAreWithinTheWallTimeOfTheScanThatSpentThem";
   private static final String FAST_DIFF_CELLS =
       "ReadCostIT#fastDiffDecodesEveryCellTheScanVisitsAndNoneDecodesNothing";
 
@@ -98,8 +193,8 @@ public class MiscountDrillIT extends ClusterTestBase {
     CATCHERS.put("blockCache halved", List.of(COLD_SCAN, DECODE_CELLS));
     CATCHERS.put("fsRead doubled", List.of(DECODE_WORK, CHECKSUM));
     CATCHERS.put("fsRead halved", List.of(DECODE_WORK, CHECKSUM));
-    CATCHERS.put("checksum doubled", List.of(CHECKSUM, COLD_SCAN));
-    CATCHERS.put("checksum halved", List.of(CHECKSUM, COLD_SCAN));
+    CATCHERS.put("checksum doubled", List.of(CHECKSUM, NO_CACHE_VERIFIED));
+    CATCHERS.put("checksum halved", List.of(CHECKSUM, NO_CACHE_VERIFIED));
     CATCHERS.put("decompress doubled", List.of(DECODE_WORK, GZ_SCAN));
     CATCHERS.put("decompress halved", List.of(DECODE_WORK, GZ_SCAN));
     CATCHERS.put("decode doubled", List.of(DECODE_CELLS, FAST_DIFF_CELLS));
@@ -108,6 +203,12 @@ public class MiscountDrillIT extends ClusterTestBase {
     CATCHERS.put("memstore halved", List.of(MEMSTORE, MEMSTORE_PROFILE));
     CATCHERS.put("wrong region", List.of(COLD_SCAN, PROFILE));
     CATCHERS.put("wrong query", List.of(PROFILE));
+    CATCHERS.put("wrong block kind", List.of(COLD_SCAN, DECODE_WORK));
+    CATCHERS.put("wrong encoding", List.of(DECODE_CELLS, FAST_DIFF_CELLS));
+    CATCHERS.put("wrong compression", List.of(GZ_SCAN, DECODE_WORK));
+    CATCHERS.put("fs bytes doubled", List.of(CHECKSUM, COLD_SCAN));
+    CATCHERS.put("region lost from table", List.of(COLD_SCAN, DECODE_CELLS));
+    CATCHERS.put("time 16x", List.of(TIME_LEVEL));
   }
 
   private static Request request(String test) {
@@ -122,7 +223,7 @@ public class MiscountDrillIT extends ClusterTestBase {
   }
 
   /** Runs {@code request} under {@code drill} (null: none) and returns the tests that failed. */
-  private static List<String> failed(Request request, Drill drill) {
+  private static List<Catch> failed(Request request, Drill drill) {
     Diagnostics d = cluster.diagnostics();
     if (drill != null) {
       d.miscount(drill.how(), drill.probe());
@@ -133,26 +234,48 @@ public class MiscountDrillIT extends ClusterTestBase {
     } finally {
       d.miscount(Miscount.NONE, -1);
     }
-    List<String> failed = new ArrayList<>();
+    List<Catch> failed = new ArrayList<>();
     for (Failure f : r.getFailures()) {
       Description t = f.getDescription();
-      String test = t.getTestClass().getSimpleName() + "#" + t.getMethodName();
+      Catch c = parse(t.getTestClass().getSimpleName() + "#" + t.getMethodName(), f.getMessage());
       System.out.println(
           "  "
               + (drill == null ? "no miscount" : drill)
               + ": "
-              + test
+              + c.test()
+              + ": "
+              + c.observed()
               + ": "
               + firstLine(f.getMessage()));
       // only a failed assertion is a catch; an error (a table left over, a timeout) proves nothing
       // and fails the drill itself
       assertTrue(
-          test + " under " + drill + " broke instead of failing an assertion: " + f.getTrace(),
+          c.test() + " under " + drill + " broke instead of failing an assertion: " + f.getTrace(),
           f.getException() instanceof AssertionError);
-      failed.add(test);
+      failed.add(c);
     }
     assertTrue(drill + " ran no test", r.getRunCount() > 0);
     return failed;
+  }
+
+  /** Why {@code test} did not catch {@code drill} the way it must, or null when it did. */
+  private static String wrongCatch(Drill drill, String test, List<Catch> failed) {
+    for (Catch c : failed) {
+      if (c.test().equals(test)) {
+        return c.is(drill.move())
+            ? null
+            : drill
+                + " failed "
+                + test
+                + " the wrong way ("
+                + c.observed()
+                + ", must be "
+                + drill.move()
+                + "): "
+                + firstLine(c.message());
+      }
+    }
+    return drill + " passed " + test;
   }
 
   private static String firstLine(String s) {
@@ -181,34 +304,47 @@ public class MiscountDrillIT extends ClusterTestBase {
       List<String> catchers = CATCHERS.get(drill.name());
       assertTrue("no catcher named for " + drill, catchers != null && !catchers.isEmpty());
       for (String test : catchers) {
-        if (failed(request(test), drill).isEmpty()) {
-          missed.add(drill + " passed " + test);
+        String wrong = wrongCatch(drill, test, failed(request(test), drill));
+        if (wrong != null) {
+          missed.add(wrong);
         }
       }
     }
-    assertEquals("miscounts a test named to catch them let pass", List.of(), missed);
+    assertEquals("miscounts a test named to catch them did not catch", List.of(), missed);
   }
 
-  /** Every suite under every miscount; prints the table and fails on a miscount nothing caught. */
+  /**
+   * Every suite under every miscount; prints the table, each catch with what it observed, and fails
+   * on a miscount nothing caught the way it must, or one a named catcher did not.
+   */
   private static void longForm() {
     Request suites = Request.classes(SUITES.toArray(new Class<?>[0]));
-    List<String> baseline = failed(suites, null);
-    assertEquals("the suites fail without a miscount", List.of(), baseline);
-    Map<Drill, List<String>> caught = new LinkedHashMap<>();
+    assertEquals("the suites fail without a miscount", List.of(), failed(suites, null));
+    StringBuilder table = new StringBuilder("| miscount | tests that caught it |\n|---|---|\n");
+    List<String> wrong = new ArrayList<>();
     for (Drill drill : DRILLS) {
-      caught.put(drill, failed(Request.classes(SUITES.toArray(new Class<?>[0])), drill));
+      List<Catch> failed = failed(Request.classes(SUITES.toArray(new Class<?>[0])), drill);
+      List<String> right = new ArrayList<>();
+      for (Catch c : failed) {
+        if (c.is(drill.move())) {
+          right.add(c.test() + " (" + c.observed() + ")");
+        } else {
+          right.add(c.test() + " (failed otherwise: " + c.observed() + ")");
+        }
+      }
+      table.append("| ").append(drill).append(" | ");
+      table.append(right.isEmpty() ? "**none**" : String.join("<br>", right)).append(" |\n");
+      if (failed.stream().noneMatch(c -> c.is(drill.move()))) {
+        wrong.add(drill + ": no test caught it the way it must");
+      }
+      for (String test : CATCHERS.get(drill.name())) {
+        String w = wrongCatch(drill, test, failed);
+        if (w != null) {
+          wrong.add(w);
+        }
+      }
     }
-    StringBuilder table = new StringBuilder("| miscount | tests that failed |\n|---|---|\n");
-    List<String> uncaught = new ArrayList<>();
-    caught.forEach(
-        (drill, failed) -> {
-          table.append("| ").append(drill).append(" | ");
-          table.append(failed.isEmpty() ? "**none**" : String.join(", ", failed)).append(" |\n");
-          if (failed.isEmpty()) {
-            uncaught.add(drill.name());
-          }
-        });
     System.out.println("miscount drill, long form:\n" + table);
-    assertEquals("miscounts no test caught", List.of(), uncaught);
+    assertEquals("miscounts not caught the way they must be", List.of(), wrong);
   }
 }

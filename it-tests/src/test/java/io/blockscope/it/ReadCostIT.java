@@ -8,17 +8,22 @@ import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.workloads.RawTable;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
+import org.apache.hadoop.hbase.io.hfile.CacheStats;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.Test;
@@ -111,39 +116,159 @@ public class ReadCostIT extends ClusterTestBase {
     assertEquals(0, warm.sumKinds("fs.read.blocks"));
   }
 
+  /**
+   * GZ, SNAPPY and ZSTD alike: every block read from the file system is decompressed once, taking
+   * in its on-disk data less header and checksums and giving out its uncompressed size, as each
+   * block's own header in the file says; blocks are cached uncompressed, so a warm scan
+   * decompresses nothing.
+   */
   @Test
-  public void gzTableDecompressesEveryBlockItReadsFromTheFileSystem() throws Exception {
-    TableName t =
-        table(
-            new RawTable.Spec(newTable("gz")).compression(Compression.Algorithm.GZ).blockSize(8192),
-            ROWS);
-    CostSnapshot before = tableCosts(t);
-    long[] scanned = scanWithMetrics(t, Scan.ReadType.PREAD);
-    CostSnapshot cold = tableCosts(t).minus(before);
+  public void everyAlgorithmDecompressesEveryBlockItReadsFromTheFileSystem() throws Exception {
+    for (Compression.Algorithm alg :
+        List.of(
+            Compression.Algorithm.GZ, Compression.Algorithm.SNAPPY, Compression.Algorithm.ZSTD)) {
+      String name = alg.name();
+      TableName t =
+          table(
+              new RawTable.Spec(newTable(name.toLowerCase(Locale.ROOT)))
+                  .compression(alg)
+                  .blockSize(8192),
+              ROWS);
+      CostSnapshot before = tableCosts(t);
+      long[] scanned = scanWithMetrics(t, Scan.ReadType.PREAD);
+      CostSnapshot cold = tableCosts(t).minus(before);
 
-    long fsBlocks = cold.sumKinds("fs.read.blocks");
-    assertEquals(
-        StoreFiles.cachedDataBlocks(cluster.blockCache(), cluster.regions(t)),
-        cold.get("fs.read.blocks.data"));
-    assertEquals(fsBlocks, cold.get("fs.read.blocks.data"));
-    assertEquals(fsBlocks, cold.get("decompress.GZ.blocks"));
-    // what GZ produced is what HBase's scan metrics say the scan went through
-    assertEquals(
-        "BLOCK_BYTES_SCANNED = GZ's output: " + cold,
-        scanned[1],
-        cold.get("decompress.GZ.bytesOut"));
-    assertTrue(cold.get("decompress.GZ.bytesOut") > cold.get("decompress.GZ.bytesIn"));
-    assertEquals(0, cold.get("decompress.GZ.nanos")); // COUNT level: no timings
-    assertEquals(fsBlocks, cold.sumOver("decompress", "blocks"));
+      List<StoreFiles.Block> data =
+          StoreFiles.blocks(cluster.regions(t)).stream().filter(StoreFiles.Block::isData).toList();
+      assertEquals(
+          name + " data blocks in the files", data.size(), cold.get("fs.read.blocks.data"));
+      assertEquals(
+          name + ": every block read from the file system is a data block",
+          cold.get("fs.read.blocks.data"),
+          cold.sumKinds("fs.read.blocks"));
+      assertEquals(
+          name + " blocks decompressed", data.size(), cold.get("decompress." + name + ".blocks"));
+      assertEquals(
+          name + "'s input: each block's on-disk data, less header and checksums",
+          data.stream().mapToLong(StoreFiles.Block::compressedSize).sum(),
+          cold.get("decompress." + name + ".bytesIn"));
+      assertEquals(
+          name + "'s output: each block's uncompressed size",
+          data.stream().mapToLong(StoreFiles.Block::uncompressedSizeWithoutHeader).sum(),
+          cold.get("decompress." + name + ".bytesOut"));
+      // what the codec produced is what HBase's scan metrics say the scan went through
+      assertEquals(
+          "BLOCK_BYTES_SCANNED = " + name + "'s output: " + cold,
+          scanned[1],
+          cold.get("decompress." + name + ".bytesOut"));
+      assertEquals(0, cold.get("decompress." + name + ".nanos")); // COUNT level: no timings
+      assertEquals(data.size(), cold.sumOver("decompress", "blocks"));
 
-    CostSnapshot beforeWarm = tableCosts(t);
-    long[] warmScanned = scanWithMetrics(t, Scan.ReadType.DEFAULT);
-    CostSnapshot warm = tableCosts(t).minus(beforeWarm);
-    printBlockBytes(t, cold, scanned[1], warmScanned[1]);
-    assertEquals(
-        "blocks are cached uncompressed: a warm scan decompresses nothing",
-        0,
-        warm.sumOver("decompress", "blocks"));
+      CostSnapshot beforeWarm = tableCosts(t);
+      long[] warmScanned = scanWithMetrics(t, Scan.ReadType.DEFAULT);
+      CostSnapshot warm = tableCosts(t).minus(beforeWarm);
+      printBlockBytes(t, cold, scanned[1], warmScanned[1]);
+      assertEquals(
+          name + " blocks are cached uncompressed: a warm scan decompresses nothing",
+          0,
+          warm.sumOver("decompress", "blocks"));
+    }
+  }
+
+  /**
+   * A store file with a three-level block index (index blocks of at most 1 KB): point gets look up
+   * its intermediate and leaf index blocks in the block cache, and blockscope counts each hit and
+   * miss of each kind as HBase's own {@code CacheStats} does (the server's figures; nothing else
+   * here reads a file with a multi-level index). A full scan starts at the file's first data block
+   * without the index and reads the leaf index blocks between data blocks as it passes them, not
+   * knowing their kind beforehand: {@code CacheStats} counts those misses in its total only,
+   * blockscope as leaf index misses, one per leaf block before the file's last data block. The scan
+   * reads by pread: a scan that switches to stream reads reseeks its files through the index after
+   * its RPC's response ({@code StoreScanner.shipped}), outside any read blockscope attributes.
+   */
+  @Test
+  public void aMultiLevelIndexsLeafAndIntermediateBlocksCountAsCacheStatsCountsThem()
+      throws Exception {
+    TableName t = newTable("multilevel");
+    cluster
+        .admin()
+        .createTable(
+            TableDescriptorBuilder.newBuilder(t)
+                .setColumnFamily(
+                    ColumnFamilyDescriptorBuilder.newBuilder(RawTable.SEED_FAMILY)
+                        .setBlocksize(1024)
+                        .setConfiguration("hfile.index.block.max.size", "1024")
+                        .build())
+                .build());
+    RawTable.loadSeed(cluster.connection(), cluster.admin(), t, ROWS, 42);
+    List<HRegion> regions = cluster.regions(t);
+    List<StoreFiles.Block> blocks = StoreFiles.blocks(regions);
+    Map<String, Long> byMagic = new TreeMap<>();
+    blocks.forEach(b -> byMagic.merge(b.magic(), 1L, Long::sum));
+    long lastData =
+        blocks.stream()
+            .filter(StoreFiles.Block::isData)
+            .mapToLong(b -> b.offset())
+            .max()
+            .getAsLong();
+    long leavesPassed =
+        blocks.stream().filter(b -> b.magic().equals("IDXLEAF2") && b.offset() < lastData).count();
+    System.out.println(
+        "a store file with a multi-level index, blocks by kind: "
+            + byMagic
+            + "; leaf index blocks before its last data block: "
+            + leavesPassed);
+    assertTrue(byMagic.toString(), byMagic.getOrDefault("IDXINTE2", 0L) > 0);
+    assertTrue(byMagic.toString(), leavesPassed > 10);
+
+    StoreFiles.evict(cluster.blockCache(), regions);
+    CacheStats stats = cluster.blockCache().getStats();
+    long[] statsBefore = indexStats(stats);
+    CostSnapshot before = serverCosts();
+    assertEquals(2L * ROWS, scanWithMetrics(t, Scan.ReadType.PREAD)[0]);
+    try (Table table = cluster.connection().getTable(t)) {
+      for (int pk = 0; pk < ROWS; pk += ROWS / 200) {
+        assertEquals(2, table.get(new Get(RawTable.seedRow(pk))).size());
+      }
+    }
+    CostSnapshot read = serverCosts().minus(before);
+    long[] statsAfter = indexStats(stats);
+    System.out.println(
+        "a scan and 200 gets: blockscope's "
+            + read.nonZero()
+            + "; CacheStats' intermediate misses, hits, leaf misses, hits, all misses: "
+            + java.util.Arrays.toString(statsBefore)
+            + " -> "
+            + java.util.Arrays.toString(statsAfter));
+    long[] counted = {
+      read.get("blockCache.miss.intermediateIndex"),
+      read.get("blockCache.hit.intermediateIndex"),
+      read.get("blockCache.miss.leafIndex") - leavesPassed,
+      read.get("blockCache.hit.leafIndex"),
+      misses(read)
+    };
+    String[] what = {
+      "intermediate index misses",
+      "intermediate index hits",
+      "leaf index misses, less the leaf blocks the scan passed",
+      "leaf index hits",
+      "misses of every kind"
+    };
+    for (int i = 0; i < what.length; i++) {
+      assertEquals(
+          what[i] + " as CacheStats counts them", statsAfter[i] - statsBefore[i], counted[i]);
+    }
+    assertTrue(read.nonZero().toString(), counted[0] > 0 && counted[1] > 0 && counted[3] > 0);
+  }
+
+  private static long[] indexStats(CacheStats s) {
+    return new long[] {
+      s.getIntermediateIndexMissCount(),
+      s.getIntermediateIndexHitCount(),
+      s.getLeafIndexMissCount(),
+      s.getLeafIndexHitCount(),
+      s.getMissCount()
+    };
   }
 
   @Test
