@@ -1,5 +1,7 @@
 package io.blockscope.it;
 
+import static org.junit.Assert.assertEquals;
+
 import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
@@ -10,6 +12,7 @@ import org.apache.hadoop.hbase.MiniHBaseCluster;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.util.JVMClusterUtil;
+import org.apache.hadoop.hbase.util.VersionInfo;
 import org.junit.BeforeClass;
 
 /** What every integration test shares: the JVM's one embedded cluster and a few readings. */
@@ -20,6 +23,11 @@ public abstract class ClusterTestBase {
 
   @BeforeClass
   public static void startCluster() throws Exception {
+    String built = System.getProperty("blockscope.hbase.version");
+    if (built != null) {
+      // a version profile that resolved another HBase would otherwise test that one quietly
+      assertEquals("the HBase on the test classpath", built, VersionInfo.getVersion());
+    }
     cluster = EmbeddedCluster.shared();
   }
 

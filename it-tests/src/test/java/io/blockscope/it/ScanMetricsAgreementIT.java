@@ -54,6 +54,18 @@ public class ScanMetricsAgreementIT extends ClusterTestBase {
     return major > 2 || (major == 2 && (minor > 6 || (minor == 6 && patch >= 4)));
   }
 
+  /**
+   * Ends a test where HBase has no file-system scan metrics: a skip, unless the build asks for them
+   * ({@code blockscope.require.scan.metrics}, the 2.6.4 profile), where their absence fails.
+   */
+  private static void skipWithoutReadMetrics(boolean present) {
+    String why = "HBase " + VersionInfo.getVersion() + " has no file-system scan metrics";
+    if (Boolean.getBoolean("blockscope.require.scan.metrics")) {
+      assertTrue(why, present);
+    }
+    assumeTrue(why, present);
+  }
+
   private static Map<String, Long> scanRegion(TableName t, HRegion r) throws Exception {
     return scan(
         t,
@@ -164,7 +176,7 @@ public class ScanMetricsAgreementIT extends ClusterTestBase {
           ours.sumKinds("fs.read.bytes") + hits(oursWarm) * HConstants.HFILEBLOCK_HEADER_SIZE,
           (long) warm.get(CACHE_BYTES));
     }
-    assumeTrue("HBase " + VersionInfo.getVersion() + " has no file-system scan metrics", expected);
+    skipWithoutReadMetrics(expected);
   }
 
   /**
@@ -223,7 +235,7 @@ public class ScanMetricsAgreementIT extends ClusterTestBase {
         checked++;
       }
     }
-    assumeTrue("HBase " + VersionInfo.getVersion() + " has no file-system scan metrics", expected);
+    skipWithoutReadMetrics(expected);
     assertEquals(38, checked);
   }
 
@@ -282,6 +294,6 @@ public class ScanMetricsAgreementIT extends ClusterTestBase {
           r.get(HBaseScanMetrics.PREFIX + BYTES));
       assertEquals(where, 0, r.get(HBaseScanMetrics.PREFIX + "BYTES_READ_FROM_MEMSTORE"));
     }
-    assumeTrue("HBase " + VersionInfo.getVersion() + " has no file-system scan metrics", expected);
+    skipWithoutReadMetrics(expected);
   }
 }
