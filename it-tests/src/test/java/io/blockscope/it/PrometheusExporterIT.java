@@ -7,9 +7,11 @@ import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.harness.StoreFiles;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.metrics.MetricKeys;
 import io.blockscope.workloads.RawTable;
 import java.io.File;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.HttpURLConnection;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -22,10 +24,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.management.ObjectName;
 import org.apache.hadoop.hbase.NamespaceDescriptor;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.Waiter;
@@ -309,6 +313,129 @@ public class PrometheusExporterIT extends ClusterTestBase {
       assertTrue("documented but not scraped: " + d.getKey(), labels.containsKey(d.getKey()));
       assertEquals("labels of " + d.getKey(), d.getValue(), labels.get(d.getKey()));
     }
+  }
+
+  /** A row of docs/dashboards.md's metric table, its scope spelled out. */
+  record Row(String type, String from) {}
+
+  private static final Pattern ROW =
+      Pattern.compile("^\\| `(blockscope_[a-z_<>]+)` \\| [^|]* \\| (\\w+) \\| (.*) \\|$");
+
+  private static Map<String, Row> documentedRows() throws IOException {
+    Map<String, Row> rows = new HashMap<>();
+    for (String line : Files.readAllLines(docs().resolve("dashboards.md"))) {
+      Matcher r = ROW.matcher(line);
+      if (r.find()) {
+        for (String scope : List.of("server", "table", "region")) {
+          rows.put(r.group(1).replace("<scope>", scope), new Row(r.group(2), r.group(3)));
+        }
+      }
+    }
+    return rows;
+  }
+
+  /**
+   * The bean and attribute a scraped sample comes from, as docs/dashboards.md's "from" column says
+   * (its first name, the label's value put in for {@code <kind>}, {@code <algorithm>} or {@code
+   * <encoding>}; a setting's name from its label), at the sample's scope.
+   */
+  private static ObjectName beanOf(Sample sample, Row row) throws Exception {
+    Map<String, String> l = sample.labels();
+    Matcher first = Pattern.compile("`([^`]+)`").matcher(row.from());
+    assertTrue(sample.name() + ": a bean name in " + row.from(), first.find());
+    String cost = first.group(1);
+    for (String label : List.of("kind", "algorithm", "encoding")) {
+      if (l.containsKey(label)) {
+        cost = cost.replace("<" + label + ">", l.get(label));
+      }
+    }
+    if (l.containsKey("setting")) {
+      cost = "settings." + l.get("setting").substring("blockscope.".length());
+    }
+    String key;
+    if (sample.name().startsWith("blockscope_probe_")) {
+      key = MetricKeys.probe(l.get("probe"), cost);
+    } else if (sample.name().startsWith("blockscope_region_")) {
+      key = MetricKeys.region(l.get("table"), l.get("region"), cost);
+    } else if (sample.name().startsWith("blockscope_table_")) {
+      key = MetricKeys.table(l.get("table"), cost);
+    } else {
+      key = MetricKeys.server(cost);
+    }
+    return MetricKeys.objectName(key);
+  }
+
+  private static double attribute(ObjectName bean, String type) throws Exception {
+    return ((Number)
+            ManagementFactory.getPlatformMBeanServer()
+                .getAttribute(bean, type.equals("counter") ? "Count" : "Value"))
+        .doubleValue();
+  }
+
+  /**
+   * Every blockscope sample of a scrape, at every scope, against the bean it comes from: the value
+   * (scaled to seconds where the page says so) lies between the bean's reading just before the
+   * scrape and just after it (equal to it for a series nothing read in between), and its {@code #
+   * TYPE} is the page's.
+   */
+  @Test
+  public void everySampleIsItsBeanAtTheDocumentedTypeAndScale() throws Exception {
+    Map<String, Row> rows = documentedRows();
+    Map<String, Double> before = new HashMap<>();
+    for (Sample s : SCRAPE) {
+      if (s.name().startsWith("blockscope_")) {
+        Row row = rows.get(s.name());
+        before.put(s.name() + s.labels(), attribute(beanOf(s, row), row.type()));
+      }
+    }
+    String text = get(exporter);
+    Map<String, Double> after = new HashMap<>();
+    List<Sample> scrape = parse(text);
+    for (Sample s : scrape) {
+      if (s.name().startsWith("blockscope_")) {
+        Row row = rows.get(s.name());
+        after.put(s.name() + s.labels(), attribute(beanOf(s, row), row.type()));
+      }
+    }
+    Map<String, String> types = new HashMap<>();
+    for (String line : text.split("\n")) {
+      if (line.startsWith("# TYPE blockscope_")) {
+        String[] t = line.split(" ");
+        types.put(t[2], t[3]);
+      }
+    }
+    Map<String, Integer> checked = new TreeMap<>();
+    for (Sample s : scrape) {
+      if (!s.name().startsWith("blockscope_")) {
+        continue;
+      }
+      Row row = rows.get(s.name());
+      assertTrue(s.name() + " in docs/dashboards.md's table", row != null);
+      assertEquals("# TYPE of " + s.name(), row.type(), types.get(s.name()));
+      String series = s.name() + s.labels();
+      // a series first scraped now has no reading from before: its bean's reading after stands
+      double lo = before.getOrDefault(series, after.get(series));
+      double hi = after.get(series);
+      double scale = row.from().contains("/ 10^9") ? 1e-9 : 1;
+      double slack = 1e-9 * Math.max(Math.abs(hi), 1) * scale;
+      assertTrue(
+          series
+              + " = "
+              + s.value()
+              + ", its bean read "
+              + lo
+              + " then "
+              + hi
+              + " (x"
+              + scale
+              + ")",
+          s.value() >= Math.min(lo, hi) * scale - slack
+              && s.value() <= Math.max(lo, hi) * scale + slack);
+      checked.merge(s.name().replaceFirst("^blockscope_([a-z]+)_.*", "$1"), 1, Integer::sum);
+    }
+    System.out.println("samples checked against their beans, by scope: " + checked);
+    assertEquals(Set.of("probe", "region", "server", "table"), checked.keySet());
+    assertTrue(checked.toString(), checked.get("region") >= 20 && checked.get("table") >= 20);
   }
 
   /** The scraped value of one series; fails if there is not exactly one. */
