@@ -20,9 +20,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.TableName;
@@ -432,6 +434,7 @@ public class HintsProfileIT extends ClusterTestBase {
   }
 
   @Test
+  @SuppressWarnings("try") // the result set is closed before its profile is read
   public void twoQueriesAtOnceGetTheirOwnCosts() throws Exception {
     StoreFiles.evict(cluster.blockCache(), regions());
     String count = "SELECT /*+ PROFILE */ COUNT(*) FROM " + TABLE;
@@ -443,15 +446,53 @@ public class HintsProfileIT extends ClusterTestBase {
     QueryProfile a;
     QueryProfile b;
     long[] rowsB = new long[1];
+    // the queries overlap by construction: the filtered one has its first row (its region scanners
+    // are open, with rows still to send) when COUNT(*) starts, and reads the rest only after
+    // COUNT(*) has ended
+    CountDownLatch bRunning = new CountDownLatch(1);
+    CountDownLatch aEnded = new CountDownLatch(1);
+    long[] rowsBWhileA = new long[1];
     try (Connection c1 = SeedTables.blockscope(cluster);
         Connection c2 = SeedTables.blockscope(cluster)) {
-      Future<QueryProfile> fa = pool.submit(() -> profiled(c1, count, null));
-      Future<QueryProfile> fb = pool.submit(() -> profiled(c2, filtered, rowsB));
+      Future<QueryProfile> fa =
+          pool.submit(
+              () -> {
+                assertTrue(bRunning.await(120, TimeUnit.SECONDS));
+                try {
+                  return profiled(c1, count, null);
+                } finally {
+                  aEnded.countDown();
+                }
+              });
+      Future<QueryProfile> fb =
+          pool.submit(
+              () -> {
+                try (Statement st = c2.createStatement();
+                    ResultSet rs = st.executeQuery(filtered)) {
+                  long n = 0;
+                  try {
+                    assertTrue("the filtered query has rows", rs.next());
+                    n++;
+                  } finally {
+                    rowsBWhileA[0] = n;
+                    bRunning.countDown();
+                  }
+                  assertTrue(aEnded.await(120, TimeUnit.SECONDS));
+                  while (rs.next()) {
+                    n++;
+                  }
+                  rowsB[0] = n;
+                  rs.close();
+                  return rs.unwrap(BlockscopeResultSet.class).profile();
+                }
+              });
       a = fa.get();
       b = fb.get();
     } finally {
       pool.shutdown();
     }
+    assertEquals("the filtered query was under way when COUNT(*) ran", 1, rowsBWhileA[0]);
+    assertTrue("and had rows left to read after it: " + rowsB[0], rowsB[0] > 1_000);
     Map<String, CostSnapshot> after = snapshots();
     assertTrue(!a.queryId().equals(b.queryId()));
     assertEquals("COUNT(*) read every row", ROWS, a.rows());
