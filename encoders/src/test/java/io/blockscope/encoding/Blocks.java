@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeSet;
@@ -13,9 +14,12 @@ import org.apache.hadoop.hbase.ArrayBackedTag;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellComparator;
 import org.apache.hadoop.hbase.CellComparatorImpl;
+import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.ExtendedCell;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.KeyValueUtil;
+import org.apache.hadoop.hbase.MetaCellComparator;
 import org.apache.hadoop.hbase.PrivateCellUtil;
 import org.apache.hadoop.hbase.Tag;
 import org.apache.hadoop.hbase.io.ByteArrayOutputStream;
@@ -58,12 +62,27 @@ final class Blocks {
       boolean tags,
       boolean mvcc)
       throws IOException {
+    return encode(encoder, encoding, cells, tags, mvcc, CellComparatorImpl.COMPARATOR);
+  }
+
+  /**
+   * As above, in a file ordered by {@code comparator} (ROW_INDEX_V1's encoder checks that each row
+   * is after the one before by it: hbase:meta's rows need MetaCellComparator).
+   */
+  static byte[] encode(
+      DataBlockEncoder encoder,
+      DataBlockEncoding encoding,
+      List<? extends Cell> cells,
+      boolean tags,
+      boolean mvcc,
+      CellComparator comparator)
+      throws IOException {
     HFileBlockEncodingContext ctx =
         encoder.newDataBlockEncodingContext(
             new Configuration(false),
             encoding,
             HConstants.HFILEBLOCK_DUMMY_HEADER,
-            context(tags, mvcc));
+            context(tags, mvcc, comparator));
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     bytes.write(HConstants.HFILEBLOCK_DUMMY_HEADER);
     DataOutputStream out = new DataOutputStream(bytes);
@@ -168,8 +187,18 @@ final class Blocks {
    * allows more, and CellComparatorImpl orders them).
    */
   static List<KeyValue> cells(Shape shape, long seed, boolean tags, boolean mvcc, int families) {
+    return cells(shape, seed, tags, mvcc, families, CellComparatorImpl.COMPARATOR);
+  }
+
+  /**
+   * As above, in the order of {@code order}; for {@link MetaCellComparator} the rows are
+   * hbase:meta's ({@link MetaRows}), which it needs and orders otherwise than bytewise.
+   */
+  static List<KeyValue> cells(
+      Shape shape, long seed, boolean tags, boolean mvcc, int families, CellComparator order) {
+    MetaRows meta = order instanceof MetaCellComparator ? new MetaRows() : null;
     Random r = new Random(seed);
-    TreeSet<KeyValue> sorted = new TreeSet<>(CellComparatorImpl.COMPARATOR);
+    TreeSet<KeyValue> sorted = new TreeSet<>(order);
     // a block holds one family (one store); short or long at random
     byte[][] familyList = new byte[families][];
     for (int f = 0; f < families; f++) {
@@ -186,11 +215,13 @@ final class Blocks {
     };
     for (int i = 0; i < shape.rows(); i++) {
       byte[] row =
-          ("row-"
-                  + String.format("%06d", i * 7 + r.nextInt(7))
-                  + (r.nextInt(4) == 0 ? "-" + r.nextInt(1000) : "")
-                  + pad(r, shape.longKeys()))
-              .getBytes(StandardCharsets.UTF_8);
+          meta != null
+              ? meta.next(r, i, shape)
+              : ("row-"
+                      + String.format("%06d", i * 7 + r.nextInt(7))
+                      + (r.nextInt(4) == 0 ? "-" + r.nextInt(1000) : "")
+                      + pad(r, shape.longKeys()))
+                  .getBytes(StandardCharsets.UTF_8);
       int cells = 1 + r.nextInt(shape.maxCellsPerRow());
       for (int j = 0; j < cells; j++) {
         byte[] qualifier =
@@ -250,6 +281,47 @@ final class Blocks {
     return new ArrayList<>(sorted);
   }
 
+  /**
+   * Rows of hbase:meta, each made after the one before: a region's, "table,start key,region
+   * id.encoded name." as {@code RegionInfo.createRegionName} makes it, or (1 in 20) a table's state
+   * row, its name alone; never with one ',' alone, which MetaCellComparator reads as if it had two.
+   * MetaCellComparator compares the table, the start key (up to the last ',') and the region id
+   * each as a whole, so a start key that another one begins with comes first, where bytewise the
+   * other does if the next byte is below ',': "t,k1,1700..." is before "t,k1\0,1700...", bytewise
+   * after it. Half the regions take the start key of the region before and add such bytes or ',' to
+   * it.
+   */
+  private static final class MetaRows {
+    /** Tables whose names prefix one another; every one after "a" ({@link KeyValueStub#before}). */
+    private static final String[] TABLES = {"t", "t1", "t-x", "ns:t", "usertable"};
+
+    /** What a start key may go on with after another's: bytes below ',', and ',' itself. */
+    private static final String[] MORE = {"\0", "!", "+", ",", ",\0", "\1x"};
+
+    private String table;
+    private String start;
+
+    byte[] next(Random r, int i, Shape shape) {
+      if (start != null && r.nextBoolean()) {
+        start += MORE[r.nextInt(MORE.length)];
+      } else {
+        table = TABLES[r.nextInt(TABLES.length)];
+        if (r.nextInt(20) == 0) {
+          start = null;
+          return table.getBytes(StandardCharsets.UTF_8);
+        }
+        start = r.nextInt(10) == 0 ? "" : "k" + (i / 3 + r.nextInt(3)) + pad(r, shape.longKeys());
+      }
+      StringBuilder encoded = new StringBuilder();
+      for (int h = 0; h < 32; h++) {
+        encoded.append(Character.forDigit(r.nextInt(16), 16));
+      }
+      long regionId = 1_700_000_000_000L + r.nextInt(1000);
+      return (table + "," + start + "," + regionId + "." + encoded + ".")
+          .getBytes(StandardCharsets.ISO_8859_1);
+    }
+  }
+
   /** Up to {@code max} letters, many rows sharing long prefixes ('a's), some not. */
   private static String pad(Random r, int max) {
     if (max == 0) {
@@ -259,8 +331,42 @@ final class Blocks {
     return "a".repeat(n) + (char) ('a' + r.nextInt(26));
   }
 
+  /**
+   * Every cell of {@code block}, walked by {@code seeker} from the first to the last, as copies.
+   */
+  static List<KeyValue> walk(DataBlockEncoder.EncodedSeeker seeker, ByteBuff block) {
+    seeker.setCurrentBuffer(block);
+    List<KeyValue> cells = new ArrayList<>();
+    do {
+      cells.add(KeyValueUtil.copyToNewKeyValue(seeker.getCell()));
+    } while (seeker.next());
+    return cells;
+  }
+
   /** Key equality as the seekers compare keys: everything but the sequence id. */
   static int compare(Cell a, Cell b) {
     return PrivateCellUtil.compareKeyIgnoresMvcc(CellComparatorImpl.COMPARATOR, a, b);
+  }
+
+  /**
+   * What of a cell a block stores {@code got}, a decoded cell, differs in from {@code expected}:
+   * "key" (sequence id aside), "value", "tags" (in a block with tags) or "sequence id" (in a block
+   * with them), the first that differs; null if none does.
+   */
+  static String difference(Cell expected, Cell got, boolean tags, boolean mvcc) {
+    if (compare(expected, got) != 0) {
+      return "key";
+    }
+    if (!CellUtil.matchingValue(expected, got)) {
+      return "value";
+    }
+    if (tags
+        && !Arrays.equals(PrivateCellUtil.cloneTags(expected), PrivateCellUtil.cloneTags(got))) {
+      return "tags";
+    }
+    if (mvcc && expected.getSequenceId() != got.getSequenceId()) {
+      return "sequence id";
+    }
+    return null;
   }
 }

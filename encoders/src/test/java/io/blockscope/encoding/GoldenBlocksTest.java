@@ -2,33 +2,29 @@ package io.blockscope.encoding;
 
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
-import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
-import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.assertNull;
 
+import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hbase.Cell;
-import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.CellComparatorImpl;
 import org.apache.hadoop.hbase.KeyValue;
-import org.apache.hadoop.hbase.PrivateCellUtil;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder.EncodedSeeker;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
-import org.apache.hadoop.hbase.nio.SingleByteBuff;
 import org.junit.Test;
 
 /**
  * Encoded blocks checked in under {@code src/test/resources/golden/}: each must decode to the cells
- * it was made from, and encoding those cells again must give the same bytes, so the format cannot
- * change without this test failing. Once released, a deliberate format change is a new encoding
- * (new name and id, e.g. BLOCKSCOPE_V2), since files written in the old one stay on disk; before
- * the first release the files were rewritten with each deliberate change (the last: the grouped
- * layout of 2026-11-22). They are written only by running this test with {@code
- * -Dgolden.write=<directory>}.
+ * it was made from, every seek into it must land on the cell its walk puts there, and encoding
+ * those cells again must give the same bytes, so the format cannot change without this test
+ * failing. Once released, a deliberate format change is a new encoding (new name and id, e.g.
+ * BLOCKSCOPE_V2), since files written in the old one stay on disk; before the first release the
+ * files were rewritten with each deliberate change (the last: the grouped layout of 2026-11-22).
+ * They are written only by running this test with {@code -Dgolden.write=<directory>}.
  */
 public class GoldenBlocksTest {
   private static final DataBlockEncoding ENCODING = BlockscopeEncoding.register();
@@ -65,33 +61,52 @@ public class GoldenBlocksTest {
         Files.write(Path.of(write, g.file()), encoded);
         continue;
       }
-      byte[] golden;
-      try (InputStream in = getClass().getResourceAsStream("/golden/" + g.file())) {
-        assertNotNull("missing golden file " + g.file(), in);
-        golden = in.readAllBytes();
-      }
-      EncodedSeeker seeker =
-          encoder.createSeeker(
-              encoder.newDataBlockDecodingContext(
-                  new Configuration(false), Blocks.context(g.tags(), g.mvcc())));
-      seeker.setCurrentBuffer(new SingleByteBuff(ByteBuffer.wrap(golden)));
+      byte[] golden = golden(g);
+      List<KeyValue> walked = Blocks.walk(seeker(g, encoder), Blocks.Memory.HEAP.wrap(golden));
+      assertEquals(g.file() + " cells", cells.size(), walked.size());
       for (int i = 0; i < cells.size(); i++) {
-        Cell got = seeker.getCell();
-        KeyValue want = cells.get(i);
-        String where = g.file() + " cell " + i;
-        assertEquals(where, 0, Blocks.compare(want, got));
-        assertTrue(where, CellUtil.matchingValue(want, got));
-        if (g.tags()) {
-          assertArrayEquals(where, PrivateCellUtil.cloneTags(want), PrivateCellUtil.cloneTags(got));
-        }
-        if (g.mvcc()) {
-          assertEquals(where, want.getSequenceId(), got.getSequenceId());
-        }
-        assertEquals(where, i + 1 < cells.size(), seeker.next());
+        String differs = Blocks.difference(cells.get(i), walked.get(i), g.tags(), g.mvcc());
+        assertNull(g.file() + " cell " + i + ": " + differs + " differs", differs);
       }
-      assertFalse(seeker.next());
       assertArrayEquals(
           g.file() + ": the encoder no longer writes the checked-in bytes", golden, encoded);
     }
+  }
+
+  /**
+   * The checked-in blocks sought as the contract test seeks ({@link
+   * EncodingContractTest#assertSeeks}): to each cell's key, to keys just before and after each, to
+   * each row's first and last key, before the first cell and after the last, with seekBefore false
+   * and true, on the heap, in a direct buffer and split over two. Each lands on the cell a binary
+   * search over the cells the block walks to finds (the one at or after the key without seekBefore,
+   * else the one before it), and compareKey answers there as the comparator does.
+   */
+  @Test
+  public void checkedInBlocksSeekToTheCellsTheyWalkTo() throws Exception {
+    for (Golden g : GOLDEN) {
+      BlockscopeV1Encoder encoder = new BlockscopeV1Encoder(g.interval());
+      byte[] golden = golden(g);
+      EncodedSeeker seeker = seeker(g, encoder);
+      List<KeyValue> walked = Blocks.walk(seeker, Blocks.Memory.HEAP.wrap(golden));
+      EncodingContractTest contract =
+          new EncodingContractTest(g.file(), ENCODING, encoder, CellComparatorImpl.COMPARATOR);
+      for (Blocks.Memory m : Blocks.Memory.values()) {
+        seeker.setCurrentBuffer(m.wrap(golden));
+        contract.assertSeeks(g.file() + " " + m, walked, seeker, g.tags(), g.mvcc());
+      }
+    }
+  }
+
+  private byte[] golden(Golden g) throws IOException {
+    try (InputStream in = getClass().getResourceAsStream("/golden/" + g.file())) {
+      assertNotNull("missing golden file " + g.file(), in);
+      return in.readAllBytes();
+    }
+  }
+
+  private static EncodedSeeker seeker(Golden g, BlockscopeV1Encoder encoder) {
+    return encoder.createSeeker(
+        encoder.newDataBlockDecodingContext(
+            new Configuration(false), Blocks.context(g.tags(), g.mvcc())));
   }
 }
