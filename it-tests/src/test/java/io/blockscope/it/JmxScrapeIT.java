@@ -63,7 +63,10 @@ public class JmxScrapeIT extends ClusterTestBase {
   }
 
   private static long count(String objectName) throws Exception {
-    return (Long) jmx.getAttribute(new ObjectName(objectName), "Count");
+    ObjectName name = new ObjectName(objectName);
+    // a bean that is not there is a failed expectation (of its name, or of the costs it shows)
+    assertTrue("a bean " + objectName, jmx.isRegistered(name));
+    return (Long) jmx.getAttribute(name, "Count");
   }
 
   @Test
