@@ -105,6 +105,13 @@ final class Evaluate implements Callable<Integer> {
   String weights;
 
   @Option(
+      names = "--keep-tables",
+      description =
+          "Keep each configuration's scratch table (in the BLOCKSCOPE_EVAL schema) after the run,"
+              + " to check it against its store files; the next run replaces them.")
+  boolean keepTables;
+
+  @Option(
       names = "--out",
       paramLabel = "DIR",
       description = "Report directory (default ./blockscope-report/<timestamp>).")
@@ -212,7 +219,15 @@ final class Evaluate implements Callable<Integer> {
       } else {
         runner =
             new EvaluationRunner(
-                cluster, dataShape, sample, cfgs, ws, rowCount, runs, Progress.forConsole(console));
+                    cluster,
+                    dataShape,
+                    sample,
+                    cfgs,
+                    ws,
+                    rowCount,
+                    runs,
+                    Progress.forConsole(console))
+                .keepTables(keepTables);
         result = runner.run();
       }
     } finally {

@@ -58,6 +58,7 @@ final class EvaluationRunner {
   private final int runs;
   private final Progress progress;
   private String labelSuffix = "";
+  private boolean keepTables;
 
   /** Phoenix tables to drop (SQL names), and HBase tables to drop if still there. */
   private final Set<String> scratch = ConcurrentHashMap.newKeySet();
@@ -135,7 +136,11 @@ final class EvaluationRunner {
         }
         result.configs.add(cr);
         measure(phoenix, cr);
-        drop(phoenix, cr);
+        if (keepTables) {
+          keep(cr);
+        } else {
+          drop(phoenix, cr);
+        }
       }
       if (result.costsUnavailable == null) {
         result.costsUnavailable = cluster.costs().unavailable();
@@ -181,6 +186,12 @@ final class EvaluationRunner {
         tn = TableName.valueOf(SCHEMA, "T_" + config.tableSuffix());
         table = tn.getNameAsString();
         scratchHBase.add(table);
+        if (admin.tableExists(tn)) { // kept by an earlier run (--keep-tables): evaluate's own
+          if (admin.isTableEnabled(tn)) {
+            admin.disableTable(tn);
+          }
+          admin.deleteTable(tn);
+        }
         if (shape == DataShape.PE) {
           RawTable.create(
               admin, tn, List.of(ColumnFamilyDescriptorBuilder.of(RawTable.PE_FAMILY)), config);
@@ -215,6 +226,25 @@ final class EvaluationRunner {
             .build());
     cr.storeFileBytes = cluster.storeFileBytes(cr.hbaseTable);
     return cr;
+  }
+
+  /**
+   * Keeps each configuration's table after the run (in evaluate's own schema; the next run replaces
+   * it), so that it can be checked against its store files; the seeds' source table is dropped as
+   * ever.
+   */
+  EvaluationRunner keepTables(boolean keep) {
+    this.keepTables = keep;
+    return this;
+  }
+
+  private void keep(Evaluation.ConfigResult cr) {
+    scratch.remove(cr.table);
+    scratchHBase.remove(cr.table);
+    scratchHBase.remove(cr.table.replace('.', ':'));
+    scratchHBase.remove(cr.hbaseTable);
+    createdNamespace = false; // it holds the kept table
+    progress.note("kept " + cr.hbaseTable + " (--keep-tables)");
   }
 
   /** Appended to every configuration's label, e.g. the block cache setup of the run. */

@@ -151,6 +151,54 @@ public class ScratchCleanupIT {
   }
 
   /**
+   * {@code --keep-tables}: each configuration's table stays after the run, holding the run's rows
+   * (its store file's trailer says so), and a second run replaces it instead of failing on it.
+   */
+  @Test
+  public void keptTablesStayWithTheirRowsAndTheNextRunReplacesThem() throws Exception {
+    String[] args = {
+      "evaluate",
+      "--zk",
+      zk(),
+      "--shape",
+      "pe",
+      "--rows",
+      "2^10",
+      "--runs",
+      "1",
+      "--configs",
+      "FAST_DIFF",
+      "--workloads",
+      "raw.scan.no.cache",
+      "--keep-tables",
+      "--out",
+      ""
+    };
+    TableName kept = TableName.valueOf(EvaluationRunner.SCHEMA, "T_FAST_DIFF_NONE");
+    try {
+      for (int run = 1; run <= 2; run++) {
+        args[args.length - 1] = Files.createTempDirectory("evaluate-kept").toString();
+        StringWriter err = new StringWriter();
+        int code =
+            BlockscopeCli.execute(
+                args, new PrintWriter(new StringWriter(), true), new PrintWriter(err, true));
+        assertEquals("run " + run + ": " + err, 0, code);
+        assertEquals("run " + run, List.of(kept), scratchTables());
+        assertEquals(
+            "run " + run + ": the kept table's cells, as its store file's trailer counts them",
+            1024,
+            StoreFiles.trailerDataBlocksAndCells(cluster.regions(kept))[1]);
+      }
+    } finally {
+      if (cluster.admin().tableExists(kept)) {
+        cluster.admin().disableTable(kept);
+        cluster.admin().deleteTable(kept);
+      }
+      cluster.admin().deleteNamespace(EvaluationRunner.SCHEMA);
+    }
+  }
+
+  /**
    * A client drops a table's cached blocks on a running cluster (the embedded one, reached through
    * ZooKeeper as a real one is), so evaluate's cold runs are cold there too.
    */
