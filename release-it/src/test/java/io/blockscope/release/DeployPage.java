@@ -36,6 +36,16 @@ final class DeployPage {
   final String fsClass;
   final int fsPriority;
 
+  /** Way 2: the page's HBase shell lines that add the coprocessor to a table and remove it. */
+  final String alterAdd;
+
+  final String alterRemove;
+
+  /** Profiling levels: the shell lines that set a table's level and unset it. */
+  final String levelSet;
+
+  final String levelUnset;
+
   /** encoder.md: the encoder jar in the release, the region servers' registrar, the guard. */
   final String encoderJar;
 
@@ -67,6 +77,16 @@ final class DeployPage {
     Matcher att = find(way2, "'hdfs:///[^|']+\\|([^|]+)\\|(\\d+)\\|'");
     fsClass = att.group(1);
     fsPriority = Integer.parseInt(att.group(2));
+    alterAdd =
+        find(way2, "alter '[^']+', METHOD => 'table_att', 'coprocessor' =>\\s*'[^']+'").group();
+    alterRemove =
+        find(way2, "alter '[^']+', METHOD => 'table_att_unset', NAME => 'coprocessor\\$1'").group();
+    String levels = section(deploy, "## Profiling levels");
+    levelSet =
+        find(levels, "alter '[^']+', METADATA => \\{'blockscope.level' => '\\w+'\\}").group();
+    levelUnset =
+        find(levels, "alter '[^']+', METHOD => 'table_att_unset', NAME => 'blockscope.level'")
+            .group();
     String encoder = section(Files.readString(docs.resolve("encoder.md")), "## Registering it");
     encoderJar =
         find(encoder, "cp " + Pattern.quote(releaseDir) + "/(server/\\S+\\.jar) \\$HBASE_HOME/lib/")

@@ -25,12 +25,11 @@ import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
-import org.apache.hadoop.hbase.client.CoprocessorDescriptorBuilder;
+import org.apache.hadoop.hbase.client.CoprocessorDescriptor;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
-import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hbase.thirdparty.com.google.gson.JsonArray;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 import org.junit.AfterClass;
@@ -150,10 +149,16 @@ public class StockDeployIT {
             page.siteValue + "," + page.registrar,
             // docs/evaluate.md: evaluate --zk waits for two exports per read; 1 s is the floor
             "blockscope.export.interval.ms",
+            "1000",
+            // files a major compaction replaced are archived within a second, not two minutes,
+            // so t3 finds evaluate's kept tables down to their one store file
+            "hbase.hfile.compaction.discharger.interval",
             "1000"),
         List.of(
             "-javaagent:${lib}/" + page.agentJar,
-            "-javaagent:" + agent + "=${prometheus.port}:" + exporterConfig));
+            "-javaagent:" + agent + "=${prometheus.port}:" + exporterConfig,
+            // no self-attach: the probes these servers weave prove the page's -javaagent works
+            "-XX:+DisableAttachMechanism"));
   }
 
   /** A file of the release that a page names. */
@@ -170,17 +175,36 @@ public class StockDeployIT {
     Path fsLib = cluster.home.resolve("fs/blockscope/lib");
     Files.createDirectories(fsLib);
     Files.copy(jar, fsLib.resolve(jar.getFileName()));
+    // every shell line of the page reads, and makes the change HBase's shell makes of it
+    TableDescriptor user = checks.table(TableName.valueOf("usertable")).build();
+    TableDescriptor withIt = ShellAlter.apply(page.alterAdd, user);
+    assertEquals(page.alterAdd, page.fsClass, withIt.getValue("coprocessor$1").split("\\|")[1]);
+    assertTrue(
+        page.alterRemove, !ShellAlter.apply(page.alterRemove, withIt).hasCoprocessor(page.fsClass));
+    TableDescriptor timed = ShellAlter.apply(page.levelSet, user);
+    assertEquals(page.levelSet, "TIME", timed.getValue("blockscope.level"));
+    assertEquals(
+        page.levelUnset,
+        null,
+        ShellAlter.apply(page.levelUnset, timed).getValue("blockscope.level"));
+
     TableName t = TableName.valueOf("release_per_table");
-    TableDescriptor td =
-        checks
-            .table(t)
-            .setCoprocessor(
-                CoprocessorDescriptorBuilder.newBuilder(page.fsClass)
-                    .setJarPath(fsLib.resolve(jar.getFileName()).toUri().toString())
-                    .setPriority(page.fsPriority)
-                    .build())
-            .build();
-    checks.load(td, 3_000);
+    checks.load(checks.table(t).build(), 3_000);
+    // the page's shell line, for this table and this file system, applied as HBase's shell does
+    String line =
+        page.alterAdd
+            .replace("'usertable'", "'" + t.getNameAsString() + "'")
+            .replace("hdfs:///blockscope/lib/", fsLib.toUri().toString());
+    assertTrue(line, line.contains(fsLib.resolve(jar.getFileName()).toUri().toString()));
+    try (Admin admin = cluster.admin()) {
+      admin.modifyTable(ShellAlter.apply(line, admin.getDescriptor(t)));
+      CoprocessorDescriptor added =
+          admin.getDescriptor(t).getCoprocessorDescriptors().stream()
+              .filter(c -> c.getClassName().equals(page.fsClass))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError(line + " added no " + page.fsClass));
+      assertEquals(line, page.fsPriority, added.getPriority());
+    }
     RegionServer rs = checks.hosting(t);
     String probes = checks.engineLine(rs);
     assertEquals("per-table load without -javaagent", page.probes, probes);
@@ -284,9 +308,29 @@ public class StockDeployIT {
   @Test
   public void t3_evaluateFromTheRelease() throws Exception {
     // PerformanceEvaluation's shape: two configurations, every plain-HBase workload
-    var pe = evaluate("pe", ReleaseClients.PE_RUN);
+    List<String> keep = new ArrayList<>(List.of(ReleaseClients.PE_RUN));
+    keep.add("--keep-tables");
+    var pe = evaluate("pe", keep.toArray(new String[0]));
     assertEquals(2, pe.size());
     ReleaseClients.assertColdScansCounted(pe);
+    // the kept tables against their store files: the cold scan read each data block once
+    for (var config : pe) {
+      TableName kept = TableName.valueOf(config.get("hbaseTable").getAsString());
+      long onDisk = dataBlocksOnDisk(kept);
+      var costs =
+          config
+              .getAsJsonObject("results")
+              .getAsJsonObject("raw.scan.no.cache")
+              .getAsJsonObject("costs");
+      assertEquals(
+          kept + ": the data blocks of its store file",
+          onDisk,
+          costs.get("fs.read.blocks.data").getAsLong());
+      try (Admin admin = cluster.admin()) {
+        admin.disableTable(kept);
+        admin.deleteTable(kept);
+      }
+    }
     // the seeds' Phoenix shape, one configuration, a cold parallel scan and point selects
     var seeds =
         evaluate(
@@ -305,6 +349,44 @@ public class StockDeployIT {
     assertTrue(cold.toString(), blocks > 0);
     assertEquals(cold.toString(), blocks, costs.get("decompress.GZ.blocks").getAsLong());
     assertTrue(cold.toString(), costs.get("decode.ROW_INDEX_V1.cells").getAsLong() > 0);
+  }
+
+  /**
+   * The data blocks of a table's one store file, walked through their headers in the cluster's root
+   * directory, once the region server has archived the files its major compaction replaced.
+   */
+  private static long dataBlocksOnDisk(TableName t) throws Exception {
+    org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path(cluster.rootDir());
+    org.apache.hadoop.fs.FileSystem fs = root.getFileSystem(cluster.clientConf());
+    org.apache.hadoop.fs.Path dir =
+        new org.apache.hadoop.fs.Path(
+            root, "data/" + t.getNamespaceAsString() + "/" + t.getQualifierAsString());
+    List<org.apache.hadoop.fs.Path> files = new ArrayList<>();
+    cluster.await(
+        t + " down to one store file in " + dir,
+        60,
+        () -> {
+          try {
+            files.clear();
+            var it = fs.listFiles(dir, true);
+            while (it.hasNext()) {
+              org.apache.hadoop.fs.Path p = it.next().getPath();
+              // <region>/<family>/<file>: not .regioninfo, .tmp or recovered edits
+              if (p.getParent().getParent().getParent().equals(dir)
+                  && !p.getParent().getName().startsWith(".")
+                  && !p.getParent().getName().equals("recovered.edits")
+                  && !p.getName().startsWith(".")) {
+                files.add(p);
+              }
+            }
+            return files.size() == 1;
+          } catch (IOException e) {
+            return false;
+          }
+        });
+    return io.blockscope.harness.StoreFiles.blocks(fs, files.get(0)).stream()
+        .filter(io.blockscope.harness.StoreFiles.Block::isData)
+        .count();
   }
 
   private static List<org.apache.hbase.thirdparty.com.google.gson.JsonObject> evaluate(
@@ -491,9 +573,9 @@ public class StockDeployIT {
     // the documented way back: the per-table attribute first, then the servers
     TableName perTable = TableName.valueOf("release_per_table");
     try (Admin admin = cluster.admin()) {
-      TableDescriptor td = admin.getDescriptor(perTable);
-      admin.modifyTable(
-          TableDescriptorBuilder.newBuilder(td).removeCoprocessor(page.fsClass).build());
+      String line = page.alterRemove.replace("'usertable'", "'" + perTable.getNameAsString() + "'");
+      admin.modifyTable(ShellAlter.apply(line, admin.getDescriptor(perTable)));
+      assertTrue(line, !admin.getDescriptor(perTable).hasCoprocessor(page.fsClass));
     }
     // docs/encoder.md, the way back: a built-in encoding, a major compaction, and the lister,
     // run as `hbase io.blockscope.encoding.EncodedFiles` runs it, until it exits 0 (the archived
