@@ -134,6 +134,32 @@ public abstract class ClusterTestBase {
     }
   }
 
+  /**
+   * Fails unless {@code observed} lies in {@code [low, high]}, naming the side it left in the words
+   * the miscount drill reads ({@code expected at least:<low> but was:<observed>}, or {@code at
+   * most} and {@code high}).
+   */
+  protected static void assertBetween(String message, double low, double high, double observed) {
+    failOutside(message, observed < low, low, observed > high, high, observed);
+  }
+
+  /** {@link #assertBetween(String, double, double, double)} for counts. */
+  protected static void assertBetween(String message, long low, long high, long observed) {
+    failOutside(message, observed < low, low, observed > high, high, observed);
+  }
+
+  private static void failOutside(
+      String message, boolean below, Object low, boolean above, Object high, Object observed) {
+    if (below || above) {
+      throw new AssertionError(
+          message
+              + (below ? " expected at least:<" + low : " expected at most:<" + high)
+              + "> but was:<"
+              + observed
+              + ">");
+    }
+  }
+
   /** Total block cache misses of all kinds in a snapshot. */
   protected static long misses(CostSnapshot s) {
     return s.sumKinds("blockCache.miss");

@@ -92,33 +92,45 @@ public class MiscountDrillIT extends ClusterTestBase {
     return d;
   }
 
+  /** How a failed assertion compared: an exact count, or a value past one side of a range. */
+  enum Form {
+    EXACT,
+    AT_MOST,
+    AT_LEAST
+  }
+
   /**
    * A failed test under a drill: its first failed assertion's message, and the values it compared
    * when that was an exact count ({@code expected:<x> but was:<y>}, as JUnit words it) or a bound
-   * ({@code expected at most:<x> but was:<y>}, {@link ClusterTestBase#assertAtMost}); null where
-   * the message compares no numbers.
+   * ({@code expected at most:<x> but was:<y>} or {@code at least}, {@link
+   * ClusterTestBase#assertAtMost}, {@link ClusterTestBase#assertBetween}); null where the message
+   * compares no numbers.
    */
-  record Catch(String test, String message, Long expected, Long was, boolean bound) {
+  record Catch(String test, String message, Double expected, Double was, Form form) {
     /** The observed value over the expected one (NaN where there is none). */
     double ratio() {
       if (expected == null) {
         return Double.NaN;
       }
-      return expected == 0 ? (was == 0 ? 1 : Double.POSITIVE_INFINITY) : (double) was / expected;
+      return expected == 0 ? (was == 0 ? 1 : Double.POSITIVE_INFINITY) : was / expected;
     }
 
-    /** Whether this failure is the one {@code move} makes. */
+    /**
+     * Whether this failure is the one {@code move} makes: a doubled or halved count is judged by
+     * its ratio to the value it was held to (exact, or the side of the range it left); costs put
+     * elsewhere must miss an exact count; a scaled-up time must pass its upper bound.
+     */
     boolean is(Move move) {
       if (expected == null || expected.equals(was)) {
         return false;
       }
       switch (move) {
         case PAST_BOUND:
-          return bound && was > expected;
+          return form == Form.AT_MOST && was > expected;
         case MOVED:
-          return !bound;
+          return form == Form.EXACT;
         default:
-          return !bound && ratio() >= move.low && ratio() <= move.high;
+          return ratio() >= move.low && ratio() <= move.high;
       }
     }
 
@@ -126,24 +138,45 @@ public class MiscountDrillIT extends ClusterTestBase {
       if (expected == null) {
         return "no count compared";
       }
-      return (bound ? "past its bound " : "")
-          + was
+      String past =
+          form == Form.AT_MOST
+              ? "past its upper bound "
+              : form == Form.AT_LEAST ? "below its lower bound " : "";
+      return past
+          + number(was)
           + " for "
-          + expected
+          + number(expected)
           + String.format(Locale.ROOT, ", x%.2f", ratio());
+    }
+
+    private static String number(double v) {
+      return v == Math.rint(v) && Math.abs(v) < 1e15
+          ? Long.toString((long) v)
+          : String.format(Locale.ROOT, "%.2f", v);
     }
   }
 
+  private static final String NUMBER = "(-?[0-9]+(?:\\.[0-9]+)?(?:E-?[0-9]+)?)";
+
   private static final Pattern COMPARED =
-      Pattern.compile("expected( at most)?:<\\[?(-?[0-9]+)\\]?> but was:<\\[?(-?[0-9]+)\\]?>");
+      Pattern.compile(
+          "expected( at most| at least)?:<\\[?"
+              + NUMBER
+              + "\\]?> but was:<\\[?"
+              + NUMBER
+              + "\\]?>");
 
   static Catch parse(String test, String message) {
     Matcher m = COMPARED.matcher(message == null ? "" : message);
     if (!m.find()) {
-      return new Catch(test, message, null, null, false);
+      return new Catch(test, message, null, null, Form.EXACT);
     }
+    Form form =
+        m.group(1) == null
+            ? Form.EXACT
+            : m.group(1).equals(" at most") ? Form.AT_MOST : Form.AT_LEAST;
     return new Catch(
-        test, message, Long.parseLong(m.group(2)), Long.parseLong(m.group(3)), m.group(1) != null);
+        test, message, Double.parseDouble(m.group(2)), Double.parseDouble(m.group(3)), form);
   }
 
   /** The relationship, profile and JMX suites: what the long form runs under every miscount. */

@@ -72,16 +72,21 @@ public class SeekRelationsIT extends ClusterTestBase {
     // exactly (3 < log2 n).
     assertEquals("ROW_INDEX_V1: the row's cells per select", CELLS_PER_ROW, perSelect[0], 0);
     assertTrue(CELLS_PER_ROW < log2(perSelect[2]));
-    assertTrue("FAST_DIFF: O(n) per select, " + perSelect[1], perSelect[1] >= perSelect[2] / 8);
-    assertTrue("FAST_DIFF: at most a block per select", perSelect[1] <= perSelect[2]);
+    assertBetween(
+        "FAST_DIFF: O(n) per select, at most a block",
+        perSelect[2] / 8,
+        perSelect[2],
+        perSelect[1]);
     // Relationship 10: BLOCKSCOPE_V1 binary-searches its groups, steps over the rows before the
     // key's without decoding them, and decodes the group's first row (to compare) and the row's
     // cells: twice the row's cells, less where the row sought opens its group (the share depends
     // on where the flushes cut the blocks: 6.0 and 5.96 seen). A doubled count (about 12) or a
     // halved one (about 3 or less) falls outside.
-    assertTrue(
-        "BLOCKSCOPE_V1: between one and two rows' cells per select, " + perSelect[3],
-        perSelect[3] > CELLS_PER_ROW && perSelect[3] <= 2.0 * CELLS_PER_ROW);
+    assertBetween(
+        "BLOCKSCOPE_V1: between one and two rows' cells per select",
+        CELLS_PER_ROW + 0.01,
+        2.0 * CELLS_PER_ROW,
+        perSelect[3]);
   }
 
   /**
@@ -137,17 +142,11 @@ public class SeekRelationsIT extends ClusterTestBase {
   private static void assertSeeks(String what, long min, long max) {
     String[] encodings = {"ROW_INDEX_V1", "FAST_DIFF", "BLOCKSCOPE_V1"};
     for (int i = 0; i < encodings.length; i++) {
-      assertTrue(
-          what
-              + " on "
-              + encodings[i]
-              + ": "
-              + lastSeeks[i]
-              + " seeks, expected "
-              + min
-              + " to "
-              + max,
-          lastSeeks[i] >= min && lastSeeks[i] <= max);
+      if (min == max) {
+        assertEquals(what + " seeks on " + encodings[i], min, lastSeeks[i]);
+      } else {
+        assertBetween(what + " seeks on " + encodings[i], min, max, lastSeeks[i]);
+      }
     }
   }
 
@@ -182,13 +181,11 @@ public class SeekRelationsIT extends ClusterTestBase {
     // Per row, the row's own cells and those decoded to find the row before (at least one more
     // row's worth), never a third row's worth: between 2 and 3 rows of cells where the seeks are
     // binary searches, O(log n) for a block of n cells.
-    assertTrue("ROW_INDEX_V1: O(log n) per row, " + perRow[0], perRow[0] <= log2(perRow[2]));
-    assertTrue("FAST_DIFF: O(n) per row, " + perRow[1], perRow[1] >= perRow[2] / 8);
-    assertTrue("FAST_DIFF: at most a block per row", perRow[1] <= perRow[2]);
+    assertBetween("ROW_INDEX_V1: O(log n) per row", 0, log2(perRow[2]), perRow[0]);
+    assertBetween("FAST_DIFF: O(n) per row, at most a block", perRow[2] / 8, perRow[2], perRow[1]);
     for (int i : new int[] {0, 3}) {
-      assertTrue(
-          "two to three rows of cells per row: " + perRow[i],
-          perRow[i] >= 2 * CELLS_PER_ROW && perRow[i] <= 3 * CELLS_PER_ROW);
+      assertBetween(
+          "two to three rows of cells per row", 2 * CELLS_PER_ROW, 3 * CELLS_PER_ROW, perRow[i]);
     }
   }
 
@@ -226,10 +223,11 @@ public class SeekRelationsIT extends ClusterTestBase {
       assertEquals(live, SeedTables.queryLong(cluster, count));
       CostSnapshot d = tableCosts(t).minus(before);
       visits[i] = d.get("decode." + configs[i] + ".cells");
-      assertTrue(
-          configs[i] + " visits every cell and every marker about once: " + visits[i],
-          visits[i] >= SeedTables.CELLS + deleted
-              && visits[i] <= 1.1 * (SeedTables.CELLS + deleted));
+      assertBetween(
+          configs[i] + " visits every cell and every marker about once",
+          SeedTables.CELLS + deleted,
+          (long) (1.1 * (SeedTables.CELLS + deleted)),
+          visits[i]);
     }
     System.out.printf(
         "scan over deleted rows: cells visited ROW_INDEX_V1 %d, FAST_DIFF %d%n",
@@ -289,17 +287,18 @@ public class SeekRelationsIT extends ClusterTestBase {
       System.out.printf(
           "uncovered index on %s: %d matching rows, %d seeks, %.1f cells decoded per lookup; %s%n",
           config, matching, seeks, perLookup, d.nonZero());
-      assertTrue(
-          config + ": one seek per matching row, " + seeks + " for " + matching,
-          seeks >= matching && seeks <= 1.1 * matching + 50);
+      assertBetween(
+          config + ": one seek per matching row", matching, (long) (1.1 * matching) + 50, seeks);
       if (config.equals("ROW_INDEX_V1")) {
         // The row found, plus the few cells the skip scan reads before its next hint.
-        assertTrue("O(log n) per lookup: " + perLookup, perLookup <= 2 * CELLS_PER_ROW);
+        assertBetween("O(log n) per lookup", 0, 2 * CELLS_PER_ROW, perLookup);
       } else {
         long decoded = d.get("decode.FAST_DIFF.cells");
-        assertTrue(
-            "the lookups walk about a full scan's cells: " + decoded + " of " + SeedTables.CELLS,
-            decoded >= SeedTables.CELLS / 2);
+        assertBetween(
+            "the lookups walk about a full scan's cells",
+            SeedTables.CELLS / 2,
+            Long.MAX_VALUE,
+            decoded);
       }
     }
   }
