@@ -350,11 +350,16 @@ public class StockDeployIT {
     long blocks = costs.get("fs.read.blocks.data").getAsLong();
     assertEquals(kept + ": the data blocks of its store files", dataBlocksOnDisk(kept), blocks);
     assertEquals(cold.toString(), blocks, costs.get("decompress.GZ.blocks").getAsLong());
-    // COUNT(*) visits at least a cell of each of the 2^11 rows and decodes no cell twice
+    // COUNT(*) visits at least a cell of each of the 2^11 rows, and each cell once but for the
+    // row a seek lands on again (three cells a row); one run read 6,330 cells of 6,144 in 65 seeks
     long decoded = costs.get("decode.ROW_INDEX_V1.cells").getAsLong();
+    long seeks = costs.get("decode.ROW_INDEX_V1.seeks").getAsLong();
     long cells = cellsOnDisk(kept);
-    System.out.printf("%s: %d data blocks, %d of %d cells decoded%n", kept, blocks, decoded, cells);
-    assertTrue(cold + ": " + decoded + " of " + cells, decoded >= 2048 && decoded <= cells);
+    System.out.printf(
+        "%s: %d data blocks, %d cells decoded in %d seeks, %d in the files%n",
+        kept, blocks, decoded, seeks, cells);
+    assertTrue(
+        cold + ": " + decoded + " of " + cells, decoded >= 2048 && decoded <= cells + 3 * seeks);
     // the kept Phoenix table stays: its catalog rows go with it only through Phoenix
   }
 
