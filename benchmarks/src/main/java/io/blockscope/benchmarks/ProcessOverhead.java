@@ -1,9 +1,11 @@
 package io.blockscope.benchmarks;
 
 import io.blockscope.benchmarks.RegionOverhead.Workload;
+import io.blockscope.coprocessor.BlockscopeConfig;
 import io.blockscope.coprocessor.BlockscopeRegionObserver;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.metrics.MetricKeys;
+import io.blockscope.metrics.PerfLevel;
 import io.blockscope.workloads.RawTable;
 import io.blockscope.workloads.Stats;
 import java.io.IOException;
@@ -218,7 +220,9 @@ public final class ProcessOverhead {
         Arrays.toString(Mode.values()));
     try (StockServer s =
         StockServer.start(
-            "process-overhead", Map.of("blockscope.table.max.level", "TIME"), List.of())) {
+            "process-overhead",
+            Map.of(BlockscopeConfig.TABLE_MAX_LEVEL, PerfLevel.TIME.name()),
+            List.of())) {
       cluster = s.cluster;
       info = s.server.infoUrl();
       serverThreads = new ThreadTimes(s.server.pid(), "process-overhead");

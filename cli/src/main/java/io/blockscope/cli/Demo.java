@@ -6,6 +6,7 @@ import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
+import io.blockscope.metrics.PerfLevel;
 import io.blockscope.workloads.RawTable;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -70,10 +71,10 @@ final class Demo implements Callable<Integer> {
       TableName gz = TableName.valueOf("demo_gz");
       RawTable.create(
           cluster.admin(),
-          new RawTable.Spec(fastDiff).encoding(DataBlockEncoding.FAST_DIFF).level("TIME"));
+          new RawTable.Spec(fastDiff).encoding(DataBlockEncoding.FAST_DIFF).level(PerfLevel.TIME));
       RawTable.create(
           cluster.admin(),
-          new RawTable.Spec(gz).compression(Compression.Algorithm.GZ).level("TIME"));
+          new RawTable.Spec(gz).compression(Compression.Algorithm.GZ).level(PerfLevel.TIME));
       out.printf(
           "Loading %,d rows of (pk int, v1 float, v2 float) into %s and %s...%n",
           rows, fastDiff, gz);

@@ -105,7 +105,7 @@ final class Evaluation {
     Map<String, Object> workloads = new LinkedHashMap<>();
     for (Workload w : Workload.values()) {
       Map<String, Object> d = new LinkedHashMap<>();
-      d.put("group", w.group());
+      d.put("group", w.group().key());
       d.put("cache", w.cache().name());
       d.put("what", w.description());
       workloads.put(w.key(), d);

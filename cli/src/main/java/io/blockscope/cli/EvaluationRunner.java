@@ -3,6 +3,7 @@ package io.blockscope.cli;
 import com.sun.management.OperatingSystemMXBean;
 import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.metrics.PerfLevel;
 import io.blockscope.workloads.DataShape;
 import io.blockscope.workloads.RawTable;
 import io.blockscope.workloads.SeedTable;
@@ -222,7 +223,7 @@ final class EvaluationRunner {
     Workload.awaitCompaction(admin, tn);
     admin.modifyTable(
         TableDescriptorBuilder.newBuilder(admin.getDescriptor(tn))
-            .setValue(Attributes.TABLE_LEVEL, "TIME")
+            .setValue(Attributes.TABLE_LEVEL, PerfLevel.TIME.name())
             .build());
     cr.storeFileBytes = cluster.storeFileBytes(cr.hbaseTable);
     return cr;

@@ -81,8 +81,8 @@ final class Recommendation {
     long smallest =
         e.configs.stream().mapToLong(c -> c.storeFileBytes).filter(b -> b > 0).min().orElse(1);
     for (Evaluation.ConfigResult c : e.configs) {
-      double scan = groupRatio(e, c, "scan");
-      double get = groupRatio(e, c, "get");
+      double scan = groupRatio(e, c, Workload.Group.SCAN);
+      double get = groupRatio(e, c, Workload.Group.GET);
       double size = c.storeFileBytes / (double) smallest;
       double total = (w.scan * scan + w.get * get + w.size * size) / (w.scan + w.get + w.size);
       scores.add(new Score(c.label, scan, get, size, total));
@@ -92,20 +92,19 @@ final class Recommendation {
     text = describe(e);
   }
 
-  private static boolean measuredGroup(Evaluation e, String group) {
+  private static boolean measuredGroup(Evaluation e, Workload.Group group) {
     return e.configs.stream()
         .anyMatch(
             c ->
                 c.workloads.entrySet().stream()
-                    .anyMatch(
-                        x -> x.getKey().group().equals(group) && x.getValue().skipped == null));
+                    .anyMatch(x -> x.getKey().group() == group && x.getValue().skipped == null));
   }
 
-  private static double groupRatio(Evaluation e, Evaluation.ConfigResult c, String group) {
+  private static double groupRatio(Evaluation e, Evaluation.ConfigResult c, Workload.Group group) {
     double logSum = 0;
     int n = 0;
     for (Workload w : Workload.values()) {
-      if (!w.group().equals(group) || c.measured(w) == null) {
+      if (w.group() != group || c.measured(w) == null) {
         continue;
       }
       double best =
@@ -131,8 +130,8 @@ final class Recommendation {
             .min(Comparator.comparingDouble(Score::size))
             .map(Score::config)
             .orElse("?");
-    boolean scans = measuredGroup(e, "scan");
-    boolean gets = measuredGroup(e, "get");
+    boolean scans = measuredGroup(e, Workload.Group.SCAN);
+    boolean gets = measuredGroup(e, Workload.Group.GET);
     StringBuilder sb = new StringBuilder();
     sb.append(String.format(Locale.ROOT, "For %s: %s.", weights, best.config()));
     if (scans) {

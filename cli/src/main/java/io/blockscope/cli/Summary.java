@@ -24,7 +24,7 @@ final class Summary {
         } else {
           header.add(
               w.key()
-                  + (w.group().equals("get") && w != Workload.INDEX_FILTERED_COUNT
+                  + (w.group() == Workload.Group.GET && w != Workload.INDEX_FILTERED_COUNT
                       ? " p50us"
                       : " ms"));
         }

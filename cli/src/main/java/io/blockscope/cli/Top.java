@@ -2,6 +2,7 @@ package io.blockscope.cli;
 
 import io.blockscope.coprocessor.BlockscopeConfig;
 import io.blockscope.harness.EmbeddedCluster;
+import io.blockscope.metrics.PerfLevel;
 import io.blockscope.workloads.RawTable;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -335,10 +336,14 @@ final class Top implements Callable<Integer> {
           List.of(TableName.valueOf("top_fast_diff"), TableName.valueOf("top_row_index"));
       RawTable.create(
           cluster.admin(),
-          new RawTable.Spec(tables.get(0)).encoding(DataBlockEncoding.FAST_DIFF).level("TIME"));
+          new RawTable.Spec(tables.get(0))
+              .encoding(DataBlockEncoding.FAST_DIFF)
+              .level(PerfLevel.TIME));
       RawTable.create(
           cluster.admin(),
-          new RawTable.Spec(tables.get(1)).encoding(DataBlockEncoding.ROW_INDEX_V1).level("TIME"));
+          new RawTable.Spec(tables.get(1))
+              .encoding(DataBlockEncoding.ROW_INDEX_V1)
+              .level(PerfLevel.TIME));
       for (TableName t : tables) {
         RawTable.loadSeed(cluster.connection(), cluster.admin(), t, 50_000, 1);
       }

@@ -8,6 +8,7 @@ import static org.junit.Assert.assertTrue;
 import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.metrics.PerfLevel;
 import io.blockscope.workloads.RawTable;
 import java.lang.management.ManagementFactory;
 import javax.management.ObjectName;
@@ -34,7 +35,8 @@ public class LocalJmxCostsIT {
   public void readsByJmxNameWhatTheEngineHolds() throws Exception {
     TableName t = TableName.valueOf("local_jmx_costs");
     RawTable.create(
-        cluster.admin(), new RawTable.Spec(t).encoding(DataBlockEncoding.FAST_DIFF).level("TIME"));
+        cluster.admin(),
+        new RawTable.Spec(t).encoding(DataBlockEncoding.FAST_DIFF).level(PerfLevel.TIME));
     RawTable.loadSeed(cluster.connection(), cluster.admin(), t, ROWS, 1);
     StoreFiles.evict(cluster.blockCache(), cluster.regions(t));
     assertEquals(2L * ROWS, RawTable.scanCells(cluster.connection(), t, new Scan()));

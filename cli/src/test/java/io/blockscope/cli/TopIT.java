@@ -7,6 +7,7 @@ import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.metrics.PerfLevel;
 import io.blockscope.workloads.RawTable;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
@@ -76,7 +77,7 @@ public class TopIT {
             });
     RawTable.create(
         cluster.admin(),
-        new RawTable.Spec(TABLE).encoding(DataBlockEncoding.FAST_DIFF).level("TIME"));
+        new RawTable.Spec(TABLE).encoding(DataBlockEncoding.FAST_DIFF).level(PerfLevel.TIME));
     RawTable.loadSeed(cluster.connection(), cluster.admin(), TABLE, 5_000, 2);
   }
 
@@ -258,7 +259,7 @@ public class TopIT {
     Tmux t = new Tmux(tmux(), "blockscope-top-" + ProcessHandle.current().pid());
     cluster.admin().createNamespace(NamespaceDescriptor.create("top_ns").build());
     TableName orders = TableName.valueOf("top_ns:orders");
-    RawTable.create(cluster.admin(), new RawTable.Spec(orders).level("COUNT"));
+    RawTable.create(cluster.admin(), new RawTable.Spec(orders).level(PerfLevel.COUNT));
     try (Table table = cluster.connection().getTable(orders)) {
       List<Put> puts = new ArrayList<>();
       for (int pk = 0; pk < 2_000; pk++) {

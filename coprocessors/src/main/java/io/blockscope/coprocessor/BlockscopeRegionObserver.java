@@ -4,7 +4,6 @@ import com.google.protobuf.Service;
 import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.PerfLevel;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
@@ -190,13 +189,8 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
 
   /** The level a profiled scan asks for (a PerfLevel ordinal); -1 if none or not understood. */
   private static int profileLevel(byte[] attribute) {
-    if (attribute == null) {
-      return -1;
-    }
-    String v = new String(attribute, StandardCharsets.US_ASCII);
-    return v.equals("TIME")
-        ? PerfLevel.TIME.ordinal()
-        : v.equals("COUNT") ? PerfLevel.COUNT.ordinal() : -1;
+    PerfLevel asked = PerfLevel.ofAttribute(attribute);
+    return asked == null ? -1 : asked.ordinal();
   }
 
   @Override

@@ -291,13 +291,16 @@ public class FaultPathsIT extends ClusterTestBase {
     TableName off = newTable("offtable");
     RawTable.create(
         cluster.admin(),
-        new RawTable.Spec(off).level("OFF").blockSize(4096).encoding(DataBlockEncoding.FAST_DIFF));
+        new RawTable.Spec(off)
+            .level(PerfLevel.OFF)
+            .blockSize(4096)
+            .encoding(DataBlockEncoding.FAST_DIFF));
     RawTable.loadSeed(cluster.connection(), cluster.admin(), off, 2_000, 3);
     TableName count = newTable("counttable");
     RawTable.create(
         cluster.admin(),
         new RawTable.Spec(count)
-            .level("COUNT")
+            .level(PerfLevel.COUNT)
             .blockSize(4096)
             .encoding(DataBlockEncoding.FAST_DIFF));
     RawTable.loadSeed(cluster.connection(), cluster.admin(), count, 2_000, 3);

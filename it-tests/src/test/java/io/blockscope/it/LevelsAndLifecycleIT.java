@@ -66,7 +66,7 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
         new RawTable.Spec(newTable("lvl_time"))
             .encoding(DataBlockEncoding.FAST_DIFF)
             .compression(Compression.Algorithm.GZ);
-    TableName time = loaded(base.level("TIME"));
+    TableName time = loaded(base.level(PerfLevel.TIME));
     TableName count =
         loaded(
             new RawTable.Spec(newTable("lvl_count"))
@@ -108,7 +108,7 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
         new RawTable.Spec(t)
             .encoding(DataBlockEncoding.FAST_DIFF)
             .compression(Compression.Algorithm.GZ)
-            .level("TIME"));
+            .level(PerfLevel.TIME));
     // few cells, each 16 KB of words GZ packs about 3 to 1: inflating them is much of what the
     // server does for the scan, as it is not for small cells
     int rows = 1_500;

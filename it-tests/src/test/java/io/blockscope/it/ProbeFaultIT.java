@@ -7,6 +7,7 @@ import static org.junit.Assert.assertTrue;
 import io.blockscope.coprocessor.Diagnostics;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.harness.StoreFiles;
+import io.blockscope.metrics.PerfLevel;
 import io.blockscope.workloads.RawTable;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Get;
@@ -33,7 +34,7 @@ public class ProbeFaultIT extends ClusterTestBase {
             .encoding(DataBlockEncoding.FAST_DIFF)
             .compression(Compression.Algorithm.GZ)
             .blockSize(4096)
-            .level("TIME"));
+            .level(PerfLevel.TIME));
     RawTable.loadSeed(cluster.connection(), cluster.admin(), t, ROWS, 11);
     try (Table table = cluster.connection().getTable(t)) { // in the memstore: its probe runs too
       for (int pk = ROWS; pk < ROWS + LATER; pk++) {

@@ -8,6 +8,7 @@ import io.blockscope.harness.StoreFiles;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
+import io.blockscope.metrics.PerfLevel;
 import io.blockscope.workloads.RawTable;
 import java.io.File;
 import java.io.IOException;
@@ -89,7 +90,7 @@ public class PrometheusExporterIT extends ClusterTestBase {
             .encoding(DataBlockEncoding.FAST_DIFF)
             .compression(Compression.Algorithm.GZ)
             .blockSize(4096)
-            .level("TIME"));
+            .level(PerfLevel.TIME));
     RawTable.loadSeed(cluster.connection(), cluster.admin(), TABLE, 5_000, 7);
     writeUnflushed(TABLE, 5_000, 100); // read from the memstore by every scan below
     StoreFiles.evict(cluster.blockCache(), cluster.regions(TABLE));
@@ -638,7 +639,7 @@ public class PrometheusExporterIT extends ClusterTestBase {
             .encoding(DataBlockEncoding.FAST_DIFF)
             .compression(Compression.Algorithm.GZ)
             .blockSize(4096)
-            .level("TIME"));
+            .level(PerfLevel.TIME));
     PrometheusServer server = null;
     try {
       RawTable.loadSeed(cluster.connection(), cluster.admin(), RATED, 2_000, 11);

@@ -1,5 +1,7 @@
 package io.blockscope.metrics;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -37,5 +39,52 @@ public enum PerfLevel {
     }
     throw new IllegalArgumentException(
         "unknown profiling level '" + text + "'; expected one of OFF, COUNT, TIME");
+  }
+
+  /** Whether a query may ask for this level: COUNT or TIME (a query cannot ask for OFF). */
+  public boolean queryable() {
+    return this != OFF;
+  }
+
+  /**
+   * The level a query names in a hint or an EXPLAIN ANALYZE option ({@code PROFILE(TIME)}, {@code
+   * EXPLAIN (ANALYZE, COUNT)}): COUNT or TIME, case ignored; null for any other word.
+   */
+  public static PerfLevel ofQueryWord(String word) {
+    if (word == null) {
+      return null;
+    }
+    String w = word.toUpperCase(Locale.ROOT);
+    return w.equals(COUNT.name()) ? COUNT : w.equals(TIME.name()) ? TIME : null;
+  }
+
+  private static final byte[] COUNT_ATTRIBUTE = COUNT.name().getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] TIME_ATTRIBUTE = TIME.name().getBytes(StandardCharsets.US_ASCII);
+
+  /**
+   * The value of the scan attribute {@value Attributes#PROFILE} that asks a region for this level
+   * (the level's name in ASCII).
+   *
+   * @throws IllegalStateException for OFF, which a query cannot ask for
+   */
+  public byte[] toAttribute() {
+    if (!queryable()) {
+      throw new IllegalStateException("a query cannot ask for " + this);
+    }
+    return (this == TIME ? TIME_ATTRIBUTE : COUNT_ATTRIBUTE).clone();
+  }
+
+  /**
+   * The level a scan's {@value Attributes#PROFILE} attribute asks for: exactly {@link
+   * #toAttribute()}'s bytes of COUNT or TIME; null for an absent attribute and for any other bytes
+   * (a client's attribute is never trusted to be well formed).
+   */
+  public static PerfLevel ofAttribute(byte[] value) {
+    if (value == null) {
+      return null;
+    }
+    return Arrays.equals(value, TIME_ATTRIBUTE)
+        ? TIME
+        : Arrays.equals(value, COUNT_ATTRIBUTE) ? COUNT : null;
   }
 }

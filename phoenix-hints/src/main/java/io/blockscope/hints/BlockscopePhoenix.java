@@ -347,7 +347,13 @@ public final class BlockscopePhoenix {
         ExplainResults.lines(
             ExplainAnalyze.render(
                 new ExplainAnalyze.Outcome(
-                    request, e.profile(), plan, shown.explainLines(refused), profile, rows, wall)));
+                    request,
+                    e.profile().level(),
+                    plan,
+                    shown.explainLines(refused),
+                    profile,
+                    rows,
+                    wall)));
     last.set(result);
     return executeMethod.equals("execute") ? (Object) true : result;
   }

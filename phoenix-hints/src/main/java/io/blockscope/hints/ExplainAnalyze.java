@@ -3,6 +3,7 @@ package io.blockscope.hints;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.HBaseScanMetrics;
 import io.blockscope.metrics.Json;
+import io.blockscope.metrics.PerfLevel;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -43,10 +44,10 @@ final class ExplainAnalyze {
   /** One EXPLAIN ANALYZE statement: its options and the query it runs. */
   static final class Request {
     private final Format format;
-    private final QueryExtensions.Profile level;
+    private final PerfLevel level;
     private final String query;
 
-    Request(Format format, QueryExtensions.Profile level, String query) {
+    Request(Format format, PerfLevel level, String query) {
       this.format = format;
       this.level = level;
       this.query = query;
@@ -56,7 +57,7 @@ final class ExplainAnalyze {
       return format;
     }
 
-    QueryExtensions.Profile level() {
+    PerfLevel level() {
       return level;
     }
 
@@ -71,7 +72,9 @@ final class ExplainAnalyze {
     QueryExtensions extensions() throws SQLException {
       QueryExtensions own = QueryExtensions.parse(query);
       QueryExtensions.Profile p =
-          own.profile() == QueryExtensions.Profile.TIME ? own.profile() : level;
+          own.profile() == QueryExtensions.Profile.TIME
+              ? QueryExtensions.Profile.TIME
+              : QueryExtensions.Profile.of(level);
       return new QueryExtensions(own.noCache(), own.serial(), p, false);
     }
   }
@@ -106,7 +109,7 @@ final class ExplainAnalyze {
       k = QueryExtensions.Head.skipWhiteSpace(sql, end);
     }
     Format format = null;
-    QueryExtensions.Profile level = null;
+    PerfLevel level = null;
     boolean analyze = !postgres;
     if (k < sql.length() && sql.charAt(k) == '(') {
       int close = sql.indexOf(')', k);
@@ -128,11 +131,11 @@ final class ExplainAnalyze {
                     + " use Phoenix's plain EXPLAIN");
           }
           analyze = true;
-        } else if (words.length == 1 && (first.equals("COUNT") || first.equals("TIME"))) {
+        } else if (words.length == 1 && PerfLevel.ofQueryWord(first) != null) {
           if (level != null) {
             throw syntax("the level is given twice (" + level + ", " + first + ")");
           }
-          level = QueryExtensions.Profile.valueOf(first);
+          level = PerfLevel.ofQueryWord(first);
         } else if (first.equals("FORMAT")) {
           if (words.length != 2) {
             throw syntax("FORMAT takes one word, TEXT or JSON: '" + option.trim() + "'");
@@ -181,9 +184,7 @@ final class ExplainAnalyze {
           NOT_SUPPORTED);
     }
     return new Request(
-        format == null ? Format.TEXT : format,
-        level == null ? QueryExtensions.Profile.COUNT : level,
-        query);
+        format == null ? Format.TEXT : format, level == null ? PerfLevel.COUNT : level, query);
   }
 
   /** PostgreSQL's true values of a boolean option. */
@@ -262,7 +263,7 @@ final class ExplainAnalyze {
   /** What one run measured, for rendering. */
   static final class Outcome {
     private final Request request;
-    private final QueryExtensions.Profile level;
+    private final PerfLevel level;
     private final List<String> plan;
     private final List<String> extensions;
     private final QueryProfile profile;
@@ -271,7 +272,7 @@ final class ExplainAnalyze {
 
     Outcome(
         Request request,
-        QueryExtensions.Profile level,
+        PerfLevel level,
         List<String> plan,
         List<String> extensions,
         QueryProfile profile,
@@ -290,7 +291,7 @@ final class ExplainAnalyze {
       return request;
     }
 
-    QueryExtensions.Profile level() {
+    PerfLevel level() {
       return level;
     }
 
@@ -327,8 +328,8 @@ final class ExplainAnalyze {
    * decompression and decoding, in ns); at COUNT, where nothing is timed, the blocks the region
    * read (block cache hits and misses of every kind).
    */
-  static long busyness(Map<String, Long> costs, QueryExtensions.Profile level) {
-    return level == QueryExtensions.Profile.TIME
+  static long busyness(Map<String, Long> costs, PerfLevel level) {
+    return level == PerfLevel.TIME
         ? probeNanos(costs)
         : sum(costs, "blockCache.hit.", "") + sum(costs, "blockCache.miss.", "");
   }
@@ -343,14 +344,14 @@ final class ExplainAnalyze {
     return QueryProfile.sumPrefix(costs, prefix, suffix);
   }
 
-  private static String measure(QueryExtensions.Profile level) {
-    return level == QueryExtensions.Profile.TIME
+  private static String measure(PerfLevel level) {
+    return level == PerfLevel.TIME
         ? "probe time (checksum + decompress + decode)"
         : "blocks read (block cache hits + misses)";
   }
 
   /** The regions, busiest first (ties by table and region, for a stable order). */
-  private static List<QueryProfile.Region> busiestFirst(QueryProfile p, QueryExtensions.Profile l) {
+  private static List<QueryProfile.Region> busiestFirst(QueryProfile p, PerfLevel l) {
     List<QueryProfile.Region> r = new ArrayList<>(p.regions());
     r.sort(
         Comparator.comparingLong((QueryProfile.Region x) -> -busyness(x.costs(), l))
@@ -386,7 +387,7 @@ final class ExplainAnalyze {
     List<String> lines = new ArrayList<>(o.plan());
     lines.addAll(o.extensions());
     QueryProfile p = o.profile();
-    QueryExtensions.Profile level = o.level();
+    PerfLevel level = o.level();
     int tables = (int) p.regions().stream().map(QueryProfile.Region::table).distinct().count();
     lines.add(
         "BLOCKSCOPE ANALYZE ("
@@ -437,7 +438,7 @@ final class ExplainAnalyze {
             + (r.levelReason() == null ? "" : " (" + r.levelReason() + ")");
   }
 
-  private static String skew(QueryProfile p, QueryExtensions.Profile level) {
+  private static String skew(QueryProfile p, PerfLevel level) {
     List<Long> busy = new ArrayList<>();
     for (QueryProfile.Region r : p.regions()) {
       busy.add(busyness(r.costs(), level));
@@ -447,21 +448,15 @@ final class ExplainAnalyze {
     StringBuilder b = new StringBuilder("by " + measure(level) + ", max/median ");
     b.append(median == 0 ? "-" : String.format(Locale.ROOT, "%.2f", (double) max / median));
     b.append(" (max ")
-        .append(level == QueryExtensions.Profile.TIME ? ms(max) : n(max))
+        .append(level == PerfLevel.TIME ? ms(max) : n(max))
         .append(", median ")
-        .append(level == QueryExtensions.Profile.TIME ? ms(median) : n(median))
+        .append(level == PerfLevel.TIME ? ms(median) : n(median))
         .append("); busiest: ");
     List<String> top = new ArrayList<>();
     for (QueryProfile.Region r :
         busiestFirst(p, level).subList(0, Math.min(SLOWEST, busy.size()))) {
       long v = busyness(r.costs(), level);
-      top.add(
-          r.table()
-              + "/"
-              + r.region()
-              + " ("
-              + (level == QueryExtensions.Profile.TIME ? ms(v) : n(v))
-              + ")");
+      top.add(r.table() + "/" + r.region() + " (" + (level == PerfLevel.TIME ? ms(v) : n(v)) + ")");
     }
     return b.append(String.join(", ", top)).toString();
   }
@@ -471,8 +466,8 @@ final class ExplainAnalyze {
    * (block cache hits and misses always, by block kind where not zero; the cells and bytes read
    * from the memstore), times at TIME only.
    */
-  static String costs(long rows, Map<String, Long> c, QueryExtensions.Profile level) {
-    boolean time = level == QueryExtensions.Profile.TIME;
+  static String costs(long rows, Map<String, Long> c, PerfLevel level) {
+    boolean time = level == PerfLevel.TIME;
     List<String> parts = new ArrayList<>();
     parts.add("rows=" + n(rows));
     parts.add(
@@ -569,7 +564,7 @@ final class ExplainAnalyze {
 
   private static String json(Outcome o) {
     QueryProfile p = o.profile();
-    QueryExtensions.Profile level = o.level();
+    PerfLevel level = o.level();
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("version", JSON_VERSION);
     doc.put("query", o.request().query());
@@ -602,7 +597,7 @@ final class ExplainAnalyze {
       regions.add(m);
     }
     Map<String, Object> skew = new LinkedHashMap<>();
-    skew.put("measure", level == QueryExtensions.Profile.TIME ? "probeNanos" : "blocks");
+    skew.put("measure", level == PerfLevel.TIME ? "probeNanos" : "blocks");
     long max = busy.isEmpty() ? 0 : busy.get(0);
     long median = median(busy);
     skew.put("max", max);

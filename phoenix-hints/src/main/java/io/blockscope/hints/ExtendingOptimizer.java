@@ -68,9 +68,7 @@ final class ExtendingOptimizer extends QueryOptimizer {
     String id = QUERY_ID.get();
     byte[] tag = id == null ? null : id.getBytes(StandardCharsets.US_ASCII);
     byte[] level =
-        e.profile() == QueryExtensions.Profile.NONE
-            ? null
-            : e.profile().name().getBytes(StandardCharsets.US_ASCII);
+        e.profile() == QueryExtensions.Profile.NONE ? null : e.profile().level().toAttribute();
     PlanScans.forEach(
         plan,
         scan -> {

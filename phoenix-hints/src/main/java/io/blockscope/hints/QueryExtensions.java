@@ -1,5 +1,6 @@
 package io.blockscope.hints;
 
+import io.blockscope.metrics.PerfLevel;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,9 +31,28 @@ import java.util.regex.Pattern;
 public final class QueryExtensions {
   /** What a profiled query collects. */
   public enum Profile {
-    NONE,
-    COUNT,
-    TIME
+    NONE(null),
+    COUNT(PerfLevel.COUNT),
+    TIME(PerfLevel.TIME);
+
+    private final PerfLevel level;
+
+    Profile(PerfLevel level) {
+      this.level = level;
+    }
+
+    /** The level this asks each region to measure the query at; null for NONE. */
+    public PerfLevel level() {
+      return level;
+    }
+
+    /** The profile that asks for {@code level} (COUNT or TIME). */
+    public static Profile of(PerfLevel level) {
+      if (level == null || !level.queryable()) {
+        throw new IllegalArgumentException("a query cannot ask for " + level);
+      }
+      return level == PerfLevel.TIME ? TIME : COUNT;
+    }
   }
 
   public static final QueryExtensions NONE = new QueryExtensions(false, false, Profile.NONE, false);
@@ -114,12 +134,12 @@ public final class QueryExtensions {
             if (i + 3 >= tokens.size() || !tokens.get(i + 3).equals(")")) {
               throw malformed(hint, "PROFILE takes one argument, COUNT or TIME, in parentheses");
             }
-            String level = tokens.get(i + 2).toUpperCase(Locale.ROOT);
-            if (!level.equals("COUNT") && !level.equals("TIME")) {
+            PerfLevel level = PerfLevel.ofQueryWord(tokens.get(i + 2));
+            if (level == null) {
               throw malformed(
                   hint, "unknown PROFILE argument '" + tokens.get(i + 2) + "': use COUNT or TIME");
             }
-            profile = Profile.valueOf(level);
+            profile = Profile.of(level);
             i += 3;
           }
           break;

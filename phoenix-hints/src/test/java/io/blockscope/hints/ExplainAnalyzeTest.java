@@ -6,6 +6,7 @@ import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.metrics.PerfLevel;
 import io.blockscope.metrics.profile.ProfileWire;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -22,7 +23,7 @@ public class ExplainAnalyzeTest {
   public void theDefaultIsTextAtCount() throws SQLException {
     ExplainAnalyze.Request r = ExplainAnalyze.parse("explain analyze " + Q);
     assertEquals(ExplainAnalyze.Format.TEXT, r.format());
-    assertEquals(QueryExtensions.Profile.COUNT, r.level());
+    assertEquals(PerfLevel.COUNT, r.level());
     assertEquals(Q, r.query());
     assertEquals(QueryExtensions.Profile.COUNT, r.extensions().profile());
   }
@@ -32,7 +33,7 @@ public class ExplainAnalyzeTest {
     ExplainAnalyze.Request r =
         ExplainAnalyze.parse("-- why\n EXPLAIN\tAnalyze( format  json , time )" + Q);
     assertEquals(ExplainAnalyze.Format.JSON, r.format());
-    assertEquals(QueryExtensions.Profile.TIME, r.level());
+    assertEquals(PerfLevel.TIME, r.level());
     assertEquals(Q, r.query());
   }
 
@@ -40,11 +41,11 @@ public class ExplainAnalyzeTest {
   public void postgresqlsSpellingWithAnalyzeInTheOptionList() throws SQLException {
     ExplainAnalyze.Request r = ExplainAnalyze.parse("EXPLAIN (ANALYZE, FORMAT JSON) " + Q);
     assertEquals(ExplainAnalyze.Format.JSON, r.format());
-    assertEquals(QueryExtensions.Profile.COUNT, r.level());
+    assertEquals(PerfLevel.COUNT, r.level());
     assertEquals(Q, r.query());
     r = ExplainAnalyze.parse("explain ( format text, analyze true, time )\n" + Q);
     assertEquals(ExplainAnalyze.Format.TEXT, r.format());
-    assertEquals(QueryExtensions.Profile.TIME, r.level());
+    assertEquals(PerfLevel.TIME, r.level());
     assertEquals(Q, r.query());
     r = ExplainAnalyze.parse("EXPLAIN(analyze on)" + Q);
     assertEquals(ExplainAnalyze.Format.TEXT, r.format());
@@ -158,8 +159,7 @@ public class ExplainAnalyzeTest {
       Map.of("blockCache.hit.data", 3L, "decode.FAST_DIFF.cells", 40L);
 
   private static ExplainAnalyze.Outcome outcome(
-      String sql, QueryExtensions.Profile level, QueryProfile.Region... regions)
-      throws SQLException {
+      String sql, PerfLevel level, QueryProfile.Region... regions) throws SQLException {
     return new ExplainAnalyze.Outcome(
         ExplainAnalyze.parse(sql),
         level,
@@ -176,7 +176,7 @@ public class ExplainAnalyzeTest {
         ExplainAnalyze.render(
             outcome(
                 "EXPLAIN ANALYZE " + Q,
-                QueryExtensions.Profile.COUNT,
+                PerfLevel.COUNT,
                 new QueryProfile.Region("T", "quiet", 7, QUIET),
                 new QueryProfile.Region("T", "busy", 2_495, BUSY)));
     assertEquals("CLIENT 2-CHUNK PARALLEL 2-WAY FULL SCAN OVER T", lines.get(0));
@@ -208,7 +208,7 @@ public class ExplainAnalyzeTest {
         ExplainAnalyze.render(
             outcome(
                 "EXPLAIN ANALYZE (TIME) " + Q,
-                QueryExtensions.Profile.TIME,
+                PerfLevel.TIME,
                 new QueryProfile.Region("T", "busy", 2_495, BUSY)));
     assertTrue(lines.get(2), lines.get(2).startsWith("BLOCKSCOPE ANALYZE (TIME): "));
     assertTrue(lines.get(3), lines.get(3).contains("checksum bytes=168,478 chunks=58 time=0.0 ms"));
@@ -224,7 +224,7 @@ public class ExplainAnalyzeTest {
         ExplainAnalyze.render(
             outcome(
                 "EXPLAIN ANALYZE (FORMAT JSON) " + Q,
-                QueryExtensions.Profile.COUNT,
+                PerfLevel.COUNT,
                 new QueryProfile.Region("T", "quiet", 7, QUIET),
                 new QueryProfile.Region("T", "busy", 2_495, BUSY)));
     assertEquals(1, rows.size());
@@ -250,8 +250,7 @@ public class ExplainAnalyzeTest {
     QueryProfile.Region off =
         new QueryProfile.Region("T", "off", 5, Map.of(), 0, ProfileWire.REGION_OFF);
     List<String> lines =
-        ExplainAnalyze.render(
-            outcome("EXPLAIN ANALYZE (TIME) " + Q, QueryExtensions.Profile.TIME, capped, off));
+        ExplainAnalyze.render(outcome("EXPLAIN ANALYZE (TIME) " + Q, PerfLevel.TIME, capped, off));
     assertTrue(
         lines.toString(),
         lines.contains(
@@ -269,10 +268,7 @@ public class ExplainAnalyzeTest {
                                 + " server's blockscope.level)")));
     String json =
         ExplainAnalyze.render(
-                outcome(
-                    "EXPLAIN ANALYZE (TIME, FORMAT JSON) " + Q,
-                    QueryExtensions.Profile.TIME,
-                    capped))
+                outcome("EXPLAIN ANALYZE (TIME, FORMAT JSON) " + Q, PerfLevel.TIME, capped))
             .get(0);
     assertTrue(json, json.contains("\"level\": \"COUNT\","));
     assertTrue(

@@ -1,6 +1,7 @@
 package io.blockscope.workloads;
 
 import io.blockscope.metrics.Attributes;
+import io.blockscope.metrics.PerfLevel;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -151,6 +152,14 @@ public final class RawTable {
     }
 
     /** Sets the table attribute {@value Attributes#TABLE_LEVEL}. */
+    public Spec level(PerfLevel level) {
+      return level(level.name());
+    }
+
+    /**
+     * Sets the table attribute {@value Attributes#TABLE_LEVEL} as an operator would write it, well
+     * formed or not.
+     */
     public Spec level(String level) {
       this.level = level;
       return this;

@@ -28,39 +28,108 @@ import org.apache.phoenix.schema.types.PInteger;
  * every block comes from the file system.
  */
 public enum Workload {
-  SCAN_PARALLEL("scan", Cache.WARM, "SELECT COUNT(*): Phoenix's parallel full scan, warm cache"),
-  SCAN_PARALLEL_COLD("scan", Cache.COLD, "the same full scan with the table's blocks dropped"),
-  SCAN_SERIAL("scan", Cache.WARM, "SELECT /*+ SERIAL */ COUNT(*): one thread"),
+  SCAN_PARALLEL(
+      Group.SCAN,
+      Cache.WARM,
+      Api.PHOENIX,
+      "SELECT COUNT(*): Phoenix's parallel full scan, warm cache",
+      t -> count(t, "SELECT COUNT(*) FROM " + t.table())),
+  SCAN_PARALLEL_COLD(
+      Group.SCAN,
+      Cache.COLD,
+      Api.PHOENIX,
+      "the same full scan with the table's blocks dropped",
+      t -> count(t, "SELECT COUNT(*) FROM " + t.table())),
+  SCAN_SERIAL(
+      Group.SCAN,
+      Cache.WARM,
+      Api.PHOENIX,
+      "SELECT /*+ SERIAL */ COUNT(*): one thread",
+      t -> count(t, "SELECT /*+ SERIAL */ COUNT(*) FROM " + t.table())),
   SCAN_NO_CACHE(
-      "scan",
+      Group.SCAN,
       Cache.BYPASS,
-      "SELECT /*+ NO_CACHE */ COUNT(*) with nothing cached: every block from the file system"),
-  SCAN_REVERSE("scan", Cache.WARM, "SELECT pk FROM t ORDER BY pk DESC LIMIT 10000: a reverse scan"),
-  SCAN_CACHING_1("scan", Cache.WARM, "HBase scan of 2,000 rows with scanner caching 1"),
-  SCAN_CACHING_1000("scan", Cache.WARM, "HBase scan of 2,000 rows with scanner caching 1000"),
-  RAW_SCAN("scan", Cache.WARM, "HBase full scan, scanner caching 1000"),
+      Api.PHOENIX,
+      "SELECT /*+ NO_CACHE */ COUNT(*) with nothing cached: every block from the file system",
+      t -> count(t, "SELECT /*+ NO_CACHE */ COUNT(*) FROM " + t.table())),
+  SCAN_REVERSE(
+      Group.SCAN,
+      Cache.WARM,
+      Api.PHOENIX,
+      "SELECT pk FROM t ORDER BY pk DESC LIMIT 10000: a reverse scan",
+      t -> rows(t, "SELECT pk FROM " + t.table() + " ORDER BY pk DESC LIMIT 10000")),
+  SCAN_CACHING_1(
+      Group.SCAN,
+      Cache.WARM,
+      Api.HBASE,
+      "HBase scan of 2,000 rows with scanner caching 1",
+      t -> hbaseScan(t, new Scan().setCaching(1).setLimit(2000))),
+  SCAN_CACHING_1000(
+      Group.SCAN,
+      Cache.WARM,
+      Api.HBASE,
+      "HBase scan of 2,000 rows with scanner caching 1000",
+      t -> hbaseScan(t, new Scan().setCaching(1000).setLimit(2000))),
+  RAW_SCAN(
+      Group.SCAN,
+      Cache.WARM,
+      Api.HBASE,
+      "HBase full scan, scanner caching 1000",
+      t -> hbaseScan(t, new Scan().setCaching(1000))),
   RAW_SCAN_NO_CACHE(
-      "scan",
+      Group.SCAN,
       Cache.BYPASS,
-      "HBase full scan with cacheBlocks=false and nothing cached: every block from the file system"),
-  POINT_SELECT("get", Cache.WARM, "1,000 x SELECT pk FROM t WHERE pk = ?, random pk"),
-  RAW_GET("get", Cache.WARM, "1,000 HBase gets of random rows"),
-  RAW_GET_COLD("get", Cache.COLD, "the same gets with the table's blocks dropped first"),
+      Api.HBASE,
+      "HBase full scan with cacheBlocks=false and nothing cached: every block from the file system",
+      t -> hbaseScan(t, new Scan().setCaching(1000).setCacheBlocks(false))),
+  POINT_SELECT(
+      Group.GET,
+      Cache.WARM,
+      Api.PHOENIX,
+      "1,000 x SELECT pk FROM t WHERE pk = ?, random pk",
+      Workload::pointSelects),
+  RAW_GET(
+      Group.GET,
+      Cache.WARM,
+      Api.HBASE,
+      "1,000 HBase gets of random rows",
+      t -> gets(t, Workload.POINT_READS)),
+  RAW_GET_COLD(
+      Group.GET,
+      Cache.COLD,
+      Api.HBASE,
+      "the same gets with the table's blocks dropped first",
+      t -> gets(t, Workload.POINT_READS)),
   RAW_GET_10K(
-      "get",
+      Group.GET,
       Cache.WARM,
-      "10,000 HBase gets of random rows after a full scan warmed the cache (seed 004)"),
+      Api.HBASE,
+      "10,000 HBase gets of random rows after a full scan warmed the cache (seed 004)",
+      t -> gets(t, 10 * Workload.POINT_READS)),
   INDEX_FILTERED_COUNT(
-      "get",
+      Group.GET,
       Cache.WARM,
-      "SELECT /*+ SERIAL */ COUNT(v1) WHERE v2 < 0.01 through an uncovered local index on v2"),
-  DELETED_SCAN("scan", Cache.WARM, "SELECT /*+ SERIAL */ COUNT(*) after deleting 99.9% of rows"),
+      Api.PHOENIX,
+      "SELECT /*+ SERIAL */ COUNT(v1) WHERE v2 < 0.01 through an uncovered local index on v2",
+      t -> count(t, "SELECT /*+ SERIAL */ COUNT(v1) FROM " + t.table() + " WHERE v2 < 0.01")),
+  DELETED_SCAN(
+      Group.SCAN,
+      Cache.WARM,
+      Api.PHOENIX,
+      "SELECT /*+ SERIAL */ COUNT(*) after deleting 99.9% of rows",
+      t -> count(t, "SELECT /*+ SERIAL */ COUNT(*) FROM " + t.table())),
   DELETED_REVERSE(
-      "scan", Cache.WARM, "SELECT pk ORDER BY pk DESC LIMIT 10 after deleting 99.9% of rows"),
+      Group.SCAN,
+      Cache.WARM,
+      Api.PHOENIX,
+      "SELECT pk ORDER BY pk DESC LIMIT 10 after deleting 99.9% of rows",
+      t -> rows(t, "SELECT pk FROM " + t.table() + " ORDER BY pk DESC LIMIT 10")),
   COMPACTION(
-      "compaction",
+      Group.COMPACTION,
       Cache.BYPASS,
-      "a major compaction of the table, timed until it finishes (seed 001)");
+      Api.HBASE,
+      "a major compaction of the table, timed until it finishes (seed 001)",
+      Workload::compact);
 
   /** Block cache state a workload is measured in. */
   public enum Cache {
@@ -69,17 +138,47 @@ public enum Workload {
     BYPASS
   }
 
+  /** Which weight of {@code --weights} a workload counts under; a compaction counts under none. */
+  public enum Group {
+    SCAN,
+    GET,
+    COMPACTION;
+
+    /** The name {@code --weights} and the reports use: {@code scan}, {@code get}, ... */
+    public String key() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /** The client a workload reads through: Phoenix SQL, or HBase's own API. */
+  public enum Api {
+    PHOENIX,
+    HBASE
+  }
+
+  /** One run of a workload against its target. */
+  @FunctionalInterface
+  private interface Step {
+    Run run(Target t) throws Exception;
+  }
+
   /** How many point reads a get workload makes per run. */
   public static final int POINT_READS = 1000;
 
-  private final String group;
+  private final Group group;
   private final Cache cache;
+  private final Api api;
   private final String description;
 
-  Workload(String group, Cache cache, String description) {
+  @SuppressWarnings("ImmutableEnumChecker") // each step is a lambda that captures nothing
+  private final Step step;
+
+  Workload(Group group, Cache cache, Api api, String description, Step step) {
     this.group = group;
     this.cache = cache;
+    this.api = api;
     this.description = description;
+    this.step = step;
   }
 
   /** Workloads of {@code --suite blockcache}: random gets on a warmed cache (seed 004). */
@@ -101,27 +200,16 @@ public enum Workload {
     return list;
   }
 
-  /** Plain HBase workloads: these run on every {@link DataShape}. */
+  /** Whether the workload reads through Phoenix, so runs only on a Phoenix {@link DataShape}. */
   public boolean phoenixOnly() {
-    return switch (this) {
-      case RAW_SCAN,
-          RAW_SCAN_NO_CACHE,
-          RAW_GET,
-          RAW_GET_COLD,
-          RAW_GET_10K,
-          SCAN_CACHING_1,
-          SCAN_CACHING_1000,
-          COMPACTION ->
-          false;
-      default -> true;
-    };
+    return api == Api.PHOENIX;
   }
 
-  /**
-   * {@code scan}, {@code get} or {@code compaction}: which weight of {@code --weights} the workload
-   * counts under (compaction: none).
-   */
-  public String group() {
+  public Api api() {
+    return api;
+  }
+
+  public Group group() {
     return group;
   }
 
@@ -183,42 +271,7 @@ public enum Workload {
 
   /** Runs the workload once. */
   public Run run(Target t) throws Exception {
-    switch (this) {
-      case SCAN_PARALLEL:
-      case SCAN_PARALLEL_COLD:
-        return count(t, "SELECT COUNT(*) FROM " + t.table());
-      case SCAN_SERIAL:
-        return count(t, "SELECT /*+ SERIAL */ COUNT(*) FROM " + t.table());
-      case SCAN_NO_CACHE:
-        return count(t, "SELECT /*+ NO_CACHE */ COUNT(*) FROM " + t.table());
-      case SCAN_REVERSE:
-        return rows(t, "SELECT pk FROM " + t.table() + " ORDER BY pk DESC LIMIT 10000");
-      case SCAN_CACHING_1:
-        return hbaseScan(t, new Scan().setCaching(1).setLimit(2000));
-      case SCAN_CACHING_1000:
-        return hbaseScan(t, new Scan().setCaching(1000).setLimit(2000));
-      case RAW_SCAN:
-        return hbaseScan(t, new Scan().setCaching(1000));
-      case RAW_SCAN_NO_CACHE:
-        return hbaseScan(t, new Scan().setCaching(1000).setCacheBlocks(false));
-      case COMPACTION:
-        return compact(t);
-      case POINT_SELECT:
-        return pointSelects(t);
-      case RAW_GET:
-      case RAW_GET_COLD:
-        return gets(t, POINT_READS);
-      case RAW_GET_10K:
-        return gets(t, 10 * POINT_READS);
-      case INDEX_FILTERED_COUNT:
-        return count(t, "SELECT /*+ SERIAL */ COUNT(v1) FROM " + t.table() + " WHERE v2 < 0.01");
-      case DELETED_SCAN:
-        return count(t, "SELECT /*+ SERIAL */ COUNT(*) FROM " + t.table());
-      case DELETED_REVERSE:
-        return rows(t, "SELECT pk FROM " + t.table() + " ORDER BY pk DESC LIMIT 10");
-      default:
-        throw new IllegalStateException(name());
-    }
+    return step.run(t);
   }
 
   /** Builds the uncovered local index {@link #INDEX_FILTERED_COUNT} reads through. */
