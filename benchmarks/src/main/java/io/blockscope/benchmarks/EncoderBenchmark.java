@@ -110,16 +110,10 @@ import org.openjdk.jmh.infra.Blackhole;
 @State(Scope.Thread)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
+// forks inherit bin/blockscope jmh's JVM flags (JMH's default), the parent pom's list among them
 @Fork(
     value = 3,
-    jvmArgsAppend = {
-      "-Xms1g",
-      "-Xmx1g",
-      "--add-opens",
-      "java.base/java.lang=ALL-UNNAMED",
-      "--add-opens",
-      "java.base/java.nio=ALL-UNNAMED"
-    })
+    jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 public class EncoderBenchmark {
   @Param({"seed", "pe"})
   public String dataset;

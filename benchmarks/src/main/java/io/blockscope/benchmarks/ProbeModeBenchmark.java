@@ -25,15 +25,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @BenchmarkMode(Mode.AverageTime)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(
-    value = 3,
-    jvmArgsAppend = {
-      "-Djdk.attach.allowAttachSelf=true",
-      "--add-opens",
-      "java.base/java.lang=ALL-UNNAMED",
-      "--add-opens",
-      "java.base/java.nio=ALL-UNNAMED"
-    })
+// forks inherit bin/blockscope jmh's JVM flags (JMH's default), the parent pom's list among
+// them: its openings and the self-attach flag the probe installer needs
+@Fork(3)
 public abstract class ProbeModeBenchmark {
   @Param({"NOT_INSTALLED", "OFF", "COUNT", "TIME"})
   public String mode;

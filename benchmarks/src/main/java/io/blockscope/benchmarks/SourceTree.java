@@ -1,11 +1,9 @@
 package io.blockscope.benchmarks;
 
 import io.blockscope.harness.stock.StockCluster;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.List;
 
 /**
  * Where the benchmarks that start processes find the build's files: the source tree they run in.
@@ -27,18 +25,15 @@ final class SourceTree {
 
   /**
    * The stock HBase 2.6.1 install the build resolved (stock-hbase's server class path), its
-   * processes on the JVM flags the build gives its own (cli's jvm.options).
+   * processes on the JVM flags the build gives its own ({@link StockCluster.Install#of}).
    */
-  static StockCluster.Install stockInstall(Path root) throws IOException {
+  static StockCluster.Install stockInstall(Path root) {
     Path serverClasspath = root.resolve("stock-hbase/target/server-classpath.txt");
-    Path flags = root.resolve("cli/target/jvm.options");
-    for (Path p : List.of(serverClasspath, flags)) {
-      if (!Files.isRegularFile(p)) {
-        throw new IllegalStateException(
-            p + " is missing: build first (./mvnw install -DskipTests)");
-      }
+    if (!Files.isRegularFile(serverClasspath)) {
+      throw new IllegalStateException(
+          serverClasspath + " is missing: build first (./mvnw install -DskipTests)");
     }
-    return StockCluster.Install.of(serverClasspath, Files.readString(flags));
+    return StockCluster.Install.of(serverClasspath);
   }
 
   /** The region server jar the release ships (coprocessors' shaded jar). */

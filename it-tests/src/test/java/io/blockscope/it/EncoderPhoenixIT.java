@@ -7,6 +7,7 @@ import static org.junit.Assert.fail;
 
 import io.blockscope.encoding.BlockscopeEncoding;
 import io.blockscope.encoding.EncodingRegistrar;
+import io.blockscope.harness.JvmFlags;
 import io.blockscope.workloads.SeedTable;
 import java.io.File;
 import java.io.IOException;
@@ -224,20 +225,14 @@ public class EncoderPhoenixIT extends ClusterTestBase {
       cp.append(cp.length() == 0 ? "" : File.pathSeparator).append(e);
     }
     List<String> cmd =
-        new ArrayList<>(
-            List.of(
-                System.getProperty("java.home") + "/bin/java",
-                "-Xmx512m",
-                "--add-opens",
-                "java.base/java.lang=ALL-UNNAMED",
-                "--add-opens",
-                "java.base/java.nio=ALL-UNNAMED",
-                "--add-opens",
-                "java.base/sun.nio.ch=ALL-UNNAMED",
-                "-cp",
-                cp.toString(),
-                HFileReadCheck.class.getName(),
-                cluster.conf().get("fs.defaultFS")));
+        new ArrayList<>(List.of(System.getProperty("java.home") + "/bin/java", "-Xmx512m"));
+    cmd.addAll(JvmFlags.opens());
+    cmd.addAll(
+        List.of(
+            "-cp",
+            cp.toString(),
+            HFileReadCheck.class.getName(),
+            cluster.conf().get("fs.defaultFS")));
     cmd.addAll(files);
     Process p = new ProcessBuilder(cmd).redirectErrorStream(false).start();
     // its log goes to a pipe nobody reads if not drained: drain stderr in the background

@@ -3,6 +3,7 @@ package io.blockscope.it;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.harness.JvmFlags;
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -126,15 +127,8 @@ public class HintsSqllineIT extends ClusterTestBase {
     List<String> cmd =
         new ArrayList<>(
             List.of(
-                System.getProperty("java.home") + "/bin/java",
-                "-Xmx384m",
-                "-Duser.home=" + home,
-                "--add-opens",
-                "java.base/java.lang=ALL-UNNAMED",
-                "--add-opens",
-                "java.base/java.nio=ALL-UNNAMED",
-                "--add-opens",
-                "java.base/sun.nio.ch=ALL-UNNAMED"));
+                System.getProperty("java.home") + "/bin/java", "-Xmx384m", "-Duser.home=" + home));
+    cmd.addAll(JvmFlags.opens());
     cmd.addAll(jvmArgs);
     cmd.addAll(
         List.of(

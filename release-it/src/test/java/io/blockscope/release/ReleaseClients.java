@@ -3,6 +3,7 @@ package io.blockscope.release;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.harness.JvmFlags;
 import io.blockscope.harness.stock.StockCluster;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -209,14 +210,7 @@ final class ReleaseClients {
     return sqllineProcess(cluster, name, String.join(":", cp), url, options, statements);
   }
 
-  private static final List<String> OPENS =
-      List.of(
-          "--add-opens",
-          "java.base/java.lang=ALL-UNNAMED",
-          "--add-opens",
-          "java.base/java.nio=ALL-UNNAMED",
-          "--add-opens",
-          "java.base/sun.nio.ch=ALL-UNNAMED");
+  private static final List<String> OPENS = JvmFlags.opens();
 
   /** The release's hints driver jar (its {@code client/} directory holds that one jar). */
   static Path driverJar(Path release) throws java.io.IOException {

@@ -16,7 +16,7 @@ final class StockInstalls {
 
   /** Another HBase install, by the file listing its server class path. */
   static StockCluster.Install of(Path serverClasspath) {
-    return StockCluster.Install.of(serverClasspath, System.getProperty("blockscope.jvm.opens"));
+    return StockCluster.Install.of(serverClasspath);
   }
 
   /** Phoenix 5.2.1's server side, as the stock suites add it to every server's lib/. */

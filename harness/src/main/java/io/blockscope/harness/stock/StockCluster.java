@@ -1,5 +1,6 @@
 package io.blockscope.harness.stock;
 
+import io.blockscope.harness.JvmFlags;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -180,20 +181,12 @@ public final class StockCluster implements AutoCloseable {
    */
   public record Install(Path serverClasspath, List<String> jvmFlags) {
     /**
-     * An install whose processes take the JDK 17 module openings HBase and Hadoop need, from the
-     * flags the project's build gives its own JVMs ({@code jvmOpens}, the parent pom's {@code
-     * blockscope.jvm.opens}) without blockscope's attach flags: a stock region server has none.
+     * An install whose processes take the JDK 17 module openings HBase and Hadoop need, as the
+     * project's build gives them to its own JVMs ({@link JvmFlags#opens()}) without blockscope's
+     * attach flags: a stock region server has none.
      */
-    public static Install of(Path serverClasspath, String jvmOpens) {
-      List<String> flags = new ArrayList<>();
-      for (String f : jvmOpens.trim().split("\\s+")) {
-        if (!f.isEmpty()
-            && !f.startsWith("-Djdk.attach")
-            && !f.startsWith("-XX:+EnableDynamicAgentLoading")) {
-          flags.add(f);
-        }
-      }
-      return new Install(serverClasspath, List.copyOf(flags));
+    public static Install of(Path serverClasspath) {
+      return new Install(serverClasspath, JvmFlags.opens());
     }
   }
 
