@@ -6,7 +6,7 @@ import io.blockscope.metrics.CostRegistry;
 import io.blockscope.metrics.CostRegistry.RegionCosts;
 import io.blockscope.metrics.PerfLevel;
 import io.blockscope.metrics.RegionExport;
-import io.blockscope.workloads.Stats;
+import io.blockscope.metrics.Stats;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

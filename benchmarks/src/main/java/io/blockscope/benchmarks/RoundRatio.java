@@ -1,6 +1,6 @@
 package io.blockscope.benchmarks;
 
-import io.blockscope.workloads.Stats;
+import io.blockscope.metrics.Stats;
 import java.util.Arrays;
 import java.util.Random;
 

@@ -1,6 +1,6 @@
 package io.blockscope.benchmarks;
 
-import io.blockscope.workloads.Stats;
+import io.blockscope.metrics.Stats;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;

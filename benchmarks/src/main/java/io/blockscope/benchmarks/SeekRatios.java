@@ -1,6 +1,6 @@
 package io.blockscope.benchmarks;
 
-import io.blockscope.workloads.Stats;
+import io.blockscope.metrics.Stats;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Arrays;

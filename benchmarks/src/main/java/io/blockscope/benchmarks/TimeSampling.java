@@ -5,7 +5,7 @@ import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.coprocessor.probe.ProbeInstaller;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.PerfLevel;
-import io.blockscope.workloads.Stats;
+import io.blockscope.metrics.Stats;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

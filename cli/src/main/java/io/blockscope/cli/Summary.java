@@ -1,7 +1,7 @@
 package io.blockscope.cli;
 
 import io.blockscope.metrics.CostSnapshot;
-import io.blockscope.workloads.Stats;
+import io.blockscope.metrics.Stats;
 import io.blockscope.workloads.Workload;
 import java.io.PrintWriter;
 import java.util.ArrayList;

@@ -4,6 +4,7 @@ import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.HBaseScanMetrics;
 import io.blockscope.metrics.Json;
 import io.blockscope.metrics.PerfLevel;
+import io.blockscope.metrics.Stats;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -360,16 +361,6 @@ final class ExplainAnalyze {
     return r;
   }
 
-  /** The median of the regions' busyness (the lower middle of an even count); 0 for none. */
-  static long median(List<Long> values) {
-    if (values.isEmpty()) {
-      return 0;
-    }
-    List<Long> v = new ArrayList<>(values);
-    v.sort(null);
-    return v.get((v.size() - 1) / 2);
-  }
-
   /** How many busiest regions the skew names. */
   static final int SLOWEST = 3;
 
@@ -444,7 +435,7 @@ final class ExplainAnalyze {
       busy.add(busyness(r.costs(), level));
     }
     long max = busy.stream().mapToLong(Long::longValue).max().orElse(0);
-    long median = median(busy);
+    long median = Stats.median(busy.stream().mapToLong(Long::longValue).toArray());
     StringBuilder b = new StringBuilder("by " + measure(level) + ", max/median ");
     b.append(median == 0 ? "-" : String.format(Locale.ROOT, "%.2f", (double) max / median));
     b.append(" (max ")
@@ -599,7 +590,7 @@ final class ExplainAnalyze {
     Map<String, Object> skew = new LinkedHashMap<>();
     skew.put("measure", level == PerfLevel.TIME ? "probeNanos" : "blocks");
     long max = busy.isEmpty() ? 0 : busy.get(0);
-    long median = median(busy);
+    long median = Stats.median(busy.stream().mapToLong(Long::longValue).toArray());
     skew.put("max", max);
     skew.put("median", median);
     skew.put("maxOverMedian", median == 0 ? null : (double) max / median);

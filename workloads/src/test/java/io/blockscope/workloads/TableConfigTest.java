@@ -64,15 +64,6 @@ public class TableConfigTest {
     assertEquals("CRC32C", TableConfig.parse("NONE/CRC32C-NOVERIFY").checksumAlgorithm());
   }
 
-  @Test
-  public void quantilesUseTheNearestRank() {
-    List<Double> v = List.of(5.0, 1.0, 4.0, 2.0, 3.0);
-    assertEquals(3.0, Stats.median(v), 0);
-    assertEquals(5.0, Stats.quantile(v, 0.99), 0);
-    assertEquals(1.0, Stats.quantile(v, 0.0), 0);
-    assertTrue(Double.isNaN(Stats.median(List.of())));
-  }
-
   /**
    * Every encoding and compression evaluate offers has its own series in the metrics (a name of
    * {@code CostLayout}'s, not OTHER), so a report's cost columns are never lumped together.

@@ -1,4 +1,4 @@
-package io.blockscope.workloads;
+package io.blockscope.metrics;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
@@ -43,5 +43,15 @@ public class StatsTest {
   public void noValuesHaveNoStatistics() {
     assertTrue(Double.isNaN(Stats.median(List.of())));
     assertTrue(Double.isNaN(Stats.quantile(new double[0], 0.9)));
+  }
+
+  @Test
+  public void theMedianOfCountsIsTheLowerMiddleAndZeroForNone() {
+    assertEquals(3, Stats.median(new long[] {59, 3, 1}));
+    assertEquals(2, Stats.median(new long[] {4, 2, 1, 3}));
+    assertEquals(0, Stats.median(new long[0]));
+    long[] v = {9, 1, 5};
+    Stats.median(v);
+    assertEquals("the caller's array is left as it was", 9, v[0]);
   }
 }

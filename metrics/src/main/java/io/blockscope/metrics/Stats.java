@@ -1,4 +1,4 @@
-package io.blockscope.workloads;
+package io.blockscope.metrics;
 
 import java.util.Arrays;
 import java.util.List;
@@ -33,6 +33,19 @@ public final class Stats {
 
   public static double median(double[] values) {
     return quantile(values, 0.5);
+  }
+
+  /**
+   * The nearest-rank median of counts (the lower middle value of an even count); 0 for none, where
+   * a count of nothing is nothing.
+   */
+  public static long median(long[] values) {
+    if (values.length == 0) {
+      return 0;
+    }
+    long[] a = values.clone();
+    Arrays.sort(a);
+    return a[rank(a.length, 0.5)];
   }
 
   /** Where the median of {@code values} is in the list (its first occurrence); -1 for none. */
