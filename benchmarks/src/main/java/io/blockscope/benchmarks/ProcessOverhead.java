@@ -3,11 +3,11 @@ package io.blockscope.benchmarks;
 import io.blockscope.benchmarks.RegionOverhead.Workload;
 import io.blockscope.coprocessor.BlockscopeConfig;
 import io.blockscope.coprocessor.BlockscopeRegionObserver;
+import io.blockscope.harness.BeanReader;
 import io.blockscope.harness.stock.StockCluster;
-import io.blockscope.metrics.MetricKeys;
 import io.blockscope.metrics.PerfLevel;
+import io.blockscope.metrics.Stats;
 import io.blockscope.workloads.RawTable;
-import io.blockscope.workloads.Stats;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URLEncoder;
@@ -180,6 +180,9 @@ public final class ProcessOverhead {
   /** The region server's info server, whose /jmx gives its beans. */
   private String info;
 
+  /** The region server's blockscope beans. */
+  private BeanReader beans;
+
   private StockCluster cluster;
 
   private ProcessOverhead(Options options) {
@@ -225,6 +228,7 @@ public final class ProcessOverhead {
             List.of())) {
       cluster = s.cluster;
       info = s.server.infoUrl();
+      beans = s.server.beans();
       serverThreads = new ThreadTimes(s.server.pid(), "process-overhead");
       if (options.pin()) {
         pin(s.server.pid());
@@ -557,10 +561,7 @@ public final class ProcessOverhead {
 
   /** A table's blockscope counter on the server; 0 while it has no bean. */
   private long tableCount(Mode m, String metric) throws Exception {
-    String bean =
-        MetricKeys.objectName(MetricKeys.table(tables[m.ordinal()].getNameAsString(), metric))
-            .toString();
-    return Math.max(0, serverLong(bean, "Count"));
+    return beans.table(tables[m.ordinal()].getNameAsString()).get(metric);
   }
 
   /** A growable array of longs. */

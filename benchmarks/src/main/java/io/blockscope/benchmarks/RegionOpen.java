@@ -206,18 +206,13 @@ public final class RegionOpen {
    * /jmx, is the table's region count. Returns what it read.
    */
   private String checkLoaded(StockCluster c, TableName t) throws Exception {
-    String json =
-        StockCluster.httpGet(
-            c.regionServers().get(0).infoUrl()
-                + "/jmx?qry=blockscope:type=Server,name=regions.open");
-    java.util.regex.Matcher m =
-        java.util.regex.Pattern.compile("\"Value\"\\s*:\\s*(\\d+)").matcher(json);
+    java.util.OptionalLong open = c.regionServers().get(0).beans().serverValue("regions.open");
     // only this table carries blockscope (no server-wide class): exactly its regions
-    if (!m.find() || Long.parseLong(m.group(1)) != options.regions()) {
+    if (open.isEmpty() || open.getAsLong() != options.regions()) {
       throw new IllegalStateException(
-          "blockscope's regions.open on the server is not " + options.regions() + ": " + json);
+          "blockscope's regions.open on the server is not " + options.regions() + ": " + open);
     }
-    return "blockscope regions.open=" + m.group(1) + " for " + t;
+    return "blockscope regions.open=" + open.getAsLong() + " for " + t;
   }
 
   private static double[][] column(Turn[] turns, java.util.function.ToDoubleFunction<Turn> f) {

@@ -2,6 +2,7 @@ package io.blockscope.cli;
 
 import io.blockscope.coprocessor.BlockscopeConfig;
 import io.blockscope.coprocessor.probe.ProbeBridge;
+import io.blockscope.harness.BeanReader;
 import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.CostSnapshot;
@@ -11,6 +12,7 @@ import io.blockscope.workloads.RawTable;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
+import java.util.List;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import javax.management.ObjectName;
@@ -37,6 +39,9 @@ import picocli.CommandLine.Option;
             + " per-region read costs.")
 final class Demo implements Callable<Integer> {
   private static final long EXPORT_INTERVAL_MS = 1_000;
+
+  /** Three export refreshes, with room to spare. */
+  private static final long EXPORT_WAIT_MS = 5 * EXPORT_INTERVAL_MS;
 
   @Option(
       names = "--rows",
@@ -81,8 +86,8 @@ final class Demo implements Callable<Integer> {
       RawTable.loadSeed(cluster.connection(), cluster.admin(), fastDiff, rows, 1);
       RawTable.loadSeed(cluster.connection(), cluster.admin(), gz, rows, 1);
 
-      JmxCosts jmx = new JmxCosts(ManagementFactory.getPlatformMBeanServer(), EXPORT_INTERVAL_MS);
-      jmx.awaitExport();
+      BeanReader jmx = BeanReader.of(ManagementFactory.getPlatformMBeanServer(), "this JVM");
+      jmx.awaitExport(EXPORT_WAIT_MS);
       out.println("Probes: " + probes(jmx));
       CostTable steps = new CostTable();
       for (TableName t : new TableName[] {fastDiff, gz}) {
@@ -121,7 +126,7 @@ final class Demo implements Callable<Integer> {
       out.println();
       out.println("Per region, since the region opened:");
       CostTable regions = new CostTable();
-      jmx.awaitExport();
+      jmx.awaitExport(EXPORT_WAIT_MS);
       for (TableName t : new TableName[] {fastDiff, gz}) {
         for (HRegion r : cluster.regions(t)) {
           String enc = r.getRegionInfo().getEncodedName();
@@ -143,8 +148,8 @@ final class Demo implements Callable<Integer> {
             MetricKeys.server("blockCache.miss.data"),
           }) {
         ObjectName name = MetricKeys.objectName(key);
-        Object count = jmx.count(name);
-        out.printf("  %s  Count=%s%n", name, count);
+        List<BeanReader.Reading> bean = jmx.read(name);
+        out.printf("  %s  Count=%s%n", name, bean.isEmpty() ? null : bean.get(0).value());
       }
       out.printf("%nDone in %.1f s.%n", (System.nanoTime() - t0) / 1e9);
     }
@@ -153,19 +158,19 @@ final class Demo implements Callable<Integer> {
 
   /** One step's costs: the table's series before and after it, each read after a refresh. */
   private void step(
-      CostTable table, JmxCosts jmx, TableName t, String what, Callable<Number> action)
+      CostTable table, BeanReader jmx, TableName t, String what, Callable<Number> action)
       throws Exception {
-    jmx.awaitExport();
+    jmx.awaitExport(EXPORT_WAIT_MS);
     CostSnapshot before = jmx.table(t.getNameAsString());
     long start = System.nanoTime();
     action.call();
     double ms = (System.nanoTime() - start) / 1e6;
-    jmx.awaitExport();
+    jmx.awaitExport(EXPORT_WAIT_MS);
     CostSnapshot cost = jmx.table(t.getNameAsString()).minus(before);
     table.add(String.format("%s %s (%.0f ms)", t, what, ms), cost);
   }
 
-  private static String probes(JmxCosts jmx) throws IOException {
+  private static String probes(BeanReader jmx) throws IOException {
     StringBuilder sb = new StringBuilder();
     for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
       sb.append(p == 0 ? "" : ", ")

@@ -1,13 +1,14 @@
 package io.blockscope.cli;
 
 import io.blockscope.coprocessor.Diagnostics;
+import io.blockscope.harness.BeanReader;
 import io.blockscope.metrics.CostSnapshot;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 
 /**
  * The embedded {@code evaluate}'s costs: a table's series read by their ObjectNames from this JVM's
- * platform MBeanServer ({@link JmxCosts}), the names an operator scrapes. A series appears at the
+ * platform MBeanServer ({@link BeanReader}), the names an operator scrapes. A series appears at the
  * first export refresh after its cost becomes non-zero, reading 0 until the refresh after, and a
  * production server refreshes every 10 s (at least every second), so before each read this asks the
  * engine in this JVM for two refreshes ({@link Diagnostics#refreshExport}) (counted in {@code
@@ -15,13 +16,9 @@ import java.lang.management.ManagementFactory;
  * they read live values. That request is the one call into the engine.
  */
 final class LocalJmxCosts implements CostSource {
-  private final JmxCosts jmx;
+  private final BeanReader beans =
+      BeanReader.of(ManagementFactory.getPlatformMBeanServer(), "this JVM");
   private String why;
-
-  LocalJmxCosts() {
-    // the interval bounds JmxCosts.awaitExport, which this class does not use
-    this.jmx = new JmxCosts(ManagementFactory.getPlatformMBeanServer(), 10_000);
-  }
 
   @Override
   public CostSnapshot table(String table) {
@@ -32,7 +29,7 @@ final class LocalJmxCosts implements CostSource {
     }
     e.refreshExport();
     try {
-      return jmx.table(table);
+      return beans.table(table);
     } catch (IOException | RuntimeException ex) {
       why = "cannot read blockscope's JMX series: " + ex;
       return null;

@@ -1,9 +1,9 @@
 package io.blockscope.cli;
 
-import io.blockscope.metrics.CostLayout;
+import io.blockscope.harness.BeanReader;
 import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.metrics.PerfLevel;
 import java.io.IOException;
-import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -11,7 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import javax.management.ObjectName;
+import java.util.OptionalLong;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -24,10 +24,6 @@ import org.apache.hadoop.hbase.Size;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.util.Bytes;
-import org.apache.hbase.thirdparty.com.google.gson.JsonArray;
-import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
-import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
-import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 
 /**
  * A real cluster, reached as an HBase client with the cluster's own configuration ({@link
@@ -133,16 +129,7 @@ final class RemoteEvalCluster implements EvalCluster {
   }
 
   private long refreshes(InfoServer base) throws IOException {
-    String q =
-        URLEncoder.encode("blockscope:type=Server,name=export.refreshes", StandardCharsets.UTF_8);
-    JsonArray beans =
-        JsonParser.parseString(get(base, "/jmx?qry=" + q))
-            .getAsJsonObject()
-            .getAsJsonArray("beans");
-    if (beans.isEmpty()) {
-      throw new IOException(base + " has no blockscope export (is the coprocessor deployed?)");
-    }
-    return beans.get(0).getAsJsonObject().get("Count").getAsLong();
+    return beans(base).exportRefreshes();
   }
 
   private CostSource newCostSource() {
@@ -152,41 +139,17 @@ final class RemoteEvalCluster implements EvalCluster {
       @Override
       public CostSnapshot table(String table) {
         try {
-          long[] slots = new long[CostLayout.SIZE];
-          int servers = 0;
+          CostSnapshot sum = CostSnapshot.ZERO;
           List<InfoServer> bases = infoServers();
-          if (!bases.isEmpty()) {
-            awaitExports(bases);
-          }
-          for (InfoServer base : bases) {
-            // every table's beans, matched here: a pattern with a quoted table name (a
-            // namespaced table's) came back from HBase's /jmx servlet without a bean list
-            String q = URLEncoder.encode("blockscope:type=Table,*", StandardCharsets.UTF_8);
-            String body = get(base, "/jmx?qry=" + q);
-            JsonArray beans =
-                JsonParser.parseString(body).getAsJsonObject().getAsJsonArray("beans");
-            if (beans == null) {
-              throw new IOException(base + "/jmx answered without beans: " + body);
-            }
-            servers++;
-            String key = io.blockscope.metrics.MetricKeys.value(table);
-            for (JsonElement b : beans) {
-              JsonObject bean = b.getAsJsonObject();
-              String name = bean.get("name").getAsString();
-              if (!key.equals(new ObjectName(name).getKeyProperty("table"))) {
-                continue;
-              }
-              int slot = CostLayout.slotOf(name.substring(name.lastIndexOf("name=") + 5));
-              if (slot >= 0 && bean.has("Count")) {
-                slots[slot] += bean.get("Count").getAsLong();
-              }
-            }
-          }
-          if (servers == 0) {
+          if (bases.isEmpty()) {
             why = NO_INFO_PORT;
             return null;
           }
-          return JmxCosts.snapshot(slots);
+          awaitExports(bases);
+          for (InfoServer base : bases) {
+            sum = sum.plus(beans(base).table(table));
+          }
+          return sum;
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           why = "interrupted while reading region servers' /jmx";
@@ -207,7 +170,7 @@ final class RemoteEvalCluster implements EvalCluster {
               return why;
             }
             for (InfoServer base : infoServers()) {
-              any |= get(base, "/jmx?qry=blockscope:type=Probe,*").contains("blockscope:");
+              any |= beans(base).deployed();
             }
             if (!any) {
               why =
@@ -243,9 +206,13 @@ final class RemoteEvalCluster implements EvalCluster {
     return servers;
   }
 
-  /** The body of a GET on an info server, as the cluster serves it (HTTPS, SPNEGO). */
-  private String get(InfoServer server, String pathAndQuery) throws IOException {
-    return client.infoServers.get(server.host(), server.port(), pathAndQuery);
+  /**
+   * A region server's blockscope beans, read as the cluster serves {@code /jmx} (HTTPS, SPNEGO).
+   */
+  private BeanReader beans(InfoServer server) {
+    return BeanReader.of(
+        pathAndQuery -> client.infoServers.get(server.host(), server.port(), pathAndQuery),
+        server.toString());
   }
 
   /**
@@ -257,19 +224,10 @@ final class RemoteEvalCluster implements EvalCluster {
   public String whyNoTimings() {
     List<String> capped = new ArrayList<>();
     try {
-      String q =
-          URLEncoder.encode(
-              "blockscope:type=Server,name=settings.table.max.level", StandardCharsets.UTF_8);
       for (InfoServer server : infoServers()) {
-        JsonArray beans =
-            JsonParser.parseString(get(server, "/jmx?qry=" + q))
-                .getAsJsonObject()
-                .getAsJsonArray("beans");
-        if (beans != null && !beans.isEmpty() && beans.get(0).getAsJsonObject().has("Value")) {
-          int level = beans.get(0).getAsJsonObject().get("Value").getAsInt();
-          if (level < 2) {
-            capped.add(server + (level == 0 ? " (OFF)" : " (COUNT)"));
-          }
+        OptionalLong level = beans(server).serverValue("settings.table.max.level");
+        if (level.isPresent() && level.getAsLong() < PerfLevel.TIME.ordinal()) {
+          capped.add(server + " (" + PerfLevel.values()[(int) level.getAsLong()] + ")");
         }
       }
     } catch (IOException | RuntimeException e) {

@@ -1,19 +1,17 @@
 package io.blockscope.cli;
 
 import io.blockscope.coprocessor.BlockscopeConfig;
+import io.blockscope.harness.BeanReader;
 import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.metrics.PerfLevel;
 import io.blockscope.workloads.RawTable;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.LocalTime;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -21,8 +19,6 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.ServerMetrics;
 import org.apache.hadoop.hbase.ServerName;
@@ -33,9 +29,6 @@ import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.util.Bytes;
-import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
-import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
-import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -250,7 +243,6 @@ final class Top implements Callable<Integer> {
    */
   static List<TopView.ServerReading> http(ClusterClient c) throws IOException {
     List<TopView.ServerReading> readings = new ArrayList<>();
-    String q = URLEncoder.encode("blockscope:*", StandardCharsets.UTF_8);
     Map<ServerName, ServerMetrics> live =
         c.connection.getAdmin().getClusterMetrics().getLiveServerMetrics();
     for (Map.Entry<ServerName, ServerMetrics> e : live.entrySet()) {
@@ -264,17 +256,10 @@ final class Top implements Callable<Integer> {
       }
       String host = e.getKey().getHostname();
       try {
-        Map<String, Long> values = new LinkedHashMap<>();
-        JsonObject doc =
-            JsonParser.parseString(c.infoServers.get(host, port, "/jmx?qry=" + q))
-                .getAsJsonObject();
-        for (JsonElement b : doc.getAsJsonArray("beans")) {
-          JsonObject bean = b.getAsJsonObject();
-          JsonElement v = bean.has("Count") ? bean.get("Count") : bean.get("Value");
-          if (v != null && v.isJsonPrimitive() && v.getAsJsonPrimitive().isNumber()) {
-            values.put(bean.get("name").getAsString(), v.getAsLong());
-          }
-        }
+        Map<String, Long> values =
+            BeanReader.of(
+                    pathAndQuery -> c.infoServers.get(host, port, pathAndQuery), host + ":" + port)
+                .all();
         if (values.isEmpty()) {
           readings.add(
               TopView.ServerReading.failed(server, "no blockscope beans: coprocessor not loaded"));
@@ -299,23 +284,8 @@ final class Top implements Callable<Integer> {
 
   /** This JVM's blockscope beans: the embedded cluster's one region server. */
   static List<TopView.ServerReading> local(String server) throws IOException {
-    MBeanServer mbs = ManagementFactory.getPlatformMBeanServer();
-    Map<String, Long> values = new LinkedHashMap<>();
-    try {
-      for (ObjectName n : mbs.queryNames(new ObjectName("blockscope:*"), null)) {
-        Object v;
-        try {
-          v = mbs.getAttribute(n, "Count");
-        } catch (javax.management.AttributeNotFoundException notACounter) {
-          v = mbs.getAttribute(n, "Value");
-        }
-        if (v instanceof Number num) {
-          values.put(n.getCanonicalName(), num.longValue());
-        }
-      }
-    } catch (javax.management.JMException e) {
-      throw new IOException("cannot read this JVM's blockscope beans: " + e, e);
-    }
+    Map<String, Long> values =
+        BeanReader.of(ManagementFactory.getPlatformMBeanServer(), "this JVM").all();
     return List.of(new TopView.ServerReading(server, null, values));
   }
 

@@ -91,6 +91,52 @@ public final class MetricKeys {
     return new ObjectName(sb.toString());
   }
 
+  /** Every blockscope bean. */
+  public static ObjectName allBeans() {
+    return pattern(DOMAIN + ":*");
+  }
+
+  /** Every table-scope bean, of every table. */
+  public static ObjectName tableBeans() {
+    return pattern(DOMAIN + ":type=" + TABLE + ",*");
+  }
+
+  /** Every region-scope bean, of every region. */
+  public static ObjectName regionBeans() {
+    return pattern(DOMAIN + ":type=" + REGION + ",*");
+  }
+
+  /** Every probe bean (installed, failures) of every probe. */
+  public static ObjectName probeBeans() {
+    return pattern(DOMAIN + ":type=" + PROBE + ",*");
+  }
+
+  /** The ObjectName of a server-scope metric, e.g. {@code export.refreshes}. */
+  public static ObjectName serverBean(String metric) {
+    try {
+      return objectName(server(metric));
+    } catch (MalformedObjectNameException e) {
+      throw new IllegalArgumentException("not a metric name: " + metric, e);
+    }
+  }
+
+  /**
+   * A key property of a blockscope ObjectName as the name it stands for ({@code table}, {@code
+   * region}, {@code probe}, {@code name}), unquoted where {@link #value} quoted it; null if absent.
+   */
+  public static String property(ObjectName name, String key) {
+    String v = name.getKeyProperty(key);
+    return v != null && v.startsWith("\"") ? ObjectName.unquote(v) : v;
+  }
+
+  private static ObjectName pattern(String text) {
+    try {
+      return new ObjectName(text);
+    } catch (MalformedObjectNameException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** Names Dropwizard's JMX beans after {@link #objectName}. */
   public static final ObjectNameFactory OBJECT_NAMES =
       (type, domain, name) -> {

@@ -1,6 +1,9 @@
 package io.blockscope.metrics;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
 
 import javax.management.ObjectName;
 import org.junit.Test;
@@ -39,5 +42,27 @@ public class MetricKeysTest {
     ObjectName n = MetricKeys.OBJECT_NAMES.createName("counters", "blockscope", "not,a=key");
     assertEquals("Other", n.getKeyProperty("type"));
     assertEquals("not,a=key", ObjectName.unquote(n.getKeyProperty("name")));
+  }
+
+  @Test
+  public void thePatternsMatchTheirScopeOnlyAndPropertiesReadBackTheNames() throws Exception {
+    ObjectName table = MetricKeys.objectName(MetricKeys.table("ns:t", "blockCache.hit.data"));
+    ObjectName region = MetricKeys.objectName(MetricKeys.region("ns:t", "ab12", "decode.seeks"));
+    ObjectName probe = MetricKeys.objectName(MetricKeys.probe("decode", "installed"));
+    ObjectName server = MetricKeys.serverBean("export.refreshes");
+    assertEquals("blockscope:type=Server,name=export.refreshes", server.toString());
+    for (ObjectName n : new ObjectName[] {table, region, probe, server}) {
+      assertTrue(n + "", MetricKeys.allBeans().apply(n));
+    }
+    assertTrue(MetricKeys.tableBeans().apply(table));
+    assertFalse(MetricKeys.tableBeans().apply(region));
+    assertTrue(MetricKeys.regionBeans().apply(region));
+    assertFalse(MetricKeys.regionBeans().apply(table));
+    assertTrue(MetricKeys.probeBeans().apply(probe));
+    assertFalse(MetricKeys.probeBeans().apply(server));
+    assertEquals("ns:t", MetricKeys.property(region, "table"));
+    assertEquals("ab12", MetricKeys.property(region, "region"));
+    assertEquals("decode.seeks", MetricKeys.property(region, "name"));
+    assertNull(MetricKeys.property(table, "region"));
   }
 }

@@ -3,11 +3,12 @@ package io.blockscope.release;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.harness.BeanReader;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.harness.stock.StockCluster.RegionServer;
+import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.metrics.MetricKeys;
 import java.io.IOException;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,8 +31,6 @@ import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.util.Bytes;
-import org.apache.hbase.thirdparty.com.google.gson.JsonArray;
-import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 
 /**
  * What the stock suites check on a {@link StockCluster}, as an operator checks it: tables written
@@ -50,22 +49,9 @@ final class StockChecks {
     this.cluster = cluster;
   }
 
-  /** The region's blockscope counters on its server's /jmx, by name. */
+  /** The region's blockscope counters on its server's /jmx, by name (the non-zero ones). */
   Map<String, Long> regionCounts(RegionServer rs, TableName t, String region) throws Exception {
-    String q = "blockscope:type=Region,table=" + t.getNameAsString() + ",region=" + region + ",*";
-    Map<String, Long> m = new java.util.TreeMap<>();
-    JsonParser.parseString(get(rs.infoUrl() + "/jmx?qry=" + enc(q)))
-        .getAsJsonObject()
-        .getAsJsonArray("beans")
-        .forEach(
-            b -> {
-              org.apache.hbase.thirdparty.com.google.gson.JsonObject o = b.getAsJsonObject();
-              if (o.has("Count")) {
-                String n = o.get("name").getAsString();
-                m.put(n.substring(n.indexOf(",name=") + 6), o.get("Count").getAsLong());
-              }
-            });
-    return m;
+    return new java.util.TreeMap<>(rs.beans().region(t.getNameAsString(), region).nonZero());
   }
 
   /**
@@ -77,30 +63,18 @@ final class StockChecks {
    */
   Map<String, Long> exportedRegionCounts(RegionServer rs, TableName t, String region)
       throws Exception {
-    long start = refreshes(rs);
+    long start = rs.beans().exportRefreshes();
     cluster.await(
         "three export refreshes on " + rs.infoUrl(),
         45,
         () -> {
           try {
-            return refreshes(rs) >= start + 3;
+            return rs.beans().exportRefreshes() >= start + 3;
           } catch (Exception e) {
             return false;
           }
         });
     return regionCounts(rs, t, region);
-  }
-
-  private long refreshes(RegionServer rs) throws Exception {
-    JsonArray beans =
-        JsonParser.parseString(
-                get(
-                    rs.infoUrl()
-                        + "/jmx?qry="
-                        + enc("blockscope:type=Server,name=export.refreshes")))
-            .getAsJsonObject()
-            .getAsJsonArray("beans");
-    return beans.get(0).getAsJsonObject().get("Count").getAsLong();
   }
 
   TableDescriptorBuilder table(TableName t) {
@@ -224,26 +198,16 @@ final class StockChecks {
       assertEquals(name + " of " + region + " on " + rs.infoUrl(), 0L, figure);
       return;
     }
-    String q =
-        "blockscope:type=Region,table="
-            + t.getNameAsString()
-            + ",region="
-            + region
-            + ",name="
-            + name;
+    CostSnapshot.ZERO.get(name); // a name that is no cost fails here, not after 30 s
+    String what = t.getNameAsString() + "/" + region + " " + name;
     AtomicLong last = new AtomicLong(-1);
     try {
       cluster.await(
-          q + " = " + expected + " on " + rs.infoUrl(),
+          what + " = " + expected + " on " + rs.infoUrl(),
           30,
           () -> {
             try {
-              JsonArray beans =
-                  JsonParser.parseString(get(rs.infoUrl() + "/jmx?qry=" + enc(q)))
-                      .getAsJsonObject()
-                      .getAsJsonArray("beans");
-              last.set(
-                  beans.isEmpty() ? 0 : beans.get(0).getAsJsonObject().get("Count").getAsLong());
+              last.set(rs.beans().region(t.getNameAsString(), region).get(name));
               return last.get() == expected;
             } catch (Exception e) {
               return false;
@@ -254,23 +218,21 @@ final class StockChecks {
           e.getMessage()
               + "; last read "
               + last.get()
-              + "; its blockscope beans: "
-              + beanNames(rs, "blockscope:type=Region,table=" + t.getNameAsString() + ",*"),
+              + "; the table's region series: "
+              + beanNames(rs, t),
           e);
     }
   }
 
-  List<String> beanNames(RegionServer rs, String query) throws Exception {
+  /** The names of the table's region series on the server. */
+  List<String> beanNames(RegionServer rs, TableName t) throws Exception {
     List<String> names = new ArrayList<>();
-    JsonParser.parseString(get(rs.infoUrl() + "/jmx?qry=" + enc(query)))
-        .getAsJsonObject()
-        .getAsJsonArray("beans")
-        .forEach(b -> names.add(b.getAsJsonObject().get("name").getAsString()));
+    for (BeanReader.Reading r : rs.beans().read(MetricKeys.regionBeans())) {
+      if (t.getNameAsString().equals(MetricKeys.property(r.name(), "table"))) {
+        names.add(r.name().toString());
+      }
+    }
     return names;
-  }
-
-  String enc(String s) {
-    return URLEncoder.encode(s, StandardCharsets.UTF_8);
   }
 
   static String get(String url) throws Exception {

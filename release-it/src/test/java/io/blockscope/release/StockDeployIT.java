@@ -668,11 +668,8 @@ public class StockDeployIT {
     cluster.restartMaster(phoenixOnly());
     assertEquals("ENC_RELEASE read without the encoder jar", encodedCells, checks.count(enc));
     for (RegionServer rs : cluster.regionServers()) {
-      String beans = StockChecks.get(rs.infoUrl() + "/jmx?qry=" + checks.enc("blockscope:*"));
-      assertEquals(
-          rs.log() + ": " + beans,
-          0,
-          JsonParser.parseString(beans).getAsJsonObject().getAsJsonArray("beans").size());
+      Map<String, Long> beans = rs.beans().all();
+      assertEquals(rs.log() + ": " + beans, 0, beans.size());
       assertTrue(
           rs.log().toString(), !Files.readString(rs.log()).contains("blockscope: engine started"));
     }

@@ -1,5 +1,6 @@
 package io.blockscope.harness.stock;
 
+import io.blockscope.harness.BeanReader;
 import io.blockscope.harness.JvmFlags;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -88,6 +89,23 @@ public final class StockCluster implements AutoCloseable {
       return realm == null
           ? "http://127.0.0.1:" + infoPort
           : "https://" + realm.host() + ":" + infoPort;
+    }
+
+    /**
+     * This server's blockscope beans through its {@code /jmx} servlet, over plain HTTP (a secured
+     * server's servlet wants SPNEGO: read its beans over JMX instead).
+     */
+    public BeanReader beans() {
+      return BeanReader.of(
+          pathAndQuery -> {
+            try {
+              return httpGet(infoUrl() + pathAndQuery);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              throw new java.io.InterruptedIOException("interrupted reading " + infoUrl());
+            }
+          },
+          infoUrl());
     }
 
     /** The server name the master knows this process by, or null while it is not live. */

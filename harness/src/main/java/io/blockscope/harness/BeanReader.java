@@ -1,0 +1,261 @@
+package io.blockscope.harness;
+
+import io.blockscope.metrics.CostLayout;
+import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.metrics.MetricKeys;
+import java.io.IOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import javax.management.AttributeNotFoundException;
+import javax.management.InstanceNotFoundException;
+import javax.management.JMException;
+import javax.management.MBeanServerConnection;
+import javax.management.MalformedObjectNameException;
+import javax.management.ObjectName;
+import org.apache.hbase.thirdparty.com.google.gson.JsonArray;
+import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
+import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
+import org.apache.hbase.thirdparty.com.google.gson.JsonParseException;
+import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
+
+/**
+ * blockscope's beans in one JVM, read as an operator's tools read them: through a JMX connection
+ * (this JVM's platform MBean server for the embedded cluster) or through a region server's {@code
+ * /jmx} servlet, whose HTTP GET the caller supplies (plain, TLS or SPNEGO, as the cluster serves
+ * it). Every name and pattern comes from {@link MetricKeys}. {@code top}, {@code evaluate}, the
+ * demo, the stock suites and the benchmarks read blockscope's beans through this class only.
+ */
+public abstract class BeanReader {
+  /** A bean with a numeric reading: a counter's {@code Count} or a gauge's {@code Value}. */
+  public record Reading(ObjectName name, long value) {}
+
+  /** An HTTP GET of a path and query on one info server, returning the body. */
+  @FunctionalInterface
+  public interface Get {
+    String get(String pathAndQuery) throws IOException;
+  }
+
+  /** The beans matching {@code pattern} that hold a number (none: an empty list). */
+  public abstract List<Reading> read(ObjectName pattern) throws IOException;
+
+  /** Where the beans are read from, for messages. */
+  public abstract String where();
+
+  /** Beans through a JMX connection. */
+  public static BeanReader of(MBeanServerConnection jmx, String where) {
+    return new Jmx(jmx, where);
+  }
+
+  /** Beans through an info server's {@code /jmx} servlet, {@code get} reaching that server. */
+  public static BeanReader of(Get get, String where) {
+    return new Servlet(get, where);
+  }
+
+  /**
+   * The server's {@code export.refreshes}: how many times its export has registered new series.
+   *
+   * @throws IOException when the server has no such bean (blockscope not deployed, or its export
+   *     off)
+   */
+  public long exportRefreshes() throws IOException {
+    OptionalLong v = serverValue("export.refreshes");
+    if (v.isEmpty()) {
+      throw new IOException(
+          where()
+              + " has no "
+              + MetricKeys.serverBean("export.refreshes")
+              + ": the blockscope coprocessor is not deployed there, or its JMX is off");
+    }
+    return v.getAsLong();
+  }
+
+  /**
+   * Waits until the export has refreshed three times more: the refresh in progress may have missed
+   * the last reads, the second registers their series, which read 0 until the third.
+   *
+   * @throws IOException when that takes longer than {@code timeoutMs}
+   */
+  public void awaitExport(long timeoutMs) throws IOException, InterruptedException {
+    long seen = exportRefreshes();
+    long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+    while (exportRefreshes() < seen + 3) {
+      if (System.nanoTime() > deadline) {
+        throw new IOException(
+            where()
+                + ": blockscope's export did not refresh three times within "
+                + timeoutMs
+                + " ms (blockscope.export.interval.ms too long?)");
+      }
+      Thread.sleep(Math.max(1, Math.min(200, timeoutMs / 100)));
+    }
+  }
+
+  /** A server-scope series' reading, e.g. {@code settings.table.max.level}; empty if absent. */
+  public OptionalLong serverValue(String metric) throws IOException {
+    List<Reading> r = read(MetricKeys.serverBean(metric));
+    return r.isEmpty() ? OptionalLong.empty() : OptionalLong.of(r.get(0).value());
+  }
+
+  /**
+   * A table's costs over its regions, open and closed, as its series show them (zeros where none is
+   * exported). All table beans are read and matched here: HBase's servlet answered a pattern with a
+   * quoted (namespaced) table name without a bean list.
+   */
+  public CostSnapshot table(String table) throws IOException {
+    List<Reading> mine = new ArrayList<>();
+    for (Reading r : read(MetricKeys.tableBeans())) {
+      if (table.equals(MetricKeys.property(r.name(), "table"))) {
+        mine.add(r);
+      }
+    }
+    return costs(mine);
+  }
+
+  /** A region's costs since it opened, as its series show them (zeros where none is exported). */
+  public CostSnapshot region(String table, String encodedRegion) throws IOException {
+    List<Reading> mine = new ArrayList<>();
+    for (Reading r : read(MetricKeys.regionBeans())) {
+      if (table.equals(MetricKeys.property(r.name(), "table"))
+          && encodedRegion.equals(MetricKeys.property(r.name(), "region"))) {
+        mine.add(r);
+      }
+    }
+    return costs(mine);
+  }
+
+  /** Whether a probe is woven into HBase here (its {@code installed} gauge reads 1). */
+  public boolean probeInstalled(String probe) throws IOException {
+    for (Reading r : read(MetricKeys.probeBeans())) {
+      if (probe.equals(MetricKeys.property(r.name(), "probe"))
+          && "installed".equals(MetricKeys.property(r.name(), "name"))) {
+        return r.value() == 1;
+      }
+    }
+    return false;
+  }
+
+  /** Whether blockscope runs here at all: it registers its probe beans when its engine starts. */
+  public boolean deployed() throws IOException {
+    return !read(MetricKeys.probeBeans()).isEmpty();
+  }
+
+  /** Every blockscope bean's reading, by canonical ObjectName. */
+  public Map<String, Long> all() throws IOException {
+    Map<String, Long> values = new LinkedHashMap<>();
+    for (Reading r : read(MetricKeys.allBeans())) {
+      values.put(r.name().getCanonicalName(), r.value());
+    }
+    return values;
+  }
+
+  /** Cost series as a snapshot, summed by cost name; series that are not costs are ignored. */
+  public static CostSnapshot costs(List<Reading> readings) {
+    long[] slots = new long[CostLayout.SIZE];
+    for (Reading r : readings) {
+      int slot = CostLayout.slotOf(MetricKeys.property(r.name(), "name"));
+      if (slot >= CostLayout.FIRST_COST) {
+        slots[slot] += r.value();
+      }
+    }
+    Map<String, Long> named = new LinkedHashMap<>();
+    for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
+      named.put(CostLayout.name(i), slots[i]);
+    }
+    return CostSnapshot.of(named);
+  }
+
+  private static final class Jmx extends BeanReader {
+    private final MBeanServerConnection jmx;
+    private final String where;
+
+    Jmx(MBeanServerConnection jmx, String where) {
+      this.jmx = jmx;
+      this.where = where;
+    }
+
+    @Override
+    public List<Reading> read(ObjectName pattern) throws IOException {
+      List<Reading> readings = new ArrayList<>();
+      for (ObjectName n : jmx.queryNames(pattern, null)) {
+        Object v = attribute(n);
+        if (v instanceof Number num) {
+          readings.add(new Reading(n, num.longValue()));
+        }
+      }
+      return readings;
+    }
+
+    private Object attribute(ObjectName n) throws IOException {
+      try {
+        try {
+          return jmx.getAttribute(n, "Count");
+        } catch (AttributeNotFoundException gauge) {
+          return jmx.getAttribute(n, "Value");
+        }
+      } catch (InstanceNotFoundException closed) {
+        return null; // unregistered since the query: a region that just closed
+      } catch (JMException e) {
+        return null; // neither a counter nor a gauge
+      }
+    }
+
+    @Override
+    public String where() {
+      return where;
+    }
+  }
+
+  private static final class Servlet extends BeanReader {
+    private final Get get;
+    private final String where;
+
+    Servlet(Get get, String where) {
+      this.get = get;
+      this.where = where;
+    }
+
+    @Override
+    public List<Reading> read(ObjectName pattern) throws IOException {
+      String body =
+          get.get("/jmx?qry=" + URLEncoder.encode(pattern.toString(), StandardCharsets.UTF_8));
+      JsonArray beans;
+      try {
+        JsonElement doc = JsonParser.parseString(body);
+        beans = doc.isJsonObject() ? doc.getAsJsonObject().getAsJsonArray("beans") : null;
+      } catch (JsonParseException | ClassCastException e) {
+        beans = null;
+      }
+      if (beans == null) {
+        throw new IOException(where + "/jmx answered without a bean list: " + head(body));
+      }
+      List<Reading> readings = new ArrayList<>();
+      for (JsonElement e : beans) {
+        JsonObject bean = e.getAsJsonObject();
+        JsonElement v = bean.has("Count") ? bean.get("Count") : bean.get("Value");
+        if (v != null && v.isJsonPrimitive() && v.getAsJsonPrimitive().isNumber()) {
+          try {
+            readings.add(
+                new Reading(new ObjectName(bean.get("name").getAsString()), v.getAsLong()));
+          } catch (MalformedObjectNameException notABean) {
+            // the servlet names every bean by its ObjectName; anything else is not blockscope's
+          }
+        }
+      }
+      return readings;
+    }
+
+    private static String head(String body) {
+      return body.length() <= 200 ? body : body.substring(0, 200) + "...";
+    }
+
+    @Override
+    public String where() {
+      return where;
+    }
+  }
+}
