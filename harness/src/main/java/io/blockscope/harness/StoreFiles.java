@@ -105,12 +105,20 @@ public final class StoreFiles {
    * walked header to header from the file's start until the first bytes that are not one.
    */
   public static List<Block> blocks(FileSystem fs, Path file) throws IOException {
-    byte[] bytes;
+    return blocks(bytes(fs, file));
+  }
+
+  /** A file's bytes, whole. */
+  public static byte[] bytes(FileSystem fs, Path file) throws IOException {
     try (FSDataInputStream in = fs.open(file)) {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       in.transferTo(out);
-      bytes = out.toByteArray();
+      return out.toByteArray();
     }
+  }
+
+  /** The blocks of an HFile's bytes (see {@link #blocks(FileSystem, Path)}). */
+  public static List<Block> blocks(byte[] bytes) {
     ByteBuffer b = ByteBuffer.wrap(bytes);
     List<Block> blocks = new ArrayList<>();
     int at = 0;

@@ -6,14 +6,10 @@ import static org.junit.Assert.assertTrue;
 
 import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.CostSnapshot;
-import java.io.ByteArrayOutputStream;
 import java.lang.reflect.Field;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32;
-import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -36,12 +32,6 @@ import org.junit.Test;
  * [HDFS checksums] when HBase verification fails for any reason".
  */
 public class ChecksumRelationsIT extends ClusterTestBase {
-  /** HFile block header: where the on-disk size and the end of the data are stored. */
-  private static final int ON_DISK_SIZE_WITHOUT_HEADER = 8;
-
-  private static final int ON_DISK_DATA_SIZE_WITH_HEADER = 29;
-  private static final int HEADER_SIZE = 33;
-
   /**
    * The data blocks of an HFile, walked through their headers from the file's start: the ground
    * truth for bytes read and checksum chunks, read by neither HBase's reader nor blockscope.
@@ -50,15 +40,6 @@ public class ChecksumRelationsIT extends ClusterTestBase {
     return StoreFiles.blocks(file.getFileSystem(cluster.conf()), file).stream()
         .filter(StoreFiles.Block::isData)
         .toList();
-  }
-
-  private static byte[] fileBytes(Path file) throws Exception {
-    FileSystem fs = file.getFileSystem(cluster.conf());
-    try (FSDataInputStream in = fs.open(file)) {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      in.transferTo(out);
-      return out.toByteArray();
-    }
   }
 
   /** A scan of every cell: the cell count and a CRC of every row, qualifier and value. */
@@ -202,12 +183,14 @@ public class ChecksumRelationsIT extends ClusterTestBase {
   /** Rewrites the file with one byte of its first block's stored checksum flipped. */
   private static void corruptFirstBlockChecksum(Path file) throws Exception {
     FileSystem fs = file.getFileSystem(cluster.conf());
-    byte[] bytes = fileBytes(file);
-    ByteBuffer b = ByteBuffer.wrap(bytes);
-    assertEquals("DATABLK*", new String(bytes, 0, 8, StandardCharsets.US_ASCII));
-    int dataEnd = b.getInt(ON_DISK_DATA_SIZE_WITH_HEADER);
-    int blockEnd = HEADER_SIZE + b.getInt(ON_DISK_SIZE_WITHOUT_HEADER);
-    assertTrue("checksums follow the data", dataEnd > HEADER_SIZE && dataEnd < blockEnd);
+    byte[] bytes = StoreFiles.bytes(fs, file);
+    StoreFiles.Block first = StoreFiles.blocks(bytes).get(0);
+    assertEquals("DATABLK*", first.magic());
+    int dataEnd = (int) first.offset() + first.onDiskDataSizeWithHeader();
+    int blockEnd = (int) first.offset() + first.onDiskSize();
+    assertTrue(
+        "checksums follow the data",
+        dataEnd > first.offset() + StoreFiles.Block.HEADER_SIZE && dataEnd < blockEnd);
     bytes[dataEnd] ^= 0x5a;
     fs.delete(file, false);
     try (FSDataOutputStream out = fs.create(file, false)) {

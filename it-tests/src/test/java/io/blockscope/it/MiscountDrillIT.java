@@ -222,18 +222,12 @@ public class MiscountDrillIT extends ClusterTestBase {
   static final Map<String, List<String>> CATCHERS = new LinkedHashMap<>();
 
   static {
-    CATCHERS.put("blockCache doubled", List.of(COLD_SCAN, DECODE_CELLS));
-    CATCHERS.put("blockCache halved", List.of(COLD_SCAN, DECODE_CELLS));
-    CATCHERS.put("fsRead doubled", List.of(DECODE_WORK, CHECKSUM));
-    CATCHERS.put("fsRead halved", List.of(DECODE_WORK, CHECKSUM));
-    CATCHERS.put("checksum doubled", List.of(CHECKSUM, NO_CACHE_VERIFIED));
-    CATCHERS.put("checksum halved", List.of(CHECKSUM, NO_CACHE_VERIFIED));
-    CATCHERS.put("decompress doubled", List.of(DECODE_WORK, GZ_SCAN));
-    CATCHERS.put("decompress halved", List.of(DECODE_WORK, GZ_SCAN));
-    CATCHERS.put("decode doubled", List.of(DECODE_CELLS, FAST_DIFF_CELLS));
-    CATCHERS.put("decode halved", List.of(DECODE_CELLS, FAST_DIFF_CELLS));
-    CATCHERS.put("memstore doubled", List.of(MEMSTORE, MEMSTORE_PROFILE));
-    CATCHERS.put("memstore halved", List.of(MEMSTORE, MEMSTORE_PROFILE));
+    doubledAndHalved("blockCache", COLD_SCAN, DECODE_CELLS);
+    doubledAndHalved("fsRead", DECODE_WORK, CHECKSUM);
+    doubledAndHalved("checksum", CHECKSUM, NO_CACHE_VERIFIED);
+    doubledAndHalved("decompress", DECODE_WORK, GZ_SCAN);
+    doubledAndHalved("decode", DECODE_CELLS, FAST_DIFF_CELLS);
+    doubledAndHalved("memstore", MEMSTORE, MEMSTORE_PROFILE);
     CATCHERS.put("wrong region", List.of(COLD_SCAN, PROFILE));
     CATCHERS.put("wrong query", List.of(PROFILE));
     CATCHERS.put("wrong block kind", List.of(COLD_SCAN, DECODE_WORK));
@@ -242,6 +236,12 @@ public class MiscountDrillIT extends ClusterTestBase {
     CATCHERS.put("fs bytes doubled", List.of(CHECKSUM, COLD_SCAN));
     CATCHERS.put("region lost from table", List.of(COLD_SCAN, DECODE_CELLS));
     CATCHERS.put("time 16x", List.of(TIME_LEVEL));
+  }
+
+  /** The same catchers for a probe's doubled and its halved counts. */
+  private static void doubledAndHalved(String probe, String... tests) {
+    CATCHERS.put(probe + " doubled", List.of(tests));
+    CATCHERS.put(probe + " halved", List.of(tests));
   }
 
   private static Request request(String test) {

@@ -12,13 +12,11 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
-import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
 import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
@@ -190,16 +188,11 @@ public class ReadCostIT extends ClusterTestBase {
   public void aMultiLevelIndexsLeafAndIntermediateBlocksCountAsCacheStatsCountsThem()
       throws Exception {
     TableName t = newTable("multilevel");
-    cluster
-        .admin()
-        .createTable(
-            TableDescriptorBuilder.newBuilder(t)
-                .setColumnFamily(
-                    ColumnFamilyDescriptorBuilder.newBuilder(RawTable.SEED_FAMILY)
-                        .setBlocksize(1024)
-                        .setConfiguration("hfile.index.block.max.size", "1024")
-                        .build())
-                .build());
+    RawTable.create(
+        cluster.admin(),
+        new RawTable.Spec(t)
+            .blockSize(1024)
+            .familyConfiguration("hfile.index.block.max.size", "1024"));
     RawTable.loadSeed(cluster.connection(), cluster.admin(), t, ROWS, 42);
     List<HRegion> regions = cluster.regions(t);
     List<StoreFiles.Block> blocks = StoreFiles.blocks(regions);

@@ -127,6 +127,7 @@ public final class RawTable {
     int blockSize = 64 * 1024;
     String level;
     byte[][] splits;
+    final java.util.Map<String, String> familyConfiguration = new java.util.TreeMap<>();
 
     public Spec(TableName name) {
       this.name = name;
@@ -169,18 +170,18 @@ public final class RawTable {
       this.splits = splits;
       return this;
     }
+
+    /** Sets an HBase setting on the family, e.g. {@code hfile.index.block.max.size}. */
+    public Spec familyConfiguration(String key, String value) {
+      familyConfiguration.put(key, value);
+      return this;
+    }
   }
 
   /** Creates a seed-shaped table: one family {@code f} with the spec's settings. */
   public static void create(Admin admin, Spec s) throws IOException {
     TableDescriptorBuilder t =
-        TableDescriptorBuilder.newBuilder(s.name)
-            .setColumnFamily(
-                ColumnFamilyDescriptorBuilder.newBuilder(SEED_FAMILY)
-                    .setDataBlockEncoding(s.encoding)
-                    .setCompressionType(s.compression)
-                    .setBlocksize(s.blockSize)
-                    .build());
+        TableDescriptorBuilder.newBuilder(s.name).setColumnFamily(familyOf(s));
     if (s.level != null) {
       t.setValue(Attributes.TABLE_LEVEL, s.level);
     }
@@ -189,6 +190,16 @@ public final class RawTable {
     } else {
       admin.createTable(t.build());
     }
+  }
+
+  private static ColumnFamilyDescriptor familyOf(Spec s) {
+    ColumnFamilyDescriptorBuilder f =
+        ColumnFamilyDescriptorBuilder.newBuilder(SEED_FAMILY)
+            .setDataBlockEncoding(s.encoding)
+            .setCompressionType(s.compression)
+            .setBlocksize(s.blockSize);
+    s.familyConfiguration.forEach(f::setConfiguration);
+    return f.build();
   }
 
   /** The seed-shaped table's row key of {@code pk}: 4 bytes, big-endian. */
