@@ -57,6 +57,15 @@ public final class QueryExtensions {
 
   public static final QueryExtensions NONE = new QueryExtensions(false, false, Profile.NONE, false);
 
+  /**
+   * The statement without one trailing {@code ;} (and the white space around it), which Phoenix's
+   * JDBC parser rejects and SQL tools and scripts, the seeds included, write.
+   */
+  static String withoutTerminator(String sql) {
+    String t = Head.stripTrailing(sql);
+    return t.endsWith(";") ? Head.stripTrailing(t.substring(0, t.length() - 1)) : sql;
+  }
+
   /** SQL state of a syntax error (ISO/ANSI SQL). */
   static final String SYNTAX_ERROR = "42601";
 

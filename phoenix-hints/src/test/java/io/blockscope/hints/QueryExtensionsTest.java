@@ -58,10 +58,10 @@ public class QueryExtensionsTest {
 
   @Test
   public void oneTrailingSemicolonIsDropped() {
-    assertEquals("select 1", BlockscopePhoenix.withoutTerminator("select 1 ;  \n"));
-    assertEquals("select ';'", BlockscopePhoenix.withoutTerminator("select ';'"));
-    assertEquals("select 1;", BlockscopePhoenix.withoutTerminator("select 1;;"));
-    assertEquals("select 1", BlockscopePhoenix.withoutTerminator("select 1"));
+    assertEquals("select 1", QueryExtensions.withoutTerminator("select 1 ;  \n"));
+    assertEquals("select ';'", QueryExtensions.withoutTerminator("select ';'"));
+    assertEquals("select 1;", QueryExtensions.withoutTerminator("select 1;;"));
+    assertEquals("select 1", QueryExtensions.withoutTerminator("select 1"));
   }
 
   @Test

@@ -1,0 +1,63 @@
+package io.blockscope.hints;
+
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * This thread's extensions while a statement runs through a blockscope connection (what {@link
+ * ExtendingOptimizer} reads), set on creation and put back as they were on close; for SERIAL and
+ * PROFILE, with a new query id.
+ */
+final class QueryContext implements AutoCloseable {
+  private static final SecureRandom IDS = new SecureRandom();
+
+  /** A new query id: 128 random bits as 32 hex digits. */
+  static String newQueryId() {
+    byte[] b = new byte[16];
+    IDS.nextBytes(b);
+    StringBuilder s = new StringBuilder(32);
+    for (byte x : b) {
+      s.append(Character.forDigit((x >> 4) & 0xf, 16)).append(Character.forDigit(x & 0xf, 16));
+    }
+    return s.toString();
+  }
+
+  final String id;
+  final Set<String> tables = new LinkedHashSet<>();
+  private final QueryExtensions outerExtensions = ExtendingOptimizer.CURRENT.get();
+  private final String outerId = ExtendingOptimizer.QUERY_ID.get();
+  private final Set<String> outerTables = ExtendingOptimizer.TABLES.get();
+
+  QueryContext(QueryExtensions e) {
+    id = e.serial() || e.profile() != QueryExtensions.Profile.NONE ? newQueryId() : null;
+    ExtendingOptimizer.CURRENT.set(e);
+    ExtendingOptimizer.QUERY_ID.set(id);
+    ExtendingOptimizer.REFUSED.remove();
+    ExtendingOptimizer.TABLES.set(tables);
+  }
+
+  /** A copy of the tables the plans optimized so far scan. */
+  Set<String> tables() {
+    return Collections.unmodifiableSet(new LinkedHashSet<>(tables));
+  }
+
+  /** Why SERIAL was not applied to parts of the plans optimized so far. */
+  List<String> refused() {
+    List<String> refused = ExtendingOptimizer.REFUSED.get();
+    return refused == null
+        ? Collections.emptyList()
+        : Collections.unmodifiableList(new ArrayList<>(refused));
+  }
+
+  @Override
+  public void close() {
+    ExtendingOptimizer.CURRENT.set(outerExtensions);
+    ExtendingOptimizer.QUERY_ID.set(outerId);
+    ExtendingOptimizer.REFUSED.remove();
+    ExtendingOptimizer.TABLES.set(outerTables);
+  }
+}
