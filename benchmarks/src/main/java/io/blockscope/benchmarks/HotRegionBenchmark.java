@@ -1,11 +1,11 @@
 package io.blockscope.benchmarks;
 
-import io.blockscope.metrics.CostAccumulator;
+import io.blockscope.coprocessor.accounting.CostAccumulator;
+import io.blockscope.coprocessor.accounting.CostRegistry;
+import io.blockscope.coprocessor.accounting.CostRegistry.RegionCosts;
+import io.blockscope.coprocessor.accounting.RegionExport;
 import io.blockscope.metrics.CostLayout;
-import io.blockscope.metrics.CostRegistry;
-import io.blockscope.metrics.CostRegistry.RegionCosts;
 import io.blockscope.metrics.PerfLevel;
-import io.blockscope.metrics.RegionExport;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;

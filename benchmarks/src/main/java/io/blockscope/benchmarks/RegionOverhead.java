@@ -2,11 +2,11 @@ package io.blockscope.benchmarks;
 
 import io.blockscope.coprocessor.BlockscopeRegionObserver;
 import io.blockscope.coprocessor.Diagnostics;
+import io.blockscope.coprocessor.accounting.CostRegistry.RegionCosts;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.coprocessor.probe.ProbeInstaller;
 import io.blockscope.encoding.BlockscopeEncoding;
 import io.blockscope.metrics.CostLayout;
-import io.blockscope.metrics.CostRegistry.RegionCosts;
 import io.blockscope.metrics.PerfLevel;
 import io.blockscope.metrics.Stats;
 import io.blockscope.workloads.RawTable;

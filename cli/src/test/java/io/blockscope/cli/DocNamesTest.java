@@ -303,7 +303,7 @@ public class DocNamesTest {
     for (String source :
         List.of(
             "coprocessors/src/main/java/io/blockscope/coprocessor/Engine.java",
-            "metrics/src/main/java/io/blockscope/metrics/CostRegistry.java")) {
+            "coprocessors/src/main/java/io/blockscope/coprocessor/accounting/CostRegistry.java")) {
       Matcher registered =
           Pattern.compile("MetricKeys\\.server\\(\"([^\"]+)\"\\)")
               .matcher(Files.readString(ROOT.resolve(source)));

@@ -1,7 +1,7 @@
 package io.blockscope.coprocessor;
 
+import io.blockscope.coprocessor.accounting.RegionExport;
 import io.blockscope.metrics.PerfLevel;
-import io.blockscope.metrics.RegionExport;
 import java.util.List;
 import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;

@@ -1,9 +1,9 @@
 package io.blockscope.coprocessor;
 
+import io.blockscope.coprocessor.accounting.CostRegistry;
+import io.blockscope.coprocessor.accounting.QueryTracker;
 import io.blockscope.coprocessor.probe.ProbeBridge;
-import io.blockscope.metrics.CostRegistry;
 import io.blockscope.metrics.PerfLevel;
-import io.blockscope.metrics.QueryTracker;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 

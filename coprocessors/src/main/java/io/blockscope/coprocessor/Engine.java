@@ -1,19 +1,19 @@
 package io.blockscope.coprocessor;
 
 import com.codahale.metrics.Gauge;
+import io.blockscope.coprocessor.accounting.CostAccumulator;
+import io.blockscope.coprocessor.accounting.CostRegistry;
+import io.blockscope.coprocessor.accounting.CostRegistry.RegionCosts;
+import io.blockscope.coprocessor.accounting.QueryTracker;
+import io.blockscope.coprocessor.accounting.RegionExport;
 import io.blockscope.coprocessor.probe.BridgeHandle;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.coprocessor.probe.ProbeInstaller;
 import io.blockscope.metrics.Attributes;
-import io.blockscope.metrics.CostAccumulator;
 import io.blockscope.metrics.CostLayout;
-import io.blockscope.metrics.CostRegistry;
-import io.blockscope.metrics.CostRegistry.RegionCosts;
 import io.blockscope.metrics.HBaseScanMetrics;
 import io.blockscope.metrics.MetricKeys;
 import io.blockscope.metrics.PerfLevel;
-import io.blockscope.metrics.QueryTracker;
-import io.blockscope.metrics.RegionExport;
 import io.blockscope.metrics.profile.ProfileWire;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package io.blockscope.coprocessor;
 
+import io.blockscope.coprocessor.accounting.CostRegistry;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.metrics.CostLayout;
-import io.blockscope.metrics.CostRegistry;
 import java.util.function.IntPredicate;
 import java.util.function.IntToLongFunction;
 import java.util.function.LongSupplier;

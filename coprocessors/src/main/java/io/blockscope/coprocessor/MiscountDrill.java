@@ -1,9 +1,9 @@
 package io.blockscope.coprocessor;
 
-import io.blockscope.metrics.CostAccumulator;
+import io.blockscope.coprocessor.accounting.CostAccumulator;
+import io.blockscope.coprocessor.accounting.CostRegistry.RegionCosts;
+import io.blockscope.coprocessor.accounting.QueryTracker;
 import io.blockscope.metrics.CostLayout;
-import io.blockscope.metrics.CostRegistry.RegionCosts;
-import io.blockscope.metrics.QueryTracker;
 
 /**
  * The sensitivity drill's miscounts that are not a probe's ({@link Diagnostics#miscount}): while

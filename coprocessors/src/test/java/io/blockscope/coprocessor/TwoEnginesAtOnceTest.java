@@ -5,8 +5,8 @@ import static org.junit.Assert.assertNotSame;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.coprocessor.accounting.CostRegistry;
 import io.blockscope.coprocessor.probe.ProbeBridge;
-import io.blockscope.metrics.CostRegistry;
 import io.blockscope.metrics.MetricKeys;
 import java.lang.management.ManagementFactory;
 import java.lang.reflect.Method;

@@ -4,8 +4,8 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.coprocessor.accounting.QueryTracker;
 import io.blockscope.hints.BlockscopeResultSet;
-import io.blockscope.metrics.QueryTracker;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -3,10 +3,10 @@ package io.blockscope.it;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.coprocessor.accounting.RegionExport;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.CostSnapshot;
-import io.blockscope.metrics.RegionExport;
 import io.blockscope.workloads.RawTable;
 import java.util.List;
 import java.util.Set;

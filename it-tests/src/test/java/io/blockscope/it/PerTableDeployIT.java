@@ -90,7 +90,7 @@ public class PerTableDeployIT extends ClusterTestBase {
     assertEquals(10_000, rows);
     String encoded = region.getRegionInfo().getEncodedName();
     assertEquals(
-        new io.blockscope.metrics.QueryTracker.Stats(0, 1, 1),
+        new io.blockscope.coprocessor.accounting.QueryTracker.Stats(0, 1, 1),
         cluster.diagnostics().queries().stats(query, me()));
     assertEquals(
         "rows counted once, not once per copy",

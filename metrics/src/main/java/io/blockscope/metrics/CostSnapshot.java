@@ -11,7 +11,12 @@ public final class CostSnapshot implements CostLayout.LongSlotReader {
 
   private final long[] slots;
 
-  CostSnapshot(long[] slots) {
+  /** A snapshot of a cost array laid out as {@link CostLayout} (taken as is, not copied). */
+  public static CostSnapshot ofSlots(long[] slots) {
+    return new CostSnapshot(slots);
+  }
+
+  private CostSnapshot(long[] slots) {
     this.slots = slots;
   }
 

@@ -1,6 +1,5 @@
 package io.blockscope.metrics;
 
-import com.codahale.metrics.jmx.ObjectNameFactory;
 import java.util.regex.Pattern;
 import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
@@ -8,8 +7,8 @@ import javax.management.ObjectName;
 /**
  * Every metric blockscope registers is named here, and turned into a JMX ObjectName here.
  *
- * <p>Inside the Dropwizard registry a metric is keyed {@code scope|table|region|metric}; the {@link
- * #OBJECT_NAMES} factory turns that into
+ * <p>Inside the region server's registry a metric is keyed {@code scope|table|region|metric};
+ * {@link #objectName} turns that into
  *
  * <pre>
  * blockscope:type=Server,name=&lt;metric&gt;
@@ -136,19 +135,4 @@ public final class MetricKeys {
       throw new IllegalStateException(e);
     }
   }
-
-  /** Names Dropwizard's JMX beans after {@link #objectName}. */
-  public static final ObjectNameFactory OBJECT_NAMES =
-      (type, domain, name) -> {
-        try {
-          return objectName(name);
-        } catch (MalformedObjectNameException e) {
-          // Cannot happen for keys made here; a foreign metric gets a safe, quoted name.
-          try {
-            return new ObjectName(DOMAIN + ":type=Other,name=" + ObjectName.quote(name));
-          } catch (MalformedObjectNameException impossible) {
-            throw new IllegalStateException(impossible);
-          }
-        }
-      };
 }

@@ -38,13 +38,6 @@ public class MetricKeysTest {
   }
 
   @Test
-  public void foreignNamesGetASafeName() throws Exception {
-    ObjectName n = MetricKeys.OBJECT_NAMES.createName("counters", "blockscope", "not,a=key");
-    assertEquals("Other", n.getKeyProperty("type"));
-    assertEquals("not,a=key", ObjectName.unquote(n.getKeyProperty("name")));
-  }
-
-  @Test
   public void thePatternsMatchTheirScopeOnlyAndPropertiesReadBackTheNames() throws Exception {
     ObjectName table = MetricKeys.objectName(MetricKeys.table("ns:t", "blockCache.hit.data"));
     ObjectName region = MetricKeys.objectName(MetricKeys.region("ns:t", "ab12", "decode.seeks"));

@@ -1,10 +1,11 @@
-package io.blockscope.metrics;
+package io.blockscope.coprocessor.accounting;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotSame;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertSame;
 
+import io.blockscope.metrics.PerfLevel;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,4 +1,4 @@
-package io.blockscope.metrics;
+package io.blockscope.coprocessor.accounting;
 
 import java.util.Locale;
 

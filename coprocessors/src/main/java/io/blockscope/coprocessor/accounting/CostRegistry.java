@@ -1,10 +1,14 @@
-package io.blockscope.metrics;
+package io.blockscope.coprocessor.accounting;
 
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.Metric;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.jmx.JmxReporter;
+import io.blockscope.metrics.CostLayout;
+import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.metrics.MetricKeys;
+import io.blockscope.metrics.PerfLevel;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -432,7 +436,7 @@ public final class CostRegistry implements AutoCloseable {
     for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
       s[i] = t.get(i, loseFromRollUp);
     }
-    return new CostSnapshot(s);
+    return CostSnapshot.ofSlots(s);
   }
 
   public synchronized CostSnapshot serverSnapshot() {
@@ -440,7 +444,7 @@ public final class CostRegistry implements AutoCloseable {
     for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
       s[i] = serverCost(i);
     }
-    return new CostSnapshot(s);
+    return CostSnapshot.ofSlots(s);
   }
 
   /**
@@ -632,7 +636,7 @@ public final class CostRegistry implements AutoCloseable {
       jmx =
           JmxReporter.forRegistry(metrics)
               .inDomain(MetricKeys.DOMAIN)
-              .createsObjectNamesWith(MetricKeys.OBJECT_NAMES)
+              .createsObjectNamesWith(ObjectNames.FACTORY)
               .registerWith(server)
               .build();
       jmx.start();

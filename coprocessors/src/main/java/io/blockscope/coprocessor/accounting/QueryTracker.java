@@ -1,5 +1,9 @@
-package io.blockscope.metrics;
+package io.blockscope.coprocessor.accounting;
 
+import io.blockscope.metrics.Attributes;
+import io.blockscope.metrics.CostLayout;
+import io.blockscope.metrics.HBaseScanMetrics;
+import io.blockscope.metrics.PerfLevel;
 import java.nio.charset.StandardCharsets;
 import java.util.IdentityHashMap;
 import java.util.Iterator;

@@ -1,10 +1,14 @@
-package io.blockscope.metrics;
+package io.blockscope.coprocessor.accounting;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.metrics.CostLayout;
+import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.metrics.MetricKeys;
+import io.blockscope.metrics.PerfLevel;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -1,9 +1,10 @@
-package io.blockscope.metrics;
+package io.blockscope.coprocessor.accounting;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.metrics.CostLayout;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

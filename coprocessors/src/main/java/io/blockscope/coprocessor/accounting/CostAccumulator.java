@@ -1,5 +1,7 @@
-package io.blockscope.metrics;
+package io.blockscope.coprocessor.accounting;
 
+import io.blockscope.metrics.CostLayout;
+import io.blockscope.metrics.CostSnapshot;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -253,6 +255,6 @@ public final class CostAccumulator implements CostLayout.LongSlotReader {
     for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
       copy[i] = sum(i);
     }
-    return new CostSnapshot(copy);
+    return CostSnapshot.ofSlots(copy);
   }
 }
