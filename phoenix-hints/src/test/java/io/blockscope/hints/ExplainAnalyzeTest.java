@@ -276,7 +276,8 @@ public class ExplainAnalyzeTest {
         json.contains(
             "\"levelReason\": \"capped by the region server's blockscope.query.max.level\""));
     // a region server of an earlier blockscope says nothing of it
-    assertEquals("", ExplainAnalyze.appliedLevel(new QueryProfile.Region("T", "old", 7, QUIET)));
+    assertEquals(
+        "", ExplainAnalyzeText.appliedLevel(new QueryProfile.Region("T", "old", 7, QUIET)));
   }
 
   @Test
