@@ -116,38 +116,6 @@ public final class Diagnostics {
     engine.drill(probe, ProbeBridge.DRILL_FAULT);
   }
 
-  /** The ways blockscope is made to miscount on purpose by {@link #miscount}. */
-  public enum Miscount {
-    /** Counts right: the production state. */
-    NONE,
-    /** The probe counts each event twice (bytes and nanos-free counts alike). */
-    DOUBLE,
-    /** The probe drops every other event. */
-    DROP_EVERY_OTHER,
-    /**
-     * Every region's costs go to one other region: the first that settled after the drill began,
-     * whose own costs are dropped. Queries still get theirs.
-     */
-    WRONG_REGION,
-    /** The same with queries: every query's costs go to the first query seen; regions are right. */
-    WRONG_QUERY,
-    /** Data blocks are counted as leaf index blocks and leaf index blocks as data blocks. */
-    WRONG_KIND,
-    /** Each encoding's decode costs are counted under the next encoding of the layout. */
-    WRONG_ENCODING,
-    /** Each algorithm's decompression costs are counted under the next algorithm of the layout. */
-    WRONG_COMPRESSION,
-    /** The bytes read from the file system are counted twice; the blocks stay right. */
-    FS_BYTES_DOUBLED,
-    /** Every time (checksum, decompression, decoding) is counted 16 times over. */
-    TIME_16X,
-    /**
-     * Each table's roll-up leaves out one of its regions (the first by encoded name); the regions'
-     * own figures and the server's stay right.
-     */
-    LOST_FROM_TABLE
-  }
-
   /**
    * Makes blockscope miscount on purpose, for the sensitivity drill of the test suite (a check that
    * the suite fails when a count is wrong): {@code DOUBLE} and {@code DROP_EVERY_OTHER} act on

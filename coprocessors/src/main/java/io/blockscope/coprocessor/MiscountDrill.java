@@ -14,7 +14,7 @@ import io.blockscope.metrics.CostLayout;
  */
 final class MiscountDrill {
   /** A wrong attribution the drill asked for; NONE when no drill runs. */
-  private static volatile Diagnostics.Miscount how = Diagnostics.Miscount.NONE;
+  private static volatile Miscount how = Miscount.NONE;
 
   /** The first region (WRONG_REGION) or query record (WRONG_QUERY) the drill saw settle. */
   private static volatile Object sink;
@@ -25,11 +25,11 @@ final class MiscountDrill {
   private MiscountDrill() {}
 
   static boolean active() {
-    return how != Diagnostics.Miscount.NONE;
+    return how != Miscount.NONE;
   }
 
   /** Starts (or with NONE ends) a wrong attribution. */
-  static void start(Diagnostics.Miscount miscount) {
+  static void start(Miscount miscount) {
     sink = null;
     how = miscount;
   }
@@ -40,9 +40,8 @@ final class MiscountDrill {
    * query records, regions staying right.
    */
   static void settle(RegionCosts region, QueryTracker.RegionCosts q, long[] costs) {
-    Diagnostics.Miscount miscount = how;
-    if (miscount != Diagnostics.Miscount.WRONG_REGION
-        && miscount != Diagnostics.Miscount.WRONG_QUERY) {
+    Miscount miscount = how;
+    if (miscount != Miscount.WRONG_REGION && miscount != Miscount.WRONG_QUERY) {
       mislabel(miscount, costs);
       if (q != null) {
         q.costs.add(costs);
@@ -50,7 +49,7 @@ final class MiscountDrill {
       region.costs().drain(costs);
       return;
     }
-    if (miscount == Diagnostics.Miscount.WRONG_REGION) {
+    if (miscount == Miscount.WRONG_REGION) {
       if (sink == null) {
         sink = region;
       }
@@ -76,7 +75,7 @@ final class MiscountDrill {
    * miscount} says: a swapped block kind, a rotated encoding or algorithm, doubled file-system
    * bytes, times 16 times over. Other miscounts leave them alone.
    */
-  static void mislabel(Diagnostics.Miscount miscount, long[] costs) {
+  static void mislabel(Miscount miscount, long[] costs) {
     switch (miscount) {
       case WRONG_KIND:
         for (int group :

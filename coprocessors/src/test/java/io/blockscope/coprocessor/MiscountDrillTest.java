@@ -16,7 +16,7 @@ public class MiscountDrillTest {
     return c;
   }
 
-  private static Map<String, Long> mislabelled(Diagnostics.Miscount how, Map<String, Long> named) {
+  private static Map<String, Long> mislabelled(Miscount how, Map<String, Long> named) {
     long[] c = costs(named);
     MiscountDrill.mislabel(how, c);
     Map<String, Long> out = new HashMap<>();
@@ -39,7 +39,7 @@ public class MiscountDrillTest {
             "fs.read.bytes.data", 7L,
             "blockCache.miss.bloom", 1L),
         mislabelled(
-            Diagnostics.Miscount.WRONG_KIND,
+            Miscount.WRONG_KIND,
             Map.of(
                 "blockCache.hit.data", 3L,
                 "blockCache.miss.leafIndex", 4L,
@@ -60,7 +60,7 @@ public class MiscountDrillTest {
             "decode." + second + ".seeks", 2L,
             "decode." + first + ".nanos", 9L),
         mislabelled(
-            Diagnostics.Miscount.WRONG_ENCODING,
+            Miscount.WRONG_ENCODING,
             Map.of(
                 "decode." + first + ".cells", 10L,
                 "decode." + first + ".seeks", 2L,
@@ -68,7 +68,7 @@ public class MiscountDrillTest {
     assertEquals(
         Map.of("decompress.LZO.blocks", 4L, "decompress.LZO.bytesIn", 40L),
         mislabelled(
-            Diagnostics.Miscount.WRONG_COMPRESSION,
+            Miscount.WRONG_COMPRESSION,
             Map.of("decompress.GZ.blocks", 4L, "decompress.GZ.bytesIn", 40L)));
   }
 
@@ -90,7 +90,7 @@ public class MiscountDrillTest {
             "decompress.GZ.nanos", 4L,
             "decode.FAST_DIFF.nanos", 5L,
             "decode.FAST_DIFF.cells", 6L),
-        mislabelled(Diagnostics.Miscount.FS_BYTES_DOUBLED, read));
+        mislabelled(Miscount.FS_BYTES_DOUBLED, read));
     assertEquals(
         Map.of(
             "fs.read.blocks.data", 5L,
@@ -99,7 +99,7 @@ public class MiscountDrillTest {
             "decompress.GZ.nanos", 64L,
             "decode.FAST_DIFF.nanos", 80L,
             "decode.FAST_DIFF.cells", 6L),
-        mislabelled(Diagnostics.Miscount.TIME_16X, read));
-    assertEquals(read, mislabelled(Diagnostics.Miscount.WRONG_REGION, read));
+        mislabelled(Miscount.TIME_16X, read));
+    assertEquals(read, mislabelled(Miscount.WRONG_REGION, read));
   }
 }

@@ -4,7 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.coprocessor.Diagnostics;
-import io.blockscope.coprocessor.Diagnostics.Miscount;
+import io.blockscope.coprocessor.Miscount;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
