@@ -43,8 +43,16 @@ public abstract class BeanReader {
   /** The beans matching {@code pattern} that hold a number (none: an empty list). */
   public abstract List<Reading> read(ObjectName pattern) throws IOException;
 
+  private final String where;
+
+  private BeanReader(String where) {
+    this.where = where;
+  }
+
   /** Where the beans are read from, for messages. */
-  public abstract String where();
+  public final String where() {
+    return where;
+  }
 
   /** Beans through a JMX connection. */
   public static BeanReader of(MBeanServerConnection jmx, String where) {
@@ -162,20 +170,15 @@ public abstract class BeanReader {
         slots[slot] += r.value();
       }
     }
-    Map<String, Long> named = new LinkedHashMap<>();
-    for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
-      named.put(CostLayout.name(i), slots[i]);
-    }
-    return CostSnapshot.of(named);
+    return CostSnapshot.ofSlots(slots);
   }
 
   private static final class Jmx extends BeanReader {
     private final MBeanServerConnection jmx;
-    private final String where;
 
     Jmx(MBeanServerConnection jmx, String where) {
+      super(where);
       this.jmx = jmx;
-      this.where = where;
     }
 
     @Override
@@ -203,20 +206,14 @@ public abstract class BeanReader {
         return null; // neither a counter nor a gauge
       }
     }
-
-    @Override
-    public String where() {
-      return where;
-    }
   }
 
   private static final class Servlet extends BeanReader {
     private final Get get;
-    private final String where;
 
     Servlet(Get get, String where) {
+      super(where);
       this.get = get;
-      this.where = where;
     }
 
     @Override
@@ -231,7 +228,7 @@ public abstract class BeanReader {
         beans = null;
       }
       if (beans == null) {
-        throw new IOException(where + "/jmx answered without a bean list: " + head(body));
+        throw new IOException(where() + "/jmx answered without a bean list: " + head(body));
       }
       List<Reading> readings = new ArrayList<>();
       for (JsonElement e : beans) {
@@ -251,11 +248,6 @@ public abstract class BeanReader {
 
     private static String head(String body) {
       return body.length() <= 200 ? body : body.substring(0, 200) + "...";
-    }
-
-    @Override
-    public String where() {
-      return where;
     }
   }
 }
