@@ -350,8 +350,9 @@ public class StockDeployIT {
     long blocks = costs.get("fs.read.blocks.data").getAsLong();
     assertEquals(kept + ": the data blocks of its store files", dataBlocksOnDisk(kept), blocks);
     assertEquals(cold.toString(), blocks, costs.get("decompress.GZ.blocks").getAsLong());
-    // COUNT(*) visits at least a cell of each of the 2^11 rows, and each cell once but for the
-    // row a seek lands on again (three cells a row); one run read 6,330 cells of 6,144 in 65 seeks
+    // COUNT(*) decodes every cell of the files once, and the row a seek lands on again (three
+    // cells a row): a count doubled or halved falls outside; two runs read 6,330 of 6,144 cells
+    // in 65 seeks
     long decoded = costs.get("decode.ROW_INDEX_V1.cells").getAsLong();
     long seeks = costs.get("decode.ROW_INDEX_V1.seeks").getAsLong();
     long cells = cellsOnDisk(kept);
@@ -359,7 +360,7 @@ public class StockDeployIT {
         "%s: %d data blocks, %d cells decoded in %d seeks, %d in the files%n",
         kept, blocks, decoded, seeks, cells);
     assertTrue(
-        cold + ": " + decoded + " of " + cells, decoded >= 2048 && decoded <= cells + 3 * seeks);
+        cold + ": " + decoded + " of " + cells, decoded >= cells && decoded <= cells + 3 * seeks);
     // the kept Phoenix table stays: its catalog rows go with it only through Phoenix
   }
 
