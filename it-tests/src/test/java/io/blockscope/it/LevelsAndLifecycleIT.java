@@ -34,6 +34,7 @@ import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.HRegionServer;
+import org.apache.hadoop.hbase.regionserver.HStoreFile;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.Test;
 
@@ -221,6 +222,14 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
     return regionCosts(region).minus(before);
   }
 
+  /** No compaction runs on the region and none of its current files is a reference. */
+  private static boolean compactedAway(HRegion region) {
+    return region.getCompactionState() == CompactionState.NONE
+        && region.getStores().stream()
+            .flatMap(s -> s.getStorefiles().stream())
+            .noneMatch(HStoreFile::isReference);
+  }
+
   /** Loads the seed twice into a new table, one store file each time, and returns its region. */
   private static HRegion twoStoreFiles(TableName t) throws Exception {
     RawTable.loadSeed(cluster.connection(), cluster.admin(), t, ROWS, 1);
@@ -335,6 +344,16 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
                     cluster.regions(t).size() == 2
                         && cluster.regions(t).stream().allMatch(r -> r.isAvailable()));
     cluster.util().waitUntilNoRegionsInTransition(60_000);
+    // each daughter opens on references to the parent's file and compacts them away; the
+    // comparison below reads the daughters and then the table, so no compaction may run between
+    cluster
+        .util()
+        .waitFor(
+            60_000,
+            (Waiter.Predicate<Exception>)
+                () ->
+                    cluster.regions(t).stream().allMatch(LevelsAndLifecycleIT::compactedAway)
+                        && cluster.diagnostics().openFrames() == 0);
 
     assertNull(cluster.diagnostics().registry().region(parentName));
     assertTrue(mbs.queryNames(parentBeans, null).isEmpty());
