@@ -46,7 +46,7 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
   private volatile String region;
   private volatile RegionCoprocessorEnvironment environment;
 
-  /** Makes or joins the JVM's engine for a region: {@link Engine#hooks}, or a test's. */
+  /** Makes or joins the JVM's engine for a region: {@link EngineLookup#hooks}, or a test's. */
   private final Function<RegionCoprocessorEnvironment, Hooks> engines;
 
   /** Whether the JVM's engine is there already, so that joining it does not wait. */
@@ -56,7 +56,7 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
   private boolean stopped; // guarded by this
 
   public BlockscopeRegionObserver() {
-    this(Engine::hooks, Engine::ready);
+    this(EngineLookup::hooks, EngineLookup::ready);
   }
 
   BlockscopeRegionObserver(

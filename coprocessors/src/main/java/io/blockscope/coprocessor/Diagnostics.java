@@ -23,7 +23,7 @@ public final class Diagnostics {
 
   /** The engine this copy of blockscope runs in this JVM, or null if none runs here (yet). */
   public static Diagnostics current() {
-    Engine e = Engine.current();
+    Engine e = EngineLookup.current();
     return e == null ? null : new Diagnostics(e);
   }
 
@@ -34,7 +34,7 @@ public final class Diagnostics {
    */
   public static Configuration settingsSource(
       org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment env) {
-    return Engine.serverConfiguration(env);
+    return EngineLookup.serverConfiguration(env);
   }
 
   /** The costs of every open (and recently closed) region and table, and the metric series. */
@@ -52,9 +52,9 @@ public final class Diagnostics {
    * its rows; or null.
    */
   /** In a {@link #queryCosts} record: the level the region measured the query at, and why. */
-  public static final int QUERY_LEVEL = Engine.QUERY_LEVEL;
+  public static final int QUERY_LEVEL = QueryTagging.QUERY_LEVEL;
 
-  public static final int QUERY_LEVEL_REASON = Engine.QUERY_LEVEL_REASON;
+  public static final int QUERY_LEVEL_REASON = QueryTagging.QUERY_LEVEL_REASON;
 
   public long[] queryCosts(String queryId, String user, String region) {
     return engine.queryCosts(queryId, user, region);

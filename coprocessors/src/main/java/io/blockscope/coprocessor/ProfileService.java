@@ -95,9 +95,9 @@ final class ProfileService implements Service {
                 c[CostLayout.SIZE + 2 + i]);
           }
         }
-        if (c.length > Engine.QUERY_LEVEL_REASON && c[Engine.QUERY_LEVEL] >= 0) {
-          costs.put(ProfileWire.LEVEL_APPLIED, c[Engine.QUERY_LEVEL]);
-          costs.put(ProfileWire.LEVEL_REASON, c[Engine.QUERY_LEVEL_REASON]);
+        if (c.length > QueryTagging.QUERY_LEVEL_REASON && c[QueryTagging.QUERY_LEVEL] >= 0) {
+          costs.put(ProfileWire.LEVEL_APPLIED, c[QueryTagging.QUERY_LEVEL]);
+          costs.put(ProfileWire.LEVEL_REASON, c[QueryTagging.QUERY_LEVEL_REASON]);
         }
       }
     } catch (Throwable t) {

@@ -36,12 +36,12 @@ public class TwoEnginesAtOnceTest {
     assertNull("no engine in this JVM yet", ProbeBridge.engine(null));
     Class<?> other =
         Class.forName(
-            Engine.class.getName(),
+            EngineLookup.class.getName(),
             true,
             OtherCopy.ofPackage(
                 TwoEnginesAtOnceTest.class.getClassLoader(), "io.blockscope.coprocessor."));
-    assertNotSame(Engine.class, other);
-    Method ours = hooks(Engine.class);
+    assertNotSame(EngineLookup.class, other);
+    Method ours = hooks(EngineLookup.class);
     Method theirs = hooks(other);
 
     OtherCopy.atOnce(

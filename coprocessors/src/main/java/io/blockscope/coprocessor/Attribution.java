@@ -1,0 +1,315 @@
+package io.blockscope.coprocessor;
+
+import io.blockscope.coprocessor.accounting.CostAccumulator;
+import io.blockscope.coprocessor.accounting.CostRegistry;
+import io.blockscope.coprocessor.accounting.CostRegistry.RegionCosts;
+import io.blockscope.coprocessor.accounting.QueryTracker;
+import io.blockscope.coprocessor.probe.BridgeHandle;
+import io.blockscope.metrics.CostLayout;
+import io.blockscope.metrics.PerfLevel;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+
+/**
+ * The attribution of reads to regions, the one part of the engine on every read's path.
+ *
+ * <p>The probes fill a per-thread cost array while the thread's level slot is above OFF. The
+ * RegionObserver brackets every client read (scanner open, scanner next, get, exists) and every
+ * compaction batch with {@link #enter} and {@link #exit}: enter pushes a frame naming the region
+ * and sets the thread's level to the region's, exit drains the array into the region's accumulator
+ * and restores the outer frame's level. Frames nest (Phoenix serves some reads by issuing region
+ * operations of its own inside a scan); the reads between two nested hooks go to the innermost
+ * region. A frame holds its region ({@code RegionCosts.acquire}) so that a read still in flight
+ * when the region closes is counted before the region's costs move to its table.
+ *
+ * <p>Post-hooks do not come when a read throws or an observer bypasses (HBase skips them), so a
+ * frame is not closed by its post-hook alone: when the RPC call ends (the {@code rpcCall} probe:
+ * {@code CallRunner.run} returns on a handler thread, or the short-circuit connection's {@code
+ * doCall} returns on the thread of a coprocessor that called its own server), every frame the call
+ * opened and left open is closed, its costs going to its own region and query; a handler thread is
+ * back at depth 0 and level OFF before it serves another call. A post-hook closes the frame of its
+ * own region (frames record it), with any frame left open above it. Where the probe is unavailable,
+ * frames left open are dropped once the stack is {@link #MAX_DEPTH} deep, so the stack stays
+ * bounded.
+ *
+ * <p>Reads outside these brackets (region open, prefetch-on-open, flushes) run at level OFF and are
+ * not counted: HBase gives no region for them.
+ */
+final class Attribution {
+  static final int MAX_DEPTH = 32;
+
+  private final CostRegistry registry;
+
+  /** The probes' bridge; null where no bridge could be set up, and then nothing is attributed. */
+  private final BridgeHandle bridge;
+
+  private final AtomicLong hookFailures;
+  private final AtomicLong droppedFrames = new AtomicLong();
+
+  static final class Frames {
+    /**
+     * The thread's cost array, which the probes fill ({@code ProbeBridge.costs()}): one per thread
+     * for the thread's life, so it is looked up once, not at every hook. Null without a bridge.
+     */
+    final long[] costs;
+
+    final RegionCosts[] stack = new RegionCosts[MAX_DEPTH];
+
+    /**
+     * The encoded name of the region each frame was opened for (its {@link #stack} entry is null
+     * for a region not measured): a post-hook closes its own region's frame, never another's.
+     */
+    final String[] owner = new String[MAX_DEPTH];
+
+    /** The tagged query each frame works for, if any (see {@link QueryTagging#queryActive}). */
+    final QueryTracker.RegionCosts[] query = new QueryTracker.RegionCosts[MAX_DEPTH];
+
+    /** Written by its thread only; volatile so that {@link #openFrames()} reads it current. */
+    volatile int depth;
+
+    /** The Scan last tagged on this thread, so that a second copy of blockscope does not tag it. */
+    Object taggedScan;
+
+    /** Which of a contended region's arrays this thread adds to (see {@link CostAccumulator}). */
+    final CostAccumulator.Lane lane = new CostAccumulator.Lane();
+
+    Frames(long[] costs) {
+      this.costs = costs;
+    }
+  }
+
+  /** Every thread's frames, for {@link #openFrames()}; a thread's entry goes with the thread. */
+  private final Set<Frames> allFrames =
+      Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+
+  /** Each thread's frames, made on the thread's first hook. */
+  private final ThreadLocal<Frames> frames;
+
+  Attribution(CostRegistry registry, BridgeHandle bridge, AtomicLong hookFailures) {
+    this.registry = registry;
+    this.bridge = bridge;
+    this.hookFailures = hookFailures;
+    this.frames =
+        ThreadLocal.withInitial(
+            () -> {
+              Frames f = new Frames(bridge != null ? bridge.costs() : null);
+              allFrames.add(f);
+              return f;
+            });
+  }
+
+  /** This thread's frames. */
+  Frames frames() {
+    return frames.get();
+  }
+
+  /** Whether anything is attributed at all: the probes' bridge is there. */
+  boolean attributes() {
+    return bridge != null;
+  }
+
+  /** Frames dropped because their post-hook never came, over the engine's life. */
+  long droppedFrames() {
+    return droppedFrames.get();
+  }
+
+  /** Hands the costs gathered so far to frame {@code d}'s query (if tagged) and region. */
+  private static void settle(Frames f, int d, long[] costs) {
+    RegionCosts region = f.stack[d];
+    if (region == null) {
+      return; // the costs stay on the thread for the frame that settles next
+    }
+    QueryTracker.RegionCosts q = f.query[d];
+    if (MiscountDrill.active()) {
+      MiscountDrill.settle(region, q, costs);
+      return;
+    }
+    if (q != null) {
+      q.costs.add(costs);
+    }
+    region.costs().drain(costs, f.lane);
+  }
+
+  /** Closes frame {@code d}, the innermost, after its costs were settled. */
+  private static void pop(Frames f, int d) {
+    RegionCosts region = f.stack[d];
+    f.stack[d] = null;
+    f.query[d] = null;
+    f.owner[d] = null;
+    f.depth = d;
+    if (region != null) {
+      region.release(f.lane);
+    }
+  }
+
+  boolean measures(RegionCoprocessorEnvironment env) {
+    try {
+      RegionCosts region = registry.region(env.getRegionInfo().getEncodedName());
+      return bridge != null && region != null && region.level() != PerfLevel.OFF;
+    } catch (Throwable t) {
+      hookFailures.incrementAndGet();
+      return false;
+    }
+  }
+
+  void enter(RegionCoprocessorEnvironment env) {
+    if (bridge == null) {
+      return;
+    }
+    try {
+      Frames f = frames.get();
+      long[] costs = f.costs;
+      if (f.depth == MAX_DEPTH) {
+        closeAll(f, costs); // frames whose post-hook never came, and no call end to close them
+      }
+      if (f.depth > 0) {
+        settle(f, f.depth - 1, costs);
+      }
+      String name = env.getRegionInfo().getEncodedName();
+      RegionCosts region = registry.region(name);
+      if (region != null && region.level() == PerfLevel.OFF) {
+        region = null; // nothing is counted for it, so nothing needs holding or settling
+      } else if (region != null && !region.acquire(f.lane)) {
+        region = null; // closed since the lookup: this read goes uncounted, HBase refuses it too
+      }
+      int d = f.depth;
+      f.query[d] = null;
+      f.owner[d] = name;
+      f.stack[d] = region;
+      f.depth = d + 1;
+      costs[CostLayout.DEPTH] = d + 1L;
+      costs[CostLayout.LEVEL] = region == null ? 0 : region.level().ordinal();
+    } catch (Throwable t) {
+      hookFailures.incrementAndGet();
+    }
+  }
+
+  /**
+   * Closes the innermost frame opened for {@code env}'s region. Frames above it are reads nested in
+   * this one that threw or were bypassed before their post-hook, and the read of {@code env}'s
+   * region went on after them: what was read since the last hook is this region's, and they are
+   * closed with it. A post-hook whose frame is not open any more (closed at its call's end or
+   * dropped at {@link #MAX_DEPTH}) closes nothing.
+   */
+  void exit(RegionCoprocessorEnvironment env) {
+    if (bridge == null) {
+      return;
+    }
+    try {
+      Frames f = frames.get();
+      String name = env.getRegionInfo().getEncodedName();
+      int own = f.depth - 1;
+      while (own >= 0 && !name.equals(f.owner[own])) {
+        own--;
+      }
+      if (own < 0) {
+        return;
+      }
+      long[] costs = f.costs;
+      settle(f, own, costs);
+      if (f.depth - 1 > own) {
+        droppedFrames.addAndGet(f.depth - 1 - own);
+      }
+      while (f.depth > own) {
+        pop(f, f.depth - 1);
+      }
+      resume(f, costs);
+    } catch (Throwable t) {
+      hookFailures.incrementAndGet();
+    }
+  }
+
+  /** The thread goes on at its innermost open frame's level, or at OFF outside any frame. */
+  private static void resume(Frames f, long[] costs) {
+    RegionCosts outer = f.depth > 0 ? f.stack[f.depth - 1] : null;
+    costs[CostLayout.DEPTH] = f.depth;
+    costs[CostLayout.LEVEL] = outer == null ? 0 : outer.level().ordinal();
+    costs[CostLayout.PENDING_MISS] = 0;
+    if (f.depth == 0) {
+      f.taggedScan = null;
+    }
+  }
+
+  void compactionOpening(RegionCoprocessorEnvironment env) {
+    if (bridge == null) {
+      return;
+    }
+    try {
+      Frames f = frames.get();
+      if (f.depth > 0) {
+        return; // a compaction run inside a frame: its reads are that frame's
+      }
+      long[] costs = f.costs;
+      discardCosts(costs); // what an opening that failed before preCompact left
+      RegionCosts region = registry.region(env.getRegionInfo().getEncodedName());
+      costs[CostLayout.LEVEL] = region == null ? 0 : region.level().ordinal();
+    } catch (Throwable t) {
+      hookFailures.incrementAndGet();
+    }
+  }
+
+  /**
+   * The RPC call that started on this thread at frame depth {@code depthAtStart} ended with frames
+   * it opened still open: what was read since the last hook goes to the innermost frame (the read
+   * that failed), and every frame above {@code depthAtStart} is closed. Frames below it belong to
+   * the caller (a coprocessor's read that made a short-circuit call) and stay open.
+   */
+  void callEnded(int depthAtStart) {
+    try {
+      Frames f = frames.get();
+      long[] costs = f.costs;
+      int keep = Math.max(0, depthAtStart);
+      if (f.depth <= keep) {
+        return;
+      }
+      settle(f, f.depth - 1, costs);
+      if (keep == 0) {
+        closeAll(f, costs);
+        return;
+      }
+      droppedFrames.addAndGet(f.depth - keep);
+      while (f.depth > keep) {
+        pop(f, f.depth - 1);
+      }
+      resume(f, costs);
+    } catch (Throwable t) {
+      hookFailures.incrementAndGet();
+    }
+  }
+
+  private void closeAll(Frames f, long[] costs) {
+    droppedFrames.addAndGet(f.depth);
+    while (f.depth > 0) {
+      pop(f, f.depth - 1);
+    }
+    f.taggedScan = null;
+    discardCosts(costs); // measured by none
+    costs[CostLayout.DEPTH] = 0;
+    costs[CostLayout.LEVEL] = 0;
+  }
+
+  /** Drops the costs gathered on this thread and not yet settled to any frame. */
+  private static void discardCosts(long[] costs) {
+    Arrays.fill(costs, CostLayout.FIRST_COST, CostLayout.SIZE, 0L);
+    costs[CostLayout.PENDING_MISS] = 0;
+    costs[CostLayout.CELL_SAMPLING] = 0; // and a timed seeker call whose exit never came
+  }
+
+  /**
+   * Attribution frames open now, summed over every thread. Between RPC calls it is 0; a quiescent
+   * server that shows more has a hook imbalance.
+   */
+  int openFrames() {
+    synchronized (allFrames) {
+      int n = 0;
+      for (Frames f : allFrames) {
+        n += f.depth;
+      }
+      return n;
+    }
+  }
+}

@@ -1,0 +1,162 @@
+package io.blockscope.coprocessor;
+
+import io.blockscope.coprocessor.probe.BridgeHandle;
+import io.blockscope.coprocessor.probe.ProbeBridge;
+import io.blockscope.coprocessor.probe.ProbeInstaller;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.Server;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.regionserver.OnlineRegions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The JVM's one {@link Engine}: made by the first copy of blockscope whose region opens, joined by
+ * every other copy (another class loader's, through {@link ProbeBridge} and {@link ForeignHooks}),
+ * found by the diagnostics.
+ */
+final class EngineLookup {
+  private static final Logger LOG = LoggerFactory.getLogger(EngineLookup.class);
+
+  /** Whether this copy said it joined another copy's engine: once, not at every region open. */
+  private static final AtomicBoolean JOINED_SAID = new AtomicBoolean();
+
+  /** The engine of this class loader's copy when no bridge could be set up at all. */
+  private static Engine fallback;
+
+  private EngineLookup() {}
+
+  /**
+   * The hooks of the JVM's engine, making the engine on first use from the settings of the region
+   * server that opens {@code env}'s region ({@link #serverConfiguration}). Never throws: at worst
+   * the engine runs without probes and says why in its probe health metrics.
+   *
+   * <p>Only the first region open of this copy reads the settings, asks {@link ProbeInstaller} and
+   * resolves the engine; every later open takes the hooks it found ({@link #found}): the engine is
+   * the JVM's for its life, and a per-open lookup cost every region of a server restart about a
+   * hundred microseconds of its open (bin/blockscope region-open).
+   */
+  static Hooks hooks(RegionCoprocessorEnvironment env) {
+    Hooks known = found;
+    if (known != null) {
+      return known;
+    }
+    List<String> problems = new ArrayList<>();
+    Configuration conf = serverConfiguration(env);
+    if (conf == null) {
+      problems.add(
+          "region "
+              + env.getRegionInfo().getEncodedName()
+              + " is open without a region server; blockscope uses its default settings");
+      conf = new Configuration(false);
+    }
+    return hooks(conf, problems);
+  }
+
+  /**
+   * The region server's own configuration ({@code hbase-site.xml}, the object {@code update_config}
+   * reloads), or null for a region opened without a region server. Never the region's: {@code
+   * env.getConfiguration()} is the {@code CompoundConfiguration} HBase builds in {@code HRegion}'s
+   * constructor from the server's configuration plus the table descriptor's values (and a per-table
+   * coprocessor's arguments on top, {@code RegionCoprocessorHost}), so whoever may alter a table
+   * would set the whole server's blockscope through it. A plain coprocessor's environment hands out
+   * the region server as {@code getOnlineRegions()} ({@code RegionServerServices}, which is an
+   * HBase {@code Server}: {@code RegionCoprocessorHost.RegionEnvironment}).
+   */
+  static Configuration serverConfiguration(RegionCoprocessorEnvironment env) {
+    OnlineRegions services = env.getOnlineRegions();
+    return services instanceof Server ? ((Server) services).getConfiguration() : null;
+  }
+
+  private static Hooks hooks(Configuration conf, List<String> problems) {
+    BlockscopeConfig config = new BlockscopeConfig(conf, problems);
+    BridgeHandle bridge =
+        ProbeInstaller.installAll(config.probesEnabled, config.attachTimeoutMs, problems);
+    Object existing;
+    if (bridge == null) {
+      synchronized (EngineLookup.class) {
+        if (fallback == null) {
+          fallback = start(config, null, problems);
+        }
+        existing = fallback;
+      }
+    } else {
+      // one lock for the whole JVM, whichever copy asks: two copies starting at once must not
+      // both make an engine (the second's JMX beans would clash with the first's)
+      synchronized (bridge.setupLock()) {
+        existing = bridge.engine(null);
+        if (existing == null) {
+          Engine engine = start(config, bridge, problems);
+          existing = bridge.engine(engine);
+          bridge.onCallEnd(engine::callEnded);
+        }
+      }
+    }
+    ready = true;
+    if (existing instanceof Engine) {
+      found = (Engine) existing;
+      return (Engine) existing;
+    }
+    try {
+      Hooks joined = ForeignHooks.of(existing);
+      if (JOINED_SAID.compareAndSet(false, true)) {
+        LOG.info(
+            "blockscope: joining the engine of another blockscope copy ({})",
+            existing.getClass().getClassLoader());
+      }
+      found = joined;
+      return joined;
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      LOG.warn(
+          "blockscope: cannot reach the engine of another blockscope copy; "
+              + "this copy stays passive",
+          e);
+      return ForeignHooks.NONE;
+    }
+  }
+
+  /** Makes the engine and says so in the region server's log. */
+  private static Engine start(BlockscopeConfig config, BridgeHandle bridge, List<String> problems) {
+    Engine engine = new Engine(config, bridge, problems);
+    problems.forEach(p -> LOG.warn("blockscope: {}", p));
+    LOG.info(
+        "blockscope: engine started at level {} exporting regions {}; probes {}; {};"
+            + " query max level {}, table max level {} (the region server's settings)",
+        config.level,
+        config.export,
+        engine.probeSummary(),
+        engine.hbaseScanMetricsSummary(),
+        config.queryMaxLevel,
+        config.tableMaxLevel);
+    return engine;
+  }
+
+  /** Set once this copy has made or joined the JVM's engine. */
+  private static volatile boolean ready;
+
+  /** The hooks this copy made or joined, which every later region open takes as they are. */
+  private static volatile Hooks found;
+
+  /** Whether this copy has made or joined the JVM's engine: then {@link #hooks} does not wait. */
+  static boolean ready() {
+    return ready;
+  }
+
+  /** The engine made by this class loader's copy, if it is the JVM's engine. */
+  static Engine current() {
+    synchronized (EngineLookup.class) {
+      if (fallback != null) {
+        return fallback;
+      }
+    }
+    try {
+      Object e = BridgeHandle.resolve(ProbeBridge.class.getClassLoader(), null).engine(null);
+      return e instanceof Engine ? (Engine) e : null;
+    } catch (RuntimeException noBridge) {
+      return null;
+    }
+  }
+}
