@@ -2,14 +2,11 @@ package io.blockscope.encoding;
 
 import static io.blockscope.encoding.BlockscopeV1Format.BASE_FIELDS;
 import static io.blockscope.encoding.BlockscopeV1Format.FAMILY;
-import static io.blockscope.encoding.BlockscopeV1Format.INLINE_MAX;
 import static io.blockscope.encoding.BlockscopeV1Format.QUALIFIER;
 import static io.blockscope.encoding.BlockscopeV1Format.ROW;
 import static io.blockscope.encoding.BlockscopeV1Format.SEQID;
 import static io.blockscope.encoding.BlockscopeV1Format.TAGS;
-import static io.blockscope.encoding.BlockscopeV1Format.TIMESTAMP;
 import static io.blockscope.encoding.BlockscopeV1Format.TYPE;
-import static io.blockscope.encoding.BlockscopeV1Format.VALUE_LEN;
 
 import java.nio.ByteBuffer;
 import org.apache.hadoop.hbase.ByteBufferExtendedCell;
@@ -25,7 +22,7 @@ import org.apache.hadoop.hbase.nio.ByteBuff;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
- * Reads BLOCKSCOPE_V1 blocks ({@link BlockscopeV1Encoder} draws the format). Every length read from
+ * Reads BLOCKSCOPE_V1 blocks ({@link BlockscopeV1Format} draws the format). Every length read from
  * the block is checked against the block's end before it is used, so a corrupt or truncated block
  * ends in a {@link CorruptBlockException}, never a read outside the block or an allocation sized by
  * an unchecked number; every step moves forward by at least one byte, so no loop can hang.
@@ -80,66 +77,6 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
     // sized by the first block
     this.current = new Entry();
     this.ahead = new Entry();
-  }
-
-  /** One decoded entry: the key fields in arrays of their own, value and tags in the block. */
-  static class Entry extends Fields {
-    int valueOffset;
-    int tagsOffset;
-
-    /** Where the value of the entry after this one starts in the block's array. */
-    int valueAt;
-
-    /** Block-relative offsets of this entry and of the one after it. */
-    int at;
-
-    int next;
-
-    /** Index of the restart this entry belongs to. */
-    int restart;
-
-    /** The row is the row of the entry before (false for a restart entry). */
-    boolean sameRow;
-
-    /**
-     * The qualifier of the last entry that started the group or a row: the one a new row's
-     * qualifier diffs against.
-     */
-    byte[] rowQualifier = Fields.EMPTY;
-
-    int rowQualifierLen;
-
-    /** This entry as a Cell's key, made when first compared (not by every new seeker). */
-    private KeyView key;
-
-    KeyView key() {
-      KeyView k = key;
-      return k != null ? k : (key = new KeyView(this));
-    }
-
-    /** Tags stay in the block: their offset is taken, not their bytes. */
-    @Override
-    void takeRest(Fields o) {
-      Entry e = (Entry) o;
-      type = e.type;
-      valueLen = e.valueLen;
-      tagsOffset = e.tagsOffset;
-      tagsLen = e.tagsLen;
-      seqId = e.seqId;
-    }
-
-    void copy(Entry o) {
-      reset(o);
-      rowQualifier = Fields.room(rowQualifier, o.rowQualifierLen);
-      System.arraycopy(o.rowQualifier, 0, rowQualifier, 0, o.rowQualifierLen);
-      rowQualifierLen = o.rowQualifierLen;
-      valueOffset = o.valueOffset;
-      valueAt = o.valueAt;
-      at = o.at;
-      next = o.next;
-      restart = o.restart;
-      sameRow = o.sameRow;
-    }
   }
 
   /**
@@ -264,105 +201,57 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
    */
   private void decode(Entry e, int at, boolean whole) {
     byte[] b = buf;
-    int limit = base + keysEnd(e.restart);
-    int p = base + at;
+    int k = e.restart;
+    int limit = base + keysEnd(k);
+    int p = readRowPart(b, base + at, limit, at, e.rowLen);
+    int flags = readFlags;
     e.at = at;
-    int flags = b[p++] & 0xff;
     e.sameRow = (flags & ROW) != 0;
     if ((flags & ROW) == 0) {
-      e.row = prefixed(b, p, limit, at, e.row, e.rowLen, Short.MAX_VALUE, "row");
-      e.rowLen = decodedLen;
-      p = readEnd;
+      e.row = spliced(e.row, readRowShared, b, readRowAt, readRowRest);
+      e.rowLen = readRowShared + readRowRest;
     }
     // a new row's qualifier diffs against the one of the last row's first entry (or the group's)
-    boolean anchor = (flags & ROW) == 0 || at == keysAt(e.restart);
-    if (anchor && at != keysAt(e.restart)) {
-      e.qualifier = EntryReader.copy(e.rowQualifier, e.rowQualifierLen, e.qualifier);
+    boolean restartEntry = at == keysAt(k);
+    boolean anchor = (flags & ROW) == 0 || restartEntry;
+    if (anchor && !restartEntry) {
+      e.qualifier = EntryParser.copy(e.rowQualifier, e.rowQualifierLen, e.qualifier);
       e.qualifierLen = e.rowQualifierLen;
     }
+    p = readKeyPart(b, p, limit, at, flags, e.qualifierLen);
     if ((flags & FAMILY) == 0) {
-      int len = familyLength(b, p++, limit, at);
-      e.family = Fields.room(e.family, len);
-      System.arraycopy(b, p, e.family, 0, len);
-      e.familyLen = len;
-      p += len;
+      e.family = Fields.room(e.family, readFamilyLen);
+      System.arraycopy(b, readFamilyAt, e.family, 0, readFamilyLen);
+      e.familyLen = readFamilyLen;
     }
     if ((flags & QUALIFIER) == 0) {
       e.qualifier =
-          prefixed(b, p, limit, at, e.qualifier, e.qualifierLen, Integer.MAX_VALUE, "qualifier");
-      e.qualifierLen = decodedLen;
-      p = readEnd;
+          spliced(e.qualifier, readQualifierShared, b, readQualifierAt, readQualifierRest);
+      e.qualifierLen = readQualifierShared + readQualifierRest;
     }
     if (anchor) {
-      e.rowQualifier = EntryReader.copy(e.qualifier, e.qualifierLen, e.rowQualifier);
+      e.rowQualifier = EntryParser.copy(e.qualifier, e.qualifierLen, e.rowQualifier);
       e.rowQualifierLen = e.qualifierLen;
     }
-    p = timestampAndType(e, b, p, limit, at, flags);
+    e.timestamp += readTimestampDelta;
+    if ((flags & TYPE) == 0) {
+      e.type = readType;
+    }
     if (!whole) {
       return;
     }
-    p = valueTagsAndSeqId(e, e.restart, b, p, limit, at, flags);
-    e.next = p - base;
-  }
-
-  /**
-   * Reads the timestamp and type of the entry at {@code at} (flags {@code flags}) from {@code p}
-   * over those of {@code e}, the cell before; returns the position after them.
-   */
-  private int timestampAndType(Entry e, byte[] b, int p, int limit, int at, int flags) {
-    if ((flags & TIMESTAMP) == 0) {
-      long z = vlong(b, p, limit);
-      p = readEnd;
-      e.timestamp += (z >>> 1) ^ -(z & 1);
-    }
-    if ((flags & TYPE) == 0) {
-      if (p >= limit) {
-        throw corrupt(at, "type past the end");
-      }
-      e.type = b[p++];
-    }
-    return p;
-  }
-
-  /**
-   * Reads the value length, tags and sequence id of the entry at {@code at} of group {@code k} from
-   * {@code p} over those of {@code e}, the cell before, and moves {@code e}'s value cursor past its
-   * value (which starts at {@code e.valueOffset}); returns the position after them.
-   */
-  private int valueTagsAndSeqId(Entry e, int k, byte[] b, int p, int limit, int at, int flags) {
-    if ((flags & VALUE_LEN) == 0) {
-      e.valueLen = vint(b, p, limit);
-      p = readEnd;
-    }
-    if (e.valueLen <= INLINE_MAX) {
-      // in the key entry
-      if (e.valueLen > limit - p) {
-        throw corrupt(at, "value of " + e.valueLen + " bytes");
-      }
-      e.valueOffset = p;
-      p += e.valueLen;
-    } else {
-      if (e.valueLen > base + keysAt(k) - e.valueAt) {
-        throw corrupt(at, "value of " + e.valueLen + " bytes");
-      }
-      e.valueOffset = e.valueAt;
-      e.valueAt += e.valueLen;
-    }
+    p = readValuePart(b, p, limit, at, flags, e.valueLen, e.valueAt, base + keysAt(k));
+    e.valueLen = readValueLen;
+    e.valueOffset = readValueOffset;
+    e.valueAt = readValuesAfter;
     if (tags && (flags & TAGS) == 0) {
-      int len = vint(b, p, limit);
-      p = readEnd;
-      if (len > limit - p) {
-        throw corrupt(at, "tags of " + len + " bytes");
-      }
-      e.tagsOffset = p;
-      e.tagsLen = len;
-      p += len;
+      e.tagsOffset = readTagsAt;
+      e.tagsLen = readTagsLen;
     }
     if (mvcc && (flags & SEQID) == 0) {
-      e.seqId = vlong(b, p, limit);
-      p = readEnd;
+      e.seqId = readSeqId;
     }
-    return p;
+    e.next = p - base;
   }
 
   @Override
@@ -558,34 +447,24 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
       long timestamp,
       byte type) {
     byte[] b = buf;
-    int limit = base + keysEnd(k);
     int flags = b[base + at] & 0xff;
+    readKeyPart(b, p, base + keysEnd(k), at, flags, qualifierLen);
     if ((flags & FAMILY) == 0) {
-      familyLen = familyLength(b, p++, limit, at);
       family = b;
-      familyAt = p;
-      p += familyLen;
+      familyAt = readFamilyAt;
+      familyLen = readFamilyLen;
     }
     int shared = qualifierLen;
     int restAt = 0;
     int rest = 0;
     if ((flags & QUALIFIER) == 0) {
-      p = lengths(b, p, limit, at, qualifierLen, "qualifier");
-      shared = pairShared;
-      rest = pairRest;
-      restAt = p;
-      p += rest;
+      shared = readQualifierShared;
+      rest = readQualifierRest;
+      restAt = readQualifierAt;
     }
-    if ((flags & TIMESTAMP) == 0) {
-      long z = vlong(b, p, limit);
-      p = readEnd;
-      timestamp += (z >>> 1) ^ -(z & 1);
-    }
+    timestamp += readTimestampDelta;
     if ((flags & TYPE) == 0) {
-      if (p >= limit) {
-        throw corrupt(at, "type past the end");
-      }
-      type = b[p];
+      type = readType;
     }
     return compareWithoutRow(
         key, family, familyAt, familyLen, qualifier, shared, b, restAt, rest, timestamp, type);

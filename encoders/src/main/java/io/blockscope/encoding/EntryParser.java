@@ -1,14 +1,32 @@
 package io.blockscope.encoding;
 
+import static io.blockscope.encoding.BlockscopeV1Format.FAMILY;
+import static io.blockscope.encoding.BlockscopeV1Format.INLINE_MAX;
+import static io.blockscope.encoding.BlockscopeV1Format.QUALIFIER;
+import static io.blockscope.encoding.BlockscopeV1Format.ROW;
+import static io.blockscope.encoding.BlockscopeV1Format.SEQID;
+import static io.blockscope.encoding.BlockscopeV1Format.TAGS;
+import static io.blockscope.encoding.BlockscopeV1Format.TIMESTAMP;
+import static io.blockscope.encoding.BlockscopeV1Format.TYPE;
+import static io.blockscope.encoding.BlockscopeV1Format.VALUE_LEN;
+
 /**
- * The readers of a BLOCKSCOPE_V1 key entry's fields ({@link BlockscopeV1Format} draws them): the
- * lengths of a row or qualifier against the one before, numbers, a family's length; each checks
- * what it reads against the end of its group's key entries. The seeker's decode, its walk over a
- * group, its binary search and the block's base key all read through here. A reader returns where
- * the next field starts, and leaves its other results in this small cursor ({@link #readEnd},
- * {@link #pairShared}, {@link #pairRest}, {@link #decodedLen}) for the caller to take at once.
+ * The parser of a BLOCKSCOPE_V1 key entry ({@link BlockscopeV1Format} draws it): its fields in the
+ * format's order, in three stages ({@link #readRowPart}, {@link #readKeyPart}, {@link
+ * #readValuePart}) that the seeker's decode, its comparison of an entry with a key and its binary
+ * search's probes each call as far as they need; and the base key's length. Every length is checked
+ * against the end of its group's key entries before it is used. A stage returns where the next
+ * field starts and leaves what it read in this object's fields, for the caller to take at once.
+ *
+ * <p>One loop reads the order again: the walk over a group's rows ({@link RowWalk#walkRows}), which
+ * keeps the cell before in local variables and reads each field inline, checking every length
+ * against its group's end as the stages do. Through the stages it made seeks about 10% slower
+ * (benchmarks/encoder-measurements.md, "The seeker's classes"). The encoder's contract tests
+ * (EncodingContractTest, on the golden blocks too) seek to every cell of their blocks and between
+ * them, and check each landing against the cells the block was encoded from: where the walk and the
+ * stages disagreed, a seek would land elsewhere.
  */
-class EntryReader {
+class EntryParser {
   /** The block's cells carry tags, sequence ids: their entries have those fields. */
   final boolean tags;
 
@@ -17,7 +35,7 @@ class EntryReader {
   /** Where the block starts in its array; offsets in messages are from there. */
   int base;
 
-  EntryReader(boolean tags, boolean mvcc) {
+  EntryParser(boolean tags, boolean mvcc) {
     this.tags = tags;
     this.mvcc = mvcc;
   }
@@ -43,37 +61,193 @@ class EntryReader {
 
   int pairRest;
 
-  /** The length of the last row or qualifier read by {@link #prefixed}. */
-  int decodedLen;
+  // ---- a key entry, field by field in the format's order --------------------------------------
+  //
+  // Three stages, called by decode, peek and the probes as far as they need: the row; family,
+  // qualifier, timestamp and type; value, tags and sequence id. Each checks what it reads and
+  // leaves it in the fields below (of this object, not of another: each object a seek reaches
+  // through costs it a few percent).
+
+  /** The flags byte of the entry {@link #readRowPart} read. */
+  int readFlags;
+
+  /** A written row: the prefix it shares with the row before, its rest and where that lies. */
+  int readRowShared;
+
+  int readRowRest;
+  int readRowAt;
+
+  /** A written family: where it lies and its length. */
+  int readFamilyAt;
+
+  int readFamilyLen;
+
+  /** A written qualifier: the prefix it shares, its rest and where that lies. */
+  int readQualifierShared;
+
+  int readQualifierRest;
+  int readQualifierAt;
+
+  /** The timestamp's change from the cell before (0 if not written), a written type. */
+  long readTimestampDelta;
+
+  byte readType;
 
   /**
-   * Reads a row or qualifier at {@code p} over {@code old}, whose first {@code oldLen} bytes are
-   * the one before: its lengths, then its bytes after the shared prefix. Returns the array holding
-   * it ({@code old} or a larger copy), its length in {@link #decodedLen}, the position after it in
-   * {@link #readEnd}.
+   * The value's length (written or the cell before's), where it starts, the values cursor after.
    */
-  final byte[] prefixed(
-      byte[] b, int p, int limit, int at, byte[] old, int oldLen, int max, String what) {
-    p = lengths(b, p, limit, at, oldLen, what);
-    int prefix = pairShared;
-    int suffix = pairRest;
-    if ((long) prefix + suffix > max) {
-      throw corrupt(at, what + " of " + prefix + " + " + suffix + " bytes");
+  int readValueLen;
+
+  int readValueOffset;
+  int readValuesAfter;
+
+  /** Written tags: where they lie and their length; a written sequence id. */
+  int readTagsAt;
+
+  int readTagsLen;
+  long readSeqId;
+
+  /**
+   * Reads the flags of the entry at block offset {@code at} (at {@code p} in {@code b}, before
+   * {@code limit}, the end of its group's key entries) and, if it writes a row, the row's lengths
+   * against the row before ({@code rowBefore} bytes) into {@link #readRowShared}, {@link
+   * #readRowRest} and {@link #readRowAt}; returns where the family starts.
+   */
+  final int readRowPart(byte[] b, int p, int limit, int at, int rowBefore) {
+    int flags = b[p++] & 0xff;
+    readFlags = flags;
+    if ((flags & ROW) == 0) {
+      p = lengths(b, p, limit, at, rowBefore, "row");
+      int rest = pairRest;
+      if (pairShared + rest > Short.MAX_VALUE) {
+        throw corrupt(at, "row of " + pairShared + " + " + rest + " bytes");
+      }
+      readRowShared = pairShared;
+      readRowRest = rest;
+      readRowAt = p;
+      p += rest;
     }
-    byte[] into = Fields.room(old, prefix + suffix);
+    return p;
+  }
+
+  /**
+   * Reads from {@code p} the family, qualifier (against one of {@code qualifierBefore} bytes),
+   * timestamp and type of the entry at {@code at} whose flags are {@code flags}, as far as it
+   * writes them; returns where its value length starts.
+   */
+  final int readKeyPart(byte[] b, int p, int limit, int at, int flags, int qualifierBefore) {
+    if ((flags & FAMILY) == 0) {
+      int len = familyLength(b, p++, limit, at);
+      readFamilyAt = p;
+      readFamilyLen = len;
+      p += len;
+    }
+    if ((flags & QUALIFIER) == 0) {
+      p = lengths(b, p, limit, at, qualifierBefore, "qualifier");
+      if ((long) pairShared + pairRest > Integer.MAX_VALUE) {
+        throw corrupt(at, "qualifier of " + pairShared + " + " + pairRest + " bytes");
+      }
+      readQualifierShared = pairShared;
+      readQualifierRest = pairRest;
+      readQualifierAt = p;
+      p += pairRest;
+    }
+    long delta = 0;
+    if ((flags & TIMESTAMP) == 0) {
+      long z;
+      if (p < limit && b[p] >= 0) {
+        z = b[p++];
+      } else {
+        z = vlong(b, p, limit);
+        p = readEnd;
+      }
+      delta = (z >>> 1) ^ -(z & 1);
+    }
+    readTimestampDelta = delta;
+    if ((flags & TYPE) == 0) {
+      if (p >= limit) {
+        throw corrupt(at, "type past the end");
+      }
+      readType = b[p++];
+    }
+    return p;
+  }
+
+  /**
+   * Reads from {@code p} the value length (else the cell before's, {@code valueLenBefore}), the
+   * value (in the key entry, or at {@code valueAt} among its group's values, which end at {@code
+   * valuesEnd}), the tags and the sequence id of the entry at {@code at} whose flags are {@code
+   * flags}; returns where the next entry starts.
+   */
+  final int readValuePart(
+      byte[] b,
+      int p,
+      int limit,
+      int at,
+      int flags,
+      int valueLenBefore,
+      int valueAt,
+      int valuesEnd) {
+    int len = valueLenBefore;
+    if ((flags & VALUE_LEN) == 0) {
+      if (p < limit && b[p] >= 0) {
+        len = b[p++];
+      } else {
+        len = vint(b, p, limit);
+        p = readEnd;
+      }
+    }
+    readValueLen = len;
+    if (len <= INLINE_MAX) {
+      // in the key entry
+      if (len > limit - p) {
+        throw corrupt(at, "value of " + len + " bytes");
+      }
+      readValueOffset = p;
+      readValuesAfter = valueAt;
+      p += len;
+    } else {
+      if (len > valuesEnd - valueAt) {
+        throw corrupt(at, "value of " + len + " bytes");
+      }
+      readValueOffset = valueAt;
+      readValuesAfter = valueAt + len;
+    }
+    if (tags && (flags & TAGS) == 0) {
+      int n = vint(b, p, limit);
+      p = readEnd;
+      if (n > limit - p) {
+        throw corrupt(at, "tags of " + n + " bytes");
+      }
+      readTagsAt = p;
+      readTagsLen = n;
+      p += n;
+    }
+    if (mvcc && (flags & SEQID) == 0) {
+      readSeqId = vlong(b, p, limit);
+      p = readEnd;
+    }
+    return p;
+  }
+
+  /**
+   * Copies a row or qualifier read by the stages above into {@code old}, whose first {@code shared}
+   * bytes are the prefix it shares with the one before: its other {@code rest} bytes are at {@code
+   * at} in {@code b}. Returns {@code old} or a larger copy of its prefix, with the whole.
+   */
+  static byte[] spliced(byte[] old, int shared, byte[] b, int at, int rest) {
+    byte[] into = Fields.room(old, shared + rest);
     if (into != old) {
-      System.arraycopy(old, 0, into, 0, prefix);
+      System.arraycopy(old, 0, into, 0, shared);
     }
-    if (suffix <= 8) {
+    if (rest <= 8) {
       // a few bytes (the common case: a row's or qualifier's last bytes) copy faster by hand
-      for (int i = 0; i < suffix; i++) {
-        into[prefix + i] = b[p + i];
+      for (int i = 0; i < rest; i++) {
+        into[shared + i] = b[at + i];
       }
     } else {
-      System.arraycopy(b, p, into, prefix, suffix);
+      System.arraycopy(b, at, into, shared, rest);
     }
-    decodedLen = prefix + suffix;
-    readEnd = p + suffix;
     return into;
   }
 

@@ -19,7 +19,7 @@ import org.apache.hadoop.hbase.nio.ByteBuff;
  * offsets, read and checked when the seeker moves to the block, and its groups' bounds, read and
  * checked when a seek first comes to a group. Also the block's first key, for HBase's index.
  */
-abstract class GroupIndex extends EntryReader {
+abstract class GroupIndex extends EntryParser {
   private static final int[] NO_GROUPS = new int[0];
   private static final int GROUP_INTS = 4;
 
@@ -191,7 +191,7 @@ abstract class GroupIndex extends EntryReader {
     // the base key's length: a vint of at most 5 bytes, before the groups' end
     byte[] head = new byte[Math.min(entries, 5)];
     block.get(at, head, 0, head.length);
-    EntryReader reader = new EntryReader(false, false);
+    EntryParser reader = new EntryParser(false, false);
     int len = reader.baseKeyLength(head, 0, entries);
     byte[] k = new byte[len];
     block.get(at + reader.readEnd, k, 0, len);

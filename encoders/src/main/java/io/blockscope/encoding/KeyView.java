@@ -8,9 +8,9 @@ import org.apache.hadoop.hbase.HConstants;
  * valid until the entry changes. Never leaves the seeker.
  */
 final class KeyView implements Cell {
-  private final BlockscopeV1Seeker.Entry e;
+  private final Entry e;
 
-  KeyView(BlockscopeV1Seeker.Entry e) {
+  KeyView(Entry e) {
     this.e = e;
   }
 
