@@ -173,6 +173,13 @@ public final class ProbeInstaller {
 
   static final String BLOCKSCOPE_ENCODING = "BLOCKSCOPE_V1";
 
+  /**
+   * The decoded entry the seeker's {@code decode} fills: its own class since the encoder's entry
+   * parser was split out; nested in the seeker in an encoders jar from before.
+   */
+  static final String BLOCKSCOPE_ENTRY =
+      "io.blockscope.encoding.Entry|" + BLOCKSCOPE_SEEKER + "$Entry";
+
   /** Types a probe weaves where they exist: blockscope's encoder, HBase's short-circuit calls. */
   static final Set<String> OPTIONAL_TYPES = set(BLOCKSCOPE_SEEKER, SHORT_CIRCUIT_CALL);
 
@@ -285,7 +292,7 @@ public final class ProbeInstaller {
             BLOCKSCOPE_SEEKER,
             "decode",
             ReadPathAdvice.DecodeCell.class,
-            BLOCKSCOPE_SEEKER + "$Entry",
+            BLOCKSCOPE_ENTRY,
             "int",
             "boolean"));
     for (String seeker : list(BUFFERED_SEEKER, ENCODING + "RowIndexSeekerV1", BLOCKSCOPE_SEEKER)) {
