@@ -335,15 +335,6 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
     CostSnapshot tableBefore = tableCosts(t);
 
     cluster.admin().split(t, RawTable.seedRow(ROWS / 2));
-    cluster
-        .util()
-        .waitFor(
-            60_000,
-            (Waiter.Predicate<Exception>)
-                () ->
-                    cluster.regions(t).size() == 2
-                        && cluster.regions(t).stream().allMatch(r -> r.isAvailable()));
-    cluster.util().waitUntilNoRegionsInTransition(60_000);
     // each daughter opens on references to the parent's file and compacts them away; the
     // comparison below reads the daughters and then the table, so no compaction may run between
     cluster
@@ -352,8 +343,11 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
             60_000,
             (Waiter.Predicate<Exception>)
                 () ->
-                    cluster.regions(t).stream().allMatch(LevelsAndLifecycleIT::compactedAway)
+                    cluster.regions(t).size() == 2
+                        && cluster.regions(t).stream()
+                            .allMatch(r -> r.isAvailable() && compactedAway(r))
                         && cluster.diagnostics().openFrames() == 0);
+    cluster.util().waitUntilNoRegionsInTransition(60_000);
 
     assertNull(cluster.diagnostics().registry().region(parentName));
     assertTrue(mbs.queryNames(parentBeans, null).isEmpty());
