@@ -23,9 +23,9 @@ import org.apache.hadoop.hbase.util.VersionInfo;
  * on this enum or keys a map by it outside tests ({@code EnumUsesTest} checks HBase's bytecode;
  * Phoenix 5.2.1's was checked once by hand), so the extra ordinal is never used as an index.
  *
- * <p>Before touching anything it checks the HBase version (2.6.x) and every field it writes (names,
- * types, modifiers, the five built-in constants and their ids); if any differs it refuses with one
- * {@link IllegalStateException} naming what differs, and changes nothing.
+ * <p>Before touching anything it checks the HBase version (2.5.x or 2.6.x) and every field it
+ * writes (names, types, modifiers, the five built-in constants and their ids); if any differs it
+ * refuses with one {@link IllegalStateException} naming what differs, and changes nothing.
  */
 public final class BlockscopeEncoding {
   /** The encoding's name, as in {@code DATA_BLOCK_ENCODING => 'BLOCKSCOPE_V1'}. */
@@ -77,15 +77,19 @@ public final class BlockscopeEncoding {
     return false;
   }
 
-  /** Refuses an HBase this was not built and tested against. */
+  /**
+   * Refuses an HBase this was not built and tested against: 2.6.x (built against 2.6.1) and 2.5.x,
+   * whose {@code DataBlockEncoding}, {@code HFileDataBlockEncoderImpl} and encoder interfaces
+   * compile to the same bytecode as 2.6.1's (compared on 2.5.13; docs/compatibility.md).
+   */
   static void checkVersion(String version) {
-    if (version == null || !version.startsWith("2.6.")) {
+    if (version == null || !(version.startsWith("2.6.") || version.startsWith("2.5."))) {
       throw new IllegalStateException(
           "blockscope cannot register "
               + NAME
               + ": it relies on "
-              + "the internals of HBase 2.6 (DataBlockEncoding's fields, the HFile block reader's "
-              + "encoder check), and this is HBase "
+              + "the internals of HBase 2.5 and 2.6 (DataBlockEncoding's fields, the HFile block "
+              + "reader's encoder check), and this is HBase "
               + version);
     }
   }

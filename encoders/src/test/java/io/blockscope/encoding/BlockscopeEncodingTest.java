@@ -31,8 +31,8 @@ public class BlockscopeEncodingTest {
   }
 
   @Test
-  public void refusesAnotherHBaseVersionInOneSentence() {
-    for (String v : new String[] {"2.5.10", "2.5.13-hadoop3", "3.0.0-beta-1", "3.0.0", null}) {
+  public void refusesAnHBaseOtherThan25Or26InOneSentence() {
+    for (String v : new String[] {"2.4.18", "2.7.0", "3.0.0-beta-1", "3.0.0", "2.6", null}) {
       try {
         BlockscopeEncoding.checkVersion(v);
         fail("accepted HBase " + v);
@@ -42,6 +42,8 @@ public class BlockscopeEncodingTest {
     }
     BlockscopeEncoding.checkVersion("2.6.1");
     BlockscopeEncoding.checkVersion("2.6.1-hadoop3");
+    BlockscopeEncoding.checkVersion("2.5.13-hadoop3");
+    BlockscopeEncoding.checkVersion("2.5.10");
   }
 
   @Test
