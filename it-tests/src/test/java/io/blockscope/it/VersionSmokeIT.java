@@ -109,11 +109,9 @@ public class VersionSmokeIT extends ClusterTestBase {
     assertNotNull(
         "region tracked",
         cluster.diagnostics().registry().region(region.getRegionInfo().getEncodedName()));
-    StoreFiles.evict(cluster.blockCache(), List.of(region));
-    CostSnapshot before = regionCosts(region);
-    RawTable.scanCells(cluster.connection(), t, new Scan());
+    CostSnapshot plain = coldScan(region, t);
     long[] truth = SeedTables.dataBlocksAndCells(List.of(region));
-    assertEquals(truth[0], regionCosts(region).minus(before).get("fs.read.blocks.data"));
+    assertEquals(truth[0], plain.get("fs.read.blocks.data"));
 
     // the encoder registers on 2.5 and 2.6 (their DataBlockEncoding is the same bytecode), and a
     // table of it is read and counted as every other: blocks from its trailers, cells decoded once
@@ -123,10 +121,7 @@ public class VersionSmokeIT extends ClusterTestBase {
     RawTable.create(cluster.admin(), new RawTable.Spec(e).encoding(encoding).blockSize(4096));
     RawTable.loadSeed(cluster.connection(), cluster.admin(), e, 1_000, 3);
     HRegion encoded = onlyRegion(e);
-    StoreFiles.evict(cluster.blockCache(), List.of(encoded));
-    CostSnapshot encodedBefore = regionCosts(encoded);
-    RawTable.scanCells(cluster.connection(), e, new Scan());
-    CostSnapshot read = regionCosts(encoded).minus(encodedBefore);
+    CostSnapshot read = coldScan(encoded, e);
     long[] encodedTruth = SeedTables.dataBlocksAndCells(List.of(encoded));
     System.out.println(
         "BLOCKSCOPE_V1 cold scan: "
@@ -140,5 +135,13 @@ public class VersionSmokeIT extends ClusterTestBase {
             + ")");
     assertEquals(read.toString(), encodedTruth[0], read.get("fs.read.blocks.data"));
     assertEquals(read.toString(), encodedTruth[1], read.get("decode.BLOCKSCOPE_V1.cells"));
+  }
+
+  /** What a full scan of {@code t}, whose one region is {@code region}, cost that region cold. */
+  private static CostSnapshot coldScan(HRegion region, TableName t) throws Exception {
+    StoreFiles.evict(cluster.blockCache(), List.of(region));
+    CostSnapshot before = regionCosts(region);
+    RawTable.scanCells(cluster.connection(), t, new Scan());
+    return regionCosts(region).minus(before);
   }
 }
