@@ -1,7 +1,10 @@
 package io.blockscope.benchmarks;
 
 import io.blockscope.encoding.BlockscopeEncoding;
+import java.io.ByteArrayInputStream;
+import java.io.DataInputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,6 +25,7 @@ import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.io.encoding.HFileBlockDecodingContext;
 import org.apache.hadoop.hbase.nio.ByteBuff;
 import org.apache.hadoop.hbase.nio.SingleByteBuff;
+import org.apache.hadoop.hbase.util.ByteBufferUtils;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -53,6 +57,10 @@ import org.openjdk.jmh.infra.Blackhole;
  *       cells/s at least FAST_DIFF's, aiming for NONE's.
  *   <li>{@code seek}: a seek to an existing key in a block already current (ns/op).
  *   <li>{@code seekBefore}: a reverse scan's step to the row before (ns/op).
+ *   <li>{@code decode}: every block decoded whole, the way HBase's tools read a block ({@code
+ *       EncodedDataBlock.getIterator}, whose speed {@code DataBlockEncodingTool} prints as
+ *       "Decoding performance"): {@code decodeKeyValues}, then a KeyValue made of each cell it
+ *       returns (ops/s; {@code decode:cells} is cells/s). Goal: at least FAST_DIFF's.
  *   <li>{@code get}: a point get's read of one block (ns/op): a new seeker (every get opens new
  *       store file scanners, and {@code HFileReaderImpl.EncodedScanner}'s constructor creates its
  *       seeker), moved to the block, seeking to an existing key. Not one of the goals; what {@code
@@ -152,6 +160,9 @@ public class EncoderBenchmark {
    */
   private ByteBuff[] blocks;
 
+  /** The encoded cells of each block of one copy (what a seeker is given), for {@code decode}. */
+  private byte[][] encodedBytes;
+
   /** Blocks in one copy of the dataset: blocks {@code c * distinct + b} are copies of block b. */
   private int distinct;
 
@@ -231,10 +242,12 @@ public class EncoderBenchmark {
     blocks = new ByteBuff[n * copies];
     int[] firstCell = new int[n];
     int[] cellCount = new int[n];
+    encodedBytes = new byte[n][];
     for (int b = 0; b < n; b++) {
       firstCell[b] = spans.get(b)[0];
       cellCount[b] = spans.get(b)[1];
       byte[] bytes = blockList.get(b);
+      encodedBytes[b] = Arrays.copyOfRange(bytes, DataBlocks.ENCODED_START, bytes.length);
       for (int c = 0; c < copies; c++) {
         ByteBuffer copy =
             direct ? ByteBuffer.allocateDirect(bytes.length) : ByteBuffer.allocate(bytes.length);
@@ -311,6 +324,17 @@ public class EncoderBenchmark {
                 + cellCount[b]
                 + " cells");
       }
+      List<KeyValue> decoded = decodeWhole(b);
+      for (int c = 0; c < decoded.size(); c++) {
+        KeyValue want = cells.get(firstCell[b] + c);
+        if (COMPARATOR.compare(decoded.get(c), want) != 0
+            || !CellUtil.matchingValue(decoded.get(c), want)) {
+          throw wrong("decodeKeyValues of block " + b + " returns " + decoded.get(c));
+        }
+      }
+      if (decoded.size() != cellCount[b]) {
+        throw wrong("decodeKeyValues of block " + b + " returns " + decoded.size() + " cells");
+      }
       Cell first = encoder.getFirstKeyCellInBlock(encodedBuffer(b));
       if (PrivateCellUtil.compareKeyIgnoresMvcc(COMPARATOR, first, cells.get(firstCell[b])) != 0) {
         throw wrong("first key of block " + b + " is " + first);
@@ -380,6 +404,60 @@ public class EncoderBenchmark {
       } while (s.next());
     }
     counter.cells += n;
+  }
+
+  /**
+   * Decodes every block whole, as {@code EncodedDataBlock}'s iterator does: {@code decodeKeyValues}
+   * on a stream of the block, then each cell of the result read as a KeyValue (the dataset has no
+   * tags; sequence ids skipped where the file has them).
+   */
+  @Benchmark
+  @BenchmarkMode(Mode.Throughput)
+  @OutputTimeUnit(TimeUnit.SECONDS)
+  public void decode(Blackhole bh, Cells counter) throws IOException {
+    int n = 0;
+    for (int b = 0; b < distinct; b++) {
+      ByteBuffer kvs = decodeKeyValues(b);
+      while (kvs.hasRemaining()) {
+        bh.consume(nextKeyValue(kvs));
+        n++;
+      }
+    }
+    counter.cells += n;
+  }
+
+  private ByteBuffer decodeKeyValues(int b) throws IOException {
+    ByteBuffer kvs =
+        encoder.decodeKeyValues(
+            new DataInputStream(new ByteArrayInputStream(encodedBytes[b])), decoding);
+    // HBase's own decoders leave the position at the end, as EncodedDataBlock expects
+    kvs.rewind();
+    return kvs;
+  }
+
+  /** The KeyValue at {@code kvs}' position, which moves past it (and its sequence id). */
+  private KeyValue nextKeyValue(ByteBuffer kvs) {
+    int at = kvs.position();
+    int length = (int) KeyValue.getKeyValueDataStructureSize(kvs.getInt(at), kvs.getInt(at + 4), 0);
+    kvs.position(at + length);
+    KeyValue kv = new KeyValue(kvs.array(), kvs.arrayOffset() + at, length);
+    if (mvcc) {
+      ByteBufferUtils.readVLong(kvs);
+    }
+    return kv;
+  }
+
+  private List<KeyValue> decodeWhole(int b) {
+    try {
+      ByteBuffer kvs = decodeKeyValues(b);
+      List<KeyValue> all = new ArrayList<>();
+      while (kvs.hasRemaining()) {
+        all.add(nextKeyValue(kvs));
+      }
+      return all;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /** Seeks to an existing key in its (current) block. */

@@ -20,10 +20,10 @@ import org.openjdk.jmh.infra.Blackhole;
  *     io.blockscope.benchmarks.SeekRatios [rounds, default 21] [ENCODING ...]
  * </pre>
  *
- * <p>{@code -Dratios.calls=scan,encode} times those instead (or as well): one call is a scan or an
- * encode of the whole dataset, 20 to a batch; the ratios are of times, so below 1 is faster. {@code
- * -Dratios.copies=32} spreads the seeks over 32 copies of the blocks, past the CPU caches ({@link
- * EncoderBenchmark#copies}).
+ * <p>{@code -Dratios.calls=scan,decode,encode} times those instead (or as well): one call is a
+ * scan, a whole-block decode or an encode of the whole dataset, 20 to a batch; the ratios are of
+ * times, so below 1 is faster. {@code -Dratios.copies=32} spreads the seeks over 32 copies of the
+ * blocks, past the CPU caches ({@link EncoderBenchmark#copies}).
  *
  * <p>Encodings named after the rounds replace the two above, the first being the reference ({@code
  * 21 FAST_DIFF BLOCKSCOPE_V1}). Every encoding keeps its blocks in memory, so more of them contend
@@ -71,7 +71,10 @@ public final class SeekRatios {
         for (int i = 0; i < n; i++) {
           calls[i] = call(benchmarks[i], call);
         }
-        int perBatch = call.equals("scan") || call.equals("encode") ? DATASET_CALLS : CALLS;
+        int perBatch =
+            call.equals("scan") || call.equals("encode") || call.equals("decode")
+                ? DATASET_CALLS
+                : CALLS;
         double[][] nanos = new double[n][rounds];
         double[][] ratios = new double[n][rounds];
         long sink = 0;
@@ -122,6 +125,15 @@ public final class SeekRatios {
             b.scan(HOLE, counter);
             return (int) counter.cells;
           };
+      case "decode" ->
+          () -> {
+            try {
+              b.decode(HOLE, counter);
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
+            return (int) counter.cells;
+          };
       case "encode" ->
           () -> {
             try {
@@ -132,7 +144,7 @@ public final class SeekRatios {
           };
       default ->
           throw new IllegalArgumentException(
-              "a call is seek, seekBefore, get, scan or " + "encode, not " + call);
+              "a call is seek, seekBefore, get, scan, decode or encode, not " + call);
     };
   }
 }

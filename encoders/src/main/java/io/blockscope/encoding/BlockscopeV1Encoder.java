@@ -18,7 +18,6 @@ import static io.blockscope.encoding.BlockscopeV1Format.zigZag;
 import static io.blockscope.encoding.Fields.grow;
 import static io.blockscope.encoding.Fields.room;
 
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -438,33 +437,48 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   }
 
   @Override
+  // the block's buffer is ByteRuns.readAll's wrap of a whole array from 0
+  @SuppressWarnings("ByteBufferBackingArray")
   public ByteBuffer decodeKeyValues(DataInputStream source, HFileBlockDecodingContext ctx)
       throws IOException {
-    byte[] block = ByteRuns.readAll(source);
+    // the encoded block is read into this thread's array (nothing decoded points into it)
+    ByteBuffer block = ByteRuns.readAll(source, ENCODED.get());
+    if (block.capacity() <= ENCODED_KEPT) {
+      ENCODED.set(block.array());
+    }
     BlockscopeV1Seeker seeker = new BlockscopeV1Seeker(ctx);
-    seeker.setCurrentBuffer(new SingleByteBuff(ByteBuffer.wrap(block)));
-    ByteArrayOutputStream kvs = new ByteArrayOutputStream(block.length * 2);
-    DataOutputStream out = new DataOutputStream(kvs);
-    boolean tags = ctx.getHFileContext().isIncludesTags();
-    boolean mvcc = ctx.getHFileContext().isIncludesMvcc();
+    seeker.setCurrentBuffer(new SingleByteBuff(block));
+    // the block does not say its unencoded size: the buffer is sized by what the last block
+    // decoded here came to per encoded byte (a file's blocks are alike), and grown if short.
+    // Measured (benchmarks/encoder-measurements.md): a scratch buffer copied out at the exact size
+    // took a third more time on 1 KB values than this
+    int encoded = block.remaining();
+    int guess = (int) Math.min(1 << 30, (long) encoded * decodedSixteenths / 16 + 1024);
+    ByteBuffer out = ByteBuffer.allocate(guess);
     do {
-      Cell c = seeker.getCell();
-      KeyValue kv = new KeyValue(c);
-      out.writeInt(kv.getKeyLength());
-      out.writeInt(kv.getValueLength());
-      out.write(kv.getBuffer(), kv.getKeyOffset(), kv.getKeyLength());
-      out.write(kv.getValueArray(), kv.getValueOffset(), kv.getValueLength());
-      if (tags) {
-        out.writeShort(kv.getTagsLength());
-        out.write(kv.getTagsArray(), kv.getTagsOffset(), kv.getTagsLength());
-      }
-      if (mvcc) {
-        WritableUtils.writeVLong(out, c.getSequenceId());
-      }
+      out = seeker.appendKeyValue(out);
     } while (seeker.next());
-    out.flush();
-    return ByteBuffer.wrap(kvs.toByteArray());
+    decodedSixteenths = (int) Math.min(1024, 16L * out.position() / Math.max(1, encoded) + 2);
+    out.flip();
+    return out.slice();
   }
+
+  /**
+   * Each thread's array for the encoded block {@link #decodeKeyValues} reads, grown to the largest
+   * block it read, up to {@link #ENCODED_KEPT} bytes (a larger one is let go after its call).
+   */
+  private static final ThreadLocal<byte[]> ENCODED =
+      ThreadLocal.withInitial(() -> new byte[128 * 1024]);
+
+  private static final int ENCODED_KEPT = 4 * 1024 * 1024;
+
+  /**
+   * Unencoded bytes per encoded byte of the last block {@link #decodeKeyValues} decoded, in
+   * sixteenths, rounded up and two sixteenths over; starts at 3 (the seeds' rows). Only tools call
+   * it (HBase's {@code EncodedDataBlock}), a region server's reads never do; threads may race on
+   * it, which costs at most a larger buffer or one copy.
+   */
+  private int decodedSixteenths = 48;
 
   @Override
   public Cell getFirstKeyCellInBlock(ByteBuff block) {

@@ -19,7 +19,9 @@ import org.apache.hadoop.hbase.PrivateCellUtil;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
 import org.apache.hadoop.hbase.io.encoding.HFileBlockDecodingContext;
 import org.apache.hadoop.hbase.nio.ByteBuff;
+import org.apache.hadoop.hbase.util.ByteBufferUtils;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hadoop.io.WritableUtils;
 
 /**
  * Reads BLOCKSCOPE_V1 blocks ({@link BlockscopeV1Format} draws the format). Every length read from
@@ -638,6 +640,41 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
   public ByteBuffer getValueShallowCopy() {
     Entry e = current();
     return ByteBuffer.wrap(buf, e.valueOffset, e.valueLen).slice();
+  }
+
+  /**
+   * Appends the cell the seeker is on to {@code out} as HBase lays out an unencoded block's cells
+   * ({@code DataBlockEncoder.decodeKeyValues}): key length, value length, the key, the value, then
+   * the tags' length and tags if the file has tags, then the sequence id as a Hadoop vlong if it
+   * has them. The fields go straight from the entry and the block, with no cell in between. Returns
+   * {@code out}, or a copy of it with room when the cell does not fit.
+   */
+  ByteBuffer appendKeyValue(ByteBuffer out) {
+    Entry e = current();
+    int keyLength = KeyValue.KEY_INFRASTRUCTURE_SIZE + e.rowLen + e.familyLen + e.qualifierLen;
+    int size =
+        KeyValue.KEYVALUE_INFRASTRUCTURE_SIZE
+            + keyLength
+            + e.valueLen
+            + (tags ? Bytes.SIZEOF_SHORT + e.tagsLen : 0)
+            + (mvcc ? WritableUtils.getVIntSize(e.seqId) : 0);
+    if (out.remaining() < size) {
+      ByteBuffer room = ByteBuffer.allocate(Math.max(out.capacity() * 2, out.position() + size));
+      out.flip();
+      out = room.put(out);
+    }
+    out.putInt(keyLength).putInt(e.valueLen);
+    out.putShort((short) e.rowLen).put(e.row, 0, e.rowLen);
+    out.put((byte) e.familyLen).put(e.family, 0, e.familyLen);
+    out.put(e.qualifier, 0, e.qualifierLen).putLong(e.timestamp).put(e.type);
+    out.put(buf, e.valueOffset, e.valueLen);
+    if (tags) {
+      out.putShort((short) e.tagsLen).put(buf, e.tagsOffset, e.tagsLen);
+    }
+    if (mvcc) {
+      ByteBufferUtils.writeVLong(out, e.seqId);
+    }
+    return out;
   }
 
   @Override

@@ -1,11 +1,12 @@
 package io.blockscope.encoding;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * Comparisons of byte runs the encoder and the seeker make per entry, on the JDK the server runs.
@@ -75,13 +76,29 @@ final class ByteRuns {
     return an == bn && mismatch(a, 0, an, b, 0, bn) < 0;
   }
 
-  /** Every byte left in {@code in} (InputStream.readAllBytes is JDK 9). */
-  static byte[] readAll(InputStream in) throws IOException {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(Math.max(32, in.available()));
-    byte[] buf = new byte[8192];
-    for (int n; (n = in.read(buf)) > 0; ) {
-      out.write(buf, 0, n);
+  /**
+   * Every byte left in {@code in}, read into {@code room} if they fit (a stream over a byte array,
+   * as {@code EncodedDataBlock} hands a block over, says how many are left) or into a larger array;
+   * returns them as a buffer from 0 to their end.
+   */
+  static ByteBuffer readAll(InputStream in, byte[] room) throws IOException {
+    byte[] b = room.length >= in.available() ? room : new byte[in.available()];
+    int got = 0;
+    while (true) {
+      if (got == b.length) {
+        int more = in.read();
+        if (more < 0) {
+          break;
+        }
+        b = Arrays.copyOf(b, 2 * b.length + 1);
+        b[got++] = (byte) more;
+      }
+      int n = in.read(b, got, b.length - got);
+      if (n < 0) {
+        break;
+      }
+      got += n;
     }
-    return out.toByteArray();
+    return ByteBuffer.wrap(b, 0, got);
   }
 }
