@@ -80,7 +80,8 @@ public final class BlockscopeEncoding {
   /**
    * Refuses an HBase this was not built and tested against: 2.6.x (built against 2.6.1) and 2.5.x,
    * whose {@code DataBlockEncoding}, {@code HFileDataBlockEncoderImpl} and encoder interfaces
-   * compile to the same bytecode as 2.6.1's (compared on 2.5.13; docs/compatibility.md).
+   * compile to the same bytecode as 2.6.1's (on 2.5.13 and 2.6.4:
+   * HBaseInternalsAcrossVersionsTest).
    */
   static void checkVersion(String version) {
     if (version == null || !(version.startsWith("2.6.") || version.startsWith("2.5."))) {
