@@ -25,6 +25,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.ExtendedCell;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.KeyValueUtil;
@@ -211,6 +212,21 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
 
   @Override
   public void encode(Cell cell, HFileBlockEncodingContext ctx, DataOutputStream out)
+      throws IOException {
+    encodeCell(cell, ctx, out);
+  }
+
+  /**
+   * HBase 3.0's form of {@link #encode(Cell, HFileBlockEncodingContext, DataOutputStream)}: its
+   * {@code DataBlockEncoder} takes an {@code ExtendedCell} (the call HBase 3.0.0's {@code
+   * HFileDataBlockEncoderImpl} makes). Not called on 2.x.
+   */
+  public void encode(ExtendedCell cell, HFileBlockEncodingContext ctx, DataOutputStream out)
+      throws IOException {
+    encodeCell(cell, ctx, out);
+  }
+
+  private void encodeCell(Cell cell, HFileBlockEncodingContext ctx, DataOutputStream out)
       throws IOException {
     BlockState s = (BlockState) ctx.getEncodingState();
     Fields now = s.now;
@@ -480,8 +496,12 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
    */
   private int decodedSixteenths = 48;
 
+  /**
+   * An {@code ExtendedCell}, as HBase 3.0's {@code DataBlockEncoder.getFirstKeyCellInBlock}
+   * returns; the compiler's bridge answers 2.x's {@code Cell} form.
+   */
   @Override
-  public Cell getFirstKeyCellInBlock(ByteBuff block) {
+  public ExtendedCell getFirstKeyCellInBlock(ByteBuff block) {
     return GroupIndex.firstKey(block);
   }
 

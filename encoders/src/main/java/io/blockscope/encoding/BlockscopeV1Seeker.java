@@ -13,6 +13,7 @@ import org.apache.hadoop.hbase.ByteBufferExtendedCell;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellComparator;
 import org.apache.hadoop.hbase.CellComparatorImpl;
+import org.apache.hadoop.hbase.ExtendedCell;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.PrivateCellUtil;
@@ -286,6 +287,20 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
 
   @Override
   public int seekToKeyInBlock(Cell key, boolean seekBefore) {
+    return seek(key, seekBefore);
+  }
+
+  /**
+   * HBase 3.0's form of {@link #seekToKeyInBlock(Cell, boolean)}: its {@code EncodedSeeker} takes
+   * an {@code ExtendedCell} (the call HBase 3.0.0's {@code HFileReaderImpl} makes). Not called on
+   * 2.x. Both forms call {@link #seek}, neither the other, so the decode probe (woven into both)
+   * counts each seek once.
+   */
+  public int seekToKeyInBlock(ExtendedCell key, boolean seekBefore) {
+    return seek(key, seekBefore);
+  }
+
+  private int seek(Cell key, boolean seekBefore) {
     checkBlock();
     // every seek decodes into `current` what it lands on
     rewound = false;
@@ -625,13 +640,22 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
     return PrivateCellUtil.compareKeyIgnoresMvcc(comparator, key, current().key());
   }
 
+  /** HBase 3.0's form of {@link #compareKey(CellComparator, Cell)}. Not called on 2.x. */
+  public int compareKey(CellComparator comparator, ExtendedCell key) {
+    return compareKey(comparator, (Cell) key);
+  }
+
+  /**
+   * An {@code ExtendedCell}, as HBase 3.0's {@code EncodedSeeker.getKey} returns; the compiler's
+   * bridge answers 2.x's {@code Cell getKey()}.
+   */
   @Override
-  public Cell getKey() {
+  public ExtendedCell getKey() {
     return keyOnly(current());
   }
 
   /** A copy of {@code e}'s key as a key-only cell. */
-  private static Cell keyOnly(Entry e) {
+  private static ExtendedCell keyOnly(Entry e) {
     byte[] k = PrivateCellUtil.getCellKeySerializedAsKeyValueKey(e.key());
     return new KeyValue.KeyOnlyKeyValue(k, 0, k.length);
   }
@@ -677,8 +701,12 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
     return out;
   }
 
+  /**
+   * An {@code ExtendedCell}, as HBase 3.0's {@code EncodedSeeker.getCell} returns; the compiler's
+   * bridge answers 2.x's {@code Cell getCell()}.
+   */
   @Override
-  public Cell getCell() {
+  public ExtendedCell getCell() {
     Entry e = current();
     return new DecodedCell(
         e.row,

@@ -10,7 +10,7 @@ import static io.blockscope.encoding.BlockscopeV1Format.uint16;
 import static io.blockscope.encoding.BlockscopeV1Format.width;
 
 import java.util.Arrays;
-import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.ExtendedCell;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.nio.ByteBuff;
 
@@ -175,7 +175,7 @@ abstract class GroupIndex extends EntryParser {
    * HFileReaderImpl.HFileScannerImpl.seekBefore}) and keeps it as the scanner's next indexed key,
    * possibly past the release of the block's buffer, so it is copied rather than viewed.
    */
-  static Cell firstKey(ByteBuff block) {
+  static ExtendedCell firstKey(ByteBuff block) {
     int n = block.remaining();
     int at = block.position();
     if (n < 4) {

@@ -1,0 +1,149 @@
+package io.blockscope.encoding;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.spi.ToolProvider;
+import java.util.zip.ZipFile;
+import org.junit.Test;
+
+/**
+ * Every call HBase's HFile reader and writer make on a data block encoder and its seeker, read from
+ * each version's own hbase-server bytecode ({@code org.apache.hadoop.hbase.io.hfile}, with {@code
+ * javap -c}), finds a method of BLOCKSCOPE_V1's encoder or seeker with exactly that name and
+ * descriptor: on 2.5.13, 2.6.1 and 2.6.4, which take {@code Cell}, and on 3.0.0, whose calls take
+ * and return {@code ExtendedCell} ({@code encode}, {@code getFirstKeyCellInBlock}, {@code
+ * seekToKeyInBlock}, {@code compareKey}, {@code getCell}, {@code getKey}). The classes carry both
+ * forms, so the same jar links on either. What this cannot check, and why the encoder still refuses
+ * 3.0: 3.0.0's hbase-common (the interfaces themselves, and {@code DataBlockEncoding}, which
+ * registration writes into) is not in the reachable repository.
+ */
+public class HBaseCallsAcrossVersionsTest {
+  private static final Path JARS = Path.of("target", "hbase-versions");
+  private static final List<String> VERSIONS =
+      List.of("2.5.13-hadoop3", "2.6.1-hadoop3", "2.6.4", "3.0.0");
+  private static final String ENCODING = "org/apache/hadoop/hbase/io/encoding/";
+  private static final Pattern CALL =
+      Pattern.compile(
+          "InterfaceMethod "
+              + Pattern.quote(ENCODING)
+              + "(DataBlockEncoder(?:\\$EncodedSeeker)?)\\.(\\w+):(\\S+)");
+
+  @Test
+  public void everyCallEachVersionMakesFindsItsMethod() throws Exception {
+    List<String> report = new ArrayList<>();
+    for (String version : VERSIONS) {
+      Set<String> calls = calls(version);
+      assertTrue(version + ": no encoder calls read", calls.size() >= 10);
+      List<String> missing = new ArrayList<>();
+      int extended = 0;
+      for (String call : calls) {
+        String[] p = call.split(" ");
+        Class<?> ours =
+            p[0].endsWith("EncodedSeeker") ? BlockscopeV1Seeker.class : BlockscopeV1Encoder.class;
+        if (!declares(ours, p[1], p[2])) {
+          missing.add(ours.getSimpleName() + "." + p[1] + p[2]);
+        }
+        if (p[2].contains("ExtendedCell")) {
+          extended++;
+        }
+      }
+      assertEquals(version + ": calls without a method", Collections.emptyList(), missing);
+      report.add(
+          String.format(
+              "%-15s %d calls, %d of them with ExtendedCell: all found",
+              version, calls.size(), extended));
+    }
+    report.forEach(System.out::println);
+  }
+
+  /** The check sees a missing method: a descriptor no class has. */
+  @Test
+  public void aDescriptorNoMethodHasIsMissing() {
+    assertTrue(declares(BlockscopeV1Seeker.class, "next", "()Z"));
+    assertTrue(!declares(BlockscopeV1Seeker.class, "next", "()I"));
+    assertTrue(!declares(BlockscopeV1Encoder.class, "encode", "(Ljava/lang/String;)V"));
+  }
+
+  /** "owner name descriptor" of each call on DataBlockEncoder or EncodedSeeker in io.hfile. */
+  private static Set<String> calls(String version) throws IOException {
+    File[] jars = JARS.resolve(version).toFile().listFiles((d, n) -> n.startsWith("hbase-server"));
+    assertTrue(
+        "the build copies HBase " + version + "'s hbase-server into " + JARS,
+        jars != null && jars.length == 1);
+    List<String> args = new ArrayList<>(List.of("-c", "-p", "-classpath", jars[0].getPath()));
+    try (ZipFile jar = new ZipFile(jars[0])) {
+      jar.stream()
+          .map(e -> e.getName())
+          .filter(n -> n.startsWith("org/apache/hadoop/hbase/io/hfile/") && n.endsWith(".class"))
+          .filter(n -> n.indexOf('/', "org/apache/hadoop/hbase/io/hfile/".length()) < 0)
+          .map(n -> n.substring(0, n.length() - ".class".length()).replace('/', '.'))
+          .forEach(args::add);
+    }
+    ToolProvider javap =
+        ToolProvider.findFirst("javap").orElseThrow(() -> new AssertionError("no javap"));
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int status = javap.run(new PrintWriter(out), new PrintWriter(err), args.toArray(new String[0]));
+    assertEquals(version + ": " + err, 0, status);
+    Set<String> calls = new TreeSet<>();
+    Matcher m = CALL.matcher(out.toString());
+    while (m.find()) {
+      calls.add(m.group(1) + " " + m.group(2) + " " + m.group(3));
+    }
+    return calls;
+  }
+
+  /** Whether {@code type} has a public, non-abstract method {@code name} of {@code descriptor}. */
+  private static boolean declares(Class<?> type, String name, String descriptor) {
+    for (Method m : type.getMethods()) {
+      if (m.getName().equals(name)
+          && !Modifier.isAbstract(m.getModifiers())
+          && descriptor(m).equals(descriptor)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String descriptor(Method m) {
+    StringBuilder d = new StringBuilder("(");
+    for (Class<?> p : m.getParameterTypes()) {
+      d.append(descriptor(p));
+    }
+    return d.append(')').append(descriptor(m.getReturnType())).toString();
+  }
+
+  private static String descriptor(Class<?> c) {
+    if (c.isArray()) {
+      return c.getName().replace('.', '/');
+    }
+    if (!c.isPrimitive()) {
+      return "L" + c.getName().replace('.', '/') + ";";
+    }
+    if (c == void.class) {
+      return "V";
+    }
+    if (c == boolean.class) {
+      return "Z";
+    }
+    if (c == long.class) {
+      return "J";
+    }
+    return String.valueOf(Character.toUpperCase(c.getName().charAt(0)));
+  }
+}
