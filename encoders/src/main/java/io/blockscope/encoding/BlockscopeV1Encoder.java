@@ -27,7 +27,6 @@ import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.ExtendedCell;
 import org.apache.hadoop.hbase.HConstants;
-import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.KeyValueUtil;
 import org.apache.hadoop.hbase.io.encoding.AbstractDataBlockEncoder;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
@@ -37,7 +36,6 @@ import org.apache.hadoop.hbase.io.encoding.HFileBlockDefaultEncodingContext;
 import org.apache.hadoop.hbase.io.encoding.HFileBlockEncodingContext;
 import org.apache.hadoop.hbase.nio.ByteBuff;
 import org.apache.hadoop.hbase.nio.SingleByteBuff;
-import org.apache.hadoop.io.WritableUtils;
 
 /**
  * BLOCKSCOPE_V1: cells diff-encoded field by field against the cell before, in groups of up to
@@ -344,14 +342,7 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     // the cell just written is the one the next is compared with
     s.now = before;
     s.before = now;
-    int keyLen = KeyValue.KEY_INFRASTRUCTURE_SIZE + now.rowLen + now.familyLen + now.qualifierLen;
-    int unencoded =
-        KeyValue.KEYVALUE_INFRASTRUCTURE_SIZE
-            + keyLen
-            + now.valueLen
-            + (s.tags ? KeyValue.TAGS_LENGTH_SIZE + now.tagsLen : 0)
-            + (s.mvcc ? WritableUtils.getVIntSize(now.seqId) : 0);
-    s.postCellEncode(unencoded, encoded);
+    s.postCellEncode(now.unencodedSize(s.tags, s.mvcc), encoded);
     reserve(s, out);
   }
 

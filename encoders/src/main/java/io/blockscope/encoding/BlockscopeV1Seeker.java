@@ -22,7 +22,6 @@ import org.apache.hadoop.hbase.io.encoding.HFileBlockDecodingContext;
 import org.apache.hadoop.hbase.nio.ByteBuff;
 import org.apache.hadoop.hbase.util.ByteBufferUtils;
 import org.apache.hadoop.hbase.util.Bytes;
-import org.apache.hadoop.io.WritableUtils;
 
 /**
  * Reads BLOCKSCOPE_V1 blocks ({@link BlockscopeV1Format} draws the format). Every length read from
@@ -675,19 +674,13 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
    */
   ByteBuffer appendKeyValue(ByteBuffer out) {
     Entry e = current();
-    int keyLength = KeyValue.KEY_INFRASTRUCTURE_SIZE + e.rowLen + e.familyLen + e.qualifierLen;
-    int size =
-        KeyValue.KEYVALUE_INFRASTRUCTURE_SIZE
-            + keyLength
-            + e.valueLen
-            + (tags ? Bytes.SIZEOF_SHORT + e.tagsLen : 0)
-            + (mvcc ? WritableUtils.getVIntSize(e.seqId) : 0);
+    int size = e.unencodedSize(tags, mvcc);
     if (out.remaining() < size) {
       ByteBuffer room = ByteBuffer.allocate(Math.max(out.capacity() * 2, out.position() + size));
       out.flip();
       out = room.put(out);
     }
-    out.putInt(keyLength).putInt(e.valueLen);
+    out.putInt(e.keyLength()).putInt(e.valueLen);
     out.putShort((short) e.rowLen).put(e.row, 0, e.rowLen);
     out.put((byte) e.familyLen).put(e.family, 0, e.familyLen);
     out.put(e.qualifier, 0, e.qualifierLen).putLong(e.timestamp).put(e.type);

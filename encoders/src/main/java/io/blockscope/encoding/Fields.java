@@ -3,7 +3,9 @@ package io.blockscope.encoding;
 import java.util.Arrays;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.PrivateCellUtil;
+import org.apache.hadoop.io.WritableUtils;
 
 /**
  * One cell's fields, in arrays of their own: the encoder's cell before and cell now, and the base
@@ -22,6 +24,24 @@ class Fields {
   byte[] tags = EMPTY;
   int tagsLen;
   long seqId;
+
+  /** The length of this cell's key in KeyValue's layout (row length to type). */
+  int keyLength() {
+    return KeyValue.KEY_INFRASTRUCTURE_SIZE + rowLen + familyLen + qualifierLen;
+  }
+
+  /**
+   * The bytes this cell takes in an unencoded block: KeyValue's layout, the tags' length and tags
+   * if the file has tags, the sequence id as a vlong if it has them. What HBase's writer counts per
+   * cell ({@code EncodingState.postCellEncode}) and what {@code decodeKeyValues} writes.
+   */
+  int unencodedSize(boolean withTags, boolean withMvcc) {
+    return KeyValue.KEYVALUE_INFRASTRUCTURE_SIZE
+        + keyLength()
+        + valueLen
+        + (withTags ? KeyValue.TAGS_LENGTH_SIZE + tagsLen : 0)
+        + (withMvcc ? WritableUtils.getVIntSize(seqId) : 0);
+  }
 
   /** Drops value length, tags and sequence id: with the base key, the cell before entry 0. */
   void clearRest() {

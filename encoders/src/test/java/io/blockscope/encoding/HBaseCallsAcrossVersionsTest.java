@@ -5,11 +5,8 @@ import static org.junit.Assert.assertTrue;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -17,7 +14,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.spi.ToolProvider;
 import java.util.zip.ZipFile;
 import org.junit.Test;
 
@@ -33,7 +29,6 @@ import org.junit.Test;
  * registration writes into) is not in the reachable repository.
  */
 public class HBaseCallsAcrossVersionsTest {
-  private static final Path JARS = Path.of("target", "hbase-versions");
   private static final List<String> VERSIONS =
       List.of("2.5.13-hadoop3", "2.6.1-hadoop3", "2.6.4", "3.0.0");
   private static final String ENCODING = "org/apache/hadoop/hbase/io/encoding/";
@@ -81,12 +76,9 @@ public class HBaseCallsAcrossVersionsTest {
 
   /** "owner name descriptor" of each call on DataBlockEncoder or EncodedSeeker in io.hfile. */
   private static Set<String> calls(String version) throws IOException {
-    File[] jars = JARS.resolve(version).toFile().listFiles((d, n) -> n.startsWith("hbase-server"));
-    assertTrue(
-        "the build copies HBase " + version + "'s hbase-server into " + JARS,
-        jars != null && jars.length == 1);
-    List<String> args = new ArrayList<>(List.of("-c", "-p", "-classpath", jars[0].getPath()));
-    try (ZipFile jar = new ZipFile(jars[0])) {
+    File server = HBaseJars.of(version, "hbase-server", 1)[0];
+    List<String> args = new ArrayList<>(List.of("-c", "-p", "-classpath", server.getPath()));
+    try (ZipFile jar = new ZipFile(server)) {
       jar.stream()
           .map(e -> e.getName())
           .filter(n -> n.startsWith("org/apache/hadoop/hbase/io/hfile/") && n.endsWith(".class"))
@@ -94,14 +86,9 @@ public class HBaseCallsAcrossVersionsTest {
           .map(n -> n.substring(0, n.length() - ".class".length()).replace('/', '.'))
           .forEach(args::add);
     }
-    ToolProvider javap =
-        ToolProvider.findFirst("javap").orElseThrow(() -> new AssertionError("no javap"));
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int status = javap.run(new PrintWriter(out), new PrintWriter(err), args.toArray(new String[0]));
-    assertEquals(version + ": " + err, 0, status);
+    String code = HBaseJars.javap(args.toArray(new String[0]));
     Set<String> calls = new TreeSet<>();
-    Matcher m = CALL.matcher(out.toString());
+    Matcher m = CALL.matcher(code);
     while (m.find()) {
       calls.add(m.group(1) + " " + m.group(2) + " " + m.group(3));
     }

@@ -2,15 +2,10 @@ package io.blockscope.encoding;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotEquals;
-import static org.junit.Assert.assertTrue;
 
 import java.io.File;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.spi.ToolProvider;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.Test;
@@ -26,7 +21,6 @@ import org.junit.Test;
  * range.
  */
 public class HBaseInternalsAcrossVersionsTest {
-  private static final Path JARS = Path.of("target", "hbase-versions");
   private static final String BUILT_AGAINST = "2.6.1-hadoop3";
   private static final List<String> OTHERS = List.of("2.5.13-hadoop3", "2.6.4");
 
@@ -66,22 +60,14 @@ public class HBaseInternalsAcrossVersionsTest {
 
   /** {@code javap -p -c} of {@code type} from HBase {@code version}'s jars, constant pool aside. */
   static String code(String version, String type) {
-    File[] jars = JARS.resolve(version).toFile().listFiles((d, n) -> n.endsWith(".jar"));
-    assertTrue(
-        "the build copies HBase " + version + "'s jars into " + JARS,
-        jars != null && jars.length == 2);
     String classPath =
-        Stream.of(jars).map(File::getPath).collect(Collectors.joining(File.pathSeparator));
-    ToolProvider javap =
-        ToolProvider.findFirst("javap").orElseThrow(() -> new AssertionError("no javap"));
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int status =
-        javap.run(
-            new PrintWriter(out), new PrintWriter(err), "-p", "-c", "-classpath", classPath, type);
-    assertEquals(type + " in " + version + ": " + err, 0, status);
+        Stream.of(HBaseJars.of(version, "hbase-", 2))
+            .map(File::getPath)
+            .collect(Collectors.joining(File.pathSeparator));
     // "#12" and "#12, 3" are constant-pool indexes, which differ between builds of the same code;
     // the comment after each names what it points at, and stays
-    return out.toString().replaceAll("#\\d+(, *\\d+)?", "#").replaceAll("[ \\t]+", " ");
+    return HBaseJars.javap("-p", "-c", "-classpath", classPath, type)
+        .replaceAll("#\\d+(, *\\d+)?", "#")
+        .replaceAll("[ \\t]+", " ");
   }
 }
