@@ -91,6 +91,7 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
   @Override
   public void setCurrentBuffer(ByteBuff block) {
     failed = null;
+    gotNext = -1;
     try {
       int n = block.remaining();
       if (block.hasArray()) {
@@ -213,27 +214,34 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
       e.row = spliced(e.row, readRowShared, b, readRowAt, readRowRest);
       e.rowLen = readRowShared + readRowRest;
     }
-    // a new row's qualifier diffs against the one of the last row's first entry (or the group's)
+    // a new row's qualifier diffs against the one of the last row's first entry (or the group's):
+    // decoded there, then copied to the entry's own
     boolean restartEntry = at == keysAt(k);
-    boolean anchor = (flags & ROW) == 0 || restartEntry;
-    if (anchor && !restartEntry) {
-      e.qualifier = EntryParser.copy(e.rowQualifier, e.rowQualifierLen, e.qualifier);
-      e.qualifierLen = e.rowQualifierLen;
-    }
-    p = readKeyPart(b, p, limit, at, flags, e.qualifierLen);
+    boolean newRow = (flags & ROW) == 0 && !restartEntry;
+    p = readKeyPart(b, p, limit, at, flags, newRow ? e.rowQualifierLen : e.qualifierLen);
     if ((flags & FAMILY) == 0) {
       e.family = Fields.room(e.family, readFamilyLen);
       System.arraycopy(b, readFamilyAt, e.family, 0, readFamilyLen);
       e.familyLen = readFamilyLen;
     }
-    if ((flags & QUALIFIER) == 0) {
-      e.qualifier =
-          spliced(e.qualifier, readQualifierShared, b, readQualifierAt, readQualifierRest);
-      e.qualifierLen = readQualifierShared + readQualifierRest;
-    }
-    if (anchor) {
-      e.rowQualifier = EntryParser.copy(e.qualifier, e.qualifierLen, e.rowQualifier);
-      e.rowQualifierLen = e.qualifierLen;
+    if (newRow) {
+      if ((flags & QUALIFIER) == 0) {
+        e.rowQualifier =
+            spliced(e.rowQualifier, readQualifierShared, b, readQualifierAt, readQualifierRest);
+        e.rowQualifierLen = readQualifierShared + readQualifierRest;
+      }
+      e.qualifier = EntryParser.copy(e.rowQualifier, e.rowQualifierLen, e.qualifier);
+      e.qualifierLen = e.rowQualifierLen;
+    } else {
+      if ((flags & QUALIFIER) == 0) {
+        e.qualifier =
+            spliced(e.qualifier, readQualifierShared, b, readQualifierAt, readQualifierRest);
+        e.qualifierLen = readQualifierShared + readQualifierRest;
+      }
+      if (restartEntry) {
+        e.rowQualifier = EntryParser.copy(e.qualifier, e.qualifierLen, e.rowQualifier);
+        e.rowQualifierLen = e.qualifierLen;
+      }
     }
     e.timestamp += readTimestampDelta;
     if ((flags & TYPE) == 0) {
@@ -696,18 +704,41 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
 
   /**
    * An {@code ExtendedCell}, as HBase 3.0's {@code EncodedSeeker.getCell} returns; the compiler's
-   * bridge answers 2.x's {@code Cell getCell()}.
+   * bridge answers 2.x's {@code Cell getCell()}. Its family and qualifier are copied into an array
+   * of its own, after its row unless the cell is in the row of the cell returned before it (the
+   * entry just before in the block, or a restart entry with that row), whose row's copy it shares:
+   * one copy of each row a scan walks. Nothing is written into an array after a cell is returned
+   * pointing into it.
    */
   @Override
   public ExtendedCell getCell() {
     Entry e = current();
+    int f = e.familyLen;
+    int q = e.qualifierLen;
+    byte[] row = gotRow;
+    int rowLen = e.rowLen;
+    int at = 0;
+    byte[] key;
+    if (e.sameRow ? e.at == gotNext : restartInGotRow(e)) {
+      key = new byte[f + q];
+    } else {
+      key = new byte[rowLen + f + q];
+      copy(e.row, key, 0, rowLen);
+      row = key;
+      at = rowLen;
+      gotRow = key;
+      gotRowLen = rowLen;
+    }
+    copy(e.family, key, at, f);
+    copy(e.qualifier, key, at + f, q);
+    gotNext = e.next;
     return new DecodedCell(
-        e.row,
-        e.rowLen,
-        e.family,
-        e.familyLen,
-        e.qualifier,
-        e.qualifierLen,
+        row,
+        rowLen,
+        key,
+        at,
+        f,
+        q,
         e.timestamp,
         e.type,
         buf,
@@ -717,5 +748,36 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
         e.tagsOffset,
         e.tagsLen,
         e.seqId);
+  }
+
+  /**
+   * The row of the cell {@link #getCell} returned last (at the start of its array), and where the
+   * entry after that cell starts in the block (-1 when no cell of the current block was returned).
+   */
+  private byte[] gotRow;
+
+  private int gotRowLen;
+  private int gotNext = -1;
+
+  /**
+   * {@code e} is a restart entry (never marked as in the row before, though a group may start
+   * inside a row) whose row is the one of the cell returned last: compared, once per group a scan
+   * walks. Any copy with the same bytes may be shared, since none is ever written over.
+   */
+  private boolean restartInGotRow(Entry e) {
+    return e.at == keysAt(e.restart)
+        && gotRow != null
+        && Bytes.equals(e.row, 0, e.rowLen, gotRow, 0, gotRowLen);
+  }
+
+  /** Copies the first {@code n} bytes of {@code from} to {@code at} in {@code to}. */
+  private static void copy(byte[] from, byte[] to, int at, int n) {
+    if (n <= 8) {
+      for (int i = 0; i < n; i++) {
+        to[at + i] = from[i];
+      }
+    } else {
+      System.arraycopy(from, 0, to, at, n);
+    }
   }
 }

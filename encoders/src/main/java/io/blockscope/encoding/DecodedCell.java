@@ -6,20 +6,28 @@ import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.ClassSize;
 
 /**
- * A cell read from a BLOCKSCOPE_V1 block: row, family and qualifier copied into one array of its
- * own (the seeker reuses its buffers), value and tags pointing into the block.
+ * A cell read from a BLOCKSCOPE_V1 block: family and qualifier copied into an array of their own
+ * (the seeker reuses its buffers), the row too for the first cell the seeker returns of a row, and
+ * the cells after it in the row sharing that copy; value and tags pointing into the block.
  */
 final class DecodedCell implements ExtendedCell {
   private static final long FIXED_HEAP =
       ClassSize.align(
           ClassSize.OBJECT
-              + 3 * ClassSize.REFERENCE
+              + 4 * ClassSize.REFERENCE
               + 2 * Bytes.SIZEOF_LONG
-              + 7 * Bytes.SIZEOF_INT
+              + 8 * Bytes.SIZEOF_INT
               + Bytes.SIZEOF_BYTE);
 
-  private final byte[] key;
+  /** At the start of its array. */
+  private final byte[] row;
+
   private final int rowLen;
+
+  /** Family and qualifier, one after the other. */
+  private final byte[] key;
+
+  private final int familyOffset;
   private final int familyLen;
   private final int qualifierLen;
   private long timestamp;
@@ -35,9 +43,9 @@ final class DecodedCell implements ExtendedCell {
   DecodedCell(
       byte[] row,
       int rowLen,
-      byte[] family,
+      byte[] key,
+      int familyOffset,
       int familyLen,
-      byte[] qualifier,
       int qualifierLen,
       long timestamp,
       byte type,
@@ -48,11 +56,10 @@ final class DecodedCell implements ExtendedCell {
       int tagsOffset,
       int tagsLen,
       long seqId) {
-    this.key = new byte[rowLen + familyLen + qualifierLen];
-    System.arraycopy(row, 0, key, 0, rowLen);
-    System.arraycopy(family, 0, key, rowLen, familyLen);
-    System.arraycopy(qualifier, 0, key, rowLen + familyLen, qualifierLen);
+    this.row = row;
     this.rowLen = rowLen;
+    this.key = key;
+    this.familyOffset = familyOffset;
     this.familyLen = familyLen;
     this.qualifierLen = qualifierLen;
     this.timestamp = timestamp;
@@ -68,7 +75,7 @@ final class DecodedCell implements ExtendedCell {
 
   @Override
   public byte[] getRowArray() {
-    return key;
+    return row;
   }
 
   @Override
@@ -88,7 +95,7 @@ final class DecodedCell implements ExtendedCell {
 
   @Override
   public int getFamilyOffset() {
-    return rowLen;
+    return familyOffset;
   }
 
   @Override
@@ -103,7 +110,7 @@ final class DecodedCell implements ExtendedCell {
 
   @Override
   public int getQualifierOffset() {
-    return rowLen + familyLen;
+    return familyOffset + familyLen;
   }
 
   @Override
@@ -173,7 +180,8 @@ final class DecodedCell implements ExtendedCell {
 
   @Override
   public long heapSize() {
-    return FIXED_HEAP + ClassSize.align(ClassSize.ARRAY + key.length);
+    // the key's bytes counted as the cell's own, though the cells of a row share its row's
+    return FIXED_HEAP + ClassSize.align(ClassSize.ARRAY + rowLen + familyLen + qualifierLen);
   }
 
   @Override

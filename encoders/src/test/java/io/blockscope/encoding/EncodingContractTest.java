@@ -3,6 +3,7 @@ package io.blockscope.encoding;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
@@ -10,7 +11,12 @@ import static org.junit.Assert.fail;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Random;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellComparator;
@@ -25,6 +31,7 @@ import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder.EncodedSeeker;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.nio.ByteBuff;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.junit.runners.Parameterized;
@@ -203,15 +210,8 @@ public class EncodingContractTest {
   public void oneSeekerMovesBetweenBlocks() throws Exception {
     Blocks.Shape[] shapes = {Blocks.MANY_PER_ROW, Blocks.FEW_PER_ROW, Blocks.LONG_KEYS};
     List<List<KeyValue>> cells = new ArrayList<>();
-    List<byte[]> blocks = new ArrayList<>();
-    for (int i = 0; i < shapes.length; i++) {
-      cells.add(cells(shapes[i], 100 + i, true, true, 1));
-      blocks.add(Blocks.encode(encoder, encoding, cells.get(i), true, true, comparator));
-    }
-    EncodedSeeker seeker =
-        encoder.createSeeker(
-            encoder.newDataBlockDecodingContext(
-                new Configuration(false), Blocks.context(true, true, comparator)));
+    List<byte[]> blocks = blocksOf(shapes, 100, cells);
+    EncodedSeeker seeker = seekerWithTagsAndSeqIds();
     for (int b : new int[] {0, 1, 2, 1, 0, 2, 0}) {
       List<KeyValue> in = cells.get(b);
       String where = encoder + " block " + b + " (" + shapes[b].name() + ")";
@@ -229,6 +229,83 @@ public class EncodingContractTest {
         }
       }
     }
+  }
+
+  /**
+   * HBase keeps cells a seeker returned after the seeker moves on (the scanner's last cell, the
+   * row's results until they are shipped): every cell read while one seeker seeks, steps, rewinds
+   * and moves between blocks still holds its key, value, tags and sequence id when all is done.
+   * BLOCKSCOPE_V1's cells of one row share one copy of the row; a walk of a block makes one per
+   * row.
+   */
+  @Test
+  public void cellsStayAsReturned() throws Exception {
+    Blocks.Shape[] shapes = {Blocks.MANY_PER_ROW, Blocks.FEW_PER_ROW, Blocks.LONG_KEYS};
+    List<List<KeyValue>> cells = new ArrayList<>();
+    List<byte[]> blocks = blocksOf(shapes, 200, cells);
+    EncodedSeeker seeker = seekerWithTagsAndSeqIds();
+    List<Cell> kept = new ArrayList<>();
+    List<KeyValue> expected = new ArrayList<>();
+    Random random = new Random(5);
+    for (int b : new int[] {0, 1, 2, 1, 0}) {
+      List<KeyValue> in = cells.get(b);
+      seeker.setCurrentBuffer(Blocks.Memory.HEAP.wrap(blocks.get(b)));
+      int at = 0;
+      for (int step = 0; step < 400; step++) {
+        int move = random.nextInt(8);
+        if (move == 0) {
+          at = random.nextInt(in.size());
+          seeker.rewind();
+          assertEquals(0, seeker.seekToKeyInBlock(in.get(at), false));
+        } else if (move == 1 || !seeker.next()) {
+          seeker.rewind();
+          at = 0;
+        } else {
+          at++;
+        }
+        kept.add(seeker.getCell());
+        expected.add(in.get(at));
+      }
+    }
+    for (int i = 0; i < kept.size(); i++) {
+      assertNull(
+          encoder + " cell " + i + " of " + kept.size() + " changed after it was returned",
+          Blocks.difference(expected.get(i), kept.get(i), true, true));
+    }
+    if (encoding == BlockscopeEncoding.register()) {
+      for (int b = 0; b < blocks.size(); b++) {
+        seeker.setCurrentBuffer(Blocks.Memory.HEAP.wrap(blocks.get(b)));
+        Set<byte[]> rowCopies = Collections.newSetFromMap(new IdentityHashMap<>());
+        Set<String> rows = new HashSet<>();
+        do {
+          Cell c = seeker.getCell();
+          rowCopies.add(c.getRowArray());
+          rows.add(Bytes.toStringBinary(CellUtil.cloneRow(c)));
+        } while (seeker.next());
+        assertEquals(encoder + " block " + b + ": row copies", rows.size(), rowCopies.size());
+      }
+    }
+  }
+
+  /**
+   * A block of each shape, with tags and sequence ids, of cells from seeds {@code seed}, {@code
+   * seed + 1}, ...; the cells of each go into {@code cells}.
+   */
+  private List<byte[]> blocksOf(Blocks.Shape[] shapes, long seed, List<List<KeyValue>> cells)
+      throws Exception {
+    List<byte[]> blocks = new ArrayList<>();
+    for (int i = 0; i < shapes.length; i++) {
+      cells.add(cells(shapes[i], seed + i, true, true, 1));
+      blocks.add(Blocks.encode(encoder, encoding, cells.get(i), true, true, comparator));
+    }
+    return blocks;
+  }
+
+  /** A seeker of blocks with tags and sequence ids. */
+  private EncodedSeeker seekerWithTagsAndSeqIds() {
+    return encoder.createSeeker(
+        encoder.newDataBlockDecodingContext(
+            new Configuration(false), Blocks.context(true, true, comparator)));
   }
 
   @Test
