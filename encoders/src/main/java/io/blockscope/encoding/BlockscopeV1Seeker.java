@@ -140,7 +140,7 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
    */
   private void decodeFirst() {
     Entry f = first;
-    f.readKey(new KeyValue.KeyOnlyKeyValue(buf, base + baseKeyAt, baseKeyLen));
+    f.readKey(buf, base + baseKeyAt, baseKeyLen);
     f.clearRest();
     f.restart = 0;
     f.valueAt = base + restartAt(0);

@@ -5,6 +5,7 @@ import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.PrivateCellUtil;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.io.WritableUtils;
 
 /**
@@ -116,6 +117,29 @@ class Fields {
     CellUtil.copyQualifierTo(c, qualifier, 0);
     timestamp = c.getTimestamp();
     type = c.getTypeByte();
+  }
+
+  /**
+   * Takes row, family, qualifier, timestamp and type from the key at {@code at} in {@code b}, of
+   * {@code len} bytes in KeyValue's key layout, whose row and family lengths have been checked to
+   * fit in it ({@code BlockscopeV1Format.checkBaseKey}): what {@link #readKey(Cell)} takes from a
+   * key-only cell over those bytes, without making one.
+   */
+  void readKey(byte[] b, int at, int len) {
+    int r = ((b[at] & 0xff) << 8) | (b[at + 1] & 0xff);
+    rowLen = r;
+    row = room(row, r);
+    System.arraycopy(b, at + 2, row, 0, r);
+    int f = b[at + 2 + r] & 0xff;
+    familyLen = f;
+    family = room(family, f);
+    System.arraycopy(b, at + 3 + r, family, 0, f);
+    int q = len - KeyValue.KEY_INFRASTRUCTURE_SIZE - r - f;
+    qualifierLen = q;
+    qualifier = room(qualifier, q);
+    System.arraycopy(b, at + 3 + r + f, qualifier, 0, q);
+    timestamp = Bytes.toLong(b, at + len - KeyValue.TIMESTAMP_TYPE_SIZE);
+    type = b[at + len - 1];
   }
 
   /**
