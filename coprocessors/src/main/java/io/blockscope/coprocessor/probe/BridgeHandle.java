@@ -7,6 +7,7 @@ import java.lang.instrument.Instrumentation;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -37,10 +38,9 @@ public final class BridgeHandle {
   private final MethodHandle maps;
   private final MethodHandle onCallEnd;
 
-  /** {@code ProbeBridge.measuring}'s getter and setter, looked up once (volatile reads, writes). */
-  private final MethodHandle measuringGet;
+  /** {@code ProbeBridge.measuring}, looked up once (read and written as the volatile it is). */
+  private final Field measuringFlag;
 
-  private final MethodHandle measuringSet;
   private final AtomicIntegerArray installed;
   private final AtomicLongArray failures;
   private final AtomicReferenceArray<String> unavailable;
@@ -58,8 +58,7 @@ public final class BridgeHandle {
             MethodType.methodType(void.class, int[].class, int[].class, ToIntFunction.class));
     onCallEnd =
         lookup.findStatic(type, "onCallEnd", MethodType.methodType(void.class, IntConsumer.class));
-    measuringGet = lookup.findStaticGetter(type, "measuring", boolean.class);
-    measuringSet = lookup.findStaticSetter(type, "measuring", boolean.class);
+    measuringFlag = type.getField("measuring");
     installed = (AtomicIntegerArray) type.getField("INSTALLED").get(null);
     failures = (AtomicLongArray) type.getField("FAILURES").get(null);
     @SuppressWarnings("unchecked") // the bridge's own field, of this type
@@ -185,22 +184,22 @@ public final class BridgeHandle {
 
   /**
    * Tells the probes whether any region is measured; while none is, they return before reading the
-   * thread's cost array ({@code ProbeBridge.measuring}). Through handles looked up once: a region
+   * thread's cost array ({@code ProbeBridge.measuring}). Through a field looked up once: a region
    * server opening thousands of regions calls this at each open and close, and a reflective field
    * lookup per call showed in a profile of region opens (Class.searchFields).
    */
   public void measuring(boolean any) {
     // every region open and close asks: the flag is written only when it changes, since each
     // write of the volatile the probes read on every read-path call takes its cache line from
-    // every core that holds it
+    // every core that holds it. A Field, not a method handle: opens are too rare for the JIT to
+    // compile this, and a handle's invocation costs more than a Field's access when interpreted
+    // (the handle showed in the profile of region opens, in Invokers.checkCustomized).
     try {
-      if ((boolean) measuringGet.invokeExact() != any) {
-        measuringSet.invokeExact(any);
+      if (measuringFlag.getBoolean(null) != any) {
+        measuringFlag.setBoolean(null, any);
       }
-    } catch (RuntimeException | Error e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new IllegalStateException(t);
+    } catch (IllegalAccessException e) {
+      throw new IllegalStateException(e);
     }
   }
 
