@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -40,15 +41,21 @@ import org.apache.hadoop.hbase.util.Bytes;
  * further region, not the one-time start or the JIT's compilation.
  *
  * <pre>
- * bin/blockscope region-open [--regions 1000] [--rounds 5] [--out DIR]
+ * bin/blockscope region-open [--regions 1000] [--rounds 5] [--out DIR] [--jfr FILE]
  * </pre>
+ *
+ * <p>{@code --jfr FILE} records the server with Java Flight Recorder (its {@code profile} settings,
+ * a stack sample every 2 ms), writes the recording to FILE after the rounds and prints how many
+ * samples of the open executor's threads have blockscope's frames ({@link OpenProfile}). The
+ * recorder costs the server CPU of its own, so the figures of such a run are not the ones to quote.
  */
 public final class RegionOpen {
-  record Options(int regions, int rounds, Path out) {
+  record Options(int regions, int rounds, Path out, Path jfr) {
     static Options parse(String[] args) {
       int regions = 1000;
       int rounds = 5;
       Path out = Paths.get("benchmarks/target/region-open");
+      Path jfr = null;
       for (String[] option : Args.pairs(args)) {
         String a = option[0];
         String v = option[1];
@@ -56,10 +63,11 @@ public final class RegionOpen {
           case "--regions" -> regions = Args.atLeast(a, v, 10);
           case "--rounds" -> rounds = Args.atLeast(a, v, 2);
           case "--out" -> out = Paths.get(v);
+          case "--jfr" -> jfr = Paths.get(v).toAbsolutePath();
           default -> throw new IllegalArgumentException("unknown option " + a);
         }
       }
-      return new Options(regions, rounds, out);
+      return new Options(regions, rounds, out, jfr);
     }
   }
 
@@ -97,7 +105,7 @@ public final class RegionOpen {
   public static void main(String[] args) throws Exception {
     Args.main(
         "region-open",
-        "[--regions 1000] [--rounds 5] [--out DIR]",
+        "[--regions 1000] [--rounds 5] [--out DIR] [--jfr FILE]",
         args,
         Options::parse,
         options -> new RegionOpen(options).run());
@@ -112,8 +120,7 @@ public final class RegionOpen {
         options.rounds());
     // a heap for 3 x --regions regions
     long heapMb = Math.max(640, 256 + options.regions() * 3 / 8);
-    try (StockServer s =
-        StockServer.start("region-open", Map.of(), List.of("-Xmx" + heapMb + "m"))) {
+    try (StockServer s = StockServer.start("region-open", Map.of(), serverOptions(heapMb))) {
       StockCluster c = s.cluster;
       ThreadTimes cpu = new ThreadTimes(s.server.pid(), "region-open");
       Setting[] all = Setting.values();
@@ -144,8 +151,14 @@ public final class RegionOpen {
         System.out.printf(
             Locale.ROOT, "round %d of %d (per region):%s%n", round + 1, options.rounds(), line);
       }
+      if (options.jfr() != null) {
+        OpenProfile.dump(s.server.pid(), options.jfr());
+      }
       String checked = checkLoaded(c, tables[Setting.BLOCKSCOPE.ordinal()]);
       print(System.out, checked);
+      if (options.jfr() != null) {
+        System.out.println(OpenProfile.read(options.jfr()));
+      }
       write(options.out());
       s.succeeded();
     }
@@ -179,6 +192,15 @@ public final class RegionOpen {
       }
     }
     return t;
+  }
+
+  private List<String> serverOptions(long heapMb) {
+    List<String> jvm = new ArrayList<>();
+    jvm.add("-Xmx" + heapMb + "m");
+    if (options.jfr() != null) {
+      jvm.add("-XX:StartFlightRecording=settings=profile,jdk.ExecutionSample#period=2ms");
+    }
+    return jvm;
   }
 
   /** Disables, then enables, one table; its regions' close and open CPU on the server. */
