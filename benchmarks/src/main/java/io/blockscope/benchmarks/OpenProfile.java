@@ -20,8 +20,13 @@ import jdk.jfr.consumer.RecordingFile;
 final class OpenProfile {
   private OpenProfile() {}
 
-  /** Has the server {@code pid} write its recording to {@code file}. */
-  static void dump(long pid, Path file) throws IOException, InterruptedException {
+  /** Has the server {@code pid} write its recording to {@code file}; the counts, as a line. */
+  static String of(long pid, Path file) throws IOException, InterruptedException {
+    dump(pid, file);
+    return read(file);
+  }
+
+  private static void dump(long pid, Path file) throws IOException, InterruptedException {
     Process jcmd =
         new ProcessBuilder("jcmd", Long.toString(pid), "JFR.dump", "filename=" + file)
             .redirectErrorStream(true)
@@ -32,8 +37,7 @@ final class OpenProfile {
     }
   }
 
-  /** The counts, as a line for the report. */
-  static String read(Path file) throws IOException {
+  private static String read(Path file) throws IOException {
     long samples = 0;
     long blockscope = 0;
     long weaving = 0;

@@ -151,13 +151,11 @@ public final class RegionOpen {
         System.out.printf(
             Locale.ROOT, "round %d of %d (per region):%s%n", round + 1, options.rounds(), line);
       }
-      if (options.jfr() != null) {
-        OpenProfile.dump(s.server.pid(), options.jfr());
-      }
+      String profile = options.jfr() == null ? null : OpenProfile.of(s.server.pid(), options.jfr());
       String checked = checkLoaded(c, tables[Setting.BLOCKSCOPE.ordinal()]);
       print(System.out, checked);
-      if (options.jfr() != null) {
-        System.out.println(OpenProfile.read(options.jfr()));
+      if (profile != null) {
+        System.out.println(profile);
       }
       write(options.out());
       s.succeeded();

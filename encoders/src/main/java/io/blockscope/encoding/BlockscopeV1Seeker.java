@@ -723,14 +723,14 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
       key = new byte[f + q];
     } else {
       key = new byte[rowLen + f + q];
-      copy(e.row, key, 0, rowLen);
+      put(e.row, 0, key, 0, rowLen);
       row = key;
       at = rowLen;
       gotRow = key;
       gotRowLen = rowLen;
     }
-    copy(e.family, key, at, f);
-    copy(e.qualifier, key, at + f, q);
+    put(e.family, 0, key, at, f);
+    put(e.qualifier, 0, key, at + f, q);
     gotNext = e.next;
     return new DecodedCell(
         row,
@@ -768,16 +768,5 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
     return e.at == keysAt(e.restart)
         && gotRow != null
         && Bytes.equals(e.row, 0, e.rowLen, gotRow, 0, gotRowLen);
-  }
-
-  /** Copies the first {@code n} bytes of {@code from} to {@code at} in {@code to}. */
-  private static void copy(byte[] from, byte[] to, int at, int n) {
-    if (n <= 8) {
-      for (int i = 0; i < n; i++) {
-        to[at + i] = from[i];
-      }
-    } else {
-      System.arraycopy(from, 0, to, at, n);
-    }
   }
 }

@@ -43,14 +43,22 @@ class EntryParser {
   /** Copies {@code n} bytes of {@code from} into {@code to} (or a larger array); returns it. */
   static byte[] copy(byte[] from, int n, byte[] to) {
     to = Fields.room(to, n);
+    put(from, 0, to, 0, n);
+    return to;
+  }
+
+  /**
+   * Copies {@code n} bytes from {@code from[fromAt]} to {@code to[toAt]}: a few bytes (a row's or a
+   * qualifier's, or their last bytes) copy faster by hand than through {@code System.arraycopy}.
+   */
+  static void put(byte[] from, int fromAt, byte[] to, int toAt, int n) {
     if (n <= 8) {
       for (int i = 0; i < n; i++) {
-        to[i] = from[i];
+        to[toAt + i] = from[fromAt + i];
       }
     } else {
-      System.arraycopy(from, 0, to, 0, n);
+      System.arraycopy(from, fromAt, to, toAt, n);
     }
-    return to;
   }
 
   /** Position after the last vint/vlong read (a field, to spare an allocation per read). */
@@ -240,14 +248,7 @@ class EntryParser {
     if (into != old) {
       System.arraycopy(old, 0, into, 0, shared);
     }
-    if (rest <= 8) {
-      // a few bytes (the common case: a row's or qualifier's last bytes) copy faster by hand
-      for (int i = 0; i < rest; i++) {
-        into[shared + i] = b[at + i];
-      }
-    } else {
-      System.arraycopy(b, at, into, shared, rest);
-    }
+    put(b, at, into, shared, rest);
     return into;
   }
 

@@ -126,7 +126,7 @@ class Fields {
    * key-only cell over those bytes, without making one.
    */
   void readKey(byte[] b, int at, int len) {
-    int r = ((b[at] & 0xff) << 8) | (b[at + 1] & 0xff);
+    int r = BlockscopeV1Format.uint16(b, at);
     rowLen = r;
     row = room(row, r);
     System.arraycopy(b, at + 2, row, 0, r);

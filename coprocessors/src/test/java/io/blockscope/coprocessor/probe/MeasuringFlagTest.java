@@ -9,8 +9,8 @@ import org.junit.Test;
 
 /**
  * {@link BridgeHandle#measuring} sets the flag the probes read first ({@code
- * ProbeBridge.measuring}) through its handles, both ways and repeated, as region opens and closes
- * call it.
+ * ProbeBridge.measuring}) through the field it looked up once, both ways and repeated, as region
+ * opens and closes call it.
  */
 public class MeasuringFlagTest {
   private final BridgeHandle bridge = BridgeHandle.resolve(BlockType.class.getClassLoader(), null);
