@@ -16,11 +16,14 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.agent.ByteBuddyAgent;
 import net.bytebuddy.agent.builder.AgentBuilder;
@@ -39,7 +42,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Weaves {@link ReadPathAdvice} into HBase's HFile read path, one probe at a time.
+ * Weaves {@link ReadPathAdvice} into HBase's HFile read path: every probe at once, or one at a time
+ * where weaving them together failed.
  *
  * <p>Each probe is a list of HBase methods, written once in {@link #PROBES}: the same list is
  * checked by reflection before anything is woven (so a changed HBase signature turns the probe
@@ -361,6 +365,7 @@ public final class ProbeInstaller {
     }
     synchronized (bridge.setupLock()) {
       bridge.maps(blockTypeMap(), algorithmMap(), SEEKER_ENCODINGS::get);
+      List<Integer> untried = new ArrayList<>();
       for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
         if (bridge.installed().get(p) == 1) {
           continue; // woven earlier, perhaps by another copy of blockscope
@@ -369,18 +374,30 @@ public final class ProbeInstaller {
         if (why == null && whyNoInstrumentation != null) {
           why = whyNoInstrumentation; // another copy, with instrumentation, may still weave it
         } else if (why == null) {
-          why = install(p, inst, hbaseLoader, bridge);
-          bridge.unavailable().set(p, why);
+          untried.add(p);
         }
-        if (why != null) {
-          problems.add("probe " + ProbeBridge.PROBE_NAMES[p] + " unavailable: " + why);
-          if (LOGGED.add(p)) {
-            LOG.warn("blockscope: probe {} unavailable: {}", ProbeBridge.PROBE_NAMES[p], why);
-          }
+        unavailable(p, why, problems);
+      }
+      if (!untried.isEmpty()) {
+        Map<Integer, String> failed = install(untried, inst, hbaseLoader, bridge);
+        for (int p : untried) {
+          String why = failed.get(p);
+          bridge.unavailable().set(p, why);
+          unavailable(p, why, problems);
         }
       }
     }
     return bridge;
+  }
+
+  /** Reports a probe that is not installed, and why; logs it once per copy. Null: installed. */
+  private static void unavailable(int probe, String why, List<String> problems) {
+    if (why != null) {
+      problems.add("probe " + ProbeBridge.PROBE_NAMES[probe] + " unavailable: " + why);
+      if (LOGGED.add(probe)) {
+        LOG.warn("blockscope: probe {} unavailable: {}", ProbeBridge.PROBE_NAMES[probe], why);
+      }
+    }
   }
 
   /**
@@ -397,8 +414,13 @@ public final class ProbeInstaller {
       return;
     }
     synchronized (bridge.setupLock()) {
+      // probes woven together share one transformer, which is taken out once
+      Set<ResettableClassFileTransformer> reset =
+          Collections.newSetFromMap(new IdentityHashMap<>());
       for (Map.Entry<Integer, ResettableClassFileTransformer> e : WOVEN.entrySet()) {
-        e.getValue().reset(instrumentation, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
+        if (reset.add(e.getValue())) {
+          e.getValue().reset(instrumentation, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
+        }
         bridge.installed().set(e.getKey(), 0);
         bridge.unavailable().set(e.getKey(), null);
       }
@@ -429,25 +451,72 @@ public final class ProbeInstaller {
     return ByteBuddyAgent.install();
   }
 
-  /** Installs one probe; returns null on success or the reason it is unavailable. */
-  private static String install(
-      int probe, Instrumentation inst, ClassLoader hbaseLoader, BridgeHandle bridge) {
-    List<Target> targets = present(PROBES.get(probe), hbaseLoader);
-    try {
-      for (Target t : targets) {
-        verify(t, hbaseLoader);
+  /**
+   * Installs the probes whose methods are all found, in one weave: one transformer and one
+   * retransformation, which stops the server's threads once, where a weave per probe stopped them
+   * seven times at a server's first blockscope region open. Should that weave fail, it is taken out
+   * whole and each probe is woven on its own, so that a failure still takes out only its own probe.
+   *
+   * @return why each probe that is not installed is not, by probe id
+   */
+  private static Map<Integer, String> install(
+      List<Integer> probes, Instrumentation inst, ClassLoader hbaseLoader, BridgeHandle bridge) {
+    Map<Integer, String> failed = new HashMap<>();
+    Map<Integer, List<Target>> found = new LinkedHashMap<>();
+    for (int p : probes) {
+      List<Target> targets = present(PROBES.get(p), hbaseLoader);
+      try {
+        for (Target t : targets) {
+          verify(t, hbaseLoader);
+        }
+        found.put(p, targets);
+      } catch (ReflectiveOperationException | LinkageError e) {
+        failed.put(p, "HBase method not found: " + e.getMessage());
       }
-    } catch (ReflectiveOperationException | LinkageError e) {
-      return "HBase method not found: " + e.getMessage();
     }
-    Weave w = weave(targets, inst);
-    if (w.failure() != null) {
-      return w.failure();
+    failed.putAll(
+        weaveProbes(
+            found,
+            inst,
+            hbaseLoader,
+            (p, transformer) -> {
+              WOVEN.put(p, transformer);
+              instrumentation = inst;
+              bridge.installed().set(p, 1);
+            }));
+    return failed;
+  }
+
+  /**
+   * Weaves the probes' targets together; if that fails, each probe's on its own. Tells {@code
+   * woven} of each probe in place, with its transformer (one shared by all when woven together).
+   *
+   * @return why each probe that is not woven is not, by probe id
+   */
+  static Map<Integer, String> weaveProbes(
+      Map<Integer, List<Target>> probes,
+      Instrumentation inst,
+      ClassLoader loader,
+      BiConsumer<Integer, ResettableClassFileTransformer> woven) {
+    Map<Integer, String> failed = new HashMap<>();
+    if (probes.isEmpty()) {
+      return failed;
     }
-    WOVEN.put(probe, w.transformer());
-    instrumentation = inst;
-    bridge.installed().set(probe, 1);
-    return null;
+    List<Target> all = new ArrayList<>();
+    probes.values().forEach(all::addAll);
+    Weave together = weave(all, inst, loader);
+    for (Map.Entry<Integer, List<Target>> e : probes.entrySet()) {
+      Weave w =
+          together.failure() == null || probes.size() == 1
+              ? together
+              : weave(e.getValue(), inst, loader);
+      if (w.failure() != null) {
+        failed.put(e.getKey(), w.failure());
+      } else {
+        woven.accept(e.getKey(), w.transformer());
+      }
+    }
+    return failed;
   }
 
   /** A weave's transformer, in place; or why there is none. */
@@ -485,11 +554,24 @@ public final class ProbeInstaller {
   /**
    * Weaves every target's advice into its class. A weave that fails for any class is taken out
    * again, from the classes it did reach too: no transformer stays installed for a probe that is
-   * reported unavailable, and none is stacked on it later (the probe is not retried).
+   * reported unavailable, and none is stacked on it later (the probe is not retried). Only the
+   * targets' classes, as {@code loader} loads them, are retransformed.
    */
-  static Weave weave(List<Target> targets, Instrumentation inst) {
+  static Weave weave(List<Target> targets, Instrumentation inst, ClassLoader loader) {
     Set<String> types = ConcurrentHashMap.newKeySet();
     targets.forEach(t -> types.add(t.type()));
+    // the classes to retransform, named: Byte Buddy would otherwise run its matchers over every
+    // class the server has loaded (thousands), interpreted at a server's first region open
+    Set<Class<?>> classes = new HashSet<>();
+    for (String type : types) {
+      try {
+        classes.add(Class.forName(type, false, loader));
+      } catch (ClassNotFoundException | LinkageError e) {
+        return new Weave(null, "weaving failed: " + type + " not loadable: " + e);
+      }
+    }
+    AgentBuilder.RedefinitionStrategy.DiscoveryStrategy only =
+        new AgentBuilder.RedefinitionStrategy.DiscoveryStrategy.Explicit(classes);
     Set<String> transformed = ConcurrentHashMap.newKeySet();
     Map<String, Throwable> errors = new ConcurrentHashMap<>();
     AgentBuilder.Listener listener =
@@ -520,13 +602,14 @@ public final class ProbeInstaller {
           new AgentBuilder.Default(new ByteBuddy().with(TypeValidation.DISABLED))
               .disableClassFormatChanges()
               .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+              .with(only)
               .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
               .with(AgentBuilder.TypeStrategy.Default.REDEFINE)
               .with(listener)
               .ignore(t -> !types.contains(t.getName()))
               .type(t -> types.contains(t.getName()))
               .transform(
-                  (builder, type, loader, module, domain) -> {
+                  (builder, type, typeLoader, module, domain) -> {
                     for (Target t : targets) {
                       if (t.type().equals(type.getName())) {
                         AsmVisitorWrapper advice =
@@ -557,7 +640,7 @@ public final class ProbeInstaller {
       return new Weave(woven, null);
     }
     try {
-      woven.reset(inst, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
+      woven.reset(inst, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION, only);
     } catch (Throwable t) {
       why += "; and taking the partial weave out failed: " + t;
     }

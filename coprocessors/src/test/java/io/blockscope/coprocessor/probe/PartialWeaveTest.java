@@ -2,21 +2,30 @@ package io.blockscope.coprocessor.probe;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNotSame;
 import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertSame;
 import static org.junit.Assert.assertTrue;
 
 import java.lang.instrument.Instrumentation;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import net.bytebuddy.agent.ByteBuddyAgent;
 import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
 import net.bytebuddy.asm.Advice;
 import org.junit.Test;
 
 /**
  * Issue 14, defect 4: a probe whose weave failed for one of its classes left its transformer
- * installed on the others, and the next region open stacked another one on top.
+ * installed on the others, and the next region open stacked another one on top. And the probes
+ * woven together at a server's first region open: one transformer, or one each when that fails.
  */
 public class PartialWeaveTest {
+  private static final ClassLoader LOADER = PartialWeaveTest.class.getClassLoader();
+
   /** Calls of the counting advice; read and written by the test thread only. */
   public static int adviceCalls;
 
@@ -29,6 +38,12 @@ public class PartialWeaveTest {
   public static final class Refused {
     public int g(int x) {
       return x;
+    }
+  }
+
+  public static final class Other {
+    public int h() {
+      return 2;
     }
   }
 
@@ -60,7 +75,8 @@ public class PartialWeaveTest {
             List.of(
                 target(Reached.class, "f", Counting.class),
                 target(Refused.class, "g", Impossible.class, "int")),
-            inst);
+            inst,
+            LOADER);
     assertNull(w.transformer());
     assertNotNull(w.failure());
     assertTrue(
@@ -77,7 +93,7 @@ public class PartialWeaveTest {
     Instrumentation inst = ByteBuddyAgent.install();
     new Reached().f();
     ProbeInstaller.Weave w =
-        ProbeInstaller.weave(List.of(target(Reached.class, "f", Counting.class)), inst);
+        ProbeInstaller.weave(List.of(target(Reached.class, "f", Counting.class)), inst, LOADER);
     assertNull(w.failure());
     try {
       adviceCalls = 0;
@@ -88,6 +104,73 @@ public class PartialWeaveTest {
     }
     adviceCalls = 0;
     new Reached().f();
+    assertEquals(0, adviceCalls);
+  }
+
+  @Test
+  public void probesWovenTogetherShareOneTransformer() {
+    Instrumentation inst = ByteBuddyAgent.install();
+    new Reached().f();
+    new Other().h();
+    Map<Integer, ResettableClassFileTransformer> woven = new HashMap<>();
+    Map<Integer, String> failed =
+        ProbeInstaller.weaveProbes(
+            Map.of(
+                0, List.of(target(Reached.class, "f", Counting.class)),
+                1, List.of(target(Other.class, "h", Counting.class))),
+            inst,
+            LOADER,
+            woven::put);
+    assertEquals(Map.of(), failed);
+    assertEquals(Set.of(0, 1), woven.keySet());
+    assertSame("one weave for both", woven.get(0), woven.get(1));
+    try {
+      adviceCalls = 0;
+      new Reached().f();
+      new Other().h();
+      assertEquals(2, adviceCalls);
+    } finally {
+      woven.get(0).reset(inst, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
+    }
+    adviceCalls = 0;
+    new Reached().f();
+    new Other().h();
+    assertEquals("one reset takes both out", 0, adviceCalls);
+  }
+
+  @Test
+  public void aProbeWhoseWeaveFailsTakesOutItsOwnProbeOnly() {
+    Instrumentation inst = ByteBuddyAgent.install();
+    new Reached().f();
+    new Refused().g(1);
+    new Other().h();
+    Map<Integer, ResettableClassFileTransformer> woven = new HashMap<>();
+    Map<Integer, String> failed =
+        ProbeInstaller.weaveProbes(
+            Map.of(
+                0, List.of(target(Reached.class, "f", Counting.class)),
+                1, List.of(target(Refused.class, "g", Impossible.class, "int")),
+                2, List.of(target(Other.class, "h", Counting.class))),
+            inst,
+            LOADER,
+            woven::put);
+    assertEquals(Set.of(1), failed.keySet());
+    assertTrue(failed.get(1), failed.get(1).contains(Refused.class.getName()));
+    assertEquals(Set.of(0, 2), woven.keySet());
+    assertNotSame("woven one by one after the weave together failed", woven.get(0), woven.get(2));
+    try {
+      adviceCalls = 0;
+      new Reached().f();
+      new Refused().g(1);
+      new Other().h();
+      assertEquals("the two probes that wove count, the refused one does not", 2, adviceCalls);
+    } finally {
+      woven.get(0).reset(inst, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
+      woven.get(2).reset(inst, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
+    }
+    adviceCalls = 0;
+    new Reached().f();
+    new Other().h();
     assertEquals(0, adviceCalls);
   }
 }
