@@ -74,4 +74,13 @@ final class Args {
     }
     throw new IllegalArgumentException(option + " must be an integer >= " + min + ": " + value);
   }
+
+  /** {@code value} as yes (true) or no (false), or an error naming {@code option}. */
+  static boolean yesNo(String option, String value) {
+    return switch (value) {
+      case "yes" -> true;
+      case "no" -> false;
+      default -> throw new IllegalArgumentException(option + " must be yes or no: " + value);
+    };
+  }
 }

@@ -115,7 +115,7 @@ public final class ProcessOverhead {
           case "--sample-ms" -> sampleMs = Args.atLeast(a, v, 10);
           case "--threads" -> threads = Args.atLeast(a, v, 1);
           case "--warmup-ms" -> warmupMs = Args.atLeast(a, v, 0);
-          case "--pin" -> pin = yesNo(a, v);
+          case "--pin" -> pin = Args.yesNo(a, v);
           case "--encoding" -> encoding = encoding(v);
           case "--out" -> out = Paths.get(v);
           default -> throw new IllegalArgumentException("unknown option " + a);
@@ -131,14 +131,6 @@ public final class ProcessOverhead {
           pin,
           encoding,
           out);
-    }
-
-    private static boolean yesNo(String option, String v) {
-      return switch (v) {
-        case "yes" -> true;
-        case "no" -> false;
-        default -> throw new IllegalArgumentException(option + " must be yes or no: " + v);
-      };
     }
 
     private static DataBlockEncoding encoding(String v) {

@@ -12,11 +12,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.Coprocessor;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.CoprocessorDescriptorBuilder;
+import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.util.Bytes;
 
@@ -40,8 +44,15 @@ import org.apache.hadoop.hbase.util.Bytes;
  * creation), and a first round that does not count has run, so the rounds show the cost of each
  * further region, not the one-time start or the JIT's compilation.
  *
+ * <p>{@code --restart yes} measures whole server restarts instead ({@link Restarts}): per round,
+ * each table in turn is the one enabled while the region server process is stopped and started
+ * again; the figures are the new process's open executor CPU per region, its whole CPU and the wall
+ * time from its launch until every region of the table is open, and the stop's wall time. Each
+ * restart starts a cold JVM, as a real one does, so no round is left out for the JIT.
+ *
  * <pre>
- * bin/blockscope region-open [--regions 1000] [--rounds 5] [--out DIR] [--jfr FILE]
+ * bin/blockscope region-open [--regions 1000] [--rounds 5] [--restart yes|no] [--out DIR]
+ *     [--jfr FILE]
  * </pre>
  *
  * <p>{@code --jfr FILE} records the server with Java Flight Recorder (its {@code profile} settings,
@@ -50,12 +61,13 @@ import org.apache.hadoop.hbase.util.Bytes;
  * recorder costs the server CPU of its own, so the figures of such a run are not the ones to quote.
  */
 public final class RegionOpen {
-  record Options(int regions, int rounds, Path out, Path jfr) {
+  record Options(int regions, int rounds, Path out, Path jfr, boolean restart) {
     static Options parse(String[] args) {
       int regions = 1000;
       int rounds = 5;
       Path out = Paths.get("benchmarks/target/region-open");
       Path jfr = null;
+      boolean restart = false;
       for (String[] option : Args.pairs(args)) {
         String a = option[0];
         String v = option[1];
@@ -64,10 +76,11 @@ public final class RegionOpen {
           case "--rounds" -> rounds = Args.atLeast(a, v, 2);
           case "--out" -> out = Paths.get(v);
           case "--jfr" -> jfr = Paths.get(v).toAbsolutePath();
+          case "--restart" -> restart = Args.yesNo(a, v);
           default -> throw new IllegalArgumentException("unknown option " + a);
         }
       }
-      return new Options(regions, rounds, out, jfr);
+      return new Options(regions, rounds, out, jfr, restart);
     }
   }
 
@@ -76,8 +89,8 @@ public final class RegionOpen {
 
   static final String CLOSERS = "RS_CLOSE_REGIO";
 
-  /** What one round measured for one table. */
-  record Turn(double openCpuUs, double closeCpuUs, double enableMs, double disableMs) {}
+  /** What one round measured for one table: its {@link #figures()}, in their order. */
+  record Turn(List<Double> figures) {}
 
   private final Options options;
 
@@ -105,7 +118,7 @@ public final class RegionOpen {
   public static void main(String[] args) throws Exception {
     Args.main(
         "region-open",
-        "[--regions 1000] [--rounds 5] [--out DIR] [--jfr FILE]",
+        "[--regions 1000] [--rounds 5] [--restart yes|no] [--out DIR] [--jfr FILE]",
         args,
         Options::parse,
         options -> new RegionOpen(options).run());
@@ -115,51 +128,230 @@ public final class RegionOpen {
     System.out.printf(
         Locale.ROOT,
         "region-open: a stock HBase 2.6.1 region server with blockscope, three tables of %d regions"
-            + " (no coprocessor, an empty observer, blockscope), %d rounds of disable and enable%n",
+            + " (no coprocessor, an empty observer, blockscope), %d rounds of %s%n",
         options.regions(),
-        options.rounds());
+        options.rounds(),
+        options.restart() ? "a server restart with one table enabled" : "disable and enable");
     // a heap for 3 x --regions regions
     long heapMb = Math.max(640, 256 + options.regions() * 3 / 8);
     try (StockServer s = StockServer.start("region-open", Map.of(), serverOptions(heapMb))) {
       StockCluster c = s.cluster;
-      ThreadTimes cpu = new ThreadTimes(s.server.pid(), "region-open");
       Setting[] all = Setting.values();
       TableName[] tables = new TableName[all.length];
       for (Setting x : all) {
         tables[x.ordinal()] = create(c, x);
       }
-      // one round first that does not count: the server's JIT compiles the open and close paths
-      for (Setting x : all) {
-        turn(c, cpu, tables[x.ordinal()]);
+      Rounds rounds;
+      if (options.restart()) {
+        rounds = new Restarts(c, s.server, tables);
+      } else {
+        ThreadTimes cpu = new ThreadTimes(s.server.pid(), "region-open");
+        rounds = t -> cycle(c, cpu, t);
+        // one round first that does not count: the server's JIT compiles the open and close paths
+        for (TableName t : tables) {
+          rounds.turn(t);
+        }
       }
       for (int round = 0; round < options.rounds(); round++) {
         StringBuilder line = new StringBuilder();
         for (int i = 0; i < all.length; i++) {
           int t = (i + round) % all.length;
-          turns[t][round] = turn(c, cpu, tables[t]);
+          turns[t][round] = rounds.turn(tables[t]);
         }
         for (Setting x : all) {
-          Turn turn = turns[x.ordinal()][round];
-          line.append(
-              String.format(
-                  Locale.ROOT,
-                  "  %s open %.0f us, close %.0f us;",
-                  x,
-                  turn.openCpuUs(),
-                  turn.closeCpuUs()));
+          List<Double> f = turns[x.ordinal()][round].figures();
+          line.append(String.format(Locale.ROOT, "  %s open %.0f us, %s;", x, f.get(0), detail(f)));
         }
         System.out.printf(
             Locale.ROOT, "round %d of %d (per region):%s%n", round + 1, options.rounds(), line);
       }
-      String profile = options.jfr() == null ? null : OpenProfile.of(s.server.pid(), options.jfr());
-      String checked = checkLoaded(c, tables[Setting.BLOCKSCOPE.ordinal()]);
+      String profile =
+          options.jfr() == null || options.restart()
+              ? null
+              : OpenProfile.of(s.server.pid(), options.jfr());
+      String checked =
+          options.restart()
+              ? "blockscope regions.open=" + options.regions() + " after each of its restarts"
+              : checkLoaded(c, tables[Setting.BLOCKSCOPE.ordinal()]);
       print(System.out, checked);
       if (profile != null) {
         System.out.println(profile);
       }
+      if (rounds instanceof Restarts r) {
+        System.out.println(engineStarts(r.engineStarts));
+      }
       write(options.out());
       s.succeeded();
     }
+  }
+
+  /** The second figure of a round's line: the close CPU, or a restart's wall time. */
+  private String detail(List<Double> f) {
+    return options.restart()
+        ? String.format(Locale.ROOT, "start %.1f s", f.get(2) / 1e3)
+        : String.format(Locale.ROOT, "close %.0f us", f.get(1));
+  }
+
+  /** One table's turn in a round. */
+  interface Rounds {
+    Turn turn(TableName t) throws Exception;
+  }
+
+  /**
+   * The restart rounds: before a table's turn it is the one table enabled (the others disabled
+   * while the server runs), then the region server process stops (SIGTERM; HBase's shutdown hook
+   * closes the regions) and a new one starts, and the turn ends when every region of the table is
+   * open on it and none is in transition. hbase:meta lives on the same server, so each start also
+   * reopens it, as a restart of a cluster's only or first server does.
+   */
+  private final class Restarts implements Rounds {
+    /** Per blockscope restart: the engine's start and the probes' weaving, ms, from its log. */
+    final List<long[]> engineStarts = new ArrayList<>();
+
+    private final StockCluster c;
+    private final StockCluster.RegionServer rs;
+    private final TableName[] tables;
+
+    Restarts(StockCluster c, StockCluster.RegionServer rs, TableName[] tables) {
+      this.c = c;
+      this.rs = rs;
+      this.tables = tables;
+    }
+
+    @Override
+    public Turn turn(TableName t) throws Exception {
+      try (Admin admin = c.admin()) {
+        for (TableName other : tables) {
+          if (!other.equals(t) && admin.isTableEnabled(other)) {
+            admin.disableTable(other);
+          }
+        }
+        if (admin.isTableDisabled(t)) {
+          admin.enableTable(t);
+        }
+      }
+      long start = System.nanoTime();
+      c.stop(rs);
+      long stopped = System.nanoTime();
+      c.launch(rs, rs.deployment());
+      c.await(
+          t + "'s " + options.regions() + " regions open on the restarted region server",
+          600,
+          100,
+          () -> {
+            try {
+              return allOpen(t);
+            } catch (IOException e) {
+              return false;
+            }
+          });
+      long online = System.nanoTime();
+      Map<String, ThreadTimes.Task> threads = new ThreadTimes(rs.pid(), "region-open").read();
+      double processMs = processCpuMs(rs.pid());
+      checkMode(t);
+      if (t.equals(tables[Setting.BLOCKSCOPE.ordinal()])) {
+        engineStarts.add(engineStart(rs.log()));
+        if (options.jfr() != null) {
+          // each restart is a new process with a recording of its own: blockscope's last is kept
+          System.out.println(OpenProfile.of(rs.pid(), options.jfr()));
+        }
+      }
+      int n = options.regions();
+      return new Turn(
+          List.of(
+              ThreadTimes.between(Map.of(), threads, name -> name.startsWith(OPENERS)) / 1e3 / n,
+              processMs,
+              (online - stopped) / 1e6,
+              (stopped - start) / 1e6));
+    }
+
+    private boolean allOpen(TableName t) throws IOException {
+      ServerName sn = rs.serverName();
+      if (sn == null || c.inTransition() != 0) {
+        return false;
+      }
+      try (Admin admin = c.admin()) {
+        int open = 0;
+        for (RegionInfo r : admin.getRegions(sn)) {
+          if (r.getTable().equals(t)) {
+            open++;
+          }
+        }
+        // a region count below the table's while nothing is in transition: the master has not
+        // yet read the dead server's regions from hbase:meta
+        return open == options.regions();
+      }
+    }
+
+    /**
+     * The new process ran blockscope on the table's regions, and on no other table's: its region
+     * count gauge, from the server's /jmx, is the table's region count for blockscope's table and
+     * absent or 0 otherwise.
+     */
+    private void checkMode(TableName t) throws Exception {
+      java.util.OptionalLong open = rs.beans().serverValue("regions.open");
+      boolean blockscope = t.equals(tables[Setting.BLOCKSCOPE.ordinal()]);
+      long expected = blockscope ? options.regions() : 0;
+      if (open.orElse(0) != expected) {
+        throw new IllegalStateException(
+            "after the restart with "
+                + t
+                + " enabled, blockscope's regions.open is "
+                + open
+                + ", not "
+                + expected);
+      }
+    }
+  }
+
+  private static final Pattern ENGINE_START =
+      Pattern.compile("blockscope: engine started .* started in (\\d+) ms, of which (\\d+) ms");
+
+  /** The engine's start and weaving times, ms, from its line in a region server's log. */
+  static long[] engineStart(Path log) throws IOException {
+    for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+      Matcher m = ENGINE_START.matcher(line);
+      if (m.find()) {
+        return new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2))};
+      }
+    }
+    throw new IllegalStateException("no engine start with its times in " + log);
+  }
+
+  /** The medians of the engine starts' times, as a line; null without restarts. */
+  private static String engineStarts(List<long[]> starts) {
+    if (starts.isEmpty()) {
+      return null;
+    }
+    double[][] total = new double[starts.size()][1];
+    double[][] weaving = new double[starts.size()][1];
+    for (int i = 0; i < starts.size(); i++) {
+      total[i][0] = starts.get(i)[0];
+      weaving[i][0] = starts.get(i)[1];
+    }
+    return String.format(
+        Locale.ROOT,
+        "blockscope's engine start, from the region server's log: %.0f ms, of which %.0f ms"
+            + " weaving the probes (medians of %d restarts)",
+        RoundRatio.medianOfMedians(total),
+        RoundRatio.medianOfMedians(weaving),
+        starts.size());
+  }
+
+  /**
+   * A process's CPU time (user and system, all its threads, those that ended included) from Linux's
+   * {@code /proc/PID/stat}, in ms, at the kernel's 100 ticks a second.
+   */
+  static double processCpuMs(long pid) throws IOException {
+    return cpuMs(Files.readString(Path.of("/proc/" + pid + "/stat")));
+  }
+
+  /** The user and system CPU, in ms, of a {@code /proc/PID/stat} line. */
+  static double cpuMs(String stat) {
+    // the fields after the command name, which is in parentheses and may hold spaces
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    // utime and stime are the stat's fields 14 and 15, here 11 and 12 (from the state, field 3)
+    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10.0;
   }
 
   private TableName create(StockCluster c, Setting setting) throws IOException {
@@ -202,7 +394,7 @@ public final class RegionOpen {
   }
 
   /** Disables, then enables, one table; its regions' close and open CPU on the server. */
-  private Turn turn(StockCluster c, ThreadTimes cpu, TableName t) throws IOException {
+  private Turn cycle(StockCluster c, ThreadTimes cpu, TableName t) throws IOException {
     try (Admin admin = c.admin()) {
       var before = cpu.read();
       long start = System.nanoTime();
@@ -214,10 +406,11 @@ public final class RegionOpen {
       var after = cpu.read();
       int n = options.regions();
       return new Turn(
-          ThreadTimes.between(mid, after, name -> name.startsWith(OPENERS)) / 1e3 / n,
-          ThreadTimes.between(before, mid, name -> name.startsWith(CLOSERS)) / 1e3 / n,
-          (enabled - disabled) / 1e6,
-          (disabled - start) / 1e6);
+          List.of(
+              ThreadTimes.between(mid, after, name -> name.startsWith(OPENERS)) / 1e3 / n,
+              ThreadTimes.between(before, mid, name -> name.startsWith(CLOSERS)) / 1e3 / n,
+              (enabled - disabled) / 1e6,
+              (disabled - start) / 1e6));
     }
   }
 
@@ -235,19 +428,27 @@ public final class RegionOpen {
     return "blockscope regions.open=" + open.getAsLong() + " for " + t;
   }
 
-  private static double[][] column(Turn[] turns, java.util.function.ToDoubleFunction<Turn> f) {
+  private static double[][] column(Turn[] turns, int figure) {
     double[][] rounds = new double[turns.length][1];
     for (int r = 0; r < turns.length; r++) {
-      rounds[r][0] = f.applyAsDouble(turns[r]);
+      rounds[r][0] = turns[r].figures().get(figure);
     }
     return rounds;
   }
 
-  private static final List<String> FIGURES =
-      List.of("open CPU us/region", "close CPU us/region", "enable ms", "disable ms");
-
-  private List<java.util.function.ToDoubleFunction<Turn>> figures() {
-    return List.of(Turn::openCpuUs, Turn::closeCpuUs, Turn::enableMs, Turn::disableMs);
+  /** The figures of a turn, by name (the report's rows) and CSV column. */
+  private List<String[]> figures() {
+    return options.restart()
+        ? List.of(
+            new String[] {"open CPU us/region", "open_cpu_us"},
+            new String[] {"server CPU ms", "server_cpu_ms"},
+            new String[] {"start ms", "start_ms"},
+            new String[] {"stop ms", "stop_ms"})
+        : List.of(
+            new String[] {"open CPU us/region", "open_cpu_us"},
+            new String[] {"close CPU us/region", "close_cpu_us"},
+            new String[] {"enable ms", "enable_ms"},
+            new String[] {"disable ms", "disable_ms"});
   }
 
   private void print(PrintStream out, String checked) {
@@ -260,15 +461,15 @@ public final class RegionOpen {
         "blockscope",
         "empty observer / none",
         "blockscope / none");
-    List<java.util.function.ToDoubleFunction<Turn>> fs = figures();
+    List<String[]> fs = figures();
     for (int i = 0; i < fs.size(); i++) {
-      double[][] none = column(turns[Setting.NONE.ordinal()], fs.get(i));
-      double[][] empty = column(turns[Setting.EMPTY_OBSERVER.ordinal()], fs.get(i));
-      double[][] blockscope = column(turns[Setting.BLOCKSCOPE.ordinal()], fs.get(i));
+      double[][] none = column(turns[Setting.NONE.ordinal()], i);
+      double[][] empty = column(turns[Setting.EMPTY_OBSERVER.ordinal()], i);
+      double[][] blockscope = column(turns[Setting.BLOCKSCOPE.ordinal()], i);
       out.printf(
           Locale.ROOT,
           "%-20s %10.1f %10.1f %10.1f  %-24s %-24s%n",
-          FIGURES.get(i),
+          fs.get(i)[0],
           RoundRatio.medianOfMedians(none),
           RoundRatio.medianOfMedians(empty),
           RoundRatio.medianOfMedians(blockscope),
@@ -290,25 +491,23 @@ public final class RegionOpen {
 
   private void write(Path dir) throws IOException {
     Files.createDirectories(dir);
-    StringBuilder csv =
-        new StringBuilder("regions,round,table,open_cpu_us,close_cpu_us,enable_ms,disable_ms\n");
+    StringBuilder csv = new StringBuilder("regions,round,table");
+    for (String[] f : figures()) {
+      csv.append(',').append(f[1]);
+    }
+    csv.append('\n');
     for (int t = 0; t < Setting.values().length; t++) {
       for (int r = 0; r < options.rounds(); r++) {
-        Turn x = turns[t][r];
-        csv.append(
-            String.format(
-                Locale.ROOT,
-                "%d,%d,%s,%.1f,%.1f,%.1f,%.1f%n",
-                options.regions(),
-                r + 1,
-                Setting.values()[t],
-                x.openCpuUs(),
-                x.closeCpuUs(),
-                x.enableMs(),
-                x.disableMs()));
+        csv.append(options.regions()).append(',').append(r + 1).append(',');
+        csv.append(Setting.values()[t]);
+        for (double x : turns[t][r].figures()) {
+          csv.append(String.format(Locale.ROOT, ",%.1f", x));
+        }
+        csv.append('\n');
       }
     }
-    Path file = dir.resolve("region-open-" + options.regions() + ".csv");
+    String name = (options.restart() ? "region-restart-" : "region-open-") + options.regions();
+    Path file = dir.resolve(name + ".csv");
     Files.writeString(file, csv, StandardCharsets.UTF_8);
     System.out.println("written: " + file);
   }

@@ -336,14 +336,13 @@ public final class StockCluster implements AutoCloseable {
           }
         }
       }
-      stopProcess(rs.process, "region server " + rs.index);
-      rs.process = null;
+      stop(rs);
       await(
-          "the master to drop region server " + rs.index,
+          "no region in transition after region server " + rs.index + " stopped",
           180,
           () -> {
             try {
-              return rs.serverName() == null && inTransition() == 0;
+              return inTransition() == 0;
             } catch (IOException e) {
               return false;
             }
@@ -402,7 +401,39 @@ public final class StockCluster implements AutoCloseable {
     }
   }
 
-  private int inTransition() throws IOException {
+  /**
+   * Stops a region server's process (SIGTERM: HBase's shutdown hook closes its regions) and waits
+   * until the master no longer counts it live. The regions it held wait for a server to take them;
+   * {@link #launch} starts it again.
+   */
+  public void stop(RegionServer rs) throws Exception {
+    stopProcess(rs.process, "region server " + rs.index);
+    rs.process = null;
+    await(
+        "the master to drop region server " + rs.index,
+        180,
+        () -> {
+          try {
+            return rs.serverName() == null;
+          } catch (IOException e) {
+            return false;
+          }
+        });
+  }
+
+  /**
+   * Starts a new process for a region server that {@link #stop} stopped, with a deployment, and
+   * returns once it is launched: the caller waits for what it needs (live, its regions open).
+   */
+  public void launch(RegionServer rs, Deployment d) throws IOException {
+    if (rs.process != null) {
+      throw new IllegalStateException("region server " + rs.index + " is running");
+    }
+    rs.start(d);
+  }
+
+  /** The regions in transition, as the master counts them. */
+  public int inTransition() throws IOException {
     try (Admin admin = admin()) {
       return admin
           .getClusterMetrics(EnumSet.of(ClusterMetrics.Option.REGIONS_IN_TRANSITION))
@@ -452,11 +483,16 @@ public final class StockCluster implements AutoCloseable {
 
   /** Waits for a condition, failing early with a log's end when a process of the cluster died. */
   public void await(String what, int seconds, BooleanSupplier done) throws Exception {
-    // HBase's Waiter polls every 250 ms; a dead process ends the wait at once
+    await(what, seconds, 250, done);
+  }
+
+  /** As {@link #await(String, int, BooleanSupplier)}, asking every {@code pollMs}. */
+  public void await(String what, int seconds, long pollMs, BooleanSupplier done) throws Exception {
+    // a dead process ends the wait at once
     Waiter.waitFor(
         clientConf(),
         TimeUnit.SECONDS.toMillis(seconds),
-        250,
+        pollMs,
         true,
         new Waiter.ExplainingPredicate<IOException>() {
           @Override
