@@ -2,6 +2,7 @@ package io.blockscope.benchmarks;
 
 import io.blockscope.coprocessor.BlockscopeRegionObserver;
 import io.blockscope.harness.stock.StockCluster;
+import io.blockscope.metrics.Stats;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -205,7 +206,7 @@ public final class RegionOpen {
    * reopens it, as a restart of a cluster's only or first server does.
    */
   private final class Restarts implements Rounds {
-    /** Per blockscope restart: the engine's start and the probes' weaving, ms, from its log. */
+    /** Per blockscope restart: the engine's start and the probes' installing, ms, from its log. */
     final List<long[]> engineStarts = new ArrayList<>();
 
     private final StockCluster c;
@@ -233,7 +234,7 @@ public final class RegionOpen {
       long start = System.nanoTime();
       c.stop(rs);
       long stopped = System.nanoTime();
-      c.launch(rs, rs.deployment());
+      c.relaunch(rs, rs.deployment());
       c.await(
           t + "'s " + options.regions() + " regions open on the restarted region server",
           600,
@@ -307,7 +308,7 @@ public final class RegionOpen {
   private static final Pattern ENGINE_START =
       Pattern.compile("blockscope: engine started .* started in (\\d+) ms, of which (\\d+) ms");
 
-  /** The engine's start and weaving times, ms, from its line in a region server's log. */
+  /** The engine's start and probe installing times, ms, from its line in a server's log. */
   static long[] engineStart(Path log) throws IOException {
     for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
       Matcher m = ENGINE_START.matcher(line);
@@ -323,18 +324,18 @@ public final class RegionOpen {
     if (starts.isEmpty()) {
       return null;
     }
-    double[][] total = new double[starts.size()][1];
-    double[][] weaving = new double[starts.size()][1];
+    double[] total = new double[starts.size()];
+    double[] probes = new double[starts.size()];
     for (int i = 0; i < starts.size(); i++) {
-      total[i][0] = starts.get(i)[0];
-      weaving[i][0] = starts.get(i)[1];
+      total[i] = starts.get(i)[0];
+      probes[i] = starts.get(i)[1];
     }
     return String.format(
         Locale.ROOT,
         "blockscope's engine start, from the region server's log: %.0f ms, of which %.0f ms"
-            + " weaving the probes (medians of %d restarts)",
-        RoundRatio.medianOfMedians(total),
-        RoundRatio.medianOfMedians(weaving),
+            + " installing the probes (medians of %d restarts)",
+        Stats.median(total),
+        Stats.median(probes),
         starts.size());
   }
 

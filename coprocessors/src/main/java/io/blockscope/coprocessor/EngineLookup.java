@@ -122,8 +122,9 @@ final class EngineLookup {
 
   /**
    * Makes the engine and says so in the region server's log, with the time its start took from
-   * {@code begun} (the settings read), of which the probes' weaving until {@code woven}: the
-   * one-time cost the first blockscope region open of a server pays.
+   * {@code begun} (the settings read), of which installing the probes until {@code woven} (getting
+   * instrumentation, which is a self-attach without the agent, the checks of HBase's methods and
+   * the weaving): the one-time cost the first blockscope region open of a server pays.
    */
   private static Engine start(
       BlockscopeConfig config, BridgeHandle bridge, List<String> problems, long begun, long woven) {
@@ -133,7 +134,7 @@ final class EngineLookup {
     LOG.info(
         "blockscope: engine started at level {} exporting regions {}; probes {}; {};"
             + " query max level {}, table max level {} (the region server's settings);"
-            + " started in {} ms, of which {} ms weaving the probes",
+            + " started in {} ms, of which {} ms installing the probes",
         config.level,
         config.export,
         engine.probeSummary(),

@@ -554,14 +554,15 @@ public final class ProbeInstaller {
   /**
    * Weaves every target's advice into its class. A weave that fails for any class is taken out
    * again, from the classes it did reach too: no transformer stays installed for a probe that is
-   * reported unavailable, and none is stacked on it later (the probe is not retried). Only the
-   * targets' classes, as {@code loader} loads them, are retransformed.
+   * reported unavailable, and none is stacked on it later (no later region open retries the probe;
+   * {@link #weaveProbes} weaves again at once, each probe on its own, after taking it out). Only
+   * the targets' classes, as {@code loader} loads them, are retransformed.
    */
   static Weave weave(List<Target> targets, Instrumentation inst, ClassLoader loader) {
     Set<String> types = ConcurrentHashMap.newKeySet();
     targets.forEach(t -> types.add(t.type()));
-    // the classes to retransform, named: Byte Buddy would otherwise run its matchers over every
-    // class the server has loaded (thousands), interpreted at a server's first region open
+    // the classes to retransform, named, so that Byte Buddy looks at them alone and not at every
+    // class the server has loaded; verify() loaded each of them already
     Set<Class<?>> classes = new HashSet<>();
     for (String type : types) {
       try {

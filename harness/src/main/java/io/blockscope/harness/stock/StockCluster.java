@@ -337,17 +337,8 @@ public final class StockCluster implements AutoCloseable {
         }
       }
       stop(rs);
-      await(
-          "no region in transition after region server " + rs.index + " stopped",
-          180,
-          () -> {
-            try {
-              return inTransition() == 0;
-            } catch (IOException e) {
-              return false;
-            }
-          });
-      rs.start(d);
+      awaitNoneInTransition("no region in transition after region server " + rs.index + " stopped");
+      relaunch(rs, d);
       awaitServers(servers.size());
       ServerName back = rs.serverName();
       if (first != null) {
@@ -388,23 +379,14 @@ public final class StockCluster implements AutoCloseable {
       for (RegionInfo r : moved) {
         admin.move(r.getEncodedNameAsBytes(), back);
       }
-      await(
-          "regions back on region server " + rs.index,
-          120,
-          () -> {
-            try {
-              return inTransition() == 0;
-            } catch (IOException e) {
-              return false;
-            }
-          });
+      awaitNoneInTransition("regions back on region server " + rs.index);
     }
   }
 
   /**
    * Stops a region server's process (SIGTERM: HBase's shutdown hook closes its regions) and waits
    * until the master no longer counts it live. The regions it held wait for a server to take them;
-   * {@link #launch} starts it again.
+   * {@link #relaunch} starts it again.
    */
   public void stop(RegionServer rs) throws Exception {
     stopProcess(rs.process, "region server " + rs.index);
@@ -425,11 +407,24 @@ public final class StockCluster implements AutoCloseable {
    * Starts a new process for a region server that {@link #stop} stopped, with a deployment, and
    * returns once it is launched: the caller waits for what it needs (live, its regions open).
    */
-  public void launch(RegionServer rs, Deployment d) throws IOException {
+  public void relaunch(RegionServer rs, Deployment d) throws IOException {
     if (rs.process != null) {
       throw new IllegalStateException("region server " + rs.index + " is running");
     }
     rs.start(d);
+  }
+
+  private void awaitNoneInTransition(String what) throws Exception {
+    await(
+        what,
+        180,
+        () -> {
+          try {
+            return inTransition() == 0;
+          } catch (IOException e) {
+            return false;
+          }
+        });
   }
 
   /** The regions in transition, as the master counts them. */
