@@ -20,10 +20,13 @@ import jdk.jfr.consumer.RecordingFile;
 final class OpenProfile {
   private OpenProfile() {}
 
-  /** Has the server {@code pid} write its recording to {@code file}; the counts, as a line. */
-  static String of(long pid, Path file) throws IOException, InterruptedException {
+  /**
+   * Has the server {@code pid} write its recording to {@code file}; the counts, as a line that says
+   * which opens the recording holds ({@code opens}).
+   */
+  static String of(long pid, Path file, String opens) throws IOException, InterruptedException {
     dump(pid, file);
-    return read(file);
+    return read(file, opens);
   }
 
   private static void dump(long pid, Path file) throws IOException, InterruptedException {
@@ -37,7 +40,7 @@ final class OpenProfile {
     }
   }
 
-  private static String read(Path file) throws IOException {
+  private static String read(Path file, String opens) throws IOException {
     long samples = 0;
     long blockscope = 0;
     long weaving = 0;
@@ -63,11 +66,12 @@ final class OpenProfile {
     }
     return String.format(
         Locale.ROOT,
-        "profile %s: %d stack samples of the open executor's threads, all tables; %d with"
+        "profile %s: %d stack samples of the open executor's threads, %s; %d with"
             + " blockscope's frames in every open (%.1f%%), %d more in the weaving of the probes at"
             + " the first open",
         file,
         samples,
+        opens,
         blockscope,
         samples == 0 ? 0.0 : 100.0 * blockscope / samples,
         weaving);

@@ -169,7 +169,7 @@ public final class RegionOpen {
       String profile =
           options.jfr() == null || options.restart()
               ? null
-              : OpenProfile.of(s.server.pid(), options.jfr());
+              : OpenProfile.of(s.server.pid(), options.jfr(), "all tables");
       String checked =
           options.restart()
               ? "blockscope regions.open=" + options.regions() + " after each of its restarts"
@@ -254,7 +254,8 @@ public final class RegionOpen {
         engineStarts.add(engineStart(rs.log()));
         if (options.jfr() != null) {
           // each restart is a new process with a recording of its own: blockscope's last is kept
-          System.out.println(OpenProfile.of(rs.pid(), options.jfr()));
+          System.out.println(
+              OpenProfile.of(rs.pid(), options.jfr(), "this restart with blockscope's table"));
         }
       }
       int n = options.regions();
