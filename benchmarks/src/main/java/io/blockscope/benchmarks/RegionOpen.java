@@ -170,10 +170,13 @@ public final class RegionOpen {
           options.jfr() == null || options.restart()
               ? null
               : OpenProfile.of(s.server.pid(), options.jfr(), "all tables");
+      if (!options.restart()) {
+        checkRegionsOpen(s.server, options.regions(), "after the rounds");
+      }
       String checked =
-          options.restart()
-              ? "blockscope regions.open=" + options.regions() + " after each of its restarts"
-              : checkLoaded(c, tables[Setting.BLOCKSCOPE.ordinal()]);
+          "blockscope regions.open="
+              + options.regions()
+              + (options.restart() ? " after each of its restarts" : " for its table");
       print(System.out, checked);
       if (profile != null) {
         System.out.println(profile);
@@ -248,8 +251,10 @@ public final class RegionOpen {
           });
       long online = System.nanoTime();
       Map<String, ThreadTimes.Task> threads = new ThreadTimes(rs.pid(), "region-open").read();
-      double processMs = processCpuMs(rs.pid());
-      checkMode(t);
+      double processMs = ThreadTimes.processCpuMs(rs.pid());
+      // the new process ran blockscope on its table's regions, and on no other table's
+      boolean blockscope = t.equals(tables[Setting.BLOCKSCOPE.ordinal()]);
+      checkRegionsOpen(rs, blockscope ? options.regions() : 0, "after the restart with " + t);
       if (t.equals(tables[Setting.BLOCKSCOPE.ordinal()])) {
         engineStarts.add(engineStart(rs.log()));
         if (options.jfr() != null) {
@@ -282,26 +287,6 @@ public final class RegionOpen {
         // a region count below the table's while nothing is in transition: the master has not
         // yet read the dead server's regions from hbase:meta
         return open == options.regions();
-      }
-    }
-
-    /**
-     * The new process ran blockscope on the table's regions, and on no other table's: its region
-     * count gauge, from the server's /jmx, is the table's region count for blockscope's table and
-     * absent or 0 otherwise.
-     */
-    private void checkMode(TableName t) throws Exception {
-      java.util.OptionalLong open = rs.beans().serverValue("regions.open");
-      boolean blockscope = t.equals(tables[Setting.BLOCKSCOPE.ordinal()]);
-      long expected = blockscope ? options.regions() : 0;
-      if (open.orElse(0) != expected) {
-        throw new IllegalStateException(
-            "after the restart with "
-                + t
-                + " enabled, blockscope's regions.open is "
-                + open
-                + ", not "
-                + expected);
       }
     }
   }
@@ -338,22 +323,6 @@ public final class RegionOpen {
         Stats.median(total),
         Stats.median(probes),
         starts.size());
-  }
-
-  /**
-   * A process's CPU time (user and system, all its threads, those that ended included) from Linux's
-   * {@code /proc/PID/stat}, in ms, at the kernel's 100 ticks a second.
-   */
-  static double processCpuMs(long pid) throws IOException {
-    return cpuMs(Files.readString(Path.of("/proc/" + pid + "/stat")));
-  }
-
-  /** The user and system CPU, in ms, of a {@code /proc/PID/stat} line. */
-  static double cpuMs(String stat) {
-    // the fields after the command name, which is in parentheses and may hold spaces
-    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-    // utime and stime are the stat's fields 14 and 15, here 11 and 12 (from the state, field 3)
-    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10.0;
   }
 
   private TableName create(StockCluster c, Setting setting) throws IOException {
@@ -417,17 +386,17 @@ public final class RegionOpen {
   }
 
   /**
-   * The server ran blockscope on the table's regions: its region count gauge, from the server's
-   * /jmx, is the table's region count. Returns what it read.
+   * The server ran blockscope on {@code expected} regions: its region count gauge, from the
+   * server's /jmx (absent: 0). Only blockscope's table carries it (no server-wide class), so that
+   * is its table's region count, or 0 while its table is disabled.
    */
-  private String checkLoaded(StockCluster c, TableName t) throws Exception {
-    java.util.OptionalLong open = c.regionServers().get(0).beans().serverValue("regions.open");
-    // only this table carries blockscope (no server-wide class): exactly its regions
-    if (open.isEmpty() || open.getAsLong() != options.regions()) {
+  private static void checkRegionsOpen(StockCluster.RegionServer rs, long expected, String when)
+      throws Exception {
+    java.util.OptionalLong open = rs.beans().serverValue("regions.open");
+    if (open.orElse(0) != expected) {
       throw new IllegalStateException(
-          "blockscope's regions.open on the server is not " + options.regions() + ": " + open);
+          when + ", blockscope's regions.open on the server is " + open + ", not " + expected);
     }
-    return "blockscope regions.open=" + open.getAsLong() + " for " + t;
   }
 
   private static double[][] column(Turn[] turns, int figure) {

@@ -60,6 +60,15 @@ public class PartialWeaveTest {
     static void enter(@Advice.Argument(3) int none) {}
   }
 
+  /** The counting advice's calls while {@code calls} run. */
+  private static int counted(Runnable... calls) {
+    adviceCalls = 0;
+    for (Runnable call : calls) {
+      call.run();
+    }
+    return adviceCalls;
+  }
+
   private static ProbeInstaller.Target target(
       Class<?> type, String method, Class<?> advice, String... params) {
     return new ProbeInstaller.Target(type.getName(), method, advice, params);
@@ -83,9 +92,8 @@ public class PartialWeaveTest {
         w.failure(),
         w.failure().startsWith("weaving failed: ")
             && w.failure().contains(Refused.class.getName()));
-    adviceCalls = 0;
-    new Reached().f();
-    assertEquals("the class the weave did reach is back as it was", 0, adviceCalls);
+    assertEquals(
+        "the class the weave did reach is back as it was", 0, counted(() -> new Reached().f()));
   }
 
   @Test
@@ -96,15 +104,11 @@ public class PartialWeaveTest {
         ProbeInstaller.weave(List.of(target(Reached.class, "f", Counting.class)), inst, LOADER);
     assertNull(w.failure());
     try {
-      adviceCalls = 0;
-      new Reached().f();
-      assertEquals(1, adviceCalls);
+      assertEquals(1, counted(() -> new Reached().f()));
     } finally {
       w.transformer().reset(inst, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
     }
-    adviceCalls = 0;
-    new Reached().f();
-    assertEquals(0, adviceCalls);
+    assertEquals(0, counted(() -> new Reached().f()));
   }
 
   @Test
@@ -125,17 +129,12 @@ public class PartialWeaveTest {
     assertEquals(Set.of(0, 1), woven.keySet());
     assertSame("one weave for both", woven.get(0), woven.get(1));
     try {
-      adviceCalls = 0;
-      new Reached().f();
-      new Other().h();
-      assertEquals(2, adviceCalls);
+      assertEquals(2, counted(() -> new Reached().f(), () -> new Other().h()));
     } finally {
       woven.get(0).reset(inst, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
     }
-    adviceCalls = 0;
-    new Reached().f();
-    new Other().h();
-    assertEquals("one reset takes both out", 0, adviceCalls);
+    assertEquals(
+        "one reset takes both out", 0, counted(() -> new Reached().f(), () -> new Other().h()));
   }
 
   @Test
@@ -159,18 +158,14 @@ public class PartialWeaveTest {
     assertEquals(Set.of(0, 2), woven.keySet());
     assertNotSame("woven one by one after the weave together failed", woven.get(0), woven.get(2));
     try {
-      adviceCalls = 0;
-      new Reached().f();
-      new Refused().g(1);
-      new Other().h();
-      assertEquals("the two probes that wove count, the refused one does not", 2, adviceCalls);
+      assertEquals(
+          "the two probes that wove count, the refused one does not",
+          2,
+          counted(() -> new Reached().f(), () -> new Refused().g(1), () -> new Other().h()));
     } finally {
       woven.get(0).reset(inst, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
       woven.get(2).reset(inst, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
     }
-    adviceCalls = 0;
-    new Reached().f();
-    new Other().h();
-    assertEquals(0, adviceCalls);
+    assertEquals(0, counted(() -> new Reached().f(), () -> new Other().h()));
   }
 }
