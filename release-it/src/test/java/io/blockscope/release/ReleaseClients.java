@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.stream.Stream;
 import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
@@ -147,12 +148,33 @@ final class ReleaseClients {
   }
 
   /**
+   * Phoenix's shaded client jar, as stock-hbase/phoenix-client/obtain.sh obtained it for this build
+   * (its record, {@code blockscope.phoenix.client.record}: the jar, and whether it was built now or
+   * reused from the local Maven repository). Prints where it came from.
+   */
+  static Path phoenixShadedClient() throws Exception {
+    Path record = Path.of(System.getProperty("blockscope.phoenix.client.record"));
+    assertTrue("no " + record + " (release-it's build writes it)", Files.isRegularFile(record));
+    Properties p = new Properties();
+    try (var in = Files.newBufferedReader(record)) {
+      p.load(in);
+    }
+    Path jar = Path.of(p.getProperty("jar", ""));
+    String obtained = p.getProperty("obtained", "");
+    assertTrue(
+        record + ": " + p, obtained.startsWith("built: ") || obtained.startsWith("reused: "));
+    assertTrue("no " + jar + " (" + obtained + ")", Files.isRegularFile(jar));
+    System.out.println("Phoenix's shaded client: " + jar + " (" + obtained + ")");
+    return jar;
+  }
+
+  /**
    * Runs statements in sqlline as Phoenix 5.2.1's {@code bin/sqlline.py} starts it on a Phoenix
    * binary install, with blockscope's driver beside it as docs/hints.md says: the class path is
    * {@code confDir}, sqlline and its jline, the log4j2 jars (the stock HBase install's), Phoenix's
-   * shaded {@code phoenix-client-embedded-hbase-2.6.jar} ({@code blockscope.phoenix.client.jar})
-   * and the release's client jar, and nothing else; the JVM flags are sqlline.py's for JDK 11 and
-   * later. Fails unless it exits 0.
+   * shaded {@code phoenix-client-embedded-hbase-2.6.jar} ({@link #phoenixShadedClient}) and the
+   * release's client jar, and nothing else; the JVM flags are sqlline.py's for JDK 11 and later.
+   * Fails unless it exits 0.
    */
   static String sqllineShaded(
       StockCluster cluster,
@@ -179,9 +201,7 @@ final class ReleaseClients {
         cp.add(e);
       }
     }
-    Path phoenixClient = Path.of(System.getProperty("blockscope.phoenix.client.jar"));
-    assertTrue("no " + phoenixClient, Files.isRegularFile(phoenixClient));
-    cp.add(phoenixClient.toString());
+    cp.add(phoenixShadedClient().toString());
     cp.add(driverJar(release).toString());
     List<String> options =
         new ArrayList<>(

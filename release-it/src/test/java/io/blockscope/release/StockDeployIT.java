@@ -489,11 +489,12 @@ public class StockDeployIT {
 
   /**
    * The hints driver beside Phoenix's shaded client jar ({@code phoenix-client-embedded-hbase-2.6},
-   * built by stock-hbase/phoenix-client with Phoenix's own relocation rules, protobuf among them),
-   * in sqlline processes started as Phoenix's {@code sqlline.py} starts them, the HBase
-   * configuration directory first on the class path and no ZooKeeper quorum in the URL: NO_CACHE,
-   * SERIAL and PROFILE hold, and EXPLAIN ANALYZE's figures, read through the profile endpoint with
-   * the shaded client's protobuf, are exactly what the region's metrics rose by.
+   * built by stock-hbase/phoenix-client with Phoenix's own relocation rules, protobuf among them;
+   * the output file says whether this build made it or reused it), in sqlline processes started as
+   * Phoenix's {@code sqlline.py} starts them, the HBase configuration directory first on the class
+   * path and no ZooKeeper quorum in the URL: NO_CACHE, SERIAL and PROFILE hold, and EXPLAIN
+   * ANALYZE's figures, read through the profile endpoint with the shaded client's protobuf, are
+   * exactly what the region's metrics rose by.
    */
   @Test
   public void t4s_hintsDriverBesidePhoenixsShadedClient() throws Exception {
