@@ -42,12 +42,20 @@ final class Evaluate implements Callable<Integer> {
 
   @Option(
       names = "--matrix",
-      defaultValue = "default",
-      paramLabel = "default|full",
+      paramLabel = "default|seeds|full",
       description =
-          "default: the seeds' 10 combinations and BLOCKSCOPE_V1 alone, with GZ and with ZSTD"
-              + " (13); full: every encoding x compression.")
+          "default: NONE, FAST_DIFF, ROW_INDEX_V1, FAST_DIFF+ZSTD, ROW_INDEX_V1+ZSTD and"
+              + " BLOCKSCOPE_V1 alone and with ZSTD (7); seeds: the seeds' 10 combinations and"
+              + " BLOCKSCOPE_V1 alone, with GZ and with ZSTD (13); full: every encoding x"
+              + " compression (30).")
   String matrix;
+
+  @Option(
+      names = "--full",
+      description =
+          "Every encoding x compression and every workload: --matrix full --workloads all"
+              + " (about 30 times the default run's measuring).")
+  boolean full;
 
   @Option(
       names = "--configs",
@@ -61,7 +69,9 @@ final class Evaluate implements Callable<Integer> {
       names = "--workloads",
       split = ",",
       paramLabel = "NAME",
-      description = "Workloads to run (default all): ${COMPLETION-CANDIDATES}")
+      description =
+          "Workloads to run, or all (default: one per cost an encoding or compression changes):"
+              + " ${COMPLETION-CANDIDATES}")
   List<String> workloads;
 
   @Option(
@@ -127,7 +137,8 @@ final class Evaluate implements Callable<Integer> {
       names = "--check",
       description =
           "Also check the timing forms of the seeds' relationships"
-              + " (docs/relationships.md) and exit with 1 if one fails.")
+              + " (docs/relationships.md) and exit with 1 if one fails; without --matrix, --configs,"
+              + " --workloads or --full it runs what they compare: --matrix seeds --workloads all.")
   boolean check;
 
   @Spec CommandSpec spec;
@@ -144,6 +155,10 @@ final class Evaluate implements Callable<Integer> {
       throw new IllegalArgumentException("give --sample or --shape, not both");
     }
     String suiteName = parseSuite(suite);
+    if (full && (matrix != null || configs != null || workloads != null)) {
+      throw new IllegalArgumentException(
+          "--full is --matrix full --workloads all: give it or those, not both");
+    }
     boolean checksumSuite = suiteName.equals("checksum");
     DataShape dataShape = shapeGiven;
     boolean blockcacheSuite = suiteName.equals("blockcache");
@@ -243,7 +258,7 @@ final class Evaluate implements Callable<Integer> {
     }
     result.settings.put("rows", rowCount);
     result.settings.put("runs", runs);
-    result.settings.put("matrix", configs != null ? "explicit" : matrix);
+    result.settings.put("matrix", configs != null ? "explicit" : matrixName());
     result.settings.put("shape", dataShape.name().toLowerCase(Locale.ROOT));
     result.settings.put("sample", sample);
     result.settings.put("suite", suiteName);
@@ -311,6 +326,25 @@ final class Evaluate implements Callable<Integer> {
     return (int) n;
   }
 
+  /**
+   * The matrix asked for: {@code --full}'s, {@code --matrix}'s, or with {@code --check} alone the
+   * seeds' (what the checks compare), else the default.
+   */
+  private String matrixName() {
+    if (full) {
+      return "full";
+    }
+    if (matrix != null) {
+      return matrix.trim().toLowerCase(Locale.ROOT);
+    }
+    return checkChoosesRun() ? "seeds" : "default";
+  }
+
+  /** {@code --check} with nothing chosen runs what the checks compare. */
+  private boolean checkChoosesRun() {
+    return check && !full && matrix == null && configs == null && workloads == null;
+  }
+
   List<TableConfig> configs() {
     if (configs != null && !configs.isEmpty()) {
       List<TableConfig> list = new ArrayList<>();
@@ -319,25 +353,32 @@ final class Evaluate implements Callable<Integer> {
       }
       return list;
     }
-    switch (matrix.trim().toLowerCase(Locale.ROOT)) {
-      case "default":
-        // the seeds' combinations and blockscope's own encoding with the compressions it is
-        // chosen with (skipped, with the reason, on a cluster whose master refuses it)
-        List<TableConfig> d = new ArrayList<>(TableConfig.seeds());
-        for (String c : DEFAULT_BLOCKSCOPE_V1) {
-          d.add(TableConfig.parse(c));
-        }
-        return d;
-      case "full":
-        return TableConfig.full();
-      default:
-        throw new IllegalArgumentException("bad --matrix '" + matrix + "': default or full");
+    // each matrix adds blockscope's own encoding with the compressions it is weighed with
+    // (skipped, with the reason, on a cluster whose master refuses it)
+    List<TableConfig> list = new ArrayList<>();
+    List<String> blockscopeV1;
+    switch (matrixName()) {
+      case "default" -> {
+        list.addAll(TableConfig.defaults());
+        blockscopeV1 = List.of("NONE", "ZSTD");
+      }
+      case "seeds" -> {
+        list.addAll(TableConfig.seeds());
+        blockscopeV1 = List.of("NONE", "GZ", "ZSTD");
+      }
+      case "full" -> {
+        list.addAll(TableConfig.full());
+        blockscopeV1 = TableConfig.COMPRESSIONS;
+      }
+      default ->
+          throw new IllegalArgumentException(
+              "bad --matrix '" + matrix + "': default, seeds or full");
     }
+    for (String compression : blockscopeV1) {
+      list.add(new TableConfig("BLOCKSCOPE_V1", compression));
+    }
+    return list;
   }
-
-  /** blockscope's own encoding in the default matrix: alone, and with the two compressions. */
-  static final List<String> DEFAULT_BLOCKSCOPE_V1 =
-      List.of("BLOCKSCOPE_V1", "BLOCKSCOPE_V1+GZ", "BLOCKSCOPE_V1+ZSTD");
 
   private static String parseSuite(String text) {
     String t = text.trim().toLowerCase(Locale.ROOT);
@@ -415,13 +456,17 @@ final class Evaluate implements Callable<Integer> {
     return all;
   }
 
-  private List<Workload> workloads(DataShape dataShape, String suiteName) {
+  List<Workload> workloads(DataShape dataShape, String suiteName) {
     if (workloads == null || workloads.isEmpty()) {
       return switch (suiteName) {
         case "checksum" -> Workload.CHECKSUM_SUITE;
         case "blockcache" -> Workload.BLOCKCACHE_SUITE;
-        default -> Workload.defaults(dataShape);
+        default ->
+            full || checkChoosesRun() ? Workload.all(dataShape) : Workload.defaults(dataShape);
       };
+    }
+    if (workloads.size() == 1 && workloads.get(0).trim().equalsIgnoreCase("all")) {
+      return Workload.all(dataShape);
     }
     List<Workload> list = new ArrayList<>();
     for (String name : workloads) {
@@ -437,7 +482,7 @@ final class Evaluate implements Callable<Integer> {
           keys.add(w.key());
         }
         throw new IllegalArgumentException(
-            "unknown workload '" + name + "'; expected one of " + String.join(", ", keys));
+            "unknown workload '" + name + "'; expected all or one of " + String.join(", ", keys));
       }
       list.add(found);
     }

@@ -2,18 +2,30 @@ package io.blockscope.cli;
 
 import java.io.PrintWriter;
 import java.util.Locale;
+import java.util.function.LongSupplier;
 
-/** A one-line progress bar on a terminal, plain lines otherwise. */
+/**
+ * A one-line progress bar on a terminal, plain lines otherwise, with an estimate of the time left:
+ * the steps done so far took so long on average, and as many again are left as steps remain.
+ */
 final class Progress {
   private final PrintWriter out;
   private final boolean terminal;
-  private final long started = System.nanoTime();
+  private final LongSupplier nanoTime;
+  private final long started;
+  private long firstStep = -1;
   private int total;
   private int done;
 
   Progress(PrintWriter out, boolean terminal) {
+    this(out, terminal, System::nanoTime);
+  }
+
+  Progress(PrintWriter out, boolean terminal, LongSupplier nanoTime) {
     this.out = out;
     this.terminal = terminal;
+    this.nanoTime = nanoTime;
+    this.started = nanoTime.getAsLong();
   }
 
   static Progress forConsole(PrintWriter out) {
@@ -31,9 +43,30 @@ final class Progress {
     line(what);
   }
 
+  /** Step {@code done + 1} begins: {@code what} is under way. */
   void step(String what) {
+    long now = nanoTime.getAsLong();
+    if (firstStep < 0) {
+      firstStep = now;
+    }
     done++;
     line(what);
+  }
+
+  /**
+   * About how long the steps left take, from the steps finished so far (the one under way is not
+   * finished), or empty before a step has finished.
+   */
+  String left() {
+    int finished = done - 1;
+    if (finished < 1 || firstStep < 0) {
+      return "";
+    }
+    double perStep = (nanoTime.getAsLong() - firstStep) / 1e9 / finished;
+    double seconds = perStep * (total - finished);
+    return seconds < 90
+        ? String.format(Locale.ROOT, "~%.0f s left", Math.max(seconds, 1))
+        : String.format(Locale.ROOT, "~%.0f min left", seconds / 60);
   }
 
   private void line(String what) {
@@ -43,11 +76,12 @@ final class Progress {
     String text =
         String.format(
             Locale.ROOT,
-            "%s %3d/%d %5.0fs  %s",
+            "%s %3d/%d %5.0fs %14s  %s",
             bar,
             done,
             total,
-            (System.nanoTime() - started) / 1e9,
+            (nanoTime.getAsLong() - started) / 1e9,
+            left(),
             what);
     if (terminal) {
       out.print("\r\033[2K" + text);

@@ -4,6 +4,9 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.workloads.DataShape;
+import io.blockscope.workloads.TableConfig;
+import io.blockscope.workloads.Workload;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
@@ -63,21 +66,70 @@ public class EvaluateCliTest {
     assertOneClearLine(run("evaluate", "--sample", "t", "--shape", "pe"), "not both");
   }
 
-  @Test
-  public void theDefaultMatrixIsTheSeedsCombinationsAndBlockscopeV1WithItsCompressions() {
+  private static Evaluate parsed(String... args) {
     Evaluate e = new Evaluate();
-    new picocli.CommandLine(e).parseArgs();
+    new picocli.CommandLine(e).parseArgs(args);
+    return e;
+  }
+
+  private static List<String> labels(Evaluate e) {
     List<String> labels = new ArrayList<>();
-    for (io.blockscope.workloads.TableConfig c : e.configs()) {
+    for (TableConfig c : e.configs()) {
       labels.add(c.label());
     }
+    return labels;
+  }
+
+  @Test
+  public void theDefaultRunIsSmallAndEveryMoreIsAskedFor() {
+    Evaluate e = parsed();
+    assertEquals(
+        List.of(
+            "NONE",
+            "FAST_DIFF",
+            "ROW_INDEX_V1",
+            "FAST_DIFF+ZSTD",
+            "ROW_INDEX_V1+ZSTD",
+            "BLOCKSCOPE_V1",
+            "BLOCKSCOPE_V1+ZSTD"),
+        labels(e));
+    assertEquals(Workload.defaults(DataShape.SEEDS), e.workloads(DataShape.SEEDS, "default"));
+    assertEquals(6, Workload.defaults(DataShape.SEEDS).size());
+
+    // the seeds' matrix, as the default was before: their ten and BLOCKSCOPE_V1 with two more
     List<String> expected = new ArrayList<>();
-    for (io.blockscope.workloads.TableConfig c : io.blockscope.workloads.TableConfig.seeds()) {
+    for (TableConfig c : TableConfig.seeds()) {
       expected.add(c.label());
     }
     assertEquals(10, expected.size());
     expected.addAll(List.of("BLOCKSCOPE_V1", "BLOCKSCOPE_V1+GZ", "BLOCKSCOPE_V1+ZSTD"));
-    assertEquals(expected, labels);
+    assertEquals(expected, labels(parsed("--matrix", "seeds")));
+    assertEquals(
+        Workload.defaults(DataShape.SEEDS),
+        parsed("--matrix", "seeds").workloads(DataShape.SEEDS, "default"));
+
+    // --full: every encoding with every compression, blockscope's own among them, every workload
+    Evaluate f = parsed("--full");
+    assertEquals(30, f.configs().size());
+    assertEquals(30, f.configs().stream().distinct().count());
+    assertEquals(13, f.workloads(DataShape.SEEDS, "default").size());
+    assertEquals(Workload.all(DataShape.SEEDS), f.workloads(DataShape.SEEDS, "default"));
+    assertEquals(labels(f), labels(parsed("--matrix", "full")));
+    assertEquals(
+        Workload.all(DataShape.PE),
+        parsed("--workloads", "all").workloads(DataShape.PE, "default"));
+
+    // --check alone runs what its relationships compare; with a matrix named, that matrix
+    Evaluate c = parsed("--check");
+    assertEquals(labels(parsed("--matrix", "seeds")), labels(c));
+    assertEquals(Workload.all(DataShape.SEEDS), c.workloads(DataShape.SEEDS, "default"));
+    assertEquals(labels(e), labels(parsed("--check", "--matrix", "default")));
+  }
+
+  @Test
+  public void fullWithAMatrixIsRefused() {
+    assertOneClearLine(run("evaluate", "--full", "--matrix", "seeds"), "--full");
+    assertOneClearLine(run("evaluate", "--full", "--workloads", "raw.get"), "--full");
   }
 
   @Test
@@ -106,7 +158,8 @@ public class EvaluateCliTest {
             "--hbase-site",
             "--shape",
             "--sample",
-            "--suite")) {
+            "--suite",
+            "--full")) {
       assertTrue(opt, o.out.contains(opt));
     }
   }

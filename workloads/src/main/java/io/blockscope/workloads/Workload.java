@@ -187,8 +187,25 @@ public enum Workload {
   /** Workloads of {@code --suite checksum}: cold scans and a compaction (seed 001). */
   public static final List<Workload> CHECKSUM_SUITE = List.of(RAW_SCAN_NO_CACHE, COMPACTION);
 
-  /** What runs when {@code --workloads} is not given. */
+  /**
+   * What runs when {@code --workloads} is not given: one workload per cost an encoding or a
+   * compression changes, so that the default run stays short. A warm and a file-system full scan
+   * (decoding; reading, checksums, decompression), warm and cold random gets (a seek into a block,
+   * and a block read for one row), and for the seeds' Phoenix table its point selects and a reverse
+   * scan (seed 002's ROW_INDEX_V1 against FAST_DIFF).
+   */
   public static List<Workload> defaults(DataShape shape) {
+    return shape.phoenix()
+        ? List.of(SCAN_PARALLEL, SCAN_NO_CACHE, SCAN_REVERSE, POINT_SELECT, RAW_GET, RAW_GET_COLD)
+        : List.of(RAW_SCAN, RAW_SCAN_NO_CACHE, RAW_GET, RAW_GET_COLD);
+  }
+
+  /**
+   * Every workload of this shape's table ({@code --workloads all}): on the seeds' Phoenix table
+   * every workload the seeds timed; on a plain HBase table the plain HBase ones. The suites'
+   * compaction and 10,000 gets run only when named.
+   */
+  public static List<Workload> all(DataShape shape) {
     List<Workload> list = new ArrayList<>();
     for (Workload w : values()) {
       boolean extra =

@@ -43,12 +43,15 @@ public class TableConfigTest {
     assertEquals(seeds.size(), seeds.stream().distinct().count());
     assertEquals(25, TableConfig.full().size());
     assertTrue(TableConfig.full().containsAll(seeds));
+    assertTrue(TableConfig.full().containsAll(TableConfig.defaults()));
+    assertTrue(
+        TableConfig.defaults().stream().noneMatch(c -> c.encoding().equals("BLOCKSCOPE_V1")));
   }
 
   @Test
   public void defaultWorkloadsFitTheShape() {
-    assertEquals(13, Workload.defaults(DataShape.SEEDS).size());
-    assertTrue(Workload.defaults(DataShape.PE).stream().noneMatch(Workload::phoenixOnly));
+    assertEquals(13, Workload.all(DataShape.SEEDS).size());
+    assertTrue(Workload.all(DataShape.PE).stream().noneMatch(Workload::phoenixOnly));
     assertEquals(
         List.of(
             Workload.SCAN_CACHING_1,
@@ -57,7 +60,21 @@ public class TableConfigTest {
             Workload.RAW_SCAN_NO_CACHE,
             Workload.RAW_GET,
             Workload.RAW_GET_COLD),
-        Workload.defaults(DataShape.SAMPLE));
+        Workload.all(DataShape.SAMPLE));
+    // the defaults are some of all, and read through HBase alone where the table is not Phoenix's
+    for (DataShape shape : DataShape.values()) {
+      assertTrue(shape.name(), Workload.all(shape).containsAll(Workload.defaults(shape)));
+      assertTrue(
+          shape.name(),
+          shape.phoenix() || Workload.defaults(shape).stream().noneMatch(Workload::phoenixOnly));
+    }
+    // both groups the recommendation weighs are in every default run
+    for (DataShape shape : DataShape.values()) {
+      for (Workload.Group g : List.of(Workload.Group.SCAN, Workload.Group.GET)) {
+        assertTrue(
+            shape + " " + g, Workload.defaults(shape).stream().anyMatch(w -> w.group() == g));
+      }
+    }
     assertEquals(
         "NONE/CRC32C-NOVERIFY", TableConfig.parse("NONE").checksumVariants().get(3).label());
     assertTrue(!TableConfig.parse("NONE/CRC32C-NOVERIFY").hbaseVerifies());
