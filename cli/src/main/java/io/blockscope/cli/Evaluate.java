@@ -42,12 +42,10 @@ final class Evaluate implements Callable<Integer> {
 
   @Option(
       names = "--matrix",
-      paramLabel = "default|seeds|full",
+      paramLabel = "default|full",
       description =
-          "default: NONE, FAST_DIFF, ROW_INDEX_V1, FAST_DIFF+ZSTD, ROW_INDEX_V1+ZSTD and"
-              + " BLOCKSCOPE_V1 alone and with ZSTD (7); seeds: the seeds' 10 combinations and"
-              + " BLOCKSCOPE_V1 alone, with GZ and with ZSTD (13); full: every encoding x"
-              + " compression (30).")
+          "default: the seeds' 10 combinations and BLOCKSCOPE_V1 alone, with GZ and with ZSTD"
+              + " (13); full: every encoding x compression, BLOCKSCOPE_V1's too (30).")
   String matrix;
 
   @Option(
@@ -138,7 +136,7 @@ final class Evaluate implements Callable<Integer> {
       description =
           "Also check the timing forms of the seeds' relationships"
               + " (docs/relationships.md) and exit with 1 if one fails; without --matrix, --configs,"
-              + " --workloads or --full it runs what they compare: --matrix seeds --workloads all.")
+              + " --workloads or --full it runs what they compare: every workload.")
   boolean check;
 
   @Spec CommandSpec spec;
@@ -326,18 +324,12 @@ final class Evaluate implements Callable<Integer> {
     return (int) n;
   }
 
-  /**
-   * The matrix asked for: {@code --full}'s, {@code --matrix}'s, or with {@code --check} alone the
-   * seeds' (what the checks compare), else the default.
-   */
+  /** The matrix asked for: {@code --full}'s, {@code --matrix}'s, else the default. */
   private String matrixName() {
     if (full) {
       return "full";
     }
-    if (matrix != null) {
-      return matrix.trim().toLowerCase(Locale.ROOT);
-    }
-    return checkChoosesRun() ? "seeds" : "default";
+    return matrix == null ? "default" : matrix.trim().toLowerCase(Locale.ROOT);
   }
 
   /** {@code --check} with nothing chosen runs what the checks compare. */
@@ -359,10 +351,6 @@ final class Evaluate implements Callable<Integer> {
     List<String> blockscopeV1;
     switch (matrixName()) {
       case "default" -> {
-        list.addAll(TableConfig.defaults());
-        blockscopeV1 = List.of("NONE", "ZSTD");
-      }
-      case "seeds" -> {
         list.addAll(TableConfig.seeds());
         blockscopeV1 = List.of("NONE", "GZ", "ZSTD");
       }
@@ -371,8 +359,7 @@ final class Evaluate implements Callable<Integer> {
         blockscopeV1 = TableConfig.COMPRESSIONS;
       }
       default ->
-          throw new IllegalArgumentException(
-              "bad --matrix '" + matrix + "': default, seeds or full");
+          throw new IllegalArgumentException("bad --matrix '" + matrix + "': default or full");
     }
     for (String compression : blockscopeV1) {
       list.add(new TableConfig("BLOCKSCOPE_V1", compression));

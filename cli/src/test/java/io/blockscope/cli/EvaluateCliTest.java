@@ -81,32 +81,18 @@ public class EvaluateCliTest {
   }
 
   @Test
-  public void theDefaultRunIsSmallAndEveryMoreIsAskedFor() {
+  public void theDefaultRunIsTheSeedsMatrixOnSixWorkloadsAndEveryMoreIsAskedFor() {
     Evaluate e = parsed();
-    assertEquals(
-        List.of(
-            "NONE",
-            "FAST_DIFF",
-            "ROW_INDEX_V1",
-            "FAST_DIFF+ZSTD",
-            "ROW_INDEX_V1+ZSTD",
-            "BLOCKSCOPE_V1",
-            "BLOCKSCOPE_V1+ZSTD"),
-        labels(e));
-    assertEquals(Workload.defaults(DataShape.SEEDS), e.workloads(DataShape.SEEDS, "default"));
-    assertEquals(6, Workload.defaults(DataShape.SEEDS).size());
-
-    // the seeds' matrix, as the default was before: their ten and BLOCKSCOPE_V1 with two more
     List<String> expected = new ArrayList<>();
     for (TableConfig c : TableConfig.seeds()) {
       expected.add(c.label());
     }
     assertEquals(10, expected.size());
     expected.addAll(List.of("BLOCKSCOPE_V1", "BLOCKSCOPE_V1+GZ", "BLOCKSCOPE_V1+ZSTD"));
-    assertEquals(expected, labels(parsed("--matrix", "seeds")));
-    assertEquals(
-        Workload.defaults(DataShape.SEEDS),
-        parsed("--matrix", "seeds").workloads(DataShape.SEEDS, "default"));
+    assertEquals(expected, labels(e));
+    assertEquals(Workload.defaults(DataShape.SEEDS), e.workloads(DataShape.SEEDS, "default"));
+    assertEquals(6, Workload.defaults(DataShape.SEEDS).size());
+    assertEquals(expected, labels(parsed("--matrix", "default")));
 
     // --full: every encoding with every compression, blockscope's own among them, every workload
     Evaluate f = parsed("--full");
@@ -116,14 +102,20 @@ public class EvaluateCliTest {
     assertEquals(Workload.all(DataShape.SEEDS), f.workloads(DataShape.SEEDS, "default"));
     assertEquals(labels(f), labels(parsed("--matrix", "full")));
     assertEquals(
+        Workload.defaults(DataShape.SEEDS),
+        parsed("--matrix", "full").workloads(DataShape.SEEDS, "default"));
+    assertEquals(
         Workload.all(DataShape.PE),
         parsed("--workloads", "all").workloads(DataShape.PE, "default"));
 
-    // --check alone runs what its relationships compare; with a matrix named, that matrix
-    Evaluate c = parsed("--check");
-    assertEquals(labels(parsed("--matrix", "seeds")), labels(c));
-    assertEquals(Workload.all(DataShape.SEEDS), c.workloads(DataShape.SEEDS, "default"));
-    assertEquals(labels(e), labels(parsed("--check", "--matrix", "default")));
+    // --check alone runs every workload, which its relationships compare; with workloads named,
+    // those
+    assertEquals(
+        Workload.all(DataShape.SEEDS), parsed("--check").workloads(DataShape.SEEDS, "default"));
+    assertEquals(expected, labels(parsed("--check")));
+    assertEquals(
+        List.of(Workload.RAW_GET),
+        parsed("--check", "--workloads", "raw.get").workloads(DataShape.SEEDS, "default"));
   }
 
   @Test

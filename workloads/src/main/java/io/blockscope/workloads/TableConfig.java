@@ -74,20 +74,6 @@ public record TableConfig(String encoding, String compression, String checksum) 
         : new TableConfig(t, "NONE");
   }
 
-  /**
-   * The built-in settings of the default matrix: no encoding, the two encodings the seeds weigh
-   * against each other (FAST_DIFF for size, ROW_INDEX_V1 for seeks), and each of them with ZSTD,
-   * the compression seed 002 found smallest.
-   */
-  public static List<TableConfig> defaults() {
-    return List.of(
-        parse("NONE"),
-        parse("FAST_DIFF"),
-        parse("ROW_INDEX_V1"),
-        parse("FAST_DIFF+ZSTD"),
-        parse("ROW_INDEX_V1+ZSTD"));
-  }
-
   /** The seeds' combinations: seed 000's five schemes and seed 002's ZSTD and ROW_INDEX_V1. */
   public static List<TableConfig> seeds() {
     return List.of(

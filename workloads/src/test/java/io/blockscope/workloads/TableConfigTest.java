@@ -43,9 +43,6 @@ public class TableConfigTest {
     assertEquals(seeds.size(), seeds.stream().distinct().count());
     assertEquals(25, TableConfig.full().size());
     assertTrue(TableConfig.full().containsAll(seeds));
-    assertTrue(TableConfig.full().containsAll(TableConfig.defaults()));
-    assertTrue(
-        TableConfig.defaults().stream().noneMatch(c -> c.encoding().equals("BLOCKSCOPE_V1")));
   }
 
   @Test
