@@ -24,8 +24,9 @@ final class ReleaseClients {
   private ReleaseClients() {}
 
   /**
-   * evaluate's options for PerformanceEvaluation's shape, 2^11 rows, FAST_DIFF and GZ, one run:
-   * what {@link #assertColdScansCounted} checks, on an open and on a secured cluster alike.
+   * evaluate's options for PerformanceEvaluation's shape, 2^11 rows, FAST_DIFF and GZ, one run of
+   * the default plain-HBase workloads (StockDeployIT adds the others): what {@link
+   * #assertColdScansCounted} checks, on an open and on a secured cluster alike.
    */
   static final String[] PE_RUN = {
     "--shape", "pe", "--rows", "2^11", "--configs", "FAST_DIFF,NONE+GZ", "--runs", "1"

@@ -309,7 +309,7 @@ public class StockDeployIT {
   public void t3_evaluateFromTheRelease() throws Exception {
     // PerformanceEvaluation's shape: two configurations, every plain-HBase workload
     List<String> keep = new ArrayList<>(List.of(ReleaseClients.PE_RUN));
-    keep.add("--keep-tables");
+    keep.addAll(List.of("--workloads", "all", "--keep-tables"));
     var pe = evaluate("pe", keep.toArray(new String[0]));
     assertEquals(2, pe.size());
     ReleaseClients.assertColdScansCounted(pe);
