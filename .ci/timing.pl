@@ -17,21 +17,21 @@ if ($mode eq 'record') {
   open(my $out, '>>', $file) or die "timing.pl: $file: $!";
   $out->autoflush(1);
   $| = 1;
-  printf $out "%.3f\tpart-start\t%s\n", time, $part;
+  printf $out "%.3f\t%s\tpart-start\n", time, $part;
   while (my $line = <STDIN>) {
     print $line;
     my $t = time;
     if ($line =~ /^\[INFO\] --- (\S+) \((\S+)\) @ (\S+) ---/) {
-      printf $out "%.3f\tmojo\t%s %s (%s)\n", $t, $3, $1, $2;
+      printf $out "%.3f\t%s\tmojo\t%s %s (%s)\n", $t, $part, $3, $1, $2;
     } elsif ($line =~ /^\[INFO\] -+< \S+ >-+$/ || $line =~ /Reactor Summary/) {
-      printf $out "%.3f\tmojo\t-\n", $t;
+      printf $out "%.3f\t%s\tmojo\t-\n", $t, $part;
     } elsif ($line =~ /Tests run: (\d+).*Time elapsed: ([\d.,]+) s.* -- in (\S+)/) {
       (my $s = $2) =~ s/,//g;
-      printf $out "%.3f\tclass\t%s\t%s\t%s\n", $t, $3, $s, $1;
+      printf $out "%.3f\t%s\tclass\t%s\t%s\t%s\n", $t, $part, $3, $s, $1;
     }
   }
-  printf $out "%.3f\tmojo\t-\n", time;
-  printf $out "%.3f\tpart-end\t%s\n", time, $part;
+  printf $out "%.3f\t%s\tmojo\t-\n", time, $part;
+  printf $out "%.3f\t%s\tpart-end\n", time, $part;
   exit 0;
 }
 if ($mode ne 'table') {
@@ -40,25 +40,32 @@ if ($mode ne 'table') {
 
 my ($file, $budget) = @ARGV;
 open(my $in, '<', $file) or die "timing.pl: $file: $!";
-my (@parts, %part, $current, $mojo, $mojoStart);
+# parts may run at once: each line names its part
+my (@parts, %byName);
+my ($first, $last);
 while (my $line = <$in>) {
   chomp $line;
-  my ($t, $kind, @rest) = split /\t/, $line;
+  my ($t, $name, $kind, @rest) = split /\t/, $line;
+  $first = $t if !defined $first || $t < $first;
+  $last = $t if !defined $last || $t > $last;
   if ($kind eq 'part-start') {
-    $current = { name => $rest[0], start => $t, end => $t, mojos => {}, order => [], classes => [], tests => 0 };
-    push @parts, $current;
-    $mojo = undef;
-  } elsif ($kind eq 'part-end') {
-    $current->{end} = $t;
+    my $p = { name => $name, start => $t, end => $t, mojos => {}, order => [], classes => [], tests => 0 };
+    push @parts, $p;
+    $byName{$name} = $p;
+    next;
+  }
+  my $p = $byName{$name} or next;
+  if ($kind eq 'part-end') {
+    $p->{end} = $t;
   } elsif ($kind eq 'mojo') {
-    if (defined $mojo) {
-      push @{$current->{order}}, $mojo unless exists $current->{mojos}{$mojo};
-      $current->{mojos}{$mojo} += $t - $mojoStart;
+    if (defined $p->{mojo}) {
+      push @{$p->{order}}, $p->{mojo} unless exists $p->{mojos}{$p->{mojo}};
+      $p->{mojos}{$p->{mojo}} += $t - $p->{mojoStart};
     }
-    ($mojo, $mojoStart) = $rest[0] eq '-' ? (undef, undef) : ($rest[0], $t);
+    ($p->{mojo}, $p->{mojoStart}) = $rest[0] eq '-' ? (undef, undef) : ($rest[0], $t);
   } elsif ($kind eq 'class') {
-    push @{$current->{classes}}, [$rest[0], $rest[1]];
-    $current->{tests} += $rest[2];
+    push @{$p->{classes}}, [$rest[0], $rest[1]];
+    $p->{tests} += $rest[2];
   }
 }
 
@@ -67,14 +74,14 @@ sub clock {
   return sprintf('%dm %02ds', int($s / 60), $s % 60);
 }
 
-my $total = 0;
+# the total is the wall time from the first part's start to the last part's end
+my $total = defined $first ? $last - $first : 0;
 my $tests = 0;
-printf "\n%-72s %9s\n", 'CI time table', 'wall';
+printf "\n%-72s %9s %9s\n", 'CI time table', 'began', 'wall';
 for my $p (@parts) {
   my $wall = $p->{end} - $p->{start};
-  $total += $wall;
   $tests += $p->{tests};
-  printf "%-72s %9s\n", "$p->{name} ($p->{tests} tests)", clock($wall);
+  printf "%-72s %9s %9s\n", "$p->{name} ($p->{tests} tests)", '+' . clock($p->{start} - $first), clock($wall);
   my $rest = $wall;
   for my $m (@{$p->{order}}) {
     next unless $m =~ /surefire:\S+:test/ && $p->{mojos}{$m} >= 30;
@@ -90,7 +97,7 @@ for my $p (@parts) {
   }
   printf "  %-70s %9s\n", 'the rest: compiling, packaging, gates, shorter test runs', clock($rest);
 }
-printf "%-72s %9s\n", "total ($tests tests), budget " . clock($budget), clock($total);
+printf "%-72s %9s %9s\n", "total ($tests tests), budget " . clock($budget), '', clock($total);
 if ($total > $budget) {
   printf "CI took %s, over its budget of %s: make room before adding more\n", clock($total), clock($budget);
   exit 1;

@@ -6,7 +6,7 @@
 # calls it; by hand:
 #   stock-hbase/phoenix-client/obtain.sh ~/.m2/repository "$(dirname "$(dirname "$(readlink -f "$(command -v mvn)")")")" /tmp/record
 # Arguments: the local repository, a Maven home, the file to write how the jar was obtained to,
-# and optionally true to build offline.
+# and optionally offline=true to build offline.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -14,7 +14,7 @@ repo="$1"
 maven="$2/bin/mvn"
 record="$3"
 offline=()
-if [[ "${4:-false}" == true ]]; then offline=(-o); fi
+if [[ "${4:-}" == offline=true ]]; then offline=(-o); fi
 
 installed="$repo/io/blockscope/blockscope-stock-phoenix-client/5.2.1"
 jar="$installed/blockscope-stock-phoenix-client-5.2.1-embedded-hbase-2.6.jar"
