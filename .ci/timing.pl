@@ -1,12 +1,14 @@
 #!/usr/bin/perl
 # CI's clock. Two uses:
-#   ... | timing.pl record FILE PART   passes Maven's output through unchanged and appends to FILE
-#                                      when each plugin execution of each module began, and each
-#                                      test class's time, under the part's name
-#   timing.pl table FILE BUDGET_S      prints the time table: per part, its wall time, the test
-#                                      executions (surefire) that took 30 s or more, the slowest
-#                                      test classes, and what is left (compiling, packaging,
-#                                      gates, short tests); then the total against the budget
+#   ... | timing.pl record FILE PART   passes Maven's output through unchanged and appends to FILE,
+#                                      under the part's name, when each plugin execution of each
+#                                      module began, each test class's time and Maven's summary
+#                                      line for each module (parts may run at once)
+#   timing.pl table FILE BUDGET_S      prints the time table: per part, when it began and its wall
+#                                      time, the modules of 30 s or more, the test executions
+#                                      (surefire) of 30 s or more and the test classes of a minute
+#                                      or more; then the total wall time against the budget, and
+#                                      exits 1 if it is over
 use strict;
 use warnings;
 use Time::HiRes qw(time);
@@ -22,15 +24,14 @@ if ($mode eq 'record') {
     print $line;
     my $t = time;
     if ($line =~ /^\[INFO\] --- (\S+) \((\S+)\) @ (\S+) ---/) {
-      printf $out "%.3f\t%s\tmojo\t%s %s (%s)\n", $t, $part, $3, $1, $2;
-    } elsif ($line =~ /^\[INFO\] -+< \S+ >-+$/ || $line =~ /Reactor Summary/) {
-      printf $out "%.3f\t%s\tmojo\t-\n", $t, $part;
+      printf $out "%.3f\t%s\tmojo\t%s\t%s (%s)\n", $t, $part, $3, $1, $2;
+    } elsif ($line =~ /^\[INFO\] (\S.*?) \.{3,} (SUCCESS|FAILURE|SKIPPED) ?\[? *([\d:.]+ (?:s|min))?/) {
+      printf $out "%.3f\t%s\tmodule\t%s\t%s\t%s\n", $t, $part, $1, $2, $3 // '';
     } elsif ($line =~ /Tests run: (\d+).*Time elapsed: ([\d.,]+) s.* -- in (\S+)/) {
       (my $s = $2) =~ s/,//g;
       printf $out "%.3f\t%s\tclass\t%s\t%s\t%s\n", $t, $part, $3, $s, $1;
     }
   }
-  printf $out "%.3f\t%s\tmojo\t-\n", time, $part;
   printf $out "%.3f\t%s\tpart-end\n", time, $part;
   exit 0;
 }
@@ -49,7 +50,8 @@ while (my $line = <$in>) {
   $first = $t if !defined $first || $t < $first;
   $last = $t if !defined $last || $t > $last;
   if ($kind eq 'part-start') {
-    my $p = { name => $name, start => $t, end => $t, mojos => {}, order => [], classes => [], tests => 0 };
+    my $p = { name => $name, start => $t, end => $t, mojos => {}, order => [], open => {},
+              modules => [], classes => [], tests => 0 };
     push @parts, $p;
     $byName{$name} = $p;
     next;
@@ -57,16 +59,35 @@ while (my $line = <$in>) {
   my $p = $byName{$name} or next;
   if ($kind eq 'part-end') {
     $p->{end} = $t;
+    close_mojo($p, $_, $t) for keys %{$p->{open}};
   } elsif ($kind eq 'mojo') {
-    if (defined $p->{mojo}) {
-      push @{$p->{order}}, $p->{mojo} unless exists $p->{mojos}{$p->{mojo}};
-      $p->{mojos}{$p->{mojo}} += $t - $p->{mojoStart};
-    }
-    ($p->{mojo}, $p->{mojoStart}) = $rest[0] eq '-' ? (undef, undef) : ($rest[0], $t);
+    # a module's plugin execution lasts until its next one begins (modules may build at once,
+    # their lines interleaved, under -T)
+    my ($module, $mojo) = @rest;
+    close_mojo($p, $module, $t);
+    $p->{open}{$module} = ["$module $mojo", $t];
+  } elsif ($kind eq 'module') {
+    push @{$p->{modules}}, [@rest];
   } elsif ($kind eq 'class') {
     push @{$p->{classes}}, [$rest[0], $rest[1]];
     $p->{tests} += $rest[2];
   }
+}
+
+sub close_mojo {
+  my ($p, $module, $t) = @_;
+  my $open = delete $p->{open}{$module} or return;
+  my ($mojo, $start) = @$open;
+  push @{$p->{order}}, $mojo unless exists $p->{mojos}{$mojo};
+  $p->{mojos}{$mojo} += $t - $start;
+}
+
+sub seconds {
+  my $text = shift;
+  return 0 unless $text;
+  return $1 * 60 + $2 if $text =~ /^(\d+):([\d.]+) min$/;
+  return $1 if $text =~ /^([\d.]+) s$/;
+  return 0;
 }
 
 sub clock {
@@ -82,20 +103,23 @@ for my $p (@parts) {
   my $wall = $p->{end} - $p->{start};
   $tests += $p->{tests};
   printf "%-72s %9s %9s\n", "$p->{name} ($p->{tests} tests)", '+' . clock($p->{start} - $first), clock($wall);
-  my $rest = $wall;
+  # Maven's own figure for each module of 30 s or more (its reactor summary), then each test
+  # execution of 30 s or more, then each test class of a minute or more
+  for my $m (@{$p->{modules}}) {
+    my ($module, $status, $took) = @$m;
+    next unless seconds($took) >= 30 || $status ne 'SUCCESS';
+    printf "  %-70s %9s %9s\n", "module $module", $status eq 'SUCCESS' ? '' : $status, clock(seconds($took));
+  }
   for my $m (@{$p->{order}}) {
     next unless $m =~ /surefire:\S+:test/ && $p->{mojos}{$m} >= 30;
-    $rest -= $p->{mojos}{$m};
     (my $label = $m) =~ s/ surefire:\S+:test / tests /;
-    printf "  %-70s %9s\n", $label, clock($p->{mojos}{$m});
-    # the slowest classes of the part (a class belongs to the execution that printed it)
+    printf "  %-70s %9s %9s\n", $label, '', clock($p->{mojos}{$m});
   }
   my @slow = sort { $b->[1] <=> $a->[1] } grep { $_->[1] >= 60 } @{$p->{classes}};
   for my $c (@slow) {
     (my $short = $c->[0]) =~ s/.*\.//;
-    printf "    %-68s %9s\n", "of which $short", clock($c->[1]);
+    printf "  %-70s %9s %9s\n", "test class $short", '', clock($c->[1]);
   }
-  printf "  %-70s %9s\n", 'the rest: compiling, packaging, gates, shorter test runs', clock($rest);
 }
 printf "%-72s %9s %9s\n", "total ($tests tests), budget " . clock($budget), '', clock($total);
 if ($total > $budget) {
