@@ -86,7 +86,7 @@ public class SecureStockIT {
   public static void startCluster() throws Throwable {
     release = Path.of(System.getProperty("blockscope.release"));
     page = new DeployPage(release.resolve("docs"));
-    Path work = Path.of(System.getProperty("blockscope.work"));
+    Path work = Path.of(System.getProperty("blockscope.work") + "-secure");
     realm = SecureRealm.start(work.resolve("realm"), List.of("alice", "bob", "carol", "admin"));
     blockscope = userTables();
     cluster =

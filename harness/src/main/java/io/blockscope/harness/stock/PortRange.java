@@ -34,11 +34,49 @@ final class PortRange {
     this.offset = Math.floorMod(start - low, size);
   }
 
-  /** The ports from {@link #LOWEST} up to the first port of this machine's ephemeral range. */
+  /** The system property that gives a JVM its slice of the ports: {@code k/n}. */
+  static final String SLICE = "blockscope.ports.slice";
+
+  /**
+   * The ports from {@link #LOWEST} up to the first port of this machine's ephemeral range; with
+   * {@value #SLICE} set to {@code k/n} (a test fork's number and the forks' count), the k-th of n
+   * equal slices of them, so that JVMs starting stock clusters at once never hand out one port
+   * twice between them.
+   */
   static PortRange belowEphemeral() {
     int high =
         Math.max(LOWEST + 1024, ephemeralLow(Path.of("/proc/sys/net/ipv4/ip_local_port_range")));
-    return new PortRange(LOWEST, high, ThreadLocalRandom.current().nextInt(LOWEST, high));
+    int[] range = slice(System.getProperty(SLICE), LOWEST, high);
+    return new PortRange(
+        range[0], range[1], ThreadLocalRandom.current().nextInt(range[0], range[1]));
+  }
+
+  /**
+   * {@code [low, high)}'s k-th of n equal slices for {@code k/n} (1 <= k <= n), the whole range for
+   * null or empty; a clear error for anything else.
+   */
+  static int[] slice(String text, int low, int high) {
+    if (text == null || text.isBlank()) {
+      return new int[] {low, high};
+    }
+    String[] kn = text.trim().split("/");
+    int k;
+    int n;
+    try {
+      if (kn.length != 2) {
+        throw new NumberFormatException();
+      }
+      k = Integer.parseInt(kn[0].trim());
+      n = Integer.parseInt(kn[1].trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(SLICE + " '" + text + "': expected k/n, e.g. 1/2");
+    }
+    int width = (high - low) / Math.max(n, 1);
+    if (n < 1 || k < 1 || k > n || width < 64) {
+      throw new IllegalArgumentException(
+          SLICE + " '" + text + "': 1 <= k <= n, and slices of at least 64 ports");
+    }
+    return new int[] {low + (k - 1) * width, k == n ? high : low + k * width};
   }
 
   /** The first line's first number of {@code rangeFile}, or the Linux default if unreadable. */

@@ -1,5 +1,6 @@
 package io.blockscope.harness.stock;
 
+import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertThrows;
@@ -12,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.junit.Test;
 
@@ -69,5 +71,23 @@ public class PortRangeTest {
   @Test
   public void refusesAnEmptyRange() {
     assertThrows(IllegalArgumentException.class, () -> new PortRange(5000, 5000, 5000));
+  }
+
+  @Test
+  public void slicesAreDisjointAndCoverTheRange() {
+    int[] first = PortRange.slice("1/2", 10000, 32768);
+    int[] second = PortRange.slice("2/2", 10000, 32768);
+    assertEquals(10000, first[0]);
+    assertEquals(first[1], second[0]);
+    assertEquals(32768, second[1]);
+    assertEquals(21384, first[1]);
+    assertArrayEquals(new int[] {10000, 32768}, PortRange.slice(null, 10000, 32768));
+    assertArrayEquals(new int[] {10000, 32768}, PortRange.slice(" ", 10000, 32768));
+    for (String bad : List.of("2", "0/2", "3/2", "1/0", "a/b", "1/2/3", "1/1000")) {
+      IllegalArgumentException e =
+          assertThrows(
+              bad, IllegalArgumentException.class, () -> PortRange.slice(bad, 10000, 32768));
+      assertTrue(e.getMessage(), e.getMessage().contains(PortRange.SLICE));
+    }
   }
 }
