@@ -39,9 +39,9 @@ final class PortRange {
 
   /**
    * The ports from {@link #LOWEST} up to the first port of this machine's ephemeral range; with
-   * {@value #SLICE} set to {@code k/n} (a test fork's number and the forks' count), the k-th of n
-   * equal slices of them, so that JVMs starting stock clusters at once never hand out one port
-   * twice between them.
+   * {@value #SLICE} set to {@code k/n} (a test fork's number and a count of slices), one of n equal
+   * slices of them, so that JVMs starting stock clusters at once never hand out one port twice
+   * between them.
    */
   static PortRange belowEphemeral() {
     int high =
@@ -52,8 +52,10 @@ final class PortRange {
   }
 
   /**
-   * {@code [low, high)}'s k-th of n equal slices for {@code k/n} (1 <= k <= n), the whole range for
-   * null or empty; a clear error for anything else.
+   * {@code [low, high)}'s k-th of n equal slices for {@code k/n}, the whole range for null or
+   * empty; a clear error for anything else. A k past n wraps round ({@code n+1} takes the first
+   * slice): surefire numbers forks on from 1 without end when it does not reuse them, so n is
+   * chosen larger than the forks that ever run at once.
    */
   static int[] slice(String text, int low, int high) {
     if (text == null || text.isBlank()) {
@@ -72,11 +74,12 @@ final class PortRange {
       throw new IllegalArgumentException(SLICE + " '" + text + "': expected k/n, e.g. 1/2");
     }
     int width = (high - low) / Math.max(n, 1);
-    if (n < 1 || k < 1 || k > n || width < 64) {
+    if (n < 1 || k < 1 || width < 64) {
       throw new IllegalArgumentException(
-          SLICE + " '" + text + "': 1 <= k <= n, and slices of at least 64 ports");
+          SLICE + " '" + text + "': k and n at least 1, and slices of at least 64 ports");
     }
-    return new int[] {low + (k - 1) * width, k == n ? high : low + k * width};
+    int i = (k - 1) % n;
+    return new int[] {low + i * width, i == n - 1 ? high : low + (i + 1) * width};
   }
 
   /** The first line's first number of {@code rangeFile}, or the Linux default if unreadable. */

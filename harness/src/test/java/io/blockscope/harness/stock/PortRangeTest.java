@@ -83,11 +83,23 @@ public class PortRangeTest {
     assertEquals(21384, first[1]);
     assertArrayEquals(new int[] {10000, 32768}, PortRange.slice(null, 10000, 32768));
     assertArrayEquals(new int[] {10000, 32768}, PortRange.slice(" ", 10000, 32768));
-    for (String bad : List.of("2", "0/2", "3/2", "1/0", "a/b", "1/2/3", "1/1000")) {
+    for (String bad : List.of("2", "0/2", "-1/2", "1/0", "a/b", "1/2/3", "1/1000")) {
       IllegalArgumentException e =
           assertThrows(
               bad, IllegalArgumentException.class, () -> PortRange.slice(bad, 10000, 32768));
       assertTrue(e.getMessage(), e.getMessage().contains(PortRange.SLICE));
     }
+  }
+
+  @Test
+  public void forkNumbersPastTheCountWrapRound() {
+    // surefire without reused forks numbers them 1, 2, 3, ... however many run at once
+    assertArrayEquals(PortRange.slice("1/8", 10000, 32768), PortRange.slice("9/8", 10000, 32768));
+    assertArrayEquals(PortRange.slice("8/8", 10000, 32768), PortRange.slice("16/8", 10000, 32768));
+    assertArrayEquals(PortRange.slice("3/8", 10000, 32768), PortRange.slice("3/8", 10000, 32768));
+    assertEquals(32768, PortRange.slice("16/8", 10000, 32768)[1]);
+    int[] third = PortRange.slice("3/8", 10000, 32768);
+    int[] fourth = PortRange.slice("4/8", 10000, 32768);
+    assertEquals(third[1], fourth[0]);
   }
 }
