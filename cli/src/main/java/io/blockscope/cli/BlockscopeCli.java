@@ -89,12 +89,27 @@ public final class BlockscopeCli implements Runnable {
             err.println("blockscope: interrupted; scratch tables were dropped");
             return FAILED;
           }
-          err.println("blockscope: " + cmd.getCommandName() + " failed: " + e);
+          err.println("blockscope: " + cmd.getCommandName() + " failed: " + describe(e));
           if (System.getenv("BLOCKSCOPE_DEBUG") != null) {
             e.printStackTrace(err);
           }
           return FAILED;
         });
     return cli.execute(args);
+  }
+
+  /**
+   * A failure and what caused it, on one line: a wrapper that says nothing of its own (a proxy's
+   * UndeclaredThrowableException, a doAs's or an executor's) is named by its causes, at most five.
+   */
+  static String describe(Throwable e) {
+    StringBuilder line = new StringBuilder(e.toString());
+    Throwable cause = e.getCause();
+    for (int depth = 0; cause != null && cause != e && depth < 5; depth++) {
+      line.append("; caused by ").append(cause);
+      e = cause;
+      cause = cause.getCause();
+    }
+    return line.toString();
   }
 }

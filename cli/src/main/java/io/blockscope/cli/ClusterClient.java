@@ -1,6 +1,7 @@
 package io.blockscope.cli;
 
 import java.io.IOException;
+import java.lang.reflect.UndeclaredThrowableException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;
@@ -192,13 +193,20 @@ final class ClusterClient implements AutoCloseable {
     return p;
   }
 
-  /** Runs {@code action} as the command's user (Phoenix's and HBase's calls need its Subject). */
+  /**
+   * Runs {@code action} as the command's user (Phoenix's and HBase's calls need its Subject). A
+   * checked failure other than an IOException (Phoenix's SQLException) comes back as an IOException
+   * that names it, where {@code doAs} would hand over a bare UndeclaredThrowableException.
+   */
   <T> T as(PrivilegedExceptionAction<T> action) throws IOException {
     try {
       return user.doAs(action);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted", e);
+    } catch (UndeclaredThrowableException e) {
+      Throwable why = e.getCause() != null ? e.getCause() : e;
+      throw new IOException(why.toString(), why);
     }
   }
 

@@ -47,6 +47,7 @@ final class ReleaseClients {
     cmd.addAll(args);
     Map<String, String> all = new java.util.HashMap<>(env);
     all.put("JAVA_HOME", System.getProperty("java.home"));
+    all.put("BLOCKSCOPE_DEBUG", "1"); // a failure's stack trace in the process's log
     return cluster.run(name, cmd, all, 10);
   }
 
