@@ -2,6 +2,7 @@ package io.blockscope.hints;
 
 import io.blockscope.metrics.PerfLevel;
 import java.sql.SQLException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -189,56 +190,142 @@ final class ExplainAnalyze {
   }
 
   /**
-   * Whether the query says {@code NEXT VALUE FOR} (any case, any white space or comments between
-   * the words) outside string literals, quoted names and comments: running it would advance a
-   * sequence, which a SELECT otherwise never changes.
+   * Whether the query takes sequence values: {@code NEXT VALUE FOR s} or {@code NEXT n VALUES FOR
+   * s} (n a number or a bind parameter; any case, any white space or comments between the words),
+   * outside string literals, quoted names and comments. Running it would advance a sequence, which
+   * a SELECT otherwise never changes.
+   *
+   * <p>The query is cut into words the way Phoenix's lexer ({@code PhoenixSQLLexer}, 5.2) cuts it:
+   * a string literal runs to its closing quote, where a doubled quote and a backslash followed by a
+   * quote or a backslash stay inside it; a quoted name runs to the next double quote; {@code --}
+   * and {@code //} comment to the end of the line, and slash-star to star-slash. ExplainAnalyzeTest
+   * holds this to Phoenix's lexer over generated queries.
    */
   static boolean takesSequenceValues(String query) {
-    String[] last = new String[2];
+    // the last six significant tokens, newest last: words upper-cased, anything else as "."
+    ArrayDeque<String> recent = new ArrayDeque<>();
     int n = query.length();
     for (int i = 0; i < n; ) {
       char c = query.charAt(i);
-      if (c == '\'' || c == '"') {
-        int end = i + 1;
-        while (end < n) {
-          if (query.charAt(end) == c) {
-            if (end + 1 < n && query.charAt(end + 1) == c) {
-              end += 2; // a doubled quote inside
-              continue;
-            }
-            break;
-          }
-          end++;
-        }
-        i = end + 1;
-        last[0] = last[1] = null;
-      } else if (query.startsWith("--", i)) {
+      String token;
+      if (c == '\'') {
+        i = afterString(query, i);
+        token = ".";
+      } else if (c == '"') {
+        int end = query.indexOf('"', i + 1);
+        i = end < 0 ? n : end + 1;
+        token = ".";
+      } else if (query.startsWith("--", i) || query.startsWith("//", i)) {
         int end = query.indexOf('\n', i);
         i = end < 0 ? n : end + 1;
+        continue;
       } else if (query.startsWith("/*", i)) {
         int end = query.indexOf("*/", i + 2);
         i = end < 0 ? n : end + 2;
+        continue;
+      } else if (query.startsWith("*/", i)) {
+        i += 2; // a comment's end outside one is a token of its own, which no comment starts
+        token = ".";
+      } else if (Character.isWhitespace(c)) {
+        i++;
+        continue;
+      } else if (c == ':' && isDigit(query, i + 1)) {
+        i = digits(query, i + 1); // a bind parameter, :1, is one token
+        token = ".";
+      } else if (c >= '0' && c <= '9') {
+        i = afterNumber(query, i); // 10VALUES is a number and a word
+        token = ".";
       } else if (Character.isLetterOrDigit(c) || c == '_') {
         int end = i;
         while (end < n
             && (Character.isLetterOrDigit(query.charAt(end)) || query.charAt(end) == '_')) {
           end++;
         }
-        String word = query.substring(i, end).toUpperCase(java.util.Locale.ROOT);
-        if (word.equals("FOR") && "NEXT".equals(last[0]) && "VALUE".equals(last[1])) {
-          return true;
-        }
-        last[0] = last[1];
-        last[1] = word;
+        token = query.substring(i, end).toUpperCase(Locale.ROOT);
         i = end;
       } else {
-        if (!Character.isWhitespace(c)) {
-          last[0] = last[1] = null;
-        }
+        token = ".";
         i++;
+      }
+      recent.addLast(token);
+      if (recent.size() > 6) {
+        recent.removeFirst();
+      }
+      if (token.equals("FOR") && takesValues(recent)) {
+        return true;
       }
     }
     return false;
+  }
+
+  /**
+   * Whether the tokens that end in FOR end in {@code NEXT [count] VALUE|VALUES FOR}. The count is
+   * taken as any one to three tokens (a number, a sign, a bind parameter), so that no spelling of
+   * it slips through; a query that merely says those words in that order is refused too.
+   */
+  private static boolean takesValues(ArrayDeque<String> recent) {
+    String[] t = recent.toArray(new String[0]);
+    int k = t.length - 2; // the word before FOR
+    if (k < 1 || !(t[k].equals("VALUE") || t[k].equals("VALUES"))) {
+      return false;
+    }
+    for (int j = k - 1; j >= 0 && j >= k - 4; j--) {
+      if (t[j].equals("NEXT")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The index after the number at {@code start}: digits, a fraction, an exponent. */
+  private static int afterNumber(String query, int start) {
+    int i = digits(query, start);
+    if (i + 1 < query.length() && query.charAt(i) == '.' && isDigit(query, i + 1)) {
+      i = digits(query, i + 1);
+    }
+    if (i < query.length() && (query.charAt(i) == 'e' || query.charAt(i) == 'E')) {
+      int j = i + 1;
+      if (j < query.length() && (query.charAt(j) == '+' || query.charAt(j) == '-')) {
+        j++;
+      }
+      if (isDigit(query, j)) {
+        i = digits(query, j);
+      }
+    }
+    return i;
+  }
+
+  private static int digits(String query, int i) {
+    while (isDigit(query, i)) {
+      i++;
+    }
+    return i;
+  }
+
+  private static boolean isDigit(String query, int i) {
+    return i < query.length() && query.charAt(i) >= '0' && query.charAt(i) <= '9';
+  }
+
+  /**
+   * The index after the string literal that opens at {@code open}: its closing quote, where {@code
+   * ''}, {@code \'} and {@code \\} stay inside; the query's end if it never closes.
+   */
+  private static int afterString(String query, int open) {
+    int n = query.length();
+    int i = open + 1;
+    while (i < n) {
+      char c = query.charAt(i);
+      if (c == '\\' && i + 1 < n && (query.charAt(i + 1) == '\'' || query.charAt(i + 1) == '\\')) {
+        i += 2;
+      } else if (c == '\'' && i + 1 < n && query.charAt(i + 1) == '\'') {
+        i += 2;
+      } else if (c == '\'') {
+        return i + 1;
+      } else {
+        i++;
+      }
+    }
+    return n;
   }
 
   private static boolean isDelimiter(char c) {
