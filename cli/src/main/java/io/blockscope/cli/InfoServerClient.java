@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.PrivilegedExceptionAction;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +52,12 @@ final class InfoServerClient {
   private final SSLSocketFactory ssl;
   private final UserGroupInformation user;
   private final long maxReplyBytes;
+  private final long replyNanos;
+
+  /**
+   * How long one reply may take from its first byte to its last, unless a caller says otherwise.
+   */
+  static final Duration REPLY_LIMIT = Duration.ofSeconds(30);
 
   /** The authentication cookie each server set after a SPNEGO exchange, by scheme://host:port. */
   private final Map<String, String> cookies = new ConcurrentHashMap<>();
@@ -64,10 +71,26 @@ final class InfoServerClient {
   InfoServerClient(
       Configuration conf, Path configDir, UserGroupInformation user, long maxReplyBytes)
       throws IOException {
+    this(conf, configDir, user, maxReplyBytes, REPLY_LIMIT);
+  }
+
+  /**
+   * As above, with {@code replyLimit} the longest a reply may take to arrive whole: a server that
+   * trickles its bytes is cut off then, where the 10 s limit on each read alone would wait on it
+   * for as long as it keeps sending.
+   */
+  InfoServerClient(
+      Configuration conf,
+      Path configDir,
+      UserGroupInformation user,
+      long maxReplyBytes,
+      Duration replyLimit)
+      throws IOException {
     this.https = conf.getBoolean("hbase.ssl.enabled", false);
     this.ssl = https ? sslFactory(conf, configDir) : null;
     this.user = user;
     this.maxReplyBytes = maxReplyBytes;
+    this.replyNanos = replyLimit.toNanos();
   }
 
   /** "https" or "http": what the cluster's info servers speak. */
@@ -120,7 +143,7 @@ final class InfoServerClient {
     }
     c.setInstanceFollowRedirects(false);
     c.setConnectTimeout(3_000);
-    c.setReadTimeout(10_000);
+    c.setReadTimeout((int) Math.min(10_000, Math.max(1, replyNanos / 1_000_000)));
     if (cookie != null) {
       c.setRequestProperty("Cookie", cookie);
     }
@@ -201,8 +224,18 @@ final class InfoServerClient {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       byte[] buf = new byte[64 * 1024];
       long total = 0;
+      long start = System.nanoTime();
       for (int n; (n = in.read(buf)) > 0; ) {
         total += n;
+        if (System.nanoTime() - start > replyNanos) {
+          throw new IOException(
+              url
+                  + " took more than "
+                  + String.format(java.util.Locale.ROOT, "%.1f", replyNanos / 1e9)
+                  + " s to send its reply ("
+                  + total
+                  + " bytes by then)");
+        }
         if (total > maxReplyBytes) {
           throw new IOException(
               url

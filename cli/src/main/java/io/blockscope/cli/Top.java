@@ -8,6 +8,7 @@ import io.blockscope.workloads.RawTable;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.time.LocalTime;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
@@ -105,7 +106,7 @@ final class Top implements Callable<Integer> {
 
   /** Where readings come from. */
   interface Source {
-    List<TopView.ServerReading> read() throws IOException;
+    List<TopView.ServerReading> read() throws IOException, InterruptedException;
   }
 
   @Override
@@ -126,8 +127,10 @@ final class Top implements Callable<Integer> {
     }
     int views = once ? 1 : iterations;
     if (cluster.remote()) {
-      try (ClusterClient c = ClusterClient.connect(cluster)) {
-        return run(() -> http(c), by, m, views);
+      try (ClusterClient c = ClusterClient.connect(cluster);
+          ServerReads reads = new ServerReads()) {
+        // every server read at once, all by the next refresh
+        return run(() -> http(c, reads, Duration.ofSeconds(interval)), by, m, views);
       }
     }
     String note = cluster.ignoredConfigNote();
@@ -239,47 +242,43 @@ final class Top implements Callable<Integer> {
 
   /**
    * Every live region server's blockscope beans, from its info server's {@code /jmx}, read as the
-   * cluster serves it (HTTP or HTTPS, SPNEGO).
+   * cluster serves it (HTTP or HTTPS, SPNEGO): all servers at once, each shown late if it has not
+   * answered within {@code deadline}.
    */
-  static List<TopView.ServerReading> http(ClusterClient c) throws IOException {
-    List<TopView.ServerReading> readings = new ArrayList<>();
+  static List<TopView.ServerReading> http(ClusterClient c, ServerReads reads, Duration deadline)
+      throws IOException, InterruptedException {
+    List<ServerReads.Task> tasks = new ArrayList<>();
     Map<ServerName, ServerMetrics> live =
         c.connection.getAdmin().getClusterMetrics().getLiveServerMetrics();
     for (Map.Entry<ServerName, ServerMetrics> e : live.entrySet()) {
       String server = e.getKey().getServerName();
       int port = e.getValue().getInfoServerPort();
-      if (port <= 0) {
-        readings.add(
-            TopView.ServerReading.failed(
-                server, "no info port (hbase.regionserver.info.port), so no /jmx"));
-        continue;
-      }
       String host = e.getKey().getHostname();
-      try {
-        Map<String, Long> values =
-            BeanReader.of(
-                    pathAndQuery -> c.infoServers.get(host, port, pathAndQuery), host + ":" + port)
-                .all();
-        if (values.isEmpty()) {
-          readings.add(
-              TopView.ServerReading.failed(server, "no blockscope beans: coprocessor not loaded"));
-        } else {
-          readings.add(new TopView.ServerReading(server, null, values));
-        }
-      } catch (IOException | RuntimeException unreadable) {
-        readings.add(
-            TopView.ServerReading.failed(
-                server,
-                c.infoServers.scheme()
-                    + "://"
-                    + host
-                    + ":"
-                    + port
-                    + "/jmx: "
-                    + unreadable.getMessage()));
-      }
+      tasks.add(new ServerReads.Task(server, () -> readServer(c, server, host, port)));
     }
-    return readings;
+    return reads.read(tasks, deadline);
+  }
+
+  /** One region server's blockscope beans, or a failed reading that says why there are none. */
+  private static TopView.ServerReading readServer(
+      ClusterClient c, String server, String host, int port) {
+    if (port <= 0) {
+      return TopView.ServerReading.failed(
+          server, "no info port (hbase.regionserver.info.port), so no /jmx");
+    }
+    try {
+      Map<String, Long> values =
+          BeanReader.of(
+                  pathAndQuery -> c.infoServers.get(host, port, pathAndQuery), host + ":" + port)
+              .all();
+      return values.isEmpty()
+          ? TopView.ServerReading.failed(server, "no blockscope beans: coprocessor not loaded")
+          : new TopView.ServerReading(server, null, values);
+    } catch (IOException | RuntimeException unreadable) {
+      return TopView.ServerReading.failed(
+          server,
+          c.infoServers.scheme() + "://" + host + ":" + port + "/jmx: " + unreadable.getMessage());
+    }
   }
 
   /** This JVM's blockscope beans: the embedded cluster's one region server. */

@@ -11,6 +11,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.After;
@@ -46,6 +47,21 @@ public class InfoServerClientTest {
           x.getResponseHeaders().add("WWW-Authenticate", "Basic realm=\"hbase\"");
           reply(x, 401, "who are you");
         });
+    server.createContext(
+        "/trickle",
+        x -> {
+          x.sendResponseHeaders(200, 0); // chunked: a byte every 100 ms for as long as it may
+          try (var body = x.getResponseBody()) {
+            for (int i = 0; i < 600; i++) {
+              body.write('x');
+              body.flush();
+              Thread.sleep(100);
+            }
+          } catch (IOException | InterruptedException gone) {
+            // the client hung up
+          }
+        });
+    server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
     other.createContext("/jmx", x -> reply(x, 200, "elsewhere"));
     server.start();
     other.start();
@@ -88,6 +104,22 @@ public class InfoServerClientTest {
             IOException.class, () -> client(2L << 20).get("127.0.0.1", port(server), "/big"));
     assertTrue(big.getMessage(), big.getMessage().contains("more than 2 MB; raise --max-reply-mb"));
     assertEquals(3 * 1024 * 1024, client(4L << 20).get("127.0.0.1", port(server), "/big").length());
+  }
+
+  /**
+   * A server that keeps sending, a byte at a time, is cut off when the whole reply has taken longer
+   * than its limit, though no single read waits long.
+   */
+  @Test(timeout = 60_000)
+  public void aTricklingReplyIsCutOffAtTheReplyLimit() throws IOException {
+    InfoServerClient c =
+        new InfoServerClient(new Configuration(false), null, null, 1 << 20, Duration.ofSeconds(1));
+    long start = System.nanoTime();
+    IOException slow =
+        assertThrows(IOException.class, () -> c.get("127.0.0.1", port(server), "/trickle"));
+    assertTrue(slow.getMessage(), slow.getMessage().contains("took more than 1.0 s to send"));
+    assertTrue(
+        "cut off long before the server's 60 s", System.nanoTime() - start < 30_000_000_000L);
   }
 
   @Test

@@ -15,6 +15,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -105,17 +106,18 @@ public class TopIT {
     ClusterOptions options = new ClusterOptions();
     options.zk = zk();
     options.maxReplyMb = 256;
-    try (ClusterClient c = ClusterClient.connect(options)) {
+    try (ClusterClient c = ClusterClient.connect(options);
+        ServerReads reads = new ServerReads()) {
       for (JVMClusterUtil.RegionServerThread rs :
           cluster.util().getMiniHBaseCluster().getLiveRegionServerThreads()) {
         rs.getRegionServer().getBlockCache().ifPresent(b -> StoreFiles.evict(b, regions));
       }
       cluster.diagnostics().refreshExport();
       CostSnapshot held = cluster.diagnostics().registry().tableSnapshot(TABLE.getNameAsString());
-      List<TopView.ServerReading> before = Top.http(c);
+      List<TopView.ServerReading> before = Top.http(c, reads, Duration.ofSeconds(30));
       RawTable.scanCells(cluster.connection(), TABLE, new Scan());
       cluster.diagnostics().refreshExport();
-      List<TopView.ServerReading> after = Top.http(c);
+      List<TopView.ServerReading> after = Top.http(c, reads, Duration.ofSeconds(30));
       CostSnapshot rose =
           cluster.diagnostics().registry().tableSnapshot(TABLE.getNameAsString()).minus(held);
       TopView v = TopView.between(before, after, 1_000_000_000L);
