@@ -116,7 +116,8 @@ final class Evaluate implements Callable<Integer> {
       names = "--keep-tables",
       description =
           "Keep each configuration's scratch table (in the BLOCKSCOPE_EVAL schema) after the run,"
-              + " to check it against its store files; the next run replaces them.")
+              + " to check it against its store files; named and marked with the run's id, no"
+              + " later run drops them.")
   boolean keepTables;
 
   @Option(

@@ -92,12 +92,16 @@ final class Evaluation {
   Map<String, Object> settings = new LinkedHashMap<>();
   String costsUnavailable;
 
+  /** The run's id: the end of its scratch tables' names and their blockscope.evaluate.run. */
+  String runId;
+
   /** What a reader of the summary and the report must know about the results (shown with them). */
   final List<String> notes = new ArrayList<>();
 
   Map<String, Object> toMap() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("tool", "blockscope evaluate 0.1.0");
+    m.put("runId", runId);
     m.put("cluster", cluster);
     m.put("settings", settings);
     m.put("costsUnavailable", costsUnavailable);

@@ -10,7 +10,9 @@ import io.blockscope.workloads.RawTable;
 import io.blockscope.workloads.SeedTable;
 import io.blockscope.workloads.TableConfig;
 import io.blockscope.workloads.Workload;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -35,7 +37,11 @@ import org.apache.phoenix.util.PhoenixRuntime;
  * file, read by every workload {@code runs} times with blockscope at TIME, then dropped.
  *
  * <p>Scratch tables are dropped when the run ends, fails or is interrupted ({@link #cleanUp}, also
- * called from the CLI's shutdown hook on Ctrl-C); the runner touches no other table.
+ * called from the CLI's shutdown hook on Ctrl-C); the runner touches no other table. Each run has
+ * an id of its own ({@link #runId}): its tables' names end in it, and each table carries it as the
+ * attribute {@value #RUN_ATTRIBUTE}. A run drops only a table whose name ends in its id and that
+ * carries no other run's, so runs beside each other on one cluster, and the tables earlier runs
+ * kept, are left alone.
  */
 final class EvaluationRunner {
   /**
@@ -49,6 +55,22 @@ final class EvaluationRunner {
 
   /** Matches every HBase table evaluate may create, under either naming. */
   static final Pattern SCRATCH_TABLES = Pattern.compile(SCHEMA + "[.:].*");
+
+  /** The table attribute that names the run that created a table. */
+  static final String RUN_ATTRIBUTE = "blockscope.evaluate.run";
+
+  private static final SecureRandom RUN_IDS = new SecureRandom();
+
+  /** Six letters and digits, drawn anew for each run (one in 2 billion that two runs share one). */
+  static String newRunId() {
+    StringBuilder id = new StringBuilder();
+    for (int i = 0; i < 6; i++) {
+      id.append(Character.toUpperCase(Character.forDigit(RUN_IDS.nextInt(36), 36)));
+    }
+    return id.toString();
+  }
+
+  private String runId = newRunId();
 
   private final EvalCluster cluster;
   private final DataShape shape;
@@ -88,16 +110,18 @@ final class EvaluationRunner {
 
   Evaluation run() throws Exception {
     Evaluation result = new Evaluation();
+    result.runId = runId;
     result.cluster = cluster.describe();
     result.costsUnavailable = cluster.costs().unavailable();
     String untimed = result.costsUnavailable == null ? cluster.whyNoTimings() : null;
     if (untimed != null) {
       result.notes.add(untimed);
     }
-    String source = SCHEMA + ".SOURCE";
+    String source = SCHEMA + ".SOURCE_" + runId;
     // Plain HBase shapes need no Phoenix (its first connection costs 15 s on a new cluster).
     try (Connection phoenix = shape.phoenix() ? cluster.phoenix() : null) {
       progress.start(configs.size() * (workloads.size() + 1));
+      progress.note("run " + runId + ": its tables are " + SCHEMA + ".*_" + runId);
       if (shape == DataShape.SEEDS) {
         if (phoenix
             .unwrap(PhoenixConnection.class)
@@ -109,8 +133,8 @@ final class EvaluationRunner {
           }
         }
         expectScratch(source);
-        SeedTable.drop(phoenix, source);
-        SeedTable.create(phoenix, source, TableConfig.parse("NONE"));
+        SeedTable.create(phoenix, source, TableConfig.parse("NONE")); // fails if it exists
+        mark(hbaseName(phoenix, source));
         progress.note(String.format("writing %,d rows of the seeds' table", rows));
         SeedTable.fill(phoenix, source, rows, 20160217L);
       } else if (shape == DataShape.SAMPLE
@@ -168,13 +192,10 @@ final class EvaluationRunner {
     TableName tn;
     switch (shape) {
       case SEEDS -> {
-        table = SCHEMA + ".T_" + config.tableSuffix();
+        table = SCHEMA + ".T_" + config.tableSuffix() + "_" + runId;
         expectScratch(table);
-        SeedTable.drop(phoenix, table);
-        SeedTable.create(phoenix, table, config);
-        tn =
-            TableName.valueOf(
-                PhoenixRuntime.getTable(phoenix, table).getPhysicalName().getString());
+        SeedTable.create(phoenix, table, config); // fails if it exists
+        tn = hbaseName(phoenix, table);
         if (config.checksumAlgorithm() != null) {
           for (ColumnFamilyDescriptor f : admin.getDescriptor(tn).getColumnFamilies()) {
             admin.modifyColumnFamily(tn, RawTable.family(f, config));
@@ -184,15 +205,13 @@ final class EvaluationRunner {
       }
       case PE, SAMPLE -> {
         ensureNamespace(admin);
-        tn = TableName.valueOf(SCHEMA, "T_" + config.tableSuffix());
+        tn = TableName.valueOf(SCHEMA, "T_" + config.tableSuffix() + "_" + runId);
         table = tn.getNameAsString();
-        scratchHBase.add(table);
-        if (admin.tableExists(tn)) { // kept by an earlier run (--keep-tables): evaluate's own
-          if (admin.isTableEnabled(tn)) {
-            admin.disableTable(tn);
-          }
-          admin.deleteTable(tn);
+        if (admin.tableExists(tn)) {
+          throw new IllegalStateException(
+              table + " exists already: this run (" + runId + ") creates only tables of its own");
         }
+        scratchHBase.add(table);
         if (shape == DataShape.PE) {
           RawTable.create(
               admin, tn, List.of(ColumnFamilyDescriptorBuilder.of(RawTable.PE_FAMILY)), config);
@@ -224,15 +243,16 @@ final class EvaluationRunner {
     admin.modifyTable(
         TableDescriptorBuilder.newBuilder(admin.getDescriptor(tn))
             .setValue(Attributes.TABLE_LEVEL, PerfLevel.TIME.name())
+            .setValue(RUN_ATTRIBUTE, runId)
             .build());
     cr.storeFileBytes = cluster.storeFileBytes(cr.hbaseTable);
     return cr;
   }
 
   /**
-   * Keeps each configuration's table after the run (in evaluate's own schema; the next run replaces
-   * it), so that it can be checked against its store files; the seeds' source table is dropped as
-   * ever.
+   * Keeps each configuration's table after the run (in evaluate's own schema, named and marked with
+   * the run's id; no later run drops it), so that it can be checked against its store files; the
+   * seeds' source table is dropped as ever.
    */
   EvaluationRunner keepTables(boolean keep) {
     this.keepTables = keep;
@@ -246,6 +266,44 @@ final class EvaluationRunner {
     scratchHBase.remove(cr.hbaseTable);
     createdNamespace = false; // it holds the kept table
     progress.note("kept " + cr.hbaseTable + " (--keep-tables)");
+  }
+
+  /** This run's id: the end of its tables' names and their {@value #RUN_ATTRIBUTE}. */
+  String runId() {
+    return runId;
+  }
+
+  /** Gives the run the id {@code id} (tests: a run whose names another run's table has taken). */
+  EvaluationRunner runId(String id) {
+    this.runId = id;
+    return this;
+  }
+
+  /** The HBase table behind a Phoenix table, under whichever naming the cluster uses. */
+  private static TableName hbaseName(Connection phoenix, String sqlName) throws Exception {
+    return TableName.valueOf(
+        PhoenixRuntime.getTable(phoenix, sqlName).getPhysicalName().getString());
+  }
+
+  /** Marks a table this run created with its id (the seeds' source; the others when prepared). */
+  private void mark(TableName tn) throws Exception {
+    Admin admin = cluster.admin();
+    admin.modifyTable(
+        TableDescriptorBuilder.newBuilder(admin.getDescriptor(tn))
+            .setValue(RUN_ATTRIBUTE, runId)
+            .build());
+  }
+
+  /**
+   * Whether this run may drop {@code tn}: its name ends in this run's id and it carries no other
+   * run's (a table whose creation was cut short carries none yet).
+   */
+  boolean owns(Admin admin, TableName tn) throws IOException {
+    if (!tn.getQualifierAsString().endsWith("_" + runId)) {
+      return false;
+    }
+    String mark = admin.getDescriptor(tn).getValue(RUN_ATTRIBUTE);
+    return mark == null || mark.equals(runId);
   }
 
   /** Appended to every configuration's label, e.g. the block cache setup of the run. */
@@ -269,11 +327,15 @@ final class EvaluationRunner {
   }
 
   private void drop(Connection phoenix, Evaluation.ConfigResult cr) throws Exception {
+    TableName tn = TableName.valueOf(cr.hbaseTable);
+    if (!owns(cluster.admin(), tn)) {
+      throw new IllegalStateException(
+          cr.hbaseTable + " carries another run's id: this run (" + runId + ") does not drop it");
+    }
     if (shape == DataShape.SEEDS) {
       SeedTable.drop(phoenix, cr.table);
       scratch.remove(cr.table);
     } else {
-      TableName tn = TableName.valueOf(cr.hbaseTable);
       cluster.admin().disableTable(tn);
       cluster.admin().deleteTable(tn);
     }
@@ -392,6 +454,20 @@ final class EvaluationRunner {
   }
 
   /**
+   * Whether this run owns the HBase table behind a Phoenix name under whichever naming exists (or
+   * neither exists: Phoenix's DROP ... IF EXISTS then drops nothing of anyone's).
+   */
+  private boolean ownsEither(Admin admin, String sqlName) throws IOException {
+    for (TableName tn :
+        List.of(TableName.valueOf(sqlName), TableName.valueOf(sqlName.replace('.', ':')))) {
+      if (admin.tableExists(tn)) {
+        return owns(admin, tn);
+      }
+    }
+    return true;
+  }
+
+  /**
    * Drops every scratch table this runner created and has not dropped yet (through Phoenix, then
    * through HBase for whatever Phoenix did not know), and the namespace if this run created it and
    * left it empty.
@@ -404,6 +480,10 @@ final class EvaluationRunner {
     try (Connection c = shape.phoenix() && !scratch.isEmpty() ? cluster.phoenix() : null) {
       for (String table : c == null ? List.<String>of() : List.copyOf(scratch)) {
         try {
+          if (!ownsEither(cluster.admin(), table)) {
+            scratch.remove(table);
+            continue;
+          }
           SeedTable.drop(c, table);
           scratch.remove(table);
         } catch (Exception e) {
@@ -418,7 +498,14 @@ final class EvaluationRunner {
       for (String table : List.copyOf(scratchHBase)) {
         TableName tn = TableName.valueOf(table);
         try {
-          if (admin.tableExists(tn)) {
+          if (admin.tableExists(tn) && !owns(admin, tn)) {
+            System.err.println(
+                "blockscope: left "
+                    + table
+                    + " alone: it carries another run's id, not this run's ("
+                    + runId
+                    + ")");
+          } else if (admin.tableExists(tn)) {
             if (admin.isTableEnabled(tn)) {
               admin.disableTable(tn);
             }

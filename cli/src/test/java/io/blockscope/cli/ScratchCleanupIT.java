@@ -11,9 +11,16 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.hadoop.hbase.NamespaceDescriptor;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.Waiter;
 import org.apache.hadoop.hbase.client.Admin;
@@ -83,7 +90,7 @@ public class ScratchCleanupIT {
             (Waiter.Predicate<Exception>)
                 () ->
                     scratchTables().stream()
-                        .anyMatch(t -> t.getNameAsString().endsWith("T_FAST_DIFF_NONE")));
+                        .anyMatch(t -> t.getNameAsString().contains("T_FAST_DIFF_NONE_")));
     run.interrupt();
     run.join(120_000);
     assertFalse("evaluate stopped", run.isAlive());
@@ -150,51 +157,163 @@ public class ScratchCleanupIT {
     assertFalse("only plain-HBase workloads run on a sample", json.contains("a Phoenix workload"));
   }
 
+  private static final String[] KEEP_ONE = {
+    "evaluate",
+    "--zk",
+    "",
+    "--shape",
+    "pe",
+    "--rows",
+    "2^10",
+    "--runs",
+    "1",
+    "--configs",
+    "FAST_DIFF",
+    "--workloads",
+    "raw.scan.no.cache",
+    "--keep-tables",
+    "--out",
+    ""
+  };
+
+  /** Runs evaluate with {@code args} (--zk and --out filled in); its results.json's run id. */
+  private String evaluate(String[] args) throws Exception {
+    String[] a = args.clone();
+    a[2] = zk();
+    Path out = Files.createTempDirectory("evaluate-run");
+    a[a.length - 1] = out.toString();
+    StringWriter err = new StringWriter();
+    int code =
+        BlockscopeCli.execute(
+            a, new PrintWriter(new StringWriter(), true), new PrintWriter(err, true));
+    assertEquals(err.toString(), 0, code);
+    String json = Files.readString(out.resolve("results.json"));
+    Matcher id = Pattern.compile("\"runId\": \"([0-9A-Z]{6})\"").matcher(json);
+    assertTrue(json, id.find());
+    return id.group(1);
+  }
+
+  private void dropAll(List<TableName> tables) throws Exception {
+    for (TableName t : tables) {
+      if (cluster.admin().tableExists(t)) {
+        cluster.admin().disableTable(t);
+        cluster.admin().deleteTable(t);
+      }
+    }
+  }
+
   /**
-   * {@code --keep-tables}: each configuration's table stays after the run, holding the run's rows
-   * (its store file's trailer says so), and a second run replaces it instead of failing on it.
+   * {@code --keep-tables}: each configuration's table stays after the run, named and marked with
+   * the run's id and holding the run's rows (its store file's trailer says so); a second run keeps
+   * its own beside it and leaves the first one's alone.
    */
   @Test
-  public void keptTablesStayWithTheirRowsAndTheNextRunReplacesThem() throws Exception {
-    String[] args = {
-      "evaluate",
-      "--zk",
-      zk(),
-      "--shape",
-      "pe",
-      "--rows",
-      "2^10",
-      "--runs",
-      "1",
-      "--configs",
-      "FAST_DIFF",
-      "--workloads",
-      "raw.scan.no.cache",
-      "--keep-tables",
-      "--out",
-      ""
-    };
-    TableName kept = TableName.valueOf(EvaluationRunner.SCHEMA, "T_FAST_DIFF_NONE");
+  public void keptTablesStayWithTheirRowsAndNoLaterRunDropsThem() throws Exception {
+    List<TableName> kept = new ArrayList<>();
     try {
       for (int run = 1; run <= 2; run++) {
-        args[args.length - 1] = Files.createTempDirectory("evaluate-kept").toString();
-        StringWriter err = new StringWriter();
-        int code =
-            BlockscopeCli.execute(
-                args, new PrintWriter(new StringWriter(), true), new PrintWriter(err, true));
-        assertEquals("run " + run + ": " + err, 0, code);
-        assertEquals("run " + run, List.of(kept), scratchTables());
+        String id = evaluate(KEEP_ONE);
+        TableName mine = TableName.valueOf(EvaluationRunner.SCHEMA, "T_FAST_DIFF_NONE_" + id);
+        kept.add(mine);
         assertEquals(
-            "run " + run + ": the kept table's cells, as its store file's trailer counts them",
-            1024,
-            StoreFiles.trailerDataBlocksAndCells(cluster.regions(kept))[1]);
+            "run " + run,
+            kept,
+            scratchTables().stream().sorted(Comparator.comparing(t -> kept.indexOf(t))).toList());
+        assertEquals(
+            id, cluster.admin().getDescriptor(mine).getValue(EvaluationRunner.RUN_ATTRIBUTE));
+        for (TableName t : kept) {
+          assertEquals(
+              "run " + run + ": " + t + "'s cells, as its store file's trailer counts them",
+              1024,
+              StoreFiles.trailerDataBlocksAndCells(cluster.regions(t))[1]);
+        }
+      }
+      assertTrue("two runs, two ids", !kept.get(0).equals(kept.get(1)));
+    } finally {
+      dropAll(kept);
+      cluster.admin().deleteNamespace(EvaluationRunner.SCHEMA);
+    }
+  }
+
+  /**
+   * Two runs at once on one cluster, with the same configuration, beside a table an earlier build
+   * kept under the name it then used and one that another run marked: both runs finish, each with
+   * its own tables, and the other two tables keep their rows.
+   */
+  @Test
+  public void runsBesideEachOtherDropOnlyTheirOwnTables() throws Exception {
+    Admin admin = cluster.admin();
+    admin.createNamespace(NamespaceDescriptor.create(EvaluationRunner.SCHEMA).build());
+    TableName earlier = TableName.valueOf(EvaluationRunner.SCHEMA, "T_FAST_DIFF_NONE");
+    TableName marked = TableName.valueOf(EvaluationRunner.SCHEMA, "T_FAST_DIFF_NONE_ZZZZZZ");
+    List<TableName> others = List.of(earlier, marked);
+    try {
+      for (TableName t : others) {
+        admin.createTable(
+            TableDescriptorBuilder.newBuilder(t)
+                .setColumnFamily(ColumnFamilyDescriptorBuilder.of("f"))
+                .setValue(EvaluationRunner.RUN_ATTRIBUTE, t.equals(marked) ? "ZZZZZZ" : null)
+                .build());
+        try (Table table = cluster.connection().getTable(t)) {
+          table.put(
+              new Put(Bytes.toBytes("row"))
+                  .addColumn(Bytes.toBytes("f"), Bytes.toBytes("q"), Bytes.toBytes("v")));
+        }
+      }
+      String[] drop = Arrays.copyOf(KEEP_ONE, KEEP_ONE.length);
+      List<String> args = new ArrayList<>(List.of(drop));
+      args.remove("--keep-tables");
+      String[] plain = args.toArray(new String[0]);
+      ExecutorService two = Executors.newFixedThreadPool(2);
+      try {
+        var a = two.submit(() -> evaluate(plain));
+        var b = two.submit(() -> evaluate(plain));
+        assertTrue("two runs, two ids", !a.get().equals(b.get()));
+      } finally {
+        two.shutdownNow();
+      }
+      assertEquals(others, scratchTables().stream().sorted().toList());
+      for (TableName t : others) {
+        assertEquals(
+            t + " keeps its row", 1, RawTable.scanCells(cluster.connection(), t, new Scan()));
       }
     } finally {
-      if (cluster.admin().tableExists(kept)) {
-        cluster.admin().disableTable(kept);
-        cluster.admin().deleteTable(kept);
+      dropAll(others);
+      admin.deleteNamespace(EvaluationRunner.SCHEMA);
+    }
+  }
+
+  /** Which tables a run may drop: its own name and mark, or its own name and no mark yet. */
+  @Test
+  public void aRunOwnsOnlyTablesOfItsNameAndMark() throws Exception {
+    Admin admin = cluster.admin();
+    admin.createNamespace(NamespaceDescriptor.create(EvaluationRunner.SCHEMA).build());
+    EvaluationRunner run =
+        new EvaluationRunner(null, null, null, List.of(), List.of(), 0, 1, null).runId("ABC123");
+    String[][] cases = {
+      // name's end, mark, owned
+      {"_ABC123", null, "true"},
+      {"_ABC123", "ABC123", "true"},
+      {"_ABC123", "ZZZZZZ", "false"},
+      {"_ZZZZZZ", "ABC123", "false"},
+      {"", null, "false"},
+    };
+    List<TableName> made = new ArrayList<>();
+    try {
+      for (int i = 0; i < cases.length; i++) {
+        TableName t = TableName.valueOf(EvaluationRunner.SCHEMA, "T_" + i + cases[i][0]);
+        admin.createTable(
+            TableDescriptorBuilder.newBuilder(t)
+                .setColumnFamily(ColumnFamilyDescriptorBuilder.of("f"))
+                .setValue(EvaluationRunner.RUN_ATTRIBUTE, cases[i][1])
+                .build());
+        made.add(t);
+        assertEquals(
+            t + " marked " + cases[i][1], Boolean.parseBoolean(cases[i][2]), run.owns(admin, t));
       }
-      cluster.admin().deleteNamespace(EvaluationRunner.SCHEMA);
+    } finally {
+      dropAll(made);
+      admin.deleteNamespace(EvaluationRunner.SCHEMA);
     }
   }
 
