@@ -124,8 +124,7 @@ final class Engine implements Hooks, ConfigurationObserver {
   public void regionOpened(RegionCoprocessorEnvironment env) {
     try {
       String region = env.getRegionInfo().getEncodedName();
-      PerfLevel level = levels.ofRegion(env.getRegion().getTableDescriptor(), region);
-      registry.open(env.getRegionInfo().getTable().getNameAsString(), region, level);
+      levels.open(env.getRegion().getTableDescriptor(), region, registry);
       updateMeasuring();
       HBaseExport.register(
           env.getMetricRegistryForRegionServer(),
@@ -287,6 +286,7 @@ final class Engine implements Hooks, ConfigurationObserver {
     registry.export(config.export);
     registry.retain(config.retainMs);
     levels.reload(config, registry);
+    tagging.relevel();
     updateMeasuring();
     LOG.info(
         "blockscope: configuration reloaded: level {}, query max level {}, table max level {},"

@@ -101,6 +101,16 @@ final class Levels {
     }
   }
 
+  /**
+   * Works out an opening region's level and adds it to {@code registry} in one step that no reload
+   * comes between: a region that opens while {@code update_config} runs ends at the new level,
+   * where working out the level with the old caps and adding the region after the reload had walked
+   * the registry kept the old one.
+   */
+  synchronized void open(TableDescriptor table, String region, CostRegistry registry) {
+    registry.open(table.getTableName().getNameAsString(), region, ofRegion(table, region));
+  }
+
   /** Forgets what the table of {@code region}, closed for good, asked for. */
   void forget(String region) {
     asked.remove(region);
@@ -110,7 +120,7 @@ final class Levels {
    * Takes the levels of a reloaded configuration and re-levels every open region of {@code
    * registry}: a region whose table asks for a level keeps it, within the new cap.
    */
-  void reload(BlockscopeConfig config, CostRegistry registry) {
+  synchronized void reload(BlockscopeConfig config, CostRegistry registry) {
     set(config);
     for (RegionCosts r : registry.regions()) {
       PerfLevel level = asked.get(r.region());

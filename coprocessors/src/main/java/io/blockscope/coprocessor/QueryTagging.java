@@ -60,13 +60,13 @@ final class QueryTagging {
         return null;
       }
       f.taggedScan = scan;
-      int allowed = levels.queryLevel(level);
-      if (allowed > q.level) {
-        q.level = allowed;
+      if (level > q.asked) {
+        q.asked = level;
       }
+      q.level = levels.queryLevel(q.asked); // within the cap in force now, lowered or raised
       RegionCosts region = registry.region(env.getRegionInfo().getEncodedName());
       if (region != null) {
-        applyLevel(q, Math.max(level, q.level), region.level().ordinal());
+        applyLevel(q, q.asked, region.level().ordinal());
       }
       return q;
     } catch (Throwable t) {
@@ -97,6 +97,26 @@ final class QueryTagging {
     q.applied = applied;
   }
 
+  /**
+   * Re-levels every query record after a reload of the caps: each may measure at what its query
+   * asked within the new cap, at once (its open scanners' next batches included), and its profile
+   * says so.
+   */
+  void relevel() {
+    try {
+      queries.forEachRegion(
+          (region, q) -> {
+            q.level = levels.queryLevel(q.asked);
+            RegionCosts r = registry.region(region);
+            if (r != null && q.applied >= 0) {
+              applyLevel(q, q.asked, r.level().ordinal());
+            }
+          });
+    } catch (Throwable t) {
+      hookFailures.incrementAndGet();
+    }
+  }
+
   void scannerOpened(Object scanner, Object handle) {
     try {
       if (handle instanceof QueryTracker.RegionCosts) {
@@ -117,14 +137,19 @@ final class QueryTagging {
     }
     QueryTracker.RegionCosts q = (QueryTracker.RegionCosts) handle;
     try {
+      if (levels.queryMax() == PerfLevel.OFF) {
+        return; // profiles were switched off while the query's scanners were open
+      }
       Attribution.Frames f = attribution.frames();
       if (f.depth > 0) {
         f.query[f.depth - 1] = q;
-        if (q.level >= 0 && attribution.attributes()) {
+        // the cap as it is now: a reload that lowered it holds from the next batch on
+        int level = Math.min(q.level, levels.queryMax().ordinal());
+        if (level >= 0 && attribution.attributes()) {
           long[] costs = f.costs;
           long current = costs[CostLayout.LEVEL];
-          if (current != PerfLevel.OFF.ordinal() && current < q.level) {
-            costs[CostLayout.LEVEL] = q.level;
+          if (current != PerfLevel.OFF.ordinal() && current < level) {
+            costs[CostLayout.LEVEL] = level;
           }
         }
       }

@@ -178,6 +178,14 @@ public class TenantIsolationIT extends ClusterTestBase {
           "alice's record as it was", hers, cluster.diagnostics().queryCosts(id, "alice", encoded));
       assertEquals(1, cluster.diagnostics().queries().stats(id, "alice").scanners());
       assertEquals(1, cluster.diagnostics().queries().stats(id, "bob").scanners());
+      // bob's record is his: measured at the TIME he asked, where alice's COUNT has no nanos
+      long[] his = cluster.diagnostics().queryCosts(id, "bob", encoded);
+      int nanos = CostLayout.slotOf("decode.FAST_DIFF.nanos");
+      assertEquals(PerfLevel.TIME.ordinal(), his[Diagnostics.QUERY_LEVEL]);
+      assertEquals(PerfLevel.COUNT.ordinal(), hers[Diagnostics.QUERY_LEVEL]);
+      assertTrue("his decoding timed", his[nanos] > 0);
+      assertEquals("hers not", 0, hers[nanos]);
+      assertEquals(ROWS, his[CostLayout.SIZE]);
 
       Message own = profile(ac, t, id, null);
       assertEquals(ROWS, ProfileProtocol.rows(own));
@@ -195,6 +203,56 @@ public class TenantIsolationIT extends ClusterTestBase {
             "the superuser's own record of the id: none",
             ProfileProtocol.found(profile(sc, t, id, null)));
       }
+    }
+  }
+
+  /**
+   * The operator lowers {@code blockscope.query.max.level} from TIME to COUNT while a query that
+   * asked TIME has a scanner open: at the reload its record's level reads COUNT, capped, and the
+   * scanner's later batches decode more cells but record no nanos.
+   */
+  @Test
+  public void aLoweredQueryCapReachesARunningQueryAtOnce() throws Exception {
+    TableName t = loaded("tenant_lowered", "COUNT");
+    String encoded = onlyRegion(t).getRegionInfo().getEncodedName();
+    String id = "00000000000000000000000000c0ffee";
+    int nanos = CostLayout.slotOf("decode.FAST_DIFF.nanos");
+    int cells = CostLayout.slotOf("decode.FAST_DIFF.cells");
+    HRegionServer rs = cluster.regionServer();
+    Configuration server = rs.getConfiguration();
+    User alice = User.createUserForTesting(cluster.conf(), "alice", new String[0]);
+    try (Connection ac = connect(alice);
+        Table table = ac.getTable(t)) {
+      Scan s = new Scan().setCaching(100);
+      s.setAttribute(Attributes.QUERY, id.getBytes(StandardCharsets.US_ASCII));
+      s.setAttribute(Attributes.PROFILE, "TIME".getBytes(StandardCharsets.US_ASCII));
+      long rows = 0;
+      try (ResultScanner r = table.getScanner(s)) {
+        for (; rows < ROWS / 2; rows++) {
+          assertNotNull(r.next());
+        }
+        long[] timed = cluster.diagnostics().queryCosts(id, "alice", encoded);
+        assertEquals(PerfLevel.TIME.ordinal(), timed[Diagnostics.QUERY_LEVEL]);
+        assertEquals(ProfileWire.AS_ASKED, timed[Diagnostics.QUERY_LEVEL_REASON]);
+        assertTrue("timed as asked", timed[nanos] > 0);
+
+        server.set(BlockscopeConfig.QUERY_MAX_LEVEL, "COUNT");
+        cluster.admin().updateConfiguration(rs.getServerName());
+        long[] lowered = cluster.diagnostics().queryCosts(id, "alice", encoded);
+        assertEquals(PerfLevel.COUNT.ordinal(), lowered[Diagnostics.QUERY_LEVEL]);
+        assertEquals(ProfileWire.CAPPED, lowered[Diagnostics.QUERY_LEVEL_REASON]);
+
+        for (; r.next() != null; rows++) {
+          // the rest of the rows, read under the lowered cap
+        }
+        long[] after = cluster.diagnostics().queryCosts(id, "alice", encoded);
+        assertEquals(ROWS, rows);
+        assertTrue("the later batches decoded cells", after[cells] > lowered[cells]);
+        assertEquals("and timed none of them", lowered[nanos], after[nanos]);
+      }
+    } finally {
+      server.set(BlockscopeConfig.QUERY_MAX_LEVEL, "TIME");
+      cluster.admin().updateConfiguration(rs.getServerName());
     }
   }
 
@@ -316,7 +374,6 @@ public class TenantIsolationIT extends ClusterTestBase {
     }
   }
 
-  /** The record's non-zero costs by name, as the endpoint sends them. */
   /** What the profile endpoint sends for a record: its non-zero costs, its level and why. */
   private static Map<String, Long> named(long[] record) {
     Map<String, Long> m = new java.util.LinkedHashMap<>();

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 
@@ -94,7 +95,16 @@ public final class QueryTracker {
 
   /** What one region spent on one tagged query: its costs and the rows its scanners returned. */
   public static final class RegionCosts {
-    /** The profiling level the query asked for (a {@link PerfLevel} ordinal), -1 for none. */
+    /**
+     * The highest profiling level the query's scans asked for here (a {@link PerfLevel} ordinal),
+     * -1 for none.
+     */
+    public volatile int asked = -1;
+
+    /**
+     * The level the query may measure at here: {@link #asked} within the server's cap on queries as
+     * it is now (set again when the cap is reloaded), -1 for none.
+     */
     public volatile int level = -1;
 
     /**
@@ -269,6 +279,13 @@ public final class QueryTracker {
     e.maxOpen = Math.max(e.maxOpen, e.open);
     e.touchedMillis = clock.getAsLong();
     return true;
+  }
+
+  /** Calls {@code each} with every (region, record) of every query kept. */
+  public synchronized void forEachRegion(BiConsumer<String, RegionCosts> each) {
+    for (Entry e : queries.values()) {
+      e.regions.forEach(each);
+    }
   }
 
   /** The costs region {@code region} recorded for user {@code user}'s query {@code id}; or null. */
