@@ -7,6 +7,7 @@ import io.blockscope.coprocessor.accounting.QueryTracker;
 import io.blockscope.coprocessor.probe.BridgeHandle;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.PerfLevel;
+import java.lang.ref.WeakReference;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Set;
@@ -71,8 +72,12 @@ final class Attribution {
     /** Written by its thread only; volatile so that {@link #openFrames()} reads it current. */
     volatile int depth;
 
-    /** The Scan last tagged on this thread, so that a second copy of blockscope does not tag it. */
-    Object taggedScan;
+    /**
+     * The Scan last tagged on this thread, so that a second copy of blockscope does not tag it;
+     * weakly held, as without the probes no frame end clears it and each handler thread would keep
+     * its last tagged Scan for good.
+     */
+    WeakReference<Object> taggedScan;
 
     /** Which of a contended region's arrays this thread adds to (see {@link CostAccumulator}). */
     final CostAccumulator.Lane lane = new CostAccumulator.Lane();

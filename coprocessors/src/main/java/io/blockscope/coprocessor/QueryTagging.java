@@ -7,6 +7,7 @@ import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.HBaseScanMetrics;
 import io.blockscope.metrics.PerfLevel;
 import io.blockscope.metrics.profile.ProfileWire;
+import java.lang.ref.WeakReference;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 
@@ -52,14 +53,14 @@ final class QueryTagging {
         return null;
       }
       Attribution.Frames f = attribution.frames();
-      if (scan != null && f.taggedScan == scan) {
+      if (scan != null && f.taggedScan != null && f.taggedScan.get() == scan) {
         return null; // another copy of blockscope tagged this scan already (both deployments)
       }
       QueryTracker.RegionCosts q = queries.region(id, user, env.getRegionInfo().getEncodedName());
       if (q == null) {
         return null;
       }
-      f.taggedScan = scan;
+      f.taggedScan = scan == null ? null : new WeakReference<>(scan);
       if (level > q.asked) {
         q.asked = level;
       }

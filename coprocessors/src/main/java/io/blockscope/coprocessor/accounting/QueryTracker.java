@@ -86,11 +86,16 @@ public final class QueryTracker {
   }
 
   private static final class Entry {
+    final Key key;
     int open;
     int maxOpen;
     long scanners;
     long touchedMillis;
     final Map<String, RegionCosts> regions = new LinkedHashMap<>();
+
+    Entry(Key key) {
+      this.key = key;
+    }
   }
 
   /** What one region spent on one tagged query: its costs and the rows its scanners returned. */
@@ -240,7 +245,7 @@ public final class QueryTracker {
       if (queries.size() >= maxQueries) {
         evictOne();
       }
-      e = new Entry();
+      e = new Entry(key);
       queries.put(key, e);
     }
     e.touchedMillis = now;
@@ -277,8 +282,18 @@ public final class QueryTracker {
     e.open++;
     e.scanners++;
     e.maxOpen = Math.max(e.maxOpen, e.open);
-    e.touchedMillis = clock.getAsLong();
+    touch(e);
     return true;
+  }
+
+  /**
+   * Marks a query used now and moves it to the newest end of the access order, which {@link
+   * #expire} relies on: it stops at the first query used within the expiry, so every query after it
+   * must have been used later.
+   */
+  private void touch(Entry e) {
+    e.touchedMillis = clock.getAsLong();
+    queries.get(e.key); // an evicted query is no longer there, and nothing moves
   }
 
   /** Calls {@code each} with every (region, record) of every query kept. */
@@ -299,7 +314,7 @@ public final class QueryTracker {
     Entry e = scanners.remove(scanner);
     if (e != null) {
       e.open--;
-      e.touchedMillis = clock.getAsLong();
+      touch(e);
     }
   }
 

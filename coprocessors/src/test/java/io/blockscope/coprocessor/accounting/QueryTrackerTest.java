@@ -61,6 +61,31 @@ public class QueryTrackerTest {
     assertEquals(QueryTracker.Stats.NONE, t.stats(B, U));
   }
 
+  /**
+   * A query whose scanner closed late counts as used then: the queries used before it and idle
+   * since are expired all the same (the expiry walks the queries least recently used first and
+   * stops at the first used within it).
+   */
+  @Test
+  public void aQueryUsedByItsScannersDoesNotShieldIdleOnesFromExpiry() {
+    AtomicLong now = new AtomicLong();
+    QueryTracker u = new QueryTracker(10, 10, 10, 1000, now::get);
+    now.set(0);
+    Object a = new Object();
+    Object b = new Object();
+    u.opened(a, A, U, "r1");
+    now.set(10);
+    u.opened(b, B, U, "r1");
+    u.closed(b); // B idle from 10
+    now.set(900);
+    u.closed(a); // A used at 900
+    now.set(1500);
+    u.region("00000000000000000000000000000000", U, "r1");
+    assertEquals("B, idle since 10, expired", QueryTracker.Stats.NONE, u.stats(B, U));
+    assertEquals("A, used at 900, kept", 1, u.stats(A, U).scanners());
+    assertEquals(2, u.trackedQueries());
+  }
+
   @Test
   public void regionCostsAreSharedPerQueryAndRegionAndBounded() {
     QueryTracker t = new QueryTracker(10, 10, 2, 1000, () -> 0);
