@@ -104,6 +104,9 @@ final class Top implements Callable<Integer> {
 
   private final PrintStream out = System.out;
 
+  /** The least time a reading waits for the servers, whatever --interval says. */
+  static final int READ_SECONDS = 10;
+
   /** Where readings come from. */
   interface Source {
     List<TopView.ServerReading> read() throws IOException, InterruptedException;
@@ -129,8 +132,10 @@ final class Top implements Callable<Integer> {
     if (cluster.remote()) {
       try (ClusterClient c = ClusterClient.connect(cluster);
           ServerReads reads = new ServerReads()) {
-        // every server read at once, all by the next refresh
-        return run(() -> http(c, reads, Duration.ofSeconds(interval)), by, m, views);
+        // every server read at once, each given until the next refresh, and at least 10 s (a
+        // first reading logs in and negotiates SPNEGO and TLS with every server)
+        Duration deadline = Duration.ofSeconds(Math.max(interval, READ_SECONDS));
+        return run(() -> http(c, reads, deadline), by, m, views);
       }
     }
     String note = cluster.ignoredConfigNote();
