@@ -88,6 +88,21 @@ final class SecureRealm implements StockSecurity, AutoCloseable {
     return realm;
   }
 
+  /** A TLS context that trusts the realm's servers (the trust store ssl-client.xml names). */
+  javax.net.ssl.SSLContext sslContext() throws Exception {
+    java.security.KeyStore trust = java.security.KeyStore.getInstance("JKS");
+    try (var in = Files.newInputStream(trustStore)) {
+      trust.load(in, STORE_PASSWORD.toCharArray());
+    }
+    javax.net.ssl.TrustManagerFactory tmf =
+        javax.net.ssl.TrustManagerFactory.getInstance(
+            javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+    tmf.init(trust);
+    javax.net.ssl.SSLContext ssl = javax.net.ssl.SSLContext.getInstance("TLS");
+    ssl.init(null, tmf.getTrustManagers(), null);
+    return ssl;
+  }
+
   /** A user's or service's keytab ({@code zookeeper}, {@code hbase}, {@code http}, users). */
   Path keytab(String name) {
     return dir.resolve("keytabs").resolve(name + ".keytab");
@@ -148,8 +163,26 @@ final class SecureRealm implements StockSecurity, AutoCloseable {
     s.put("hbase.security.authentication.spnego.kerberos.principal", "HTTP/_HOST@" + REALM);
     s.put("hbase.security.authentication.spnego.kerberos.keytab", keytab("http").toString());
     s.put("hbase.security.authentication.spnego.admin.users", "admin,hbase");
+    // a part of the security switched off, to see the tests that prove it fail (SecureStockIT)
+    String off = System.getProperty(SWITCHED_OFF, "");
+    if (off.contains("simple-auth")) {
+      s.put("hbase.security.authentication", "simple");
+    }
+    if (off.contains("spnego")) {
+      s.remove("hbase.security.authentication.ui");
+    }
+    if (off.contains("tls")) {
+      s.put("hbase.ssl.enabled", "false");
+    }
     return s;
   }
+
+  /**
+   * The system property naming parts of the servers' security to leave out, for showing that the
+   * tests that prove them fail: {@code simple-auth}, {@code spnego}, {@code tls} (comma-separated).
+   * Unset in every build.
+   */
+  static final String SWITCHED_OFF = "blockscope.secure.off";
 
   /**
    * {@code core-site.xml} for every process: Hadoop's login reads only this file (HBase never hands

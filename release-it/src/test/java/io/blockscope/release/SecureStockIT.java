@@ -7,6 +7,7 @@ import static org.junit.Assert.assertTrue;
 
 import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.Message;
+import io.blockscope.harness.BeanReader;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.harness.stock.StockCluster.Deployment;
 import io.blockscope.harness.stock.StockCluster.RegionServer;
@@ -21,7 +22,6 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
 import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
@@ -39,10 +39,13 @@ import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.security.User;
 import org.apache.hadoop.hbase.security.access.AccessControlClient;
 import org.apache.hadoop.hbase.security.access.Permission;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.security.authentication.client.AuthenticatedURL;
+import org.apache.hadoop.security.authentication.client.KerberosAuthenticator;
 import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
 import org.apache.hbase.thirdparty.com.google.gson.JsonStreamParser;
 import org.junit.AfterClass;
@@ -312,44 +315,35 @@ public class SecureStockIT {
     assertEquals(ROWS, scan(cluster.connection(), plain, null, null));
     assertEquals(ROWS, scan(cluster.connection(), hostile, null, null));
     String region = cluster.regionOf(plain).getEncodedName();
-    try (JMXConnector c = jmx(rs)) {
-      MBeanServerConnection mbs = c.getMBeanServerConnection();
-      assertEquals(1, value(mbs, "blockscope:type=Server,name=settings.level"));
-      assertEquals(1, value(mbs, "blockscope:type=Server,name=settings.query.max.level"));
-      assertEquals(1, value(mbs, "blockscope:type=Server,name=settings.table.max.level"));
-      ObjectName misses =
-          new ObjectName(
-              "blockscope:type=Region,table="
-                  + plain.getNameAsString()
-                  + ",region="
-                  + region
-                  + ",name=blockCache.miss.data");
-      // exported, and past the refresh after its registration (a new series reads 0 until then)
-      cluster.await(
-          misses + " = " + blocks,
-          30,
-          () -> {
-            try {
-              return mbs.isRegistered(misses)
-                  && ((Number) mbs.getAttribute(misses, "Count")).longValue() == blocks;
-            } catch (java.io.IOException | javax.management.JMException e) {
-              return false;
-            }
-          });
-      System.out.println(
-          "secure: restarted with the tenant's region first: settings 1/1/1, "
-              + plain
-              + " cold scan misses "
-              + blocks
-              + " = trailer");
-      assertTrue(
-          "the tenant's table at OFF has no series",
-          mbs.queryNames(
-                  new ObjectName(
-                      "blockscope:type=Region,table=" + hostile.getNameAsString() + ",*"),
-                  null)
-              .isEmpty());
-    }
+    // the server's beans through its secured /jmx, as admin (one of spnego.admin.users)
+    BeanReader beans = securedBeans(rs, "admin");
+    assertEquals(1, beans.serverValue("settings.level").getAsLong());
+    assertEquals(1, beans.serverValue("settings.query.max.level").getAsLong());
+    assertEquals(1, beans.serverValue("settings.table.max.level").getAsLong());
+    // exported, and past the refresh after its registration (a new series reads 0 until then)
+    cluster.await(
+        plain + " blockCache.miss.data = " + blocks,
+        30,
+        () -> {
+          try {
+            return beans.region(plain.getNameAsString(), region).get("blockCache.miss.data")
+                == blocks;
+          } catch (java.io.IOException e) {
+            return false;
+          }
+        });
+    System.out.println(
+        "secure: restarted with the tenant's region first: settings 1/1/1, "
+            + plain
+            + " cold scan misses "
+            + blocks
+            + " = trailer");
+    assertTrue(
+        "the tenant's table at OFF has no series",
+        beans
+            .read(
+                new ObjectName("blockscope:type=Region,table=" + hostile.getNameAsString() + ",*"))
+            .isEmpty());
   }
 
   /**
@@ -457,6 +451,199 @@ public class SecureStockIT {
     ReleaseClients.assertColdScansCounted(pe);
   }
 
+  // ---- what the secured cluster refuses: each guarantee by its refusal. Run with
+  // -Dblockscope.secure.off=simple-auth, spnego or tls (SecureRealm.serverSite), the cluster is
+  // made without that part of its security, and the tests that prove it fail by name. ----------
+
+  @Test
+  public void t5a_aClientWithoutKerberosIsRefused() throws Exception {
+    // a client that says it is alice, with SIMPLE authentication: the region server closes its
+    // connection at the connection header (HBase's ServerRpcConnection: "Authentication is
+    // required"; the client sees only the close), where alice's Kerberos login reads T (t1)
+    Configuration simple = new Configuration(cluster.clientConf());
+    simple.set("hbase.security.authentication", "simple");
+    simple.setInt("hbase.client.retries.number", 1);
+    simple.setInt("hbase.rpc.timeout", 10_000);
+    simple.setInt("hbase.client.operation.timeout", 20_000);
+    simple.setInt("hbase.client.meta.operation.timeout", 20_000);
+    User claimed = User.create(UserGroupInformation.createRemoteUser("alice"));
+    try (Connection c = ConnectionFactory.createConnection(simple, claimed)) {
+      Throwable scanRefused = assertThrows(Throwable.class, () -> scan(c, T, ALICE_QUERY, "COUNT"));
+      assertTrue(causes(scanRefused), causes(scanRefused).contains(CLOSED));
+      Throwable callRefused = assertThrows(Throwable.class, () -> profile(c, T, ALICE_QUERY, null));
+      assertTrue(causes(callRefused), causes(callRefused).contains(CLOSED));
+    }
+
+    System.out.println("secure: a SIMPLE client claiming alice refused on scan and profile");
+  }
+
+  @Test
+  public void t5b_jmxWithoutATokenIsAskedForOne() throws Exception {
+    RegionServer rs = cluster.regionServers().get(0);
+    String jmx = rs.infoUrl() + "/jmx?qry=blockscope:type=Server,*";
+    // HTTPS with no token: SPNEGO asks for one
+    javax.net.ssl.HttpsURLConnection https =
+        (javax.net.ssl.HttpsURLConnection) new java.net.URL(jmx).openConnection();
+    https.setSSLSocketFactory(realm.sslContext().getSocketFactory());
+    https.setConnectTimeout(10_000);
+    https.setReadTimeout(10_000);
+    assertEquals(401, https.getResponseCode());
+    assertEquals("Negotiate", https.getHeaderField("WWW-Authenticate"));
+    https.disconnect();
+  }
+
+  @Test
+  public void t5c_plainHttpOnTheInfoPortIsNotServed() throws Exception {
+    RegionServer rs = cluster.regionServers().get(0);
+    // plain HTTP on the TLS port: no answer from HBase's servlets, not even SPNEGO's 401
+    java.net.HttpURLConnection plain =
+        (java.net.HttpURLConnection)
+            new java.net.URL("http://" + realm.host() + ":" + rs.infoPort + "/jmx")
+                .openConnection();
+    plain.setConnectTimeout(10_000);
+    plain.setReadTimeout(10_000);
+    int plainCode;
+    try {
+      plainCode = plain.getResponseCode();
+    } catch (java.io.IOException noHttp) {
+      plainCode = -1; // the TLS connector hung up
+    } finally {
+      plain.disconnect();
+    }
+    assertTrue("plain HTTP answered " + plainCode, plainCode != 200 && plainCode != 401);
+
+    System.out.println("secure: plain HTTP on the TLS info port: " + plainCode);
+  }
+
+  @Test
+  public void t5d_aUserWhoIsNotAnInfoServerAdminGets403() throws Exception {
+    // top as alice: authenticated, but not one of the info servers' admins
+    String asAlice =
+        ReleaseClients.blockscope(
+            cluster,
+            release,
+            "top-alice",
+            List.of(
+                "top",
+                "--once",
+                "--interval",
+                "1",
+                "--format",
+                "json",
+                "--config",
+                cluster.clientConfDir().toString(),
+                "--principal",
+                SecureRealm.principal("alice"),
+                "--keytab",
+                realm.keytab("alice").toString()),
+            Map.of("KRB5_CONFIG", realm.krb5Conf.toString()));
+    Matcher doc = Pattern.compile("(?m)^\\{").matcher(asAlice);
+    assertTrue(asAlice, doc.find());
+    JsonObject view = new JsonStreamParser(asAlice.substring(doc.start())).next().getAsJsonObject();
+    assertEquals(asAlice, 2, view.getAsJsonArray("servers").size());
+    for (var server : view.getAsJsonArray("servers")) {
+      String error = server.getAsJsonObject().get("error").getAsString();
+      assertTrue(error, error.contains("/jmx") && error.contains("answered HTTP 403"));
+    }
+  }
+
+  @Test
+  public void t5e_aSecuredServerHasNoRemoteJmx() throws Exception {
+    RegionServer rs = cluster.regionServers().get(0);
+    // no remote JMX on a secured server: its beans are read through /jmx alone
+    java.io.IOException noJmx = assertThrows(java.io.IOException.class, () -> jmx(rs).close());
+    assertTrue(String.valueOf(noJmx), causes(noJmx).contains("Connection refused"));
+  }
+
+  @Test
+  public void t5f_zooKeeperRefusesAnUnauthenticatedWrite() throws Exception {
+    // ZooKeeper without SASL: HBase's znodes are not the world's to write
+    org.apache.zookeeper.client.ZKClientConfig noSasl =
+        new org.apache.zookeeper.client.ZKClientConfig();
+    noSasl.setProperty(org.apache.zookeeper.client.ZKClientConfig.ENABLE_CLIENT_SASL_KEY, "false");
+    java.util.concurrent.CountDownLatch connected = new java.util.concurrent.CountDownLatch(1);
+    org.apache.zookeeper.ZooKeeper zk =
+        new org.apache.zookeeper.ZooKeeper(
+            cluster.zkQuorum(),
+            30_000,
+            e -> {
+              if (e.getState() == org.apache.zookeeper.Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+              }
+            },
+            noSasl);
+    try {
+      assertTrue("connected to ZooKeeper", connected.await(30, TimeUnit.SECONDS));
+      assertThrows(
+          org.apache.zookeeper.KeeperException.NoAuthException.class,
+          () ->
+              zk.create(
+                  "/hbase/blockscope-refused",
+                  new byte[0],
+                  org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                  org.apache.zookeeper.CreateMode.PERSISTENT));
+    } finally {
+      zk.close();
+    }
+  }
+
+  /**
+   * A region server's blockscope beans through its {@code /jmx} as an operator's client reads them:
+   * HTTPS with the realm's trust store, and SPNEGO as {@code user} (Hadoop's KerberosAuthenticator
+   * under the user's keytab login).
+   */
+  private static BeanReader securedBeans(RegionServer rs, String user) throws Exception {
+    UserGroupInformation login = realm.login(user);
+    javax.net.ssl.SSLSocketFactory tls = realm.sslContext().getSocketFactory();
+    AuthenticatedURL.Token token = new AuthenticatedURL.Token();
+    AuthenticatedURL client =
+        new AuthenticatedURL(
+            new KerberosAuthenticator(),
+            c -> {
+              if (c instanceof javax.net.ssl.HttpsURLConnection h) {
+                h.setSSLSocketFactory(tls);
+              }
+              c.setConnectTimeout(10_000);
+              c.setReadTimeout(10_000);
+              return c;
+            });
+    return BeanReader.of(
+        pathAndQuery -> {
+          try {
+            return login.doAs(
+                (PrivilegedExceptionAction<String>)
+                    () -> {
+                      java.net.HttpURLConnection c =
+                          client.openConnection(
+                              new java.net.URL(rs.infoUrl() + pathAndQuery), token);
+                      if (c.getResponseCode() != 200) {
+                        throw new java.io.IOException(
+                            rs.infoUrl() + pathAndQuery + " answered " + c.getResponseCode());
+                      }
+                      try (var in = c.getInputStream()) {
+                        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                      }
+                    });
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted reading " + rs.infoUrl());
+          }
+        },
+        rs.infoUrl());
+  }
+
+  /** What a client refused at its connection header sees. */
+  private static final String CLOSED = "ConnectionClosedException: Connection closed";
+
+  /** Every message in a failure's chain, for finding HBase's refusal in it. */
+  private static String causes(Throwable e) {
+    StringBuilder b = new StringBuilder();
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      b.append(c).append(" | ");
+    }
+    return b.toString();
+  }
+
   // ---- helpers --------------------------------------------------------------------------------
 
   /** A one-region table of {@link #ROWS} rows in one store file, with table values if given. */
@@ -541,9 +728,5 @@ public class SecureStockIT {
   private static JMXConnector jmx(RegionServer rs) throws Exception {
     return JMXConnectorFactory.connect(
         new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + rs.jmxPort + "/jmxrmi"));
-  }
-
-  private static long value(MBeanServerConnection mbs, String name) throws Exception {
-    return ((Number) mbs.getAttribute(new ObjectName(name), "Value")).longValue();
   }
 }

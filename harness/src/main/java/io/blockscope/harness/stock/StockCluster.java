@@ -134,11 +134,15 @@ public final class StockCluster implements AutoCloseable {
       Path conf = writeConf(dir.resolve("conf"), site);
       List<String> opts = new ArrayList<>();
       opts.add("-Xmx640m");
-      opts.add("-Dcom.sun.management.jmxremote.port=" + jmxPort);
-      opts.add("-Dcom.sun.management.jmxremote.rmi.port=" + jmxPort);
-      opts.add("-Dcom.sun.management.jmxremote.authenticate=false");
-      opts.add("-Dcom.sun.management.jmxremote.ssl=false");
-      opts.add("-Djava.rmi.server.hostname=127.0.0.1");
+      if (realm == null) {
+        // remote JMX without authentication, for the open cluster's tests; a secured server opens
+        // none, so that its beans are read only through its secured /jmx
+        opts.add("-Dcom.sun.management.jmxremote.port=" + jmxPort);
+        opts.add("-Dcom.sun.management.jmxremote.rmi.port=" + jmxPort);
+        opts.add("-Dcom.sun.management.jmxremote.authenticate=false");
+        opts.add("-Dcom.sun.management.jmxremote.ssl=false");
+        opts.add("-Djava.rmi.server.hostname=127.0.0.1");
+      }
       for (String o : d.jvmOptions()) {
         opts.add(
             o.replace("${lib}", lib.toString())
