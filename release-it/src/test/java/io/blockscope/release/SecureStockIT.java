@@ -452,7 +452,7 @@ public class SecureStockIT {
   }
 
   // ---- what the secured cluster refuses: each guarantee by its refusal. Run with
-  // -Dblockscope.secure.off=simple-auth, spnego or tls (SecureRealm.serverSite), the cluster is
+  // -Dblockscope.secure.off=spnego or tls (SecureRealm.serverSite), the cluster is
   // made without that part of its security, and the tests that prove it fail by name. ----------
 
   @Test
@@ -542,7 +542,9 @@ public class SecureStockIT {
     JsonObject view = new JsonStreamParser(asAlice.substring(doc.start())).next().getAsJsonObject();
     assertEquals(asAlice, 2, view.getAsJsonArray("servers").size());
     for (var server : view.getAsJsonArray("servers")) {
-      String error = server.getAsJsonObject().get("error").getAsString();
+      var reason = server.getAsJsonObject().get("error");
+      assertFalse(server + ": read by alice", reason.isJsonNull());
+      String error = reason.getAsString();
       assertTrue(error, error.contains("/jmx") && error.contains("answered HTTP 403"));
     }
   }
