@@ -113,6 +113,7 @@ public class DocNamesTest {
     Set<String> known = new TreeSet<>();
     known.addAll(constants(BlockscopeConfig.class, "blockscope."));
     known.addAll(constants(Attributes.class, "blockscope."));
+    known.add(EvaluationRunner.RUN_ATTRIBUTE); // the table attribute evaluate marks its tables with
     assertTrue(known.toString(), known.contains("blockscope.export.regions"));
     // the build's own properties (the parent pom's blockscope.jvm.opens, ...), which the pages
     // name where they tell a developer how the build runs
