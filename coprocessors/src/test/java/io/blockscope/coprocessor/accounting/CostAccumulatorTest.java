@@ -22,46 +22,56 @@ public class CostAccumulatorTest {
     CostAccumulator acc = new CostAccumulator(budget);
     int threads = 4;
     int reads = 300_000;
-    CyclicBarrier start = new CyclicBarrier(threads);
-    List<Thread> all = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      Thread th =
-          new Thread(
-              () -> {
-                CostAccumulator.Lane lane = new CostAccumulator.Lane();
-                long[] mine = new long[CostLayout.SIZE];
-                try {
-                  start.await();
-                } catch (Exception e) {
-                  throw new IllegalStateException(e);
-                }
-                for (int i = 0; i < reads; i++) {
-                  acc.inFlight(lane, 1);
-                  mine[DATA_HIT] = 1;
-                  mine[CELLS] = 3;
-                  acc.drain(mine, lane);
-                  acc.inFlight(lane, -1);
-                }
-              });
-      all.add(th);
-      th.start();
-    }
-    for (Thread th : all) {
-      th.join();
-    }
-    assertEquals((long) threads * reads, acc.get(DATA_HIT));
-    assertEquals(3L * threads * reads, acc.get(CELLS));
-    assertEquals("every read that entered left", 0, acc.inFlight());
-    assertEquals(acc.get(DATA_HIT), acc.snapshot().get(DATA_HIT));
-    // four threads adding 1.2 million times to one array meet at least once on any machine with two
-    // cores; on one core this is the only assertion that may not hold
-    if (Runtime.getRuntime().availableProcessors() > 1) {
-      assertTrue("grew under contention: " + acc.stripes(), acc.stripes() > 1);
+    // Rounds of four threads adding 1.2 million times to one array, until they have met: on a
+    // machine busy with other work (CI builds two modules beside two version legs) one round's
+    // threads may each run alone in its time slice and never meet. Every round's figures are exact.
+    int rounds = 0;
+    boolean twoCores = Runtime.getRuntime().availableProcessors() > 1;
+    do {
+      rounds++;
+      CyclicBarrier start = new CyclicBarrier(threads);
+      List<Thread> all = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        Thread th =
+            new Thread(
+                () -> {
+                  CostAccumulator.Lane lane = new CostAccumulator.Lane();
+                  long[] mine = new long[CostLayout.SIZE];
+                  try {
+                    start.await();
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                  for (int i = 0; i < reads; i++) {
+                    acc.inFlight(lane, 1);
+                    mine[DATA_HIT] = 1;
+                    mine[CELLS] = 3;
+                    acc.drain(mine, lane);
+                    acc.inFlight(lane, -1);
+                  }
+                });
+        all.add(th);
+        th.start();
+      }
+      for (Thread th : all) {
+        th.join();
+      }
+      long added = (long) rounds * threads * reads;
+      assertEquals(added, acc.get(DATA_HIT));
+      assertEquals(3L * added, acc.get(CELLS));
+      assertEquals("every read that entered left", 0, acc.inFlight());
+      assertEquals(acc.get(DATA_HIT), acc.snapshot().get(DATA_HIT));
+    } while (twoCores && acc.stripes() == 1 && rounds < 20);
+    // on one core this is the only assertion that may not hold
+    if (twoCores) {
+      assertTrue(
+          "grew under contention in " + rounds + " rounds: " + acc.stripes(), acc.stripes() > 1);
     }
     assertEquals("arrays taken from the budget", acc.stripes() - 1, budget.used());
     acc.release();
     assertEquals("given back when let go", 0, budget.used());
-    assertEquals("figures readable after release", (long) threads * reads, acc.get(DATA_HIT));
+    assertEquals(
+        "figures readable after release", (long) rounds * threads * reads, acc.get(DATA_HIT));
   }
 
   @Test
