@@ -12,11 +12,24 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.Waiter;
 import org.junit.Test;
 
 public class ServerReadsTest {
   private static TopView.ServerReading ok(String server) {
     return new TopView.ServerReading(server, null, Map.of("blockscope:n=1", 1L));
+  }
+
+  /** A server whose read answers once both reads of {@code both} have begun. */
+  private static ServerReads.Task afterBoth(String server, CyclicBarrier both) {
+    return new ServerReads.Task(
+        server,
+        () -> {
+          both.await(20, TimeUnit.SECONDS);
+          return ok(server);
+        });
   }
 
   /**
@@ -28,21 +41,7 @@ public class ServerReadsTest {
     CyclicBarrier both = new CyclicBarrier(2);
     try (ServerReads reads = new ServerReads()) {
       List<TopView.ServerReading> r =
-          reads.read(
-              List.of(
-                  new ServerReads.Task(
-                      "a",
-                      () -> {
-                        both.await(20, TimeUnit.SECONDS);
-                        return ok("a");
-                      }),
-                  new ServerReads.Task(
-                      "b",
-                      () -> {
-                        both.await(20, TimeUnit.SECONDS);
-                        return ok("b");
-                      })),
-              Duration.ofSeconds(30));
+          reads.read(List.of(afterBoth("a", both), afterBoth("b", both)), Duration.ofSeconds(30));
       assertEquals(List.of(ok("a"), ok("b")), r);
     }
   }
@@ -76,14 +75,17 @@ public class ServerReadsTest {
       assertEquals("late: still reading its reply to an earlier refresh", second.get(1).error());
       assertEquals("one read of the stuck server at a time", 1, asked.get());
       release.countDown();
-      for (int i = 0; i < 100 && asked.get() < 2; i++) {
-        List<TopView.ServerReading> next = reads.read(tasks, Duration.ofSeconds(5));
-        if (next.get(1).error() == null) {
-          assertEquals(ok("stuck"), next.get(1));
-          break;
-        }
-        Thread.sleep(50);
-      }
+      // once its read has ended, the next refresh asks it anew and shows its answer
+      AtomicReference<List<TopView.ServerReading>> next = new AtomicReference<>();
+      Waiter.waitFor(
+          new Configuration(false),
+          10_000,
+          50,
+          () -> {
+            next.set(reads.read(tasks, Duration.ofSeconds(5)));
+            return next.get().get(1).error() == null;
+          });
+      assertEquals(ok("stuck"), next.get().get(1));
       assertEquals("asked anew once its read had ended", 2, asked.get());
     }
   }

@@ -3,7 +3,6 @@ package io.blockscope.coprocessor;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
-import static org.junit.Assert.assertTrue;
 
 import io.blockscope.coprocessor.accounting.CostRegistry;
 import io.blockscope.coprocessor.accounting.RegionExport;
@@ -14,6 +13,7 @@ import java.util.ArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.Waiter;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.RegionInfoBuilder;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
@@ -53,14 +53,18 @@ public class QueryTaggingTest {
           "the same scan again: tagged already", tagging.queryScan(id, "alice", scan, env(), 2));
       WeakReference<Object> held = new WeakReference<>(scan);
       scan = null;
-      for (int i = 0; i < 100 && held.get() != null; i++) {
-        System.gc();
-        Thread.sleep(20);
-      }
+      Waiter.waitFor(
+          new Configuration(false),
+          10_000,
+          20,
+          () -> {
+            System.gc();
+            return held.get() == null;
+          });
       assertNull("collected: the thread keeps no tagged scan", held.get());
       assertNotNull("a new scan is tagged", tagging.queryScan(id, "alice", new Object(), env(), 2));
       assertEquals(0, failures.get());
-      assertTrue(tagging.queries().trackedQueries() > 0);
+      assertEquals("alice's one query", 1, tagging.queries().trackedQueries());
     }
   }
 }

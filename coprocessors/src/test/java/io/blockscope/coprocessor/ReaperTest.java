@@ -5,6 +5,8 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.Waiter;
 import org.junit.After;
 import org.junit.Test;
 
@@ -14,17 +16,17 @@ public class ReaperTest {
     Reaper.idleMillis = 60_000;
   }
 
-  private static boolean within(long millis, java.util.function.BooleanSupplier condition)
-      throws InterruptedException {
-    long end = System.nanoTime() + millis * 1_000_000;
-    while (System.nanoTime() < end) {
-      if (condition.getAsBoolean()) {
-        return true;
-      }
-      System.gc();
-      Thread.sleep(20);
-    }
-    return condition.getAsBoolean();
+  /** Waits until {@code condition} holds, collecting garbage between looks. */
+  private static void await(String what, Waiter.Predicate<RuntimeException> condition) {
+    Waiter.waitFor(
+        new Configuration(false),
+        20_000,
+        20,
+        () -> {
+          System.gc();
+          return condition.evaluate();
+        });
+    assertTrue(what, condition.evaluate());
   }
 
   /**
@@ -38,13 +40,11 @@ public class ReaperTest {
     AtomicInteger ran = new AtomicInteger();
     Reaper.register(new Object(), ran::incrementAndGet).clean();
     assertEquals(1, ran.get());
-    assertTrue(
-        "the thread ended, idle; registrations waiting: " + Reaper.waiting(),
-        within(20_000, () -> !Reaper.draining()));
+    await("the thread ended, idle", () -> !Reaper.draining());
 
     Reaper.register(new Object(), ran::incrementAndGet); // dropped at once, never closed
-    assertTrue("cleaned after collection", within(20_000, () -> ran.get() == 2));
-    assertTrue("and the thread ended again", within(20_000, () -> !Reaper.draining()));
+    await("cleaned after collection", () -> ran.get() == 2);
+    await("and the thread ended again", () -> !Reaper.draining());
     assertFalse(Reaper.draining());
   }
 }

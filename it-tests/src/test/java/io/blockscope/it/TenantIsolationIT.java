@@ -248,6 +248,10 @@ public class TenantIsolationIT extends ClusterTestBase {
         long[] after = cluster.diagnostics().queryCosts(id, "alice", encoded);
         assertEquals(ROWS, rows);
         assertTrue("the later batches decoded cells", after[cells] > lowered[cells]);
+        assertEquals(
+            "the scan decoded each cell of the store file once",
+            SeedTables.dataBlocksAndCells(List.of(onlyRegion(t)))[1],
+            after[cells]);
         assertEquals("and timed none of them", lowered[nanos], after[nanos]);
       }
     } finally {

@@ -371,11 +371,7 @@ public class SecureStockIT {
     String onceView =
         ReleaseClients.blockscope(
             cluster, release, "top-once", once, Map.of("KRB5_CONFIG", realm.krb5Conf.toString()));
-    // the view is the JSON document that starts a line (the output holds the log's lines too)
-    Matcher doc = Pattern.compile("(?m)^\\{").matcher(onceView);
-    assertTrue(onceView, doc.find());
-    JsonObject single =
-        new JsonStreamParser(onceView.substring(doc.start())).next().getAsJsonObject();
+    JsonObject single = firstView(onceView);
     assertEquals(onceView, 2, single.getAsJsonArray("servers").size());
     for (var s : single.getAsJsonArray("servers")) {
       assertTrue(s.toString(), s.getAsJsonObject().get("error").isJsonNull());
@@ -537,9 +533,7 @@ public class SecureStockIT {
                 "--keytab",
                 realm.keytab("alice").toString()),
             Map.of("KRB5_CONFIG", realm.krb5Conf.toString()));
-    Matcher doc = Pattern.compile("(?m)^\\{").matcher(asAlice);
-    assertTrue(asAlice, doc.find());
-    JsonObject view = new JsonStreamParser(asAlice.substring(doc.start())).next().getAsJsonObject();
+    JsonObject view = firstView(asAlice);
     assertEquals(asAlice, 2, view.getAsJsonArray("servers").size());
     for (var server : view.getAsJsonArray("servers")) {
       var reason = server.getAsJsonObject().get("error");
@@ -632,6 +626,16 @@ public class SecureStockIT {
           }
         },
         rs.infoUrl());
+  }
+
+  /**
+   * The view {@code top --format json} printed: the JSON document that starts a line (the output
+   * holds the log's lines too).
+   */
+  private static JsonObject firstView(String printed) {
+    Matcher doc = Pattern.compile("(?m)^\\{").matcher(printed);
+    assertTrue(printed, doc.find());
+    return new JsonStreamParser(printed.substring(doc.start())).next().getAsJsonObject();
   }
 
   /** What a client refused at its connection header sees. */
