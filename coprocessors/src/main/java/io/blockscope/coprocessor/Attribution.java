@@ -10,10 +10,13 @@ import io.blockscope.metrics.PerfLevel;
 import java.lang.ref.WeakReference;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Optional;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.ipc.RpcCall;
+import org.apache.hadoop.hbase.ipc.RpcServer;
 
 /**
  * The attribution of reads to regions, the one part of the engine on every read's path.
@@ -33,9 +36,17 @@ import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
  * doCall} returns on the thread of a coprocessor that called its own server), every frame the call
  * opened and left open is closed, its costs going to its own region and query; a handler thread is
  * back at depth 0 and level OFF before it serves another call. A post-hook closes the frame of its
- * own region (frames record it), with any frame left open above it. Where the probe is unavailable,
- * frames left open are dropped once the stack is {@link #MAX_DEPTH} deep, so the stack stays
- * bounded.
+ * own region (frames record it), with any frame left open above it.
+ *
+ * <p>Where call ends cannot be relied on (the probe is not woven, or it has failed), a thread's
+ * stack records which RPC call opened its first frame: HBase's {@code RpcServer.getCurrentCall()},
+ * the call {@code CallRunner.run} serves on the handler thread (a short-circuit call unsets it, so
+ * a nested call is never taken for a new one). The first read of another call on that thread finds
+ * the earlier call's frames still open: it closes them and drops what the thread read since their
+ * last hook, which mixes the failed read's costs with reads of later calls that no hook brackets. A
+ * leaked frame thus never takes a later call's reads, and its region is released at the thread's
+ * next read; the costs are refused rather than given to the wrong region. The stack also stays
+ * bounded: frames left open are dropped once it is {@link #MAX_DEPTH} deep.
  *
  * <p>Reads outside these brackets (region open, prefetch-on-open, flushes) run at level OFF and are
  * not counted: HBase gives no region for them.
@@ -71,6 +82,9 @@ final class Attribution {
 
     /** Written by its thread only; volatile so that {@link #openFrames()} reads it current. */
     volatile int depth;
+
+    /** Which RPC call opened the first open frame ({@link #callKey}); 0 when none did. */
+    long call;
 
     /**
      * The Scan last tagged on this thread, so that a second copy of blockscope does not tag it;
@@ -168,8 +182,15 @@ final class Attribution {
     try {
       Frames f = frames.get();
       long[] costs = f.costs;
+      long call = callKey();
+      if (f.depth > 0 && f.call != 0 && call != 0 && call != f.call) {
+        closeAll(f, costs); // an earlier call's frames, left open with no call end to close them
+      }
       if (f.depth == MAX_DEPTH) {
         closeAll(f, costs); // frames whose post-hook never came, and no call end to close them
+      }
+      if (f.depth == 0) {
+        f.call = call;
       }
       if (f.depth > 0) {
         settle(f, f.depth - 1, costs);
@@ -237,6 +258,21 @@ final class Attribution {
     if (f.depth == 0) {
       f.taggedScan = null;
     }
+  }
+
+  /**
+   * The RPC call this thread serves now, as a number that differs between two calls of one thread
+   * (its identity hash mixed with the time HBase received it), without holding the call; 0 outside
+   * an RPC call and inside a short-circuit one.
+   */
+  private static long callKey() {
+    Optional<RpcCall> current = RpcServer.getCurrentCall();
+    if (!current.isPresent()) {
+      return 0;
+    }
+    RpcCall call = current.get();
+    long key = call.getReceiveTime() * 0x9E3779B97F4A7C15L ^ System.identityHashCode(call);
+    return key == 0 ? 1 : key;
   }
 
   void compactionOpening(RegionCoprocessorEnvironment env) {

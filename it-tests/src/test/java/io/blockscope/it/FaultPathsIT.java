@@ -7,6 +7,7 @@ import static org.junit.Assert.fail;
 
 import io.blockscope.coprocessor.BlockscopeConfig;
 import io.blockscope.coprocessor.Diagnostics;
+import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
@@ -102,7 +103,7 @@ public class FaultPathsIT extends ClusterTestBase {
     assertEquals(
         "the rpcCall probe closes what post-hooks leave open",
         true,
-        engine.probeInstalled(io.blockscope.coprocessor.probe.ProbeBridge.RPC_CALL));
+        engine.probeInstalled(ProbeBridge.RPC_CALL));
     long droppedBefore = serverCounter("frames.dropped");
     try (Table t = cluster.connection().getTable(faulty)) {
       for (int i = 0; i < 30; i++) {
@@ -162,6 +163,75 @@ public class FaultPathsIT extends ClusterTestBase {
           server,
           regionCosts(counterRegion).minus(counterBefore));
       assertEquals(faultyBefore, regionCosts(faultyRegion));
+    }
+  }
+
+  /**
+   * Where call ends close nothing (the {@code rpcCall} probe not woven, or failing: here it fails
+   * on every call), each refused get leaves its frame open on its handler thread after the call.
+   * The next read of another call on that thread closes it and drops what the thread read since:
+   * the increments that read with no hook in between are charged to no region, the gets after them
+   * are each the counters region's as HBase's CacheStats count them, and every leaked frame is
+   * closed (before, the increments' reads went to the refused get's region at the thread's next
+   * hook, and its frames stayed open until 32 piled up).
+   */
+  @Test
+  public void withoutCallEndsALeakedFrameTakesNoLaterCallsReads() throws Exception {
+    Diagnostics engine = cluster.diagnostics();
+    HRegion faultyRegion = onlyRegion(faulty);
+    HRegion counterRegion = onlyRegion(counters);
+    long droppedBefore = serverCounter("frames.dropped");
+    engine.injectFault(ProbeBridge.RPC_CALL);
+    try (Table t = cluster.connection().getTable(faulty);
+        Table c = cluster.connection().getTable(counters)) {
+      c.get(new Get(RawTable.seedRow(0))); // the counters' blocks in the cache
+      for (int i = 0; i < 20; i++) {
+        try {
+          t.get(faultyGet(i, "throw"));
+          fail("the observer refuses this get");
+        } catch (IOException expected) {
+          assertTrue(expected.toString(), expected.toString().contains("injected: get refused"));
+        }
+      }
+      assertTrue("refused gets' frames stay open after their calls", engine.openFrames() > 0);
+      CostSnapshot faultyBefore = regionCosts(faultyRegion);
+      for (int i = 0; i < 100; i++) {
+        c.increment(new Increment(RawTable.seedRow(i)).addColumn(RawTable.SEED_FAMILY, COUNTER, 1));
+      }
+      CacheStats stats = cluster.blockCache().getStats();
+      long hits = stats.getHitCount();
+      long misses = stats.getMissCount();
+      CostSnapshot counterBefore = regionCosts(counterRegion);
+      CostSnapshot serverBefore = serverCosts();
+      int[] gets = {0};
+      for (; gets[0] < 50; gets[0]++) {
+        assertEquals(1, c.get(new Get(RawTable.seedRow(gets[0]))).size());
+      }
+      assertEquals(
+          "nothing charged to the refused gets' region", faultyBefore, regionCosts(faultyRegion));
+      Waiter.waitFor(
+          cluster.conf(),
+          30_000,
+          10,
+          () -> {
+            assertEquals(1, c.get(new Get(RawTable.seedRow(gets[0]++ % 100))).size());
+            return engine.openFrames() == 0;
+          });
+      CostSnapshot server = serverCosts().minus(serverBefore);
+      assertEquals(stats.getHitCount() - hits, hits(server));
+      assertEquals(stats.getMissCount() - misses, misses(server));
+      assertEquals(
+          "every lookup of the " + gets[0] + " gets is the counters region's",
+          server,
+          regionCosts(counterRegion).minus(counterBefore));
+      assertEquals(
+          "nothing charged to the refused gets' region", faultyBefore, regionCosts(faultyRegion));
+      assertEquals(
+          "each refused get's frame closed once, by its thread's next read",
+          20,
+          serverCounter("frames.dropped") - droppedBefore);
+    } finally {
+      engine.injectFault(-1);
     }
   }
 
