@@ -128,6 +128,10 @@ final class EngineLookup {
    */
   private static Engine start(
       BlockscopeConfig config, BridgeHandle bridge, List<String> problems, long begun, long woven) {
+    String drill = MiscountDrill.fromProperty();
+    if (drill != null) {
+      problems.add(drill);
+    }
     Engine engine = new Engine(config, bridge, problems);
     problems.forEach(p -> LOG.warn("blockscope: {}", p));
     long now = System.nanoTime();

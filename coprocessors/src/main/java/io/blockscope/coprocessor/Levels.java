@@ -60,11 +60,19 @@ final class Levels {
   }
 
   /**
+   * The cap a query's level is held to: {@code blockscope.query.max.level} (none while the drill
+   * {@link Miscount#LEVEL_CAP_IGNORED} runs).
+   */
+  PerfLevel queryCap() {
+    return MiscountDrill.runs(Miscount.LEVEL_CAP_IGNORED) ? PerfLevel.TIME : queryMax;
+  }
+
+  /**
    * The level a query may measure at: what it asks for, but never above {@code
    * blockscope.query.max.level}; -1 when it asks for none.
    */
   int queryLevel(int asked) {
-    return asked < 0 ? -1 : Math.min(asked, queryMax.ordinal());
+    return asked < 0 ? -1 : Math.min(asked, queryCap().ordinal());
   }
 
   /**
@@ -130,7 +138,7 @@ final class Levels {
 
   /** What a table that asks for {@code level} gets: at most {@code blockscope.table.max.level}. */
   private PerfLevel capped(String table, PerfLevel level) {
-    PerfLevel max = tableMax;
+    PerfLevel max = MiscountDrill.runs(Miscount.LEVEL_CAP_IGNORED) ? PerfLevel.TIME : tableMax;
     if (level.compareTo(max) <= 0) {
       return level;
     }

@@ -32,5 +32,16 @@ public enum Miscount {
    * Each table's roll-up leaves out one of its regions (the first by encoded name); the regions'
    * own figures and the server's stay right.
    */
-  LOST_FROM_TABLE
+  LOST_FROM_TABLE,
+  /**
+   * The caps on levels are not applied: a table gets the level its attribute asks and a query the
+   * level its PROFILE asks, above {@code blockscope.table.max.level} and {@code
+   * blockscope.query.max.level}. The settings gauges still show the caps.
+   */
+  LEVEL_CAP_IGNORED,
+  /**
+   * The profile endpoint answers a request naming another user whoever asks: the check that only an
+   * HBase superuser or a user with global ADMIN reads another user's records is skipped.
+   */
+  PROFILE_OWNER_IGNORED
 }

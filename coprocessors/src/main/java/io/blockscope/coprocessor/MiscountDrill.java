@@ -28,6 +28,47 @@ final class MiscountDrill {
     return how != Miscount.NONE;
   }
 
+  /** Whether the drill {@code miscount} runs now. */
+  static boolean runs(Miscount miscount) {
+    return how == miscount;
+  }
+
+  /**
+   * The JVM system property that starts a security drill ({@link Miscount#LEVEL_CAP_IGNORED} or
+   * {@link Miscount#PROFILE_OWNER_IGNORED}) when the engine starts: for the release suites, whose
+   * region servers are processes of their own that no test can reach in-process. Never set on a
+   * production server.
+   */
+  static final String PROPERTY = "blockscope.drill.miscount";
+
+  /**
+   * Starts the drill {@link #PROPERTY} names, if it names one of the two it may; what the server's
+   * log must say about it, or null when it is unset.
+   */
+  static String fromProperty() {
+    String named = System.getProperty(PROPERTY, "").trim();
+    if (named.isEmpty()) {
+      return null;
+    }
+    for (Miscount m : new Miscount[] {Miscount.LEVEL_CAP_IGNORED, Miscount.PROFILE_OWNER_IGNORED}) {
+      if (m.name().equals(named)) {
+        start(m);
+        return "-D"
+            + PROPERTY
+            + "="
+            + named
+            + ": the test drill runs, blockscope does not hold its guarantee on purpose;"
+            + " never set it on a production server";
+      }
+    }
+    return "-D"
+        + PROPERTY
+        + "="
+        + named
+        + " names no drill a property may start (LEVEL_CAP_IGNORED, PROFILE_OWNER_IGNORED);"
+        + " none runs";
+  }
+
   /** Starts (or with NONE ends) a wrong attribution. */
   static void start(Miscount miscount) {
     sink = null;

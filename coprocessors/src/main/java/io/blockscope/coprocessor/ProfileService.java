@@ -117,6 +117,9 @@ final class ProfileService implements Service {
     if (asked.isEmpty() || asked.equals(me)) {
       return me;
     }
+    if (MiscountDrill.runs(Miscount.PROFILE_OWNER_IGNORED)) {
+      return asked;
+    }
     RegionCoprocessorEnvironment e = env.get();
     return e != null && Callers.mayReadOthers(caller, e) ? asked : null;
   }

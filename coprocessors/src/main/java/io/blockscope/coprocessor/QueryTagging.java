@@ -49,7 +49,7 @@ final class QueryTagging {
       byte[] queryId, String user, Object scan, RegionCoprocessorEnvironment env, int level) {
     try {
       String id = QueryTracker.parseId(queryId);
-      if (id == null || user == null || levels.queryMax() == PerfLevel.OFF) {
+      if (id == null || user == null || levels.queryCap() == PerfLevel.OFF) {
         return null;
       }
       Attribution.Frames f = attribution.frames();
@@ -138,14 +138,14 @@ final class QueryTagging {
     }
     QueryTracker.RegionCosts q = (QueryTracker.RegionCosts) handle;
     try {
-      if (levels.queryMax() == PerfLevel.OFF) {
+      if (levels.queryCap() == PerfLevel.OFF) {
         return; // profiles were switched off while the query's scanners were open
       }
       Attribution.Frames f = attribution.frames();
       if (f.depth > 0) {
         f.query[f.depth - 1] = q;
         // the cap as it is now: a reload that lowered it holds from the next batch on
-        int level = Math.min(q.level, levels.queryMax().ordinal());
+        int level = Math.min(q.level, levels.queryCap().ordinal());
         if (level >= 0 && attribution.attributes()) {
           long[] costs = f.costs;
           long current = costs[CostLayout.LEVEL];

@@ -1,6 +1,8 @@
 package io.blockscope.coprocessor;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
 
 import io.blockscope.metrics.CostLayout;
 import java.util.HashMap;
@@ -101,5 +103,35 @@ public class MiscountDrillTest {
             "decode.FAST_DIFF.cells", 6L),
         mislabelled(Miscount.TIME_16X, read));
     assertEquals(read, mislabelled(Miscount.WRONG_REGION, read));
+  }
+
+  /**
+   * The property starts the two security drills only, and says so; a probe drill, or a name that is
+   * no drill, starts nothing.
+   */
+  @Test
+  public void thePropertyStartsOnlyTheSecurityDrills() {
+    try {
+      System.clearProperty(MiscountDrill.PROPERTY);
+      assertNull(MiscountDrill.fromProperty());
+      assertEquals(false, MiscountDrill.active());
+      for (String refused : new String[] {"DOUBLE", "WRONG_REGION", "level_cap_ignored", "x"}) {
+        System.setProperty(MiscountDrill.PROPERTY, refused);
+        String said = MiscountDrill.fromProperty();
+        assertTrue(said, said.contains("names no drill a property may start"));
+        assertEquals(refused, false, MiscountDrill.active());
+      }
+      for (Miscount m :
+          new Miscount[] {Miscount.LEVEL_CAP_IGNORED, Miscount.PROFILE_OWNER_IGNORED}) {
+        System.setProperty(MiscountDrill.PROPERTY, " " + m + " ");
+        String said = MiscountDrill.fromProperty();
+        assertTrue(said, said.contains("never set it on a production server"));
+        assertTrue(m.toString(), MiscountDrill.runs(m));
+        MiscountDrill.start(Miscount.NONE);
+      }
+    } finally {
+      System.clearProperty(MiscountDrill.PROPERTY);
+      MiscountDrill.start(Miscount.NONE);
+    }
   }
 }

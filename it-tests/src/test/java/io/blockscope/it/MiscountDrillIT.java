@@ -26,11 +26,12 @@ import org.junit.runner.notification.Failure;
  * The suite's sensitivity drill: blockscope is made to miscount on purpose, one way at a time (each
  * probe doubling or dropping every other event; costs attributed to the wrong region, query, block
  * kind, encoding or algorithm; file-system bytes doubled with the blocks right; a region left out
- * of its table's roll-up; times 16 times over), and the exact-count tests must then fail, the right
- * way: the failed assertion compares an exact count (or a bound) and what it observed moved the way
- * the miscount moves it ({@link Move}), read from the assertion's own words. Any other failure (a
- * row count, a relation the miscount nudges by 0.1%, a timeout) is not a catch. A miscount that no
- * test catches the right way is a missing test.
+ * of its table's roll-up; times 16 times over; the level caps not applied; another user's profile
+ * answered), and the exact-count tests must then fail, the right way: the failed assertion compares
+ * an exact count (or a bound) and what it observed moved the way the miscount moves it ({@link
+ * Move}), read from the assertion's own words. Any other failure (a row count, a relation the
+ * miscount nudges by 0.1%, a timeout) is not a catch. A miscount that no test catches the right way
+ * is a missing test.
  *
  * <p>The short form (the default, in CI) runs, for each miscount, the tests {@link #CATCHERS}
  * names, and checks that each of them passes without the miscount and catches it. The long form
@@ -50,7 +51,12 @@ public class MiscountDrillIT extends ClusterTestBase {
     DOUBLED(1.6, 2.4),
     HALVED(0.3, 0.7),
     MOVED(Double.NaN, Double.NaN),
-    PAST_BOUND(Double.NaN, Double.NaN);
+    PAST_BOUND(Double.NaN, Double.NaN),
+    /**
+     * Above a figure the guarantee holds it to exactly: time recorded where a cap allows none, rows
+     * of another user's profile read where HBase must refuse them.
+     */
+    ABOVE(Double.NaN, Double.NaN);
 
     final double low;
     final double high;
@@ -90,6 +96,8 @@ public class MiscountDrillIT extends ClusterTestBase {
     d.add(new Drill("fs bytes doubled", Miscount.FS_BYTES_DOUBLED, -1, Move.DOUBLED));
     d.add(new Drill("region lost from table", Miscount.LOST_FROM_TABLE, -1, Move.MOVED));
     d.add(new Drill("time 16x", Miscount.TIME_16X, -1, Move.PAST_BOUND));
+    d.add(new Drill("level cap ignored", Miscount.LEVEL_CAP_IGNORED, -1, Move.ABOVE));
+    d.add(new Drill("profile owner ignored", Miscount.PROFILE_OWNER_IGNORED, -1, Move.ABOVE));
     return d;
   }
 
@@ -130,6 +138,8 @@ public class MiscountDrillIT extends ClusterTestBase {
           return form == Form.AT_MOST && was > expected;
         case MOVED:
           return form == Form.EXACT;
+        case ABOVE:
+          return form == Form.EXACT && was > expected;
         default:
           return ratio() >= move.low && ratio() <= move.high;
       }
@@ -192,7 +202,8 @@ public class MiscountDrillIT extends ClusterTestBase {
           JmxScrapeIT.class,
           LevelsAndLifecycleIT.class,
           BlockCacheRelationsIT.class,
-          MemstoreReadsIT.class);
+          MemstoreReadsIT.class,
+          TenantIsolationIT.class);
 
   private static final String DECODE_WORK =
       "DecodeWorkRelationsIT#decompressionFollowsBlocksReadAndDecodingIsZeroWithoutEncoding";
@@ -213,6 +224,11 @@ public class MiscountDrillIT extends ClusterTestBase {
       "PhoenixNoCacheIT#noCacheScansMissEveryTimeWhileCachedScansHitTheSecondTime";
   private static final String TIME_LEVEL =
       "LevelsAndLifecycleIT#timesAreWithinTheWallTimeOfTheScanThatSpentThem";
+  private static final String TABLE_CAP =
+      "TenantIsolationIT#aTablesMetadataNeverSetsTheServersSettings";
+  private static final String QUERY_CAP =
+      "TenantIsolationIT#aProfileAskingTimeUnderACountQueryCapRecordsNoTime";
+  private static final String OWNER = "TenantIsolationIT#aQueryProfileBelongsToTheUserWhoRanIt";
   private static final String FAST_DIFF_CELLS =
       "ReadCostIT#fastDiffDecodesEveryCellTheScanVisitsAndNoneDecodesNothing";
 
@@ -237,6 +253,8 @@ public class MiscountDrillIT extends ClusterTestBase {
     CATCHERS.put("fs bytes doubled", List.of(CHECKSUM, COLD_SCAN));
     CATCHERS.put("region lost from table", List.of(COLD_SCAN, DECODE_CELLS));
     CATCHERS.put("time 16x", List.of(TIME_LEVEL));
+    CATCHERS.put("level cap ignored", List.of(TABLE_CAP, QUERY_CAP));
+    CATCHERS.put("profile owner ignored", List.of(OWNER));
   }
 
   /** The same catchers for a probe's doubled and its halved counts. */

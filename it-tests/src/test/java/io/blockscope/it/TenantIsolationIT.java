@@ -4,7 +4,6 @@ import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
-import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import com.google.protobuf.DynamicMessage;
@@ -119,13 +118,16 @@ public class TenantIsolationIT extends ClusterTestBase {
       assertEquals(trailer[0], cold.get("fs.read.blocks.data"));
       assertEquals(trailer[1], cold.get("decode.FAST_DIFF.cells"));
 
-      // a table asking TIME above the cap is measured at COUNT, and said so once
+      // a table asking TIME above the cap is measured at COUNT, and said so once: its cold scan
+      // counts every block and cell exactly and times nothing
       TableName timed = loaded("tenant_time", "TIME");
       String encoded = onlyRegion(timed).getRegionInfo().getEncodedName();
-      assertEquals(PerfLevel.COUNT, cluster.diagnostics().registry().region(encoded).level());
       CostSnapshot capped = coldScan(timed);
-      assertTrue(capped.toString(), capped.get("decode.FAST_DIFF.cells") > 0);
       assertEquals("not timed above the cap", 0, capped.get("decode.FAST_DIFF.nanos"));
+      long[] timedTrailer = SeedTables.dataBlocksAndCells(List.of(onlyRegion(timed)));
+      assertEquals(capped.toString(), timedTrailer[0], capped.get("blockCache.miss.data"));
+      assertEquals(timedTrailer[1], capped.get("decode.FAST_DIFF.cells"));
+      assertEquals(PerfLevel.COUNT, cluster.diagnostics().registry().region(encoded).level());
       assertTrue(
           cluster.diagnostics().problems().toString(),
           cluster.diagnostics().problems().stream()
@@ -157,7 +159,8 @@ public class TenantIsolationIT extends ClusterTestBase {
   public void aQueryProfileBelongsToTheUserWhoRanIt() throws Throwable {
     TableName t = loaded("tenant_profile", null);
     String encoded = onlyRegion(t).getRegionInfo().getEncodedName();
-    String id = "0000000000000000000000000000a11c";
+    // a new id each run: the drill (MiscountDrillIT) runs this test again in the same JVM
+    String id = java.util.UUID.randomUUID().toString().replace("-", "");
     Configuration conf = cluster.conf();
     User alice = User.createUserForTesting(conf, "alice", new String[0]);
     User bob = User.createUserForTesting(conf, "bob", new String[0]);
@@ -169,8 +172,8 @@ public class TenantIsolationIT extends ClusterTestBase {
       assertTrue(hers[CostLayout.slotOf("fs.read.blocks.data")] > 0);
 
       assertFalse("bob has no query of that id", ProfileProtocol.found(profile(bc, t, id, null)));
-      Throwable refused = assertThrows(Throwable.class, () -> profile(bc, t, id, "alice"));
-      assertTrue(String.valueOf(refused), deniedByHBase(refused));
+      assertEquals(
+          "rows of alice's profile bob read by naming her", 0, rowsNamed(bc, t, id, "alice"));
 
       // bob tags his scans with alice's id and asks for TIME: his own query
       assertEquals(ROWS, scanRows(bc, t, id, "TIME"));
@@ -254,6 +257,38 @@ public class TenantIsolationIT extends ClusterTestBase {
             after[cells]);
         assertEquals("and timed none of them", lowered[nanos], after[nanos]);
       }
+    } finally {
+      server.set(BlockscopeConfig.QUERY_MAX_LEVEL, "TIME");
+      cluster.admin().updateConfiguration(rs.getServerName());
+    }
+  }
+
+  /**
+   * A scan whose PROFILE asks TIME under a COUNT query cap: its record is measured at COUNT,
+   * capped, with no nanos, and counts each cell of the store file exactly once.
+   */
+  @Test
+  public void aProfileAskingTimeUnderACountQueryCapRecordsNoTime() throws Exception {
+    TableName t = loaded("tenant_query_cap", "COUNT");
+    String encoded = onlyRegion(t).getRegionInfo().getEncodedName();
+    String id = "000000000000000000000000000ca9ed";
+    HRegionServer rs = cluster.regionServer();
+    Configuration server = rs.getConfiguration();
+    server.set(BlockscopeConfig.QUERY_MAX_LEVEL, "COUNT");
+    cluster.admin().updateConfiguration(rs.getServerName());
+    User alice = User.createUserForTesting(cluster.conf(), "alice", new String[0]);
+    try (Connection ac = connect(alice)) {
+      cluster.admin().clearBlockCache(t);
+      assertEquals(ROWS, scanRows(ac, t, id, "TIME"));
+      long[] record = cluster.diagnostics().queryCosts(id, "alice", encoded);
+      assertEquals(
+          "no time above the query cap", 0, record[CostLayout.slotOf("decode.FAST_DIFF.nanos")]);
+      long[] trailer = SeedTables.dataBlocksAndCells(List.of(onlyRegion(t)));
+      assertEquals(trailer[0], record[CostLayout.slotOf("blockCache.miss.data")]);
+      assertEquals(trailer[1], record[CostLayout.slotOf("decode.FAST_DIFF.cells")]);
+      assertEquals(ROWS, record[CostLayout.SIZE]);
+      assertEquals(PerfLevel.COUNT.ordinal(), record[Diagnostics.QUERY_LEVEL]);
+      assertEquals(ProfileWire.CAPPED, record[Diagnostics.QUERY_LEVEL_REASON]);
     } finally {
       server.set(BlockscopeConfig.QUERY_MAX_LEVEL, "TIME");
       cluster.admin().updateConfiguration(rs.getServerName());
@@ -389,6 +424,24 @@ public class TenantIsolationIT extends ClusterTestBase {
     m.put(ProfileWire.LEVEL_APPLIED, record[Diagnostics.QUERY_LEVEL]);
     m.put(ProfileWire.LEVEL_REASON, record[Diagnostics.QUERY_LEVEL_REASON]);
     return m;
+  }
+
+  /**
+   * The rows of {@code user}'s profile that {@code c}'s user reads by naming them: 0 when HBase
+   * refuses the call with its AccessDeniedException (any other failure is thrown).
+   */
+  private static long rowsNamed(Connection c, TableName t, String id, String user)
+      throws Throwable {
+    Message answer;
+    try {
+      answer = profile(c, t, id, user);
+    } catch (Throwable refused) {
+      if (!deniedByHBase(refused)) {
+        throw refused;
+      }
+      return 0;
+    }
+    return ProfileProtocol.found(answer) ? ProfileProtocol.rows(answer) : 0;
   }
 
   private static boolean deniedByHBase(Throwable e) {
