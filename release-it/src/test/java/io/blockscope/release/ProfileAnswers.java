@@ -21,6 +21,14 @@ final class ProfileAnswers {
   static final Descriptors.Descriptor RESPONSE;
   private static final Class<?> WIRE;
 
+  /** The profile's entries for the level a region measured the query at, and why. */
+  static final String LEVEL_APPLIED;
+
+  static final String LEVEL_REASON;
+
+  /** The reason code for a level held down by {@code blockscope.query.max.level}. */
+  static final long CAPPED;
+
   static {
     try {
       Path jar = ReleaseClients.driverJar(Path.of(System.getProperty("blockscope.release")));
@@ -36,6 +44,9 @@ final class ProfileAnswers {
       GET_PROFILE = d.findServiceByName("BlockscopeProfile").findMethodByName("GetProfile");
       REQUEST = d.findMessageTypeByName("ProfileRequest");
       RESPONSE = d.findMessageTypeByName("ProfileResponse");
+      LEVEL_APPLIED = (String) WIRE.getField("LEVEL_APPLIED").get(null);
+      LEVEL_REASON = (String) WIRE.getField("LEVEL_REASON").get(null);
+      CAPPED = ((Number) WIRE.getField("CAPPED").get(null)).longValue();
     } catch (Exception e) {
       throw new ExceptionInInitializerError(e);
     }

@@ -163,24 +163,50 @@ final class SecureRealm implements StockSecurity, AutoCloseable {
     s.put("hbase.security.authentication.spnego.kerberos.principal", "HTTP/_HOST@" + REALM);
     s.put("hbase.security.authentication.spnego.kerberos.keytab", keytab("http").toString());
     s.put("hbase.security.authentication.spnego.admin.users", "admin,hbase");
+    // SASL with integrity and encryption on every RPC: a client that asks less is refused
+    s.put(StockCluster.RPC_PROTECTION, "privacy");
     // a part of the security switched off, to see the tests that prove it fail (SecureStockIT)
-    String off = System.getProperty(SWITCHED_OFF, "");
-    if (off.contains("spnego")) {
+    if (switchedOff("spnego")) {
       s.remove("hbase.security.authentication.ui");
     }
-    if (off.contains("tls")) {
+    if (switchedOff("tls")) {
       s.put("hbase.ssl.enabled", "false");
+    }
+    if (switchedOff("privacy")) {
+      s.remove(StockCluster.RPC_PROTECTION);
     }
     return s;
   }
 
   /**
-   * The system property naming parts of the servers' security to leave out, for showing that the
-   * tests that prove them fail: {@code spnego}, {@code tls} (comma-separated). Unset in every
-   * build. (Kerberos RPC has no such switch: the suite's own connections log in with Kerberos, so a
-   * cluster without it never comes up for them.)
+   * The system property naming parts of the security to leave out, for showing that the tests that
+   * prove them fail (comma-separated): {@code spnego}, {@code tls} and {@code privacy} of the
+   * servers' settings, and blockscope's own {@code cap} (the level caps not applied) and {@code
+   * owner} (another user's profile answered), which start that drill in each region server ({@link
+   * #drillOptions}). Unset in every build. (Kerberos RPC has no such switch: the suite's own
+   * connections log in with Kerberos, so a cluster without it never comes up for them.)
    */
   static final String SWITCHED_OFF = "blockscope.secure.off";
+
+  static boolean switchedOff(String part) {
+    return List.of(System.getProperty(SWITCHED_OFF, "").split(",")).contains(part);
+  }
+
+  /**
+   * The JVM options that switch off blockscope's own guarantee for the region servers when {@link
+   * #SWITCHED_OFF} names {@code cap} or {@code owner}: the drill property of blockscope's engine,
+   * which the server's log then names at the engine's start.
+   */
+  static List<String> drillOptions() {
+    List<String> o = new ArrayList<>();
+    if (switchedOff("cap")) {
+      o.add("-Dblockscope.drill.miscount=LEVEL_CAP_IGNORED");
+    }
+    if (switchedOff("owner")) {
+      o.add("-Dblockscope.drill.miscount=PROFILE_OWNER_IGNORED");
+    }
+    return o;
+  }
 
   /**
    * {@code core-site.xml} for every process: Hadoop's login reads only this file (HBase never hands
@@ -238,6 +264,10 @@ final class SecureRealm implements StockSecurity, AutoCloseable {
     site.put("hbase.master.kerberos.principal", hbasePrincipalName());
     site.put("hbase.regionserver.kerberos.principal", hbasePrincipalName());
     site.put("hbase.ssl.enabled", "true");
+    String protection = serverSite().get(StockCluster.RPC_PROTECTION);
+    if (protection != null) {
+      site.put(StockCluster.RPC_PROTECTION, protection);
+    }
     write(where.resolve("hbase-site.xml"), site);
     write(where.resolve("core-site.xml"), coreSiteEntries());
     write(

@@ -22,6 +22,7 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import javax.management.ObjectName;
 import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
@@ -146,11 +147,16 @@ public class SecureStockIT {
             page.siteValue,
             "blockscope.export.interval.ms",
             "1000"),
-        List.of("-javaagent:${lib}/" + page.agentJar));
+        Stream.concat(
+                Stream.of("-javaagent:${lib}/" + page.agentJar),
+                SecureRealm.drillOptions().stream())
+            .toList());
   }
 
   @Test
   public void t1_aProfileIsItsUsersOnly() throws Throwable {
+    // the operator lets queries ask TIME (the default cap is COUNT), for carol's profile below
+    queryCap("TIME");
     try (Connection alice = connect("alice");
         Connection bob = connect("bob");
         Connection carol = connect("carol");
@@ -175,14 +181,25 @@ public class SecureStockIT {
           assertThrows(Throwable.class, () -> profile(bob, T, ALICE_QUERY, "alice"));
       assertTrue(String.valueOf(callRefused), deniedBy(callRefused, "EXEC"));
 
-      // carol reads T too: her scans tagged with alice's id are a query of her own
+      // carol reads T too: her scans tagged with alice's id are a query of her own, measured at
+      // the TIME she asked, where alice's COUNT record has no time
       assertEquals(ROWS, scan(carol, T, ALICE_QUERY, "TIME"));
-      assertEquals(ROWS, ProfileAnswers.rows(profile(carol, T, ALICE_QUERY, null)));
-      Throwable named =
-          assertThrows(Throwable.class, () -> profile(carol, T, ALICE_QUERY, "alice"));
-      assertTrue(
-          String.valueOf(named),
-          deniedBy(named, "only an HBase superuser or a user with global ADMIN"));
+      Message carols = profile(carol, T, ALICE_QUERY, null);
+      assertEquals(ROWS, ProfileAnswers.rows(carols));
+      Map<String, Long> hersOwn = ProfileAnswers.costs(carols);
+      assertEquals(hersOwn.toString(), 2L, (long) hersOwn.get(ProfileAnswers.LEVEL_APPLIED));
+      assertEquals(1L, (long) costs.get(ProfileAnswers.LEVEL_APPLIED));
+      assertTrue("carol's decoding timed", hersOwn.getOrDefault(DECODE_NANOS, 0L) > 0);
+      assertEquals("alice's not", 0L, (long) costs.getOrDefault(DECODE_NANOS, 0L));
+      assertEquals(
+          "rows of alice's profile carol read by naming her",
+          0,
+          rowsNamed(
+              carol,
+              T,
+              ALICE_QUERY,
+              "alice",
+              "only an HBase superuser or a user with global ADMIN"));
       assertEquals(
           "alice's as it was", costs, ProfileAnswers.costs(profile(alice, T, ALICE_QUERY, null)));
       assertEquals(ROWS, ProfileAnswers.rows(profile(alice, T, ALICE_QUERY, null)));
@@ -199,6 +216,15 @@ public class SecureStockIT {
       assertFalse(
           "admin ran no query of that id",
           ProfileAnswers.found(profile(admin, T, ALICE_QUERY, null)));
+    } finally {
+      queryCap("COUNT");
+    }
+  }
+
+  /** Sets {@code blockscope.query.max.level} on every region server by {@code update_config}. */
+  private static void queryCap(String level) throws Exception {
+    for (RegionServer rs : cluster.regionServers()) {
+      cluster.reconfigure(rs, Map.of("blockscope.query.max.level", level));
     }
   }
 
@@ -474,6 +500,28 @@ public class SecureStockIT {
   }
 
   @Test
+  public void t5g_aClientAskingLessThanPrivacyIsRefused() throws Exception {
+    // alice's own Kerberos login, with SASL authentication only: the servers ask privacy
+    // (hbase.rpc.protection), the negotiation finds no protection both accept, and nothing is read
+    Configuration weak = new Configuration(cluster.clientConf());
+    weak.set(StockCluster.RPC_PROTECTION, "authentication");
+    weak.setInt("hbase.client.retries.number", 0); // the first attempt's failure, not a relogin's
+    weak.setInt("hbase.rpc.timeout", 10_000);
+    weak.setInt("hbase.client.operation.timeout", 20_000);
+    weak.setInt("hbase.client.meta.operation.timeout", 20_000);
+    weak.setInt("hbase.ipc.client.failed.servers.expiry", 0); // each attempt says why it failed
+    UserGroupInformation alice = realm.login("alice");
+    try (Connection c =
+        alice.doAs(
+            (PrivilegedExceptionAction<Connection>)
+                () -> ConnectionFactory.createConnection(weak))) {
+      Throwable refused = assertThrows(Throwable.class, () -> scan(c, T, ALICE_QUERY, "COUNT"));
+      System.out.println("secure: a client asking SASL authentication only: " + causes(refused));
+      assertTrue(causes(refused), causes(refused).contains(NO_COMMON_PROTECTION));
+    }
+  }
+
+  @Test
   public void t5b_jmxWithoutATokenIsAskedForOne() throws Exception {
     RegionServer rs = cluster.regionServers().get(0);
     String jmx = rs.infoUrl() + "/jmx?qry=blockscope:type=Server,*";
@@ -636,6 +684,104 @@ public class SecureStockIT {
     Matcher doc = Pattern.compile("(?m)^\\{").matcher(printed);
     assertTrue(printed, doc.find());
     return new JsonStreamParser(printed.substring(doc.start())).next().getAsJsonObject();
+  }
+
+  /** What the JDK's SASL client says when the server offers no protection the client accepts. */
+  private static final String NO_COMMON_PROTECTION = "No common protection layer";
+
+  private static final String DECODE_NANOS = "decode.FAST_DIFF.nanos";
+
+  /**
+   * The caps hold by what is measured, on the secured servers at their default caps ({@code
+   * blockscope.table.max.level} and {@code blockscope.query.max.level} COUNT): a table whose
+   * METADATA asks TIME records its cold scan's blocks and cells exactly and no time, in its
+   * region's series read through the secured {@code /jmx}; alice's scan asking PROFILE=TIME records
+   * its blocks exactly and no time, its profile saying COUNT, capped. When the operator raises the
+   * table cap ({@code update_config}), the same scan is timed.
+   */
+  @Test
+  public void t6_theCapsHoldByWhatIsMeasured() throws Throwable {
+    TableName timed = TableName.valueOf("secure_time");
+    load(timed, Map.of("blockscope.level", "TIME"));
+    long blocks = cluster.dataBlocks(timed, "f");
+    RegionServer host = cluster.hosting(timed);
+    BeanReader beans = securedBeans(host, "admin");
+    assertEquals(1, beans.serverValue("settings.table.max.level").getAsLong());
+    assertEquals(1, beans.serverValue("settings.query.max.level").getAsLong());
+    var capped = coldScanSeries(timed, beans, blocks);
+    assertEquals("a table asking TIME under a COUNT cap: no time", 0, capped.get(DECODE_NANOS));
+    assertEquals(capped.toString(), ROWS, capped.get("decode.FAST_DIFF.cells"));
+
+    String id = "0123456789abcdef0123456789ca9ed0";
+    try (Connection alice = connect("alice");
+        Admin admin = cluster.admin()) {
+      admin.clearBlockCache(T);
+      assertEquals(ROWS, scan(alice, T, id, "TIME"));
+      Map<String, Long> record = ProfileAnswers.costs(profile(alice, T, id, null));
+      assertEquals(
+          "a PROFILE=TIME scan under a COUNT query cap: no time",
+          0L,
+          (long) record.getOrDefault(DECODE_NANOS, 0L));
+      assertEquals(
+          record.toString(), cluster.dataBlocks(T, "f"), (long) record.get("blockCache.miss.data"));
+      assertEquals(1L, (long) record.get(ProfileAnswers.LEVEL_APPLIED));
+      assertEquals(ProfileAnswers.CAPPED, (long) record.get(ProfileAnswers.LEVEL_REASON));
+    }
+
+    cluster.reconfigure(host, Map.of("blockscope.table.max.level", "TIME"));
+    try {
+      var before = beans.region(timed.getNameAsString(), cluster.regionOf(timed).getEncodedName());
+      var raised = coldScanSeries(timed, beans, 2 * blocks);
+      assertTrue(
+          "timed once the operator raised the cap: " + raised,
+          raised.get(DECODE_NANOS) > before.get(DECODE_NANOS));
+    } finally {
+      cluster.reconfigure(host, Map.of("blockscope.table.max.level", "COUNT"));
+    }
+    System.out.println(
+        "secure: under the default COUNT caps, "
+            + timed
+            + " (asks TIME) cold scan: "
+            + blocks
+            + " blocks, 2000 cells, 0 nanos; alice's PROFILE=TIME: COUNT, capped, 0 nanos;"
+            + " timed at the raised cap");
+  }
+
+  /**
+   * Scans one-region table {@code t} from an empty block cache and returns its region's series as
+   * the secured {@code /jmx} shows them after the export has registered and refreshed them (a
+   * series new since the scan reads 0 until then), their data block misses at {@code misses}.
+   */
+  private static io.blockscope.metrics.CostSnapshot coldScanSeries(
+      TableName t, BeanReader beans, long misses) throws Exception {
+    String region = cluster.regionOf(t).getEncodedName();
+    try (Admin admin = cluster.admin()) {
+      admin.clearBlockCache(t);
+    }
+    assertEquals(ROWS, scan(cluster.connection(), t, null, null));
+    beans.awaitExport(30_000);
+    var series = beans.region(t.getNameAsString(), region);
+    assertEquals(series.toString(), misses, series.get("blockCache.miss.data"));
+    return series;
+  }
+
+  /**
+   * The rows of {@code user}'s profile that {@code c}'s user reads by naming them: 0 when HBase
+   * refuses the call with an AccessDeniedException holding {@code refusal} (any other failure is
+   * thrown).
+   */
+  private static long rowsNamed(Connection c, TableName t, String id, String user, String refusal)
+      throws Throwable {
+    Message answer;
+    try {
+      answer = profile(c, t, id, user);
+    } catch (Throwable refused) {
+      if (!deniedBy(refused, refusal)) {
+        throw refused;
+      }
+      return 0;
+    }
+    return ProfileAnswers.found(answer) ? ProfileAnswers.rows(answer) : 0;
   }
 
   /** What a client refused at its connection header sees. */

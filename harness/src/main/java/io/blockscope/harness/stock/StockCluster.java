@@ -118,6 +118,15 @@ public final class StockCluster implements AutoCloseable {
       return null;
     }
 
+    /** The {@code hbase-site.xml} entries this server runs {@code d} with. */
+    private Map<String, String> site(Deployment d) {
+      Map<String, String> site = baseSite();
+      site.put("hbase.regionserver.port", Integer.toString(port));
+      site.put("hbase.regionserver.info.port", Integer.toString(infoPort));
+      site.putAll(d.site());
+      return site;
+    }
+
     private void start(Deployment d) throws IOException {
       this.deployment = d;
       Path dir = home.resolve("rs" + index);
@@ -127,11 +136,7 @@ public final class StockCluster implements AutoCloseable {
       for (Path jar : d.libJars()) {
         Files.copy(jar, lib.resolve(jar.getFileName()));
       }
-      Map<String, String> site = baseSite();
-      site.put("hbase.regionserver.port", Integer.toString(port));
-      site.put("hbase.regionserver.info.port", Integer.toString(infoPort));
-      site.putAll(d.site());
-      Path conf = writeConf(dir.resolve("conf"), site);
+      Path conf = writeConf(dir.resolve("conf"), site(d));
       List<String> opts = new ArrayList<>();
       opts.add("-Xmx640m");
       if (realm == null) {
@@ -279,6 +284,9 @@ public final class StockCluster implements AutoCloseable {
     return connection.getAdmin();
   }
 
+  /** The setting of the SASL quality of protection of HBase's RPC, clients and servers alike. */
+  public static final String RPC_PROTECTION = "hbase.rpc.protection";
+
   /** A client configuration for this cluster, as an operator's client hbase-site.xml gives it. */
   public Configuration clientConf() {
     Configuration conf = HBaseConfiguration.create();
@@ -289,8 +297,29 @@ public final class StockCluster implements AutoCloseable {
       conf.set("hbase.security.authentication", "kerberos");
       conf.set("hbase.master.kerberos.principal", realm.hbasePrincipal());
       conf.set("hbase.regionserver.kerberos.principal", realm.hbasePrincipal());
+      String protection = realm.serverSite().get(RPC_PROTECTION);
+      if (protection != null) {
+        conf.set(RPC_PROTECTION, protection); // the SASL protection the servers ask, privacy
+      }
     }
     return conf;
+  }
+
+  /**
+   * Changes {@code rs}'s settings without a restart, as an operator does: its {@code
+   * hbase-site.xml} is written again with {@code changes} over its deployment's entries, and the
+   * server reloads it ({@code Admin.updateConfiguration}, HBase's {@code update_config}: {@code
+   * HRegionServer.updateConfiguration} re-reads the configuration's files and tells its observers).
+   * The deployment {@code rs} runs is changed to match, for its next restart.
+   */
+  public void reconfigure(RegionServer rs, Map<String, String> changes) throws IOException {
+    Map<String, String> site = new LinkedHashMap<>(rs.deployment.site());
+    site.putAll(changes);
+    rs.deployment = new Deployment(rs.deployment.libJars(), site, rs.deployment.jvmOptions());
+    writeConf(home.resolve("rs" + rs.index).resolve("conf"), rs.site(rs.deployment));
+    try (Admin admin = admin()) {
+      admin.updateConfiguration(rs.serverName());
+    }
   }
 
   /** What a secured cluster's clients are given: its client configuration directory. */
