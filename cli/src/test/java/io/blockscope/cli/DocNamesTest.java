@@ -4,6 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.coprocessor.BlockscopeConfig;
+import io.blockscope.coprocessor.Diagnostics;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostLayout;
@@ -114,6 +115,7 @@ public class DocNamesTest {
     known.addAll(constants(BlockscopeConfig.class, "blockscope."));
     known.addAll(constants(Attributes.class, "blockscope."));
     known.add(EvaluationRunner.RUN_ATTRIBUTE); // the table attribute evaluate marks its tables with
+    known.add(Diagnostics.DRILL_PROPERTY); // the JVM property of the release suites' drills
     assertTrue(known.toString(), known.contains("blockscope.export.regions"));
     // the build's own properties (the parent pom's blockscope.jvm.opens, ...), which the pages
     // name where they tell a developer how the build runs

@@ -117,6 +117,13 @@ public final class Diagnostics {
   }
 
   /**
+   * The JVM system property that starts {@link Miscount#LEVEL_CAP_IGNORED} or {@link
+   * Miscount#PROFILE_OWNER_IGNORED} in a region server process when its engine starts, for the
+   * release suites; never set on a production server (the engine's start says so when it is).
+   */
+  public static final String DRILL_PROPERTY = MiscountDrill.PROPERTY;
+
+  /**
    * Makes blockscope miscount on purpose, for the sensitivity drill of the test suite (a check that
    * the suite fails when a count is wrong): {@code DOUBLE} and {@code DROP_EVERY_OTHER} act on
    * probe {@code probe} (a {@code ProbeBridge} index), the others on every read. {@code NONE} ends

@@ -175,16 +175,28 @@ final class SecureRealm implements StockSecurity, AutoCloseable {
     if (switchedOff("privacy")) {
       s.remove(StockCluster.RPC_PROTECTION);
     }
+    if (switchedOff("acl")) {
+      for (String k :
+          List.of(
+              "hbase.security.authorization",
+              "hbase.coprocessor.master.classes",
+              "hbase.coprocessor.region.classes",
+              "hbase.coprocessor.regionserver.classes",
+              "hbase.security.exec.permission.checks")) {
+        s.remove(k);
+      }
+    }
     return s;
   }
 
   /**
    * The system property naming parts of the security to leave out, for showing that the tests that
-   * prove them fail (comma-separated): {@code spnego}, {@code tls} and {@code privacy} of the
-   * servers' settings, and blockscope's own {@code cap} (the level caps not applied) and {@code
-   * owner} (another user's profile answered), which start that drill in each region server ({@link
-   * #drillOptions}). Unset in every build. (Kerberos RPC has no such switch: the suite's own
-   * connections log in with Kerberos, so a cluster without it never comes up for them.)
+   * prove them fail (comma-separated): {@code spnego}, {@code tls}, {@code privacy} and {@code acl}
+   * (the AccessController) of the servers' settings, and blockscope's own {@code cap} (the level
+   * caps not applied) and {@code owner} (another user's profile answered), which start that drill
+   * in each region server ({@link #drillOptions}). Unset in every build. (Kerberos RPC has no such
+   * switch: the suite's own connections log in with Kerberos, so a cluster without it never comes
+   * up for them.)
    */
   static final String SWITCHED_OFF = "blockscope.secure.off";
 
