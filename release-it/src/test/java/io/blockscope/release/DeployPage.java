@@ -41,6 +41,11 @@ final class DeployPage {
 
   final String alterRemove;
 
+  /** docs/upgrading.md's per-table lines: the old copy's removal, and the new one's addition. */
+  final String upgradeRemove;
+
+  final String upgradeAdd;
+
   /** Profiling levels: the shell lines that set a table's level and unset it. */
   final String levelSet;
 
@@ -79,8 +84,14 @@ final class DeployPage {
     fsPriority = Integer.parseInt(att.group(2));
     alterAdd =
         find(way2, "alter '[^']+', METHOD => 'table_att', 'coprocessor' =>\\s*'[^']+'").group();
-    alterRemove =
-        find(way2, "alter '[^']+', METHOD => 'table_att_unset', NAME => 'coprocessor\\$1'").group();
+    alterRemove = find(way2, "alter '[^']+', METHOD => '[a-z_]+', [A-Z]+ => '[^']+'").group();
+    String perTableUpgrade =
+        section(Files.readString(docs.resolve("upgrading.md")), "## Per table (way 2)");
+    upgradeRemove =
+        find(perTableUpgrade, "alter '[^']+', METHOD => '[a-z_]+', [A-Z]+ => '[^']+'").group();
+    upgradeAdd =
+        find(perTableUpgrade, "alter '[^']+', METHOD => 'table_att', 'coprocessor' =>\\s*'[^']+'")
+            .group();
     String levels = section(deploy, "## Profiling levels");
     levelSet =
         find(levels, "alter '[^']+', METADATA => \\{'blockscope.level' => '\\w+'\\}").group();

@@ -15,7 +15,7 @@ import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
  * An HBase shell {@code alter} line of the operator pages, turned into the descriptor change the
  * shell makes of it, so that the stock suite applies the page's own line rather than its idea of
  * it. HBase's shell is not in the releases served here; this follows what its {@code admin.rb}
- * ({@code alter}, HBase 2.x) does with the three forms the pages use:
+ * ({@code alter}, HBase 2.x) does with the four forms the pages use:
  *
  * <ul>
  *   <li>{@code METHOD => 'table_att', 'coprocessor' => 'spec'}: each key containing "coprocessor"
@@ -23,7 +23,10 @@ import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
  *       which names the attribute {@code coprocessor$<n>});
  *   <li>{@code METADATA => {'k' => 'v'}}: each pair set as a table attribute;
  *   <li>{@code METHOD => 'table_att_unset', NAME => 'k'}: the attribute removed, an error when the
- *       table has no such attribute.
+ *       table has no such attribute;
+ *   <li>{@code METHOD => 'table_remove_coprocessor', CLASSNAME => 'c'} (HBase 2.5 on, HBASE-26524):
+ *       {@code TableDescriptorBuilder.removeCoprocessor}, which removes the {@code coprocessor$<n>}
+ *       attribute whose spec names the class, whatever its number.
  * </ul>
  *
  * Anything else (another method, a column family, an argument the shell would ignore) is refused:
@@ -61,6 +64,13 @@ final class ShellAlter {
         throw new IllegalArgumentException("Could not find attribute: " + name);
       }
       b.removeValue((String) name);
+    } else if ("table_remove_coprocessor".equals(method)) {
+      Object name = args.remove("CLASSNAME");
+      if (!(name instanceof String)) {
+        throw new IllegalArgumentException(
+            "CLASSNAME parameter missing for table_remove_coprocessor: " + line);
+      }
+      b.removeCoprocessor((String) name);
     } else if (method == null || "table_att".equals(method)) {
       Object metadata = args.remove("METADATA");
       if (metadata instanceof Map) {

@@ -211,6 +211,78 @@ public class StockDeployIT {
     checks.assertColdScanCounted(rs, t, 3_000);
   }
 
+  /**
+   * The pages' lines that take blockscope off a table (docs/deploy.md's way 2, and the old copy's
+   * removal in docs/upgrading.md's per-table upgrade) applied, as HBase's shell applies them, to a
+   * Phoenix table, whose own observers and endpoints are its {@code coprocessor$1..$n}: each of
+   * Phoenix's stays, blockscope's alone goes, and Phoenix still reads the table.
+   */
+  @Test
+  public void t1b_removingItFromAPhoenixTableLeavesPhoenixsCoprocessors() throws Exception {
+    Path jar = existing(page.fsJar);
+    Path fsLib = cluster.home.resolve("fs/blockscope/lib");
+    Files.createDirectories(fsLib);
+    Path onFs = fsLib.resolve(jar.getFileName());
+    if (!Files.exists(onFs)) {
+      Files.copy(jar, onFs);
+    }
+    phoenixTable(
+        "CREATE TABLE REMOVAL_P (PK INTEGER PRIMARY KEY, V1 VARCHAR, V2 DOUBLE)"
+            + " DATA_BLOCK_ENCODING='FAST_DIFF'");
+    TableName t = TableName.valueOf("REMOVAL_P");
+    try (Admin admin = cluster.admin()) {
+      List<String> phoenixOwn = coprocessors(admin.getDescriptor(t));
+      assertTrue(
+          "Phoenix's own coprocessors on its table: " + phoenixOwn,
+          phoenixOwn.size() > 1
+              && phoenixOwn.stream().allMatch(c -> c.startsWith("org.apache.phoenix.")));
+      List<String> withIt = new ArrayList<>(phoenixOwn);
+      withIt.add(page.fsClass);
+      withIt.sort(null);
+
+      alter(admin, t, page.alterAdd, onFs);
+      assertEquals(page.alterAdd, withIt, coprocessors(admin.getDescriptor(t)));
+      alter(admin, t, page.alterRemove, onFs);
+      assertEquals(page.alterRemove, phoenixOwn, coprocessors(admin.getDescriptor(t)));
+
+      // the per-table upgrade: the old copy out, the new one in
+      alter(admin, t, page.alterAdd, onFs);
+      alter(admin, t, page.upgradeRemove, onFs);
+      assertEquals(page.upgradeRemove, phoenixOwn, coprocessors(admin.getDescriptor(t)));
+      alter(admin, t, page.upgradeAdd, onFs);
+      assertEquals(page.upgradeAdd, withIt, coprocessors(admin.getDescriptor(t)));
+      alter(admin, t, page.alterRemove, onFs);
+      assertEquals(page.alterRemove, phoenixOwn, coprocessors(admin.getDescriptor(t)));
+    }
+    try (java.sql.Connection c =
+            java.sql.DriverManager.getConnection("jdbc:phoenix:127.0.0.1:" + cluster.zkPort);
+        var rs = c.createStatement().executeQuery("SELECT COUNT(*) FROM REMOVAL_P")) {
+      assertTrue(rs.next());
+      assertEquals("Phoenix reads its table after the removals", ROWS_PHOENIX, rs.getLong(1));
+    }
+  }
+
+  /** The classes of a table's coprocessors, sorted (a class twice is listed twice). */
+  private static List<String> coprocessors(TableDescriptor td) {
+    return td.getCoprocessorDescriptors().stream()
+        .map(CoprocessorDescriptor::getClassName)
+        .sorted()
+        .collect(java.util.stream.Collectors.toList());
+  }
+
+  /**
+   * Applies a page's {@code alter} line to table {@code t} as HBase's shell does ({@link
+   * ShellAlter}), for this table and with the jar at {@code onFs} where the line names one on HDFS.
+   */
+  private static void alter(Admin admin, TableName t, String line, Path onFs) throws IOException {
+    String applied =
+        line.replace("'usertable'", "'" + t.getNameAsString() + "'")
+            .replaceAll(
+                "hdfs:///blockscope/lib/[^|']+\\.jar",
+                Matcher.quoteReplacement(onFs.toUri().toString()));
+    admin.modifyTable(ShellAlter.apply(applied, admin.getDescriptor(t)));
+  }
+
   @Test
   @SuppressWarnings("BanJNDI") // a JMX client of the test's own region server, on loopback
   public void t2_rollingRestartAddsTheClusterWideDeployment() throws Exception {
