@@ -123,6 +123,9 @@ public final class Diagnostics {
    */
   public static final String DRILL_PROPERTY = MiscountDrill.PROPERTY;
 
+  /** How many problems the engine keeps ({@link #problems}); later ones are counted, not kept. */
+  public static final int MAX_PROBLEMS = Problems.MAX_PROBLEMS;
+
   /**
    * Makes blockscope miscount on purpose, for the sensitivity drill of the test suite (a check that
    * the suite fails when a count is wrong): {@code DOUBLE} and {@code DROP_EVERY_OTHER} act on

@@ -225,7 +225,7 @@ public class MiscountDrillIT extends ClusterTestBase {
   private static final String TIME_LEVEL =
       "LevelsAndLifecycleIT#timesAreWithinTheWallTimeOfTheScanThatSpentThem";
   private static final String TABLE_CAP =
-      "TenantIsolationIT#aTablesMetadataNeverSetsTheServersSettings";
+      "TenantIsolationIT#aTableAskingTimeAboveTheCapIsMeasuredAtTheCap";
   private static final String QUERY_CAP =
       "TenantIsolationIT#aProfileAskingTimeUnderACountQueryCapRecordsNoTime";
   private static final String OWNER = "TenantIsolationIT#aQueryProfileBelongsToTheUserWhoRanIt";
