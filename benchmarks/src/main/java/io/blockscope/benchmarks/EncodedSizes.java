@@ -13,8 +13,8 @@ import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.io.WritableUtils;
 
 /**
- * Issue 5's size goal: how many bytes each encoding's data blocks take, alone and under GZ and
- * ZSTD, on the datasets of {@code EncoderBenchmark} (same cells, same 64 KB blocks). Exact, not
+ * BLOCKSCOPE_V1's size goal: how many bytes each encoding's data blocks take, alone and under GZ
+ * and ZSTD, on the datasets of {@code EncoderBenchmark} (same cells, same 64 KB blocks). Exact, not
  * timed: the sizes do not vary between runs.
  *
  * <p>Each dataset is reported twice: in a file with sequence ids (all 0, as the first major

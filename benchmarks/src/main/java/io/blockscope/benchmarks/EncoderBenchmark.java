@@ -42,13 +42,13 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * Issue 5's timing goals for every data block encoding with a seeker (PREFIX, DIFF, FAST_DIFF,
- * ROW_INDEX_V1, BLOCKSCOPE_V1), on the seeds' Phoenix table and on PerformanceEvaluation's rows
- * ({@link DataBlocks.Dataset}): 32,768 seed rows (98,304 cells, 3.1 MB, 48 blocks; 50 with
- * ROW_INDEX_V1, whose encoded size reaches 64 KB first) or 4,000 PE rows (4.2 MB, 64 blocks), cut
- * into 64 KB blocks as the HFile writer cuts them, with sequence ids (all 0) and without tags, as
- * the first major compaction of a flushed store writes them ({@code -p mvcc=false}: without
- * sequence ids, as later major compactions write them).
+ * BLOCKSCOPE_V1's timing goals against every data block encoding with a seeker (PREFIX, DIFF,
+ * FAST_DIFF, ROW_INDEX_V1, BLOCKSCOPE_V1), on the seeds' Phoenix table and on
+ * PerformanceEvaluation's rows ({@link DataBlocks.Dataset}): 32,768 seed rows (98,304 cells, 3.1
+ * MB, 48 blocks; 50 with ROW_INDEX_V1, whose encoded size reaches 64 KB first) or 4,000 PE rows
+ * (4.2 MB, 64 blocks), cut into 64 KB blocks as the HFile writer cuts them, with sequence ids (all
+ * 0) and without tags, as the first major compaction of a flushed store writes them ({@code -p
+ * mvcc=false}: without sequence ids, as later major compactions write them).
  *
  * <ul>
  *   <li>{@code encode}: writing every block of the dataset (ops/s; one op is the whole dataset;

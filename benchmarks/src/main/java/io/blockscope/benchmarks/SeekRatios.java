@@ -8,7 +8,7 @@ import java.util.function.IntSupplier;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * The seek goals of issue 5 measured interleaved: {@link EncoderBenchmark}'s own {@code seek},
+ * BLOCKSCOPE_V1's seek goals measured interleaved: {@link EncoderBenchmark}'s own {@code seek},
  * {@code seekBefore} and {@code get} (same datasets, blocks and targets), for ROW_INDEX_V1 and
  * BLOCKSCOPE_V1 taking turns in one JVM, batch by batch, so that both see the same machine. On a
  * noisy machine separate JMH runs drifted by 30-70% between runs; ratios of interleaved batches do

@@ -52,7 +52,7 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
    * The restart interval (DEFAULT_INTERVAL). The seeds' seeks measured 1.27 times ROW_INDEX_V1's
    * time with groups of 64 cells and 0.97 with 32 (0.99 with 16, 0.97 with 8: the binary search
    * and the landing then cost more than the walk; one SeekRatios 21 run each, with the constant
-   * edited at commit c942068, before small values moved into key entries). Each group costs about
+   * edited, in the layout before small values moved into key entries). Each group costs about
    * 10 bytes under ZSTD, where the margins are thinnest: with 32 the seeds' rows measured 0.89 to
    * 0.97 of FAST_DIFF's size under ZSTD, with 16 up to 1.05 (./mvnw -pl encoders test
    * -Dtest=EncodedSizeTest -Dsizes.intervals=16,32,64 prints them).
@@ -60,7 +60,7 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
    * RESTART_BYTES is 8 KB rather than 4: PerformanceEvaluation rows under ZSTD measured larger
    * than FAST_DIFF with 4 KB.
    *
-   * Where the block is written (issue 14, B).
+   * Where the block is written.
    *
    * The tail of a block (the last group's key entries and their length, the restart offsets,
    * the trailer) is known only when the block ends. It used to be written to the stream by

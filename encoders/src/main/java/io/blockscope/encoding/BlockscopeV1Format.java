@@ -118,8 +118,8 @@ final class BlockscopeV1Format {
    * Why values of up to INLINE_MAX bytes sit in their key entries: Phoenix writes a one-byte
    * value ('x') in the empty column of every row. Among the group's values it split the random
    * bytes of the others into short runs that ZSTD codes one by one (the seeds' rows measured 7%
-   * larger under aircompressor's ZSTD with it there: EncodedSizeTest -Dsizes.intervals=64 at
-   * commits c942068 and bc94cbf); among the key entries it repeats with them, in one match.
+   * larger under aircompressor's ZSTD with it there: EncodedSizeTest -Dsizes.intervals=64 on the
+   * layouts with and without it); among the key entries it repeats with them, in one match.
    */
 
   /** The trailer of a block of {@code count} groups, whose restart offsets are int32 if wide. */
@@ -137,19 +137,19 @@ final class BlockscopeV1Format {
     }
     if ((raw & GROUPED) == 0) {
       throw CorruptBlockException.raise(
-          "block without groups: not a BLOCKSCOPE_V1 block, or one "
-              + "written before the grouped layout (blockscope builds before 2026-11-22)");
+          "block without groups: not a BLOCKSCOPE_V1 block, or one written by a development"
+              + " build older than 0.1.0, before the grouped layout");
     }
     if ((raw & BASE_KEY) == 0) {
       throw CorruptBlockException.raise(
-          "block without a base key: not a BLOCKSCOPE_V1 block, or "
-              + "one written before the base-key layout (blockscope builds before 2026-11-22)");
+          "block without a base key: not a BLOCKSCOPE_V1 block, or one written by a"
+              + " development build older than 0.1.0, before the base-key layout");
     }
     if ((raw & INLINE_VALUES) == 0) {
       throw CorruptBlockException.raise(
-          "block without inline values: not a BLOCKSCOPE_V1 block, "
-              + "or one written before small values moved into their key entries (blockscope builds "
-              + "before commit bc94cbf, 2026-11-22)");
+          "block without inline values: not a BLOCKSCOPE_V1 block, or one written by a"
+              + " development build older than 0.1.0, before small values moved into their key"
+              + " entries");
     }
     int count = raw & COUNT;
     // each group takes at least its restart offset, one entry's flags and two length bytes

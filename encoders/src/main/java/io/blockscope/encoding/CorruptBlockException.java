@@ -21,8 +21,8 @@ public class CorruptBlockException extends CorruptHFileException {
    * setCurrentBuffer, seekToKeyInBlock, next, getCell, getKey, getValueShallowCopy, rewind and
    * compareKey declare no exception, nor does DataBlockEncoder.getFirstKeyCellInBlock. Corruption
    * is found inside them (the seeker reads a group when a seek or walk first comes to it), so it
-   * has to leave through them. Until issue 14 it left as an IllegalStateException, and HBase
-   * handles that as a bug, not as a bad file:
+   * has to leave through them. An IllegalStateException would not do: HBase handles that as a
+   * bug, not as a bad file:
    *  - StoreFileScanner.next/seek/reseek/seekToPreviousRow catch IOException only (and wrap it
    *    in "Could not iterate/seek <scanner>", naming the file); a RuntimeException passes them;
    *  - RSRpcServices.scan catches IOException, closes the region scanner and answers with the

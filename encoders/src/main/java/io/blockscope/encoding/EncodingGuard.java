@@ -69,7 +69,7 @@ public final class EncodingGuard implements MasterCoprocessor, MasterObserver {
    * no server is given a kind of store it has not had, and the table's regions could move to
    * any server before the ALTER as after it. Refusing such an ALTER while one server held no
    * region (its report names no region coprocessor) blocked TTL changes and Phoenix's CREATE
-   * INDEX on BLOCKSCOPE_V1 tables and protected nothing (issue 14, defect 8).
+   * INDEX on BLOCKSCOPE_V1 tables and protected nothing.
    *
    * A server that holds no region still cannot be verified and still makes the guard refuse a
    * change it checks: its status is unknown, and it is where the balancer sends a new table's

@@ -168,9 +168,9 @@ public final class QueryExtensions {
    * <p>It accepts the heads the regular expression it replaced accepted, with one difference: a
    * comment ends at its first <code>*&#47;</code>, as in Phoenix's lexer, where the expression's
    * backtracking could stretch it to a later one. The expression took time quadratic in a run of
-   * leading white space when the statement had no hint (issue 14: 100 KB of spaces before {@code
-   * SELECT * FROM t} took six minutes), and recursed once per leading comment, so a script's few
-   * thousand comment lines threw {@link StackOverflowError}.
+   * leading white space when the statement had no hint (100 KB of spaces before {@code SELECT *
+   * FROM t} took six minutes), and recursed once per leading comment, so a script's few thousand
+   * comment lines threw {@link StackOverflowError}.
    */
   static final class Head {
     private final boolean explain;

@@ -11,12 +11,13 @@ import org.apache.phoenix.jdbc.PhoenixDriver;
 import org.junit.Test;
 
 /**
- * Issue 14: {@code BlockscopeDriver.getPropertyInfo} cut {@code jdbc:blockscope:} off any URL it
- * was given, so a URL shorter than that threw {@link StringIndexOutOfBoundsException} (and null a
- * NullPointerException), and a foreign URL went to Phoenix mangled. JDBC tools ask every registered
- * driver; a driver that does not accept the URL answers with no properties.
+ * {@code BlockscopeDriver.getPropertyInfo} answers for any URL a JDBC tool hands it: one shorter
+ * than {@code jdbc:blockscope:} or null, a foreign one (no properties: a driver that does not
+ * accept the URL says so), the prefix alone, and a blockscope URL (Phoenix's own answer for the URL
+ * without the prefix). Cutting the prefix off any URL threw {@link StringIndexOutOfBoundsException}
+ * and a NullPointerException, and handed Phoenix a mangled URL.
  */
-public class Issue14GetPropertyInfoShortUrlTest {
+public class DriverPropertyInfoTest {
   private final BlockscopeDriver driver = new BlockscopeDriver();
 
   @Test

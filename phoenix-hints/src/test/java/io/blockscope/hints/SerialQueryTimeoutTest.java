@@ -24,15 +24,15 @@ import org.junit.After;
 import org.junit.Test;
 
 /**
- * Issue 14: {@code SerialExecutor} ran a deferred region task in the thread that asked for its
- * result even when that thread asked with a time limit, and returned only when the task was done,
- * so Phoenix's query timeout ({@code BaseResultIterators.getIterators} asks each task with {@code
- * get(timeLeft, MILLISECONDS)} and turns the {@link TimeoutException} into its SQLTimeoutException)
- * never fired for a SERIAL GROUP BY. The slow step here is a task held on a latch; the pool is
- * Phoenix's own ({@code JobManager.createThreadPoolExec}, not instrumented: that one needs log4j's
- * metrics classes, which this module's tests do not have).
+ * Phoenix's query timeout holds for a SERIAL query: {@code SerialExecutor} runs a deferred region
+ * task in the asking thread only when it asks without a time limit. Phoenix asks each task with
+ * {@code get(timeLeft, MILLISECONDS)} ({@code BaseResultIterators.getIterators}) and turns the
+ * {@link TimeoutException} into its SQLTimeoutException; running the task there and returning only
+ * when it was done meant that timeout never fired for a SERIAL GROUP BY. The slow step here is a
+ * task held on a latch; the pool is Phoenix's own ({@code JobManager.createThreadPoolExec}, not
+ * instrumented: that one needs log4j's metrics classes, which this module's tests do not have).
  */
-public class Issue14SerialQueryTimeoutTest {
+public class SerialQueryTimeoutTest {
   private static final long TIMEOUT_MS = 200;
 
   private final ThreadPoolExecutor phoenixPool =
@@ -158,7 +158,7 @@ public class Issue14SerialQueryTimeoutTest {
   private static QueryPlan plan() {
     return (QueryPlan)
         Proxy.newProxyInstance(
-            Issue14SerialQueryTimeoutTest.class.getClassLoader(),
+            SerialQueryTimeoutTest.class.getClassLoader(),
             new Class<?>[] {QueryPlan.class},
             (proxy, m, args) ->
                 switch (m.getName()) {
