@@ -182,7 +182,9 @@ final class Attribution {
     try {
       Frames f = frames.get();
       long[] costs = f.costs;
-      long call = callKey();
+      // the call this read serves: recorded for a first frame, compared under a recorded one (a
+      // nested read under a frame no call opened asks nothing)
+      long call = f.depth == 0 || f.call != 0 ? callKey() : 0;
       if (f.depth > 0 && f.call != 0 && call != 0 && call != f.call) {
         closeAll(f, costs); // an earlier call's frames, left open with no call end to close them
       }

@@ -508,12 +508,8 @@ public class SecureStockIT {
     // a client that says it is alice, with SIMPLE authentication: the region server closes its
     // connection at the connection header (HBase's ServerRpcConnection: "Authentication is
     // required"; the client sees only the close), where alice's Kerberos login reads T (t1)
-    Configuration simple = new Configuration(cluster.clientConf());
+    Configuration simple = failingFast(1);
     simple.set("hbase.security.authentication", "simple");
-    simple.setInt("hbase.client.retries.number", 1);
-    simple.setInt("hbase.rpc.timeout", 10_000);
-    simple.setInt("hbase.client.operation.timeout", 20_000);
-    simple.setInt("hbase.client.meta.operation.timeout", 20_000);
     User claimed = User.create(UserGroupInformation.createRemoteUser("alice"));
     try (Connection c = ConnectionFactory.createConnection(simple, claimed)) {
       Throwable scanRefused = assertThrows(Throwable.class, () -> scan(c, T, ALICE_QUERY, "COUNT"));
@@ -529,12 +525,8 @@ public class SecureStockIT {
   public void t5g_aClientAskingLessThanPrivacyIsRefused() throws Exception {
     // alice's own Kerberos login, with SASL authentication only: the servers ask privacy
     // (hbase.rpc.protection), the negotiation finds no protection both accept, and nothing is read
-    Configuration weak = new Configuration(cluster.clientConf());
+    Configuration weak = failingFast(0); // the first attempt's failure, not a relogin's
     weak.set(StockCluster.RPC_PROTECTION, "authentication");
-    weak.setInt("hbase.client.retries.number", 0); // the first attempt's failure, not a relogin's
-    weak.setInt("hbase.rpc.timeout", 10_000);
-    weak.setInt("hbase.client.operation.timeout", 20_000);
-    weak.setInt("hbase.client.meta.operation.timeout", 20_000);
     weak.setInt("hbase.ipc.client.failed.servers.expiry", 0); // each attempt says why it failed
     UserGroupInformation alice = realm.login("alice");
     try (Connection c =
@@ -712,6 +704,19 @@ public class SecureStockIT {
     return new JsonStreamParser(printed.substring(doc.start())).next().getAsJsonObject();
   }
 
+  /**
+   * The cluster's client configuration for a client the servers refuse: {@code retries} retries,
+   * and timeouts short enough that the refusal comes back in seconds.
+   */
+  private static Configuration failingFast(int retries) {
+    Configuration conf = new Configuration(cluster.clientConf());
+    conf.setInt("hbase.client.retries.number", retries);
+    conf.setInt("hbase.rpc.timeout", 10_000);
+    conf.setInt("hbase.client.operation.timeout", 20_000);
+    conf.setInt("hbase.client.meta.operation.timeout", 20_000);
+    return conf;
+  }
+
   /** What the JDK's SASL client says when the server offers no protection the client accepts. */
   private static final String NO_COMMON_PROTECTION = "No common protection layer";
 
@@ -769,7 +774,9 @@ public class SecureStockIT {
             + timed
             + " (asks TIME) cold scan: "
             + blocks
-            + " blocks, 2000 cells, 0 nanos; alice's PROFILE=TIME: COUNT, capped, 0 nanos;"
+            + " blocks, "
+            + ROWS
+            + " cells, 0 nanos; alice's PROFILE=TIME: COUNT, capped, 0 nanos;"
             + " timed at the raised cap");
   }
 
