@@ -31,6 +31,7 @@ public class LogLinesTest {
   /** The formats of every WARN and ERROR call under the modules' {@code src/main/java}. */
   static List<String> formats() throws IOException {
     List<String> formats = new ArrayList<>();
+    int calls = 0;
     List<Path> sources;
     try (Stream<Path> files = Files.walk(ROOT)) {
       sources =
@@ -41,7 +42,9 @@ public class LogLinesTest {
               .toList();
     }
     for (Path source : sources) {
-      Matcher call = CALL.matcher(Files.readString(source));
+      String text = Files.readString(source);
+      calls += count(text, "LOG.warn(") + count(text, "LOG.error(");
+      Matcher call = CALL.matcher(text);
       while (call.find()) {
         StringBuilder format = new StringBuilder();
         Matcher literal = LITERAL.matcher(call.group(2));
@@ -51,7 +54,16 @@ public class LogLinesTest {
         formats.add(format.toString());
       }
     }
+    assertEquals("WARN and ERROR calls whose format was read: " + formats, calls, formats.size());
     return formats;
+  }
+
+  private static int count(String text, String what) {
+    int n = 0;
+    for (int at = text.indexOf(what); at >= 0; at = text.indexOf(what, at + 1)) {
+      n++;
+    }
+    return n;
   }
 
   private static String oneSpaced(String s) {
@@ -62,7 +74,7 @@ public class LogLinesTest {
   public void everyWarnAndErrorLineIsOnTheTroubleshootingPage() throws IOException {
     String page = oneSpaced(Files.readString(ROOT.resolve("docs/troubleshooting.md")));
     List<String> formats = formats();
-    assertTrue("WARN and ERROR calls found: " + formats, formats.size() >= 15);
+    assertTrue("WARN and ERROR calls found: " + formats, !formats.isEmpty());
     List<String> missing = new ArrayList<>();
     for (String format : formats) {
       for (String part : format.split("\\{\\}")) {

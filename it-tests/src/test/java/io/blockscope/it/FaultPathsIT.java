@@ -194,6 +194,10 @@ public class FaultPathsIT extends ClusterTestBase {
         }
       }
       assertTrue("refused gets' frames stay open after their calls", engine.openFrames() > 0);
+      assertEquals(
+          "each refused get's frame still open, or closed by a later call on its thread",
+          20,
+          engine.openFrames() + serverCounter("frames.dropped") - droppedBefore);
       CostSnapshot faultyBefore = regionCosts(faultyRegion);
       for (int i = 0; i < 100; i++) {
         c.increment(new Increment(RawTable.seedRow(i)).addColumn(RawTable.SEED_FAMILY, COUNTER, 1));

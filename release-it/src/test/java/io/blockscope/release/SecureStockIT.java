@@ -192,6 +192,12 @@ public class SecureStockIT {
       assertEquals(hersOwn.toString(), 2L, (long) hersOwn.get(ProfileAnswers.LEVEL_APPLIED));
       assertEquals(1L, (long) costs.get(ProfileAnswers.LEVEL_APPLIED));
       assertTrue("carol's decoding timed", hersOwn.getOrDefault(DECODE_NANOS, 0L) > 0);
+      assertEquals(
+          hersOwn.toString(),
+          blocks,
+          hersOwn.getOrDefault("blockCache.miss.data", 0L)
+              + hersOwn.getOrDefault("blockCache.hit.data", 0L));
+      assertEquals(ROWS, (long) hersOwn.get("decode.FAST_DIFF.cells"));
       assertEquals("alice's not", 0L, (long) costs.getOrDefault(DECODE_NANOS, 0L));
       assertEquals(
           "rows of alice's profile carol read by naming her",
