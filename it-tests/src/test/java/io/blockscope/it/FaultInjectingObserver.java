@@ -41,7 +41,10 @@ import org.apache.hadoop.hbase.util.Bytes;
  * refuses, and go on: {@code nested:<table>} reads that table's region through the region itself,
  * on the handler thread, as Phoenix's observers do; {@code shortCircuitThread:<table>} reads it
  * through the region server's own connection from a thread of this observer's pool, as a
- * coprocessor's background work does (HBase short-circuits the call onto that thread).
+ * coprocessor's background work does (HBase short-circuits the call onto that thread); {@code meet}
+ * counts {@link #readersMeet} down and waits (up to 30 seconds) until it reaches zero, so that a
+ * test can hold each of the server's handlers in one get at once (their thread names are kept in
+ * {@link #MEETING_THREADS}).
  *
  * <p>A table whose descriptor carries {@value #FAULT} = {@code preCompact} has every compaction
  * fail in this observer's preCompact, after HBase opened the compaction's scanner; loaded with a
@@ -56,6 +59,12 @@ public class FaultInjectingObserver implements RegionCoprocessor, RegionObserver
 
   /** The name of the thread of each preCompact seen, in order. */
   public static final List<String> COMPACTION_THREADS = new CopyOnWriteArrayList<>();
+
+  /** Counted down by each {@code meet} get, which then waits for it to reach zero. */
+  public static volatile CountDownLatch readersMeet = new CountDownLatch(0);
+
+  /** The name of the thread of each {@code meet} get seen. */
+  public static final List<String> MEETING_THREADS = new CopyOnWriteArrayList<>();
 
   /** Counted down by each failing compaction, which then waits for it to reach zero. */
   public static volatile CountDownLatch failingCompactionsMeet = new CountDownLatch(0);
@@ -123,6 +132,9 @@ public class FaultInjectingObserver implements RegionCoprocessor, RegionObserver
       return;
     }
     switch (fault) {
+      case "meet":
+        meet();
+        break;
       case "throw":
         throw new DoNotRetryIOException("injected: get refused");
       case "bypass":
@@ -130,6 +142,20 @@ public class FaultInjectingObserver implements RegionCoprocessor, RegionObserver
         break;
       default:
         break;
+    }
+  }
+
+  private static void meet() throws IOException {
+    MEETING_THREADS.add(Thread.currentThread().getName());
+    CountDownLatch meet = readersMeet;
+    meet.countDown();
+    try {
+      if (!meet.await(30, TimeUnit.SECONDS)) {
+        throw new DoNotRetryIOException("only " + MEETING_THREADS + " met");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DoNotRetryIOException("interrupted while meeting", e);
     }
   }
 

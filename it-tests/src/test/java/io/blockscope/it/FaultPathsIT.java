@@ -16,8 +16,16 @@ import io.blockscope.metrics.profile.ProfileWire;
 import io.blockscope.workloads.RawTable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.Waiter;
@@ -25,6 +33,7 @@ import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
@@ -170,15 +179,17 @@ public class FaultPathsIT extends ClusterTestBase {
    * Where call ends close nothing (the {@code rpcCall} probe not woven, or failing: here it fails
    * on every call), each refused get leaves its frame open on its handler thread after the call.
    * The next read of another call on that thread closes it and drops what the thread read since:
-   * the increments that read with no hook in between are charged to no region, the gets after them
-   * are each the counters region's as HBase's CacheStats count them, and every leaked frame is
-   * closed (before, the increments' reads went to the refused get's region at the thread's next
-   * hook, and its frames stayed open until 32 piled up).
+   * the increments that read with no hook in between are charged to no region, and the gets after
+   * them are each their own region's as HBase's CacheStats count them (before, the increments'
+   * reads went to the refused get's region at the thread's next hook, and its frames stayed open
+   * until 32 piled up). HBase hands a call to the handler that went idle last, so serial gets may
+   * never reach a handler holding a leaked frame: one get held on each handler at once reaches all.
    */
   @Test
   public void withoutCallEndsALeakedFrameTakesNoLaterCallsReads() throws Exception {
     Diagnostics engine = cluster.diagnostics();
     HRegion faultyRegion = onlyRegion(faulty);
+    HRegion otherRegion = onlyRegion(faultyOther);
     HRegion counterRegion = onlyRegion(counters);
     long droppedBefore = serverCounter("frames.dropped");
     engine.injectFault(ProbeBridge.RPC_CALL);
@@ -202,41 +213,84 @@ public class FaultPathsIT extends ClusterTestBase {
       for (int i = 0; i < 100; i++) {
         c.increment(new Increment(RawTable.seedRow(i)).addColumn(RawTable.SEED_FAMILY, COUNTER, 1));
       }
+      try (RegionLocator meeting = cluster.connection().getRegionLocator(faultyOther)) {
+        meeting.getRegionLocation(RawTable.seedRow(0)); // hbase:meta's read, before the count
+      }
       CacheStats stats = cluster.blockCache().getStats();
       long hits = stats.getHitCount();
       long misses = stats.getMissCount();
+      CostSnapshot otherBefore = regionCosts(otherRegion);
       CostSnapshot counterBefore = regionCosts(counterRegion);
       CostSnapshot serverBefore = serverCosts();
-      int[] gets = {0};
-      for (; gets[0] < 50; gets[0]++) {
-        assertEquals(1, c.get(new Get(RawTable.seedRow(gets[0]))).size());
-      }
-      assertEquals(
-          "nothing charged to the refused gets' region", faultyBefore, regionCosts(faultyRegion));
-      Waiter.waitFor(
-          cluster.conf(),
-          30_000,
-          10,
-          () -> {
-            assertEquals(1, c.get(new Get(RawTable.seedRow(gets[0]++ % 100))).size());
-            return engine.openFrames() == 0;
-          });
-      CostSnapshot server = serverCosts().minus(serverBefore);
-      assertEquals(stats.getHitCount() - hits, hits(server));
-      assertEquals(stats.getMissCount() - misses, misses(server));
-      assertEquals(
-          "every lookup of the " + gets[0] + " gets is the counters region's",
-          server,
-          regionCosts(counterRegion).minus(counterBefore));
-      assertEquals(
-          "nothing charged to the refused gets' region", faultyBefore, regionCosts(faultyRegion));
+      meetEveryHandler(faultyOther);
+      assertEquals("no frame left open on any handler", 0, engine.openFrames());
       assertEquals(
           "each refused get's frame closed once, by its thread's next read",
           20,
           serverCounter("frames.dropped") - droppedBefore);
+      for (int i = 0; i < 50; i++) {
+        assertEquals(1, c.get(new Get(RawTable.seedRow(i))).size());
+      }
+      CostSnapshot server = serverCosts().minus(serverBefore);
+      assertEquals(
+          "lookups, as HBase's CacheStats count them", stats.getHitCount() - hits, hits(server));
+      assertEquals(stats.getMissCount() - misses, misses(server));
+      assertEquals(
+          "every lookup is the meeting gets' region's or the 50 counter gets'",
+          server,
+          regionCosts(otherRegion)
+              .minus(otherBefore)
+              .plus(regionCosts(counterRegion).minus(counterBefore)));
+      assertEquals(
+          "nothing charged to the refused gets' region", faultyBefore, regionCosts(faultyRegion));
     } finally {
       engine.injectFault(-1);
+      if (engine.openFrames() > 0) {
+        meetEveryHandler(faultyOther); // no leaked frame for the next test to count
+      }
     }
+  }
+
+  /**
+   * Holds one get of {@code table} (which carries {@link FaultInjectingObserver}) on each handler
+   * of the server's default call queue at once, so that every handler thread serves a hooked read
+   * of a new call. The handlers are the live threads HBase names {@code RpcServer.default.*} for
+   * the region server's port; each must have held one of the gets.
+   */
+  private static void meetEveryHandler(TableName table) throws Exception {
+    String port = "port=" + cluster.regionServer().getServerName().getPort();
+    Set<String> handlers = new HashSet<>();
+    for (Thread th : Thread.getAllStackTraces().keySet()) {
+      if (th.getName().startsWith("RpcServer.default.") && th.getName().endsWith(port)) {
+        handlers.add(th.getName());
+      }
+    }
+    assertFalse("HBase's default handler threads, found by name", handlers.isEmpty());
+    FaultInjectingObserver.MEETING_THREADS.clear();
+    FaultInjectingObserver.readersMeet = new CountDownLatch(handlers.size());
+    ExecutorService clients = Executors.newFixedThreadPool(handlers.size());
+    try {
+      List<Future<Result>> gets = new ArrayList<>();
+      for (int i = 0; i < handlers.size(); i++) {
+        int row = 300 + i;
+        gets.add(
+            clients.submit(
+                () -> {
+                  try (Table t = cluster.connection().getTable(table)) {
+                    return t.get(faultyGet(row, "meet"));
+                  }
+                }));
+      }
+      for (Future<Result> g : gets) {
+        g.get(1, TimeUnit.MINUTES);
+      }
+    } finally {
+      clients.shutdownNow();
+    }
+    assertEquals(
+        "each handler held one of the gets",
+        handlers,
+        new HashSet<>(FaultInjectingObserver.MEETING_THREADS));
   }
 
   /**
