@@ -19,8 +19,8 @@ import java.util.stream.Stream;
 import org.junit.Test;
 
 /**
- * Every relative link of the operator pages (docs/*.md, README.md, CHANGELOG.md,
- * benchmarks/README.md, benchmarks/encoder-measurements.md) reaches a file of the source tree, and
+ * Every relative link of the operator pages (docs/*.md, README.md, CHANGELOG.md) and of the notes
+ * of runs (benchmarks/*.md) reaches a file of the source tree, and
  * every {@code #anchor} a heading of its page, spelled as GitHub makes a heading's anchor: lower
  * case, punctuation but {@code -} and {@code _} dropped, spaces made hyphens, a repeated heading
  * numbered {@code -1}, {@code -2}.
@@ -35,10 +35,10 @@ public class DocLinksTest {
     List<Path> pages = new ArrayList<>();
     pages.add(ROOT.resolve("README.md"));
     pages.add(ROOT.resolve("CHANGELOG.md"));
-    pages.add(ROOT.resolve("benchmarks/README.md"));
-    pages.add(ROOT.resolve("benchmarks/encoder-measurements.md"));
-    try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
-      docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
+    for (String dir : List.of("docs", "benchmarks")) {
+      try (Stream<Path> docs = Files.list(ROOT.resolve(dir))) {
+        docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
+      }
     }
     List<String> broken = new ArrayList<>();
     int links = 0;
