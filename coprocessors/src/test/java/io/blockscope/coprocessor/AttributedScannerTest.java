@@ -20,9 +20,9 @@ import org.apache.hadoop.hbase.regionserver.StoreScanner;
 import org.junit.Test;
 
 /**
- * Issue 14, defect 1: the compaction wrapper was only an {@code InternalScanner}, so HBase's {@code
- * Compactor.performCompaction} never called {@code shipped()} on the store scanner while blockscope
- * measured a compaction. The wrapper must be everything the wrapped scanner is.
+ * The compaction wrapper is everything the wrapped scanner is: as a mere {@code InternalScanner},
+ * HBase's {@code Compactor.performCompaction} would never call {@code shipped()} on the store
+ * scanner while blockscope measured a compaction.
  */
 public class AttributedScannerTest {
 

@@ -260,8 +260,8 @@ public class CorruptBlocksTest {
   }
 
   /**
-   * Issue 14: after {@code setCurrentBuffer} refused a block, the seeker still held the restart
-   * index, base cell and current entry of the block before, and getCell, next and seeks read them
+   * After {@code setCurrentBuffer} refused a block, the seeker holds none of the restart index,
+   * base cell and current entry of the block before, which getCell, next and seeks would read
    * against the refused block's bytes (HBase's {@code EncodedScanner.updateCurrentBlock} makes the
    * block current before it hands it to the seeker, so it may ask for cells after the refusal). Now
    * every read fails, naming the refusal, until a block that reads is set.
@@ -433,7 +433,7 @@ public class CorruptBlocksTest {
                 // same): seekBefore the block's first key, which
                 // HFileScannerImpl.seekBefore never asks. Nothing else may come out as an
                 // IllegalStateException: corruption is a CorruptBlockException, which is
-                // not one (issue 14: it was, and this catch counted it as decoded).
+                // not one (if it were, this catch would count it as decoded).
                 assertTrue(
                     what + ": " + firstKeyOfTheBlock,
                     before

@@ -43,12 +43,12 @@ import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 /**
- * Issue 14 (A), LevelDB's corruption_test on real store files: a BLOCKSCOPE_V1 store file written
- * by HBase's writer, damaged on disk, read by an {@link HRegion} on the local file system with
- * HBase's block checksums not verified ({@link StoreFiles#unchecked}), so that the damage reaches
- * the decoder. Scans, gets and compactions fail with an IOException whose causes name the
- * CorruptBlockException; what they return before failing is exactly what the file holds; the damage
- * is confined to its block; nothing hangs (every test has a timeout).
+ * LevelDB's corruption_test on real store files: a BLOCKSCOPE_V1 store file written by HBase's
+ * writer, damaged on disk, read by an {@link HRegion} on the local file system with HBase's block
+ * checksums not verified ({@link StoreFiles#unchecked}), so that the damage reaches the decoder.
+ * Scans, gets and compactions fail with an IOException whose causes name the CorruptBlockException;
+ * what they return before failing is exactly what the file holds; the damage is confined to its
+ * block; nothing hangs (every test has a timeout).
  */
 public class CorruptStoreFileTest {
   private static final DataBlockEncoding ENCODING = BlockscopeEncoding.register();

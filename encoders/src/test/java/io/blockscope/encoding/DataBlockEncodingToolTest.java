@@ -24,13 +24,14 @@ import org.apache.hadoop.hbase.regionserver.StoreFileScanner;
 import org.junit.Test;
 
 /**
- * Issue 14 (B): with BLOCKSCOPE_V1 registered, HBase's {@code DataBlockEncodingTool -f <store file>
- * -b} stopped in {@code verifyCodecs} with "CorruptBlockException: block without groups": HBase's
- * {@code EncodedDataBlock.encodeData}, which the tool encodes every codec with, keeps only the
- * bytes written before {@code endBlockEncoding} (and what that writes in place into the array it is
- * handed), special-casing ROW_INDEX_V1 alone, and BLOCKSCOPE_V1 wrote its last group and trailer to
- * the stream there. Here the tool runs as its {@code testCodecs} does (a store file scanner over a
- * real BLOCKSCOPE_V1 store file; statistics, verification, the benchmark and the sizes), with every
+ * With BLOCKSCOPE_V1 registered, HBase's {@code DataBlockEncodingTool -f <store file> -b} verifies
+ * every codec. Its {@code verifyCodecs} stops with "CorruptBlockException: block without groups"
+ * for an encoder that writes to the stream in {@code endBlockEncoding}: HBase's {@code
+ * EncodedDataBlock.encodeData}, which the tool encodes every codec with, keeps only the bytes
+ * written before {@code endBlockEncoding} (and what that writes in place into the array it is
+ * handed), special-casing ROW_INDEX_V1 alone, so BLOCKSCOPE_V1 writes its last group and trailer in
+ * place. Here the tool runs as its {@code testCodecs} does (a store file scanner over a real
+ * BLOCKSCOPE_V1 store file; statistics, verification, the benchmark and the sizes), with every
  * registered encoding, and must verify them all.
  */
 public class DataBlockEncodingToolTest {

@@ -24,11 +24,12 @@ import org.apache.hadoop.util.ReflectionUtils;
 import org.junit.Test;
 
 /**
- * Issue 5's size goal, measured exactly: on the seeds' Phoenix rows and on PerformanceEvaluation
- * rows, cut into 64 KB blocks, BLOCKSCOPE_V1's blocks may take no more bytes than FAST_DIFF's,
- * alone and with GZ, either ZSTD, SNAPPY or LZ4 on each block (as HBase compresses each block after
- * encoding it), in files with and without sequence ids. The margins are thin in places (PE rows:
- * 0.1% under the embedded cluster's ZSTD), so a format change that costs bytes fails here.
+ * BLOCKSCOPE_V1's size goal, measured exactly: on the seeds' Phoenix rows and on
+ * PerformanceEvaluation rows, cut into 64 KB blocks, BLOCKSCOPE_V1's blocks may take no more bytes
+ * than FAST_DIFF's, alone and with GZ, either ZSTD, SNAPPY or LZ4 on each block (as HBase
+ * compresses each block after encoding it), in files with and without sequence ids. The margins are
+ * thin in places (PE rows: 0.1% under the embedded cluster's ZSTD), so a format change that costs
+ * bytes fails here.
  */
 public class EncodedSizeTest {
   private static final DataBlockEncoding OURS = BlockscopeEncoding.register();

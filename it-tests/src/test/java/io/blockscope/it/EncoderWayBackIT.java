@@ -44,10 +44,10 @@ import org.junit.Test;
 
 /**
  * The way back from BLOCKSCOPE_V1 with a snapshot present, and the master's guard on snapshots, on
- * the embedded cluster (issue 14, defect 8). {@link EncodedFiles} lists the files a JVM without
- * blockscope could not read: after the ALTER to FAST_DIFF and the major compaction the table's own
- * files are FAST_DIFF, but the snapshot still holds the BLOCKSCOPE_V1 ones, moved to the archive;
- * they go only when the snapshot is deleted and HBase's HFileCleaner has run.
+ * the embedded cluster. {@link EncodedFiles} lists the files a JVM without blockscope could not
+ * read: after the ALTER to FAST_DIFF and the major compaction the table's own files are FAST_DIFF,
+ * but the snapshot still holds the BLOCKSCOPE_V1 ones, moved to the archive; they go only when the
+ * snapshot is deleted and HBase's HFileCleaner has run.
  */
 public class EncoderWayBackIT extends ClusterTestBase {
   private static final byte[] F = Bytes.toBytes("f");
@@ -281,8 +281,8 @@ public class EncoderWayBackIT extends ClusterTestBase {
     String name = bare.getRegionServer().getServerName().getServerName();
     try {
 
-      // issue 14, defect 8: an ALTER keeping the encoding was refused while a server (this
-      // one, holding no region) reported no coprocessor
+      // an ALTER keeping the encoding goes through while a server (this one, holding no
+      // region) reports no coprocessor
       admin.modifyColumnFamily(
           t,
           ColumnFamilyDescriptorBuilder.newBuilder(admin.getDescriptor(t).getColumnFamily(F))

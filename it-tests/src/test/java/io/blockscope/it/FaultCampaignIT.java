@@ -65,11 +65,11 @@ import org.junit.BeforeClass;
 import org.junit.Test;
 
 /**
- * The fault campaign (issue 14, docs/reliability.md), in the style of HBase's chaos monkey, on a
- * cluster of its own: three region servers in this JVM with an off-heap BucketCache. Client threads
- * read (gets, short scans, tagged query scans) while regions split, merge, move and compact and a
- * region server aborts and is replaced; a scraper reads every blockscope server and table counter
- * over JMX every 200 ms. Runs in its own surefire execution (its own JVM).
+ * The fault campaign (docs/reliability.md), in the style of HBase's chaos monkey, on a cluster of
+ * its own: three region servers in this JVM with an off-heap BucketCache. Client threads read
+ * (gets, short scans, tagged query scans) while regions split, merge, move and compact and a region
+ * server aborts and is replaced; a scraper reads every blockscope server and table counter over JMX
+ * every 200 ms. Runs in its own surefire execution (its own JVM).
  *
  * <p>{@code -Dblockscope.campaign.seconds=600} runs the long form; the default is the short form CI
  * runs. The faults go on past that time until the tenth, a region server's abort, has been tried,
@@ -146,9 +146,9 @@ public class FaultCampaignIT {
   }
 
   /**
-   * Defect 1: with blockscope measuring a compaction, HBase's Compactor must call shipped() on the
-   * store scanner exactly as often as when blockscope leaves the compaction alone (a table at OFF),
-   * with an off-heap BucketCache holding the blocks the compaction reads.
+   * With blockscope measuring a compaction, HBase's Compactor must call shipped() on the store
+   * scanner exactly as often as when blockscope leaves the compaction alone (a table at OFF), with
+   * an off-heap BucketCache holding the blocks the compaction reads.
    */
   @Test
   public void aMeasuredCompactionShipsAsOftenAsAnUnmeasuredOne() throws Exception {

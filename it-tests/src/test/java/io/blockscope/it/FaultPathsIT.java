@@ -47,8 +47,8 @@ import org.junit.BeforeClass;
 import org.junit.Test;
 
 /**
- * Reads that fail, observers that bypass, and clients that send hostile attributes (issue 14,
- * defects 2, 3 and 5): blockscope's frames, query tracking and levels stay right after each.
+ * Reads that fail, observers that bypass, and clients that send hostile attributes: blockscope's
+ * frames, query tracking and levels stay right after each.
  */
 public class FaultPathsIT extends ClusterTestBase {
   private static TableName faulty;
@@ -102,9 +102,9 @@ public class FaultPathsIT extends ClusterTestBase {
   }
 
   /**
-   * Defect 2: a frame opened by a pre-hook whose post-hook never came stayed on the handler thread
-   * at its region's level; reads outside hooks on that thread (an increment reads its current value
-   * with no coprocessor hook) were then counted into the failed read's region.
+   * A frame opened by a pre-hook whose post-hook never came does not stay on the handler thread at
+   * its region's level: reads outside hooks on that thread (an increment reads its current value
+   * with no coprocessor hook) are not counted into the failed read's region.
    */
   @Test
   public void readsThatThrowOrAreBypassedLeaveNoFrameBehind() throws Exception {
@@ -359,8 +359,8 @@ public class FaultPathsIT extends ClusterTestBase {
   }
 
   /**
-   * Defect 5: when a coprocessor after blockscope throws in postScannerOpen, HBase closes the core
-   * scanner, never blockscope's wrapper; the wrapper stayed counted as open for ever.
+   * When a coprocessor after blockscope throws in postScannerOpen, HBase closes the core scanner,
+   * never blockscope's wrapper; the wrapper is not counted as open for ever.
    */
   @Test
   public void aScannerWhoseOpenFailsLaterIsNotLeftOpen() throws Exception {
@@ -394,11 +394,6 @@ public class FaultPathsIT extends ClusterTestBase {
         });
   }
 
-  /**
-   * Defect 3: a client's PROFILE attribute could switch a table at OFF to TIME, and any query to
-   * TIME. A table at OFF stays unmeasured whatever a scan asks, a query never goes above {@code
-   * blockscope.query.max.level}, and malformed attributes are ignored.
-   */
   /** The level a region measured a query at and why, as {@code Diagnostics.queryCosts} ends. */
   private static void assertAppliedLevel(long[] costs, PerfLevel level, int reason) {
     assertEquals(Diagnostics.QUERY_LEVEL_REASON + 1, costs.length);
@@ -413,6 +408,11 @@ public class FaultPathsIT extends ClusterTestBase {
         : "reason " + code;
   }
 
+  /**
+   * A client's PROFILE attribute switches neither a table at OFF nor a query to TIME. A table at
+   * OFF stays unmeasured whatever a scan asks, a query never goes above {@code
+   * blockscope.query.max.level}, and malformed attributes are ignored.
+   */
   @Test
   public void aClientCannotRaiseTheServersLevel() throws Exception {
     Diagnostics engine = cluster.diagnostics();
@@ -494,8 +494,8 @@ public class FaultPathsIT extends ClusterTestBase {
   }
 
   /**
-   * Issue 14, defect 11: every bad value found on a configuration reload was kept for operators,
-   * without bound. The first 100 are kept, the rest counted.
+   * Bad values found on configuration reloads are kept for operators with a bound: the first 100
+   * are kept, the rest counted.
    */
   @Test
   public void problemsKeptForOperatorsAreBounded() {

@@ -92,9 +92,9 @@ public class HintsSqllineIT extends ClusterTestBase {
   }
 
   /**
-   * Issue 14: sqlline run as a process of its own with blockscope's driver must end promptly after
-   * {@code !quit}, with exit code 0. sqlline's {@code main} ends with {@code System.exit}, which
-   * waits for the shutdown hooks (Phoenix's closes its query services, for 5 s at most).
+   * sqlline run as a process of its own with blockscope's driver must end promptly after {@code
+   * !quit}, with exit code 0. sqlline's {@code main} ends with {@code System.exit}, which waits for
+   * the shutdown hooks (Phoenix's closes its query services, for 5 s at most).
    */
   @Test
   public void issue14SqllineProcessExitsAfterQuit() throws Exception {

@@ -186,8 +186,8 @@ public class CostRegistryTest {
   }
 
   /**
-   * Issue 14, defect 6: a read that finished after its region closed drained into an orphaned
-   * accumulator (lost), and a scrape between the close and the hand-over saw the totals dip.
+   * A read that finishes after its region closed is counted once, not drained into an orphaned
+   * accumulator, and a scrape between the close and the hand-over never sees the totals dip.
    */
   @Test
   public void aReadInFlightWhenItsRegionClosesIsCountedOnce() {

@@ -138,7 +138,7 @@ public class QueryTrackerTest {
     assertNull(QueryTracker.parseId(("x" + A.substring(1)).getBytes(StandardCharsets.US_ASCII)));
   }
 
-  /** Issue 14, defect 3: evicting a query scanned every open scanner under the tracker's lock. */
+  /** Evicting a query does not scan every open scanner under the tracker's lock. */
   @Test
   public void evictionLeavesOpenScannersToCloseQuietly() {
     QueryTracker t = new QueryTracker(1, 10, 10, 1000, () -> 0);

@@ -11,8 +11,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.Test;
 
 /**
- * Issue 14, defect 4: a failed self-attach was retried on every region open, under JVM-wide locks,
- * waiting on a helper JVM with no timeout.
+ * A failed self-attach is not retried at every region open, under JVM-wide locks, and the wait on
+ * its helper JVM has a timeout.
  */
 public class AttacherTest {
 

@@ -19,9 +19,9 @@ import net.bytebuddy.asm.Advice;
 import org.junit.Test;
 
 /**
- * Issue 14, defect 4: a probe whose weave failed for one of its classes left its transformer
- * installed on the others, and the next region open stacked another one on top. And the probes
- * woven together at a server's first region open: one transformer, or one each when that fails.
+ * A probe whose weave fails for one of its classes leaves no transformer installed on the others,
+ * so the next region open does not stack another one on top. And the probes woven together at a
+ * server's first region open: one transformer, or one each when that fails.
  */
 public class PartialWeaveTest {
   private static final ClassLoader LOADER = PartialWeaveTest.class.getClassLoader();
