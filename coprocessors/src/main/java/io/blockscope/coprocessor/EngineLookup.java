@@ -3,6 +3,7 @@ package io.blockscope.coprocessor;
 import io.blockscope.coprocessor.probe.BridgeHandle;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.coprocessor.probe.ProbeInstaller;
+import java.security.CodeSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -138,7 +139,7 @@ final class EngineLookup {
     LOG.info(
         "blockscope: engine started at level {} exporting regions {}; probes {}; {};"
             + " query max level {}, table max level {} (the region server's settings);"
-            + " started in {} ms, of which {} ms installing the probes",
+            + " started in {} ms, of which {} ms installing the probes; {}",
         config.level,
         config.export,
         engine.probeSummary(),
@@ -146,8 +147,29 @@ final class EngineLookup {
         config.queryMaxLevel,
         config.tableMaxLevel,
         (now - begun) / 1_000_000,
-        (woven - begun) / 1_000_000);
+        (woven - begun) / 1_000_000,
+        build());
     return engine;
+  }
+
+  /**
+   * This copy's version, from its jar's manifest, and the jar it was loaded from: which build a
+   * server runs, after an upgrade that replaced the jar under the same name (docs/upgrading.md).
+   */
+  static String build() {
+    Package p = EngineLookup.class.getPackage();
+    String version = p == null ? null : p.getImplementationVersion();
+    String from;
+    try {
+      CodeSource source = EngineLookup.class.getProtectionDomain().getCodeSource();
+      from = source == null || source.getLocation() == null ? "?" : source.getLocation().toString();
+    } catch (SecurityException e) {
+      from = "?";
+    }
+    return "blockscope "
+        + (version == null ? "of no version (not loaded from a release jar)" : version)
+        + " from "
+        + from;
   }
 
   /** Set once this copy has made or joined the JVM's engine. */

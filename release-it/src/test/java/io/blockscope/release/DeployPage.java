@@ -3,6 +3,7 @@ package io.blockscope.release;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -18,6 +19,9 @@ final class DeployPage {
 
   /** Way 1: the release file copied into {@code $HBASE_HOME/lib/}. */
   final String libJar;
+
+  /** Way 1: the name it is copied as into {@code $HBASE_HOME/lib/}. */
+  final String libName;
 
   /** Way 1: the {@code hbase-site.xml} property and its value. */
   final String siteName;
@@ -62,16 +66,40 @@ final class DeployPage {
 
   final String exporterConfig;
 
+  /** The version the pages install, from {@link #releaseDir}. */
+  String version() {
+    return releaseDir.substring("blockscope-".length());
+  }
+
+  /**
+   * The release's coprocessor jar as way 1 installs it, under {@link #libName}: the release's file
+   * itself, or a copy of it in {@code dir} when the page installs it under another name.
+   */
+  Path libJarInstalled(Path release, Path dir) throws IOException {
+    Path jar = release.resolve(libJar);
+    if (jar.getFileName().toString().equals(libName)) {
+      return jar;
+    }
+    Files.createDirectories(dir);
+    return Files.copy(jar, dir.resolve(libName), StandardCopyOption.REPLACE_EXISTING);
+  }
+
   DeployPage(Path docs) throws IOException {
     String deploy = Files.readString(docs.resolve("deploy.md"));
     String way1 = section(deploy, "## Way 1");
-    Matcher cp = find(way1, "cp (blockscope-[^/\\s]+)/(server/\\S+\\.jar) \\$HBASE_HOME/lib/");
+    Matcher cp =
+        find(way1, "cp (blockscope-[^/\\s]+)/(server/\\S+\\.jar) \\$HBASE_HOME/lib/(\\S*)");
     releaseDir = cp.group(1);
     libJar = cp.group(2);
+    libName = cp.group(3).isEmpty() ? Path.of(libJar).getFileName().toString() : cp.group(3);
     Matcher site = find(way1, "<name>([^<]+)</name>\\s*<value>([^<]+)</value>");
     siteName = site.group(1);
     siteValue = site.group(2);
     agentJar = find(way1, "-javaagent:\\$HBASE_HOME/lib/([^\"\\s]+\\.jar)").group(1);
+    if (!agentJar.equals(libName)) {
+      throw new IllegalStateException(
+          "docs/deploy.md: -javaagent names lib/" + agentJar + ", step 1 installs lib/" + libName);
+    }
     probes =
         find(way1, "engine started at level COUNT exporting regions top:100; probes ([^;]+);")
             .group(1);

@@ -43,6 +43,10 @@ final class StockChecks {
       Pattern.compile(
           "blockscope: engine started at level (\\w+) exporting regions (\\S+); probes ([^;]+);");
 
+  /** The end of the engine-start line: the build's version and the jar it was loaded from. */
+  private static final Pattern ENGINE_BUILD =
+      Pattern.compile("blockscope: engine started .*; blockscope (\\S+) from (\\S+)");
+
   private final StockCluster cluster;
 
   StockChecks(StockCluster cluster) {
@@ -116,6 +120,19 @@ final class StockChecks {
 
   RegionServer hosting(TableName t) throws IOException {
     return cluster.hosting(t);
+  }
+
+  /**
+   * Asserts that the region server's engine-start line names {@code version} and a jar of that
+   * server's {@code lib/} named {@code jarName} (the start line of its current process: the log is
+   * rewritten at each start).
+   */
+  void assertEngineBuild(RegionServer rs, String version, String jarName) throws Exception {
+    engineLine(rs); // the line is written
+    Matcher m = ENGINE_BUILD.matcher(Files.readString(rs.log()));
+    assertTrue("the engine-start line names the build in " + rs.log(), m.find());
+    assertEquals(rs.log() + ": the version", version, m.group(1));
+    assertTrue(rs.log() + ": loaded from " + m.group(2), m.group(2).endsWith("/lib/" + jarName));
   }
 
   /** The probes part of the region server's (current process's) engine-start line. */

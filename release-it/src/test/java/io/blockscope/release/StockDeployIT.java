@@ -1,6 +1,7 @@
 package io.blockscope.release;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.harness.stock.StockCluster;
@@ -139,7 +140,11 @@ public class StockDeployIT {
     Path exporterConfig = release.resolve("docs/prometheus").resolve(page.exporterConfig);
     assertTrue(exporterConfig + " in the release", Files.isRegularFile(exporterConfig));
     List<Path> lib = new ArrayList<>(StockInstalls.phoenixServerJars());
-    lib.add(existing(page.libJar));
+    existing(page.libJar);
+    assertFalse(
+        "docs/deploy.md installs the jar under a name without the version: " + page.libName,
+        page.libName.contains(page.version()));
+    lib.add(page.libJarInstalled(release, release.resolveSibling("lib-as-installed")));
     lib.add(existing(page.encoderJar));
     assertEquals("the property both pages name", page.siteName, "hbase.coprocessor.region.classes");
     return new Deployment(
@@ -306,6 +311,7 @@ public class StockDeployIT {
     reader.stopAndCheck();
     for (RegionServer rs : servers) {
       assertEquals(rs.log().toString(), page.probes, checks.engineLine(rs));
+      checks.assertEngineBuild(rs, page.version(), page.libName);
       assertTrue(
           rs.log().toString(),
           Files.readString(rs.log())

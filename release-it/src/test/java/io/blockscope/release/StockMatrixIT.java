@@ -153,6 +153,7 @@ public class StockMatrixIT {
       StockCluster cluster, StockChecks checks, String version, boolean evaluate) throws Exception {
     RegionServer rs = cluster.regionServers().get(0);
     assertEquals(version + ": " + rs.log(), page.probes, checks.engineLine(rs));
+    checks.assertEngineBuild(rs, page.version(), page.libName);
     TableName t = TableName.valueOf("versions_plain");
     checks.load(checks.table(t).build(), 3_000);
     cluster.moveTo(t, rs);
@@ -255,7 +256,10 @@ public class StockMatrixIT {
             List.of());
     Deployment server =
         new Deployment(
-            List.of(release.resolve(page.libJar), release.resolve(page.encoderJar), webapps),
+            List.of(
+                page.libJarInstalled(release, release.resolveSibling("lib-as-installed")),
+                release.resolve(page.encoderJar),
+                webapps),
             Map.of(
                 page.siteName,
                 page.siteValue + "," + page.registrar,
