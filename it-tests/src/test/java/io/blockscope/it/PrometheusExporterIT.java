@@ -647,6 +647,7 @@ public class PrometheusExporterIT extends ClusterTestBase {
       String target = "127.0.0.1:" + exporter.port();
       server = PrometheusServer.start(prometheus, work, documentedScrapeConfig(target));
       server.awaitTargetUp();
+      long pictureStart = System.currentTimeMillis() / 1000;
       String blocks =
           "blockscope_table_fs_read_blocks_total{table=\""
               + RATED.getNameAsString()
@@ -766,12 +767,55 @@ public class PrometheusExporterIT extends ClusterTestBase {
         assertEquals(
             r.getKey() + " " + r.getValue(), "inactive", r.getValue().get("state").getAsString());
       }
+      drawDashboard(dashboard, server, pictureStart);
     } finally {
       if (server != null) {
         server.stop();
       }
       cluster.admin().disableTable(RATED);
       cluster.admin().deleteTable(RATED);
+    }
+  }
+
+  /**
+   * The dashboard as a picture of this run (docs/dashboards.md shows it): {@code
+   * target/dashboard.svg}, and the file {@code -Dblockscope.dashboard.out} names (relative to the
+   * source tree's root) when given. Each panel must have drawn a series.
+   */
+  private static void drawDashboard(JsonObject dashboard, PrometheusServer server, long start)
+      throws IOException {
+    long end = System.currentTimeMillis() / 1000;
+    DashboardPicture.Drawing drawing =
+        DashboardPicture.draw(
+            dashboard,
+            new DashboardPicture.Source() {
+              @Override
+              public JsonArray range(String promql) throws IOException {
+                return server.queryRange(promql, start, end, 1);
+              }
+
+              @Override
+              public JsonArray instant(String promql) throws IOException {
+                return server.query(promql);
+              }
+            },
+            start,
+            end,
+            "Prometheus's answers to the panels' queries over an embedded cluster: "
+                + RATED.getNameAsString()
+                + " (GZ, FAST_DIFF, level TIME) scanned cold and warm eight times");
+    System.out.println("dashboard picture: " + drawing.seriesByPanel());
+    assertEquals(
+        "the dashboard's panels drawn",
+        dashboard.getAsJsonArray("panels").size(),
+        drawing.seriesByPanel().size());
+    drawing.seriesByPanel().forEach((title, n) -> assertTrue(title + ": no series drawn", n > 0));
+    Files.writeString(Path.of("target/dashboard.svg"), drawing.svg());
+    String out = System.getProperty("blockscope.dashboard.out", "");
+    if (!out.isBlank()) {
+      Path to = docs().getParent().resolve(out);
+      Files.writeString(to, drawing.svg());
+      System.out.println("dashboard picture written to " + to.normalize());
     }
   }
 

@@ -102,6 +102,26 @@ final class PrometheusServer {
     return data.getAsJsonArray("result");
   }
 
+  /**
+   * A range query's result matrix ({@code metric} and {@code values}, pairs of a time in seconds
+   * and a value, of each series), as a Grafana panel asks it.
+   */
+  JsonArray queryRange(String promql, long startSeconds, long endSeconds, int stepSeconds)
+      throws IOException {
+    JsonObject data =
+        api("/api/v1/query_range?query="
+                + URLEncoder.encode(promql, StandardCharsets.UTF_8)
+                + "&start="
+                + startSeconds
+                + "&end="
+                + endSeconds
+                + "&step="
+                + stepSeconds)
+            .getAsJsonObject();
+    assertEquals(promql, "matrix", data.get("resultType").getAsString());
+    return data.getAsJsonArray("result");
+  }
+
   /** Waits until {@code promql} answers one series whose value {@code ok} accepts. */
   void awaitValue(String promql, java.util.function.DoublePredicate ok) throws Exception {
     await(
