@@ -63,8 +63,8 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
    * Where the block is written.
    *
    * The tail of a block (the last group's key entries and their length, the restart offsets,
-   * the trailer) is known only when the block ends. It used to be written to the stream by
-   * endBlockEncoding, which HBase's HFileBlock.Writer keeps (finishBlock compresses
+   * the trailer) is known only when the block ends. Writing it to the stream in
+   * endBlockEncoding would do for HBase's HFileBlock.Writer, which keeps it (finishBlock compresses
    * baosInMemory.getBuffer() up to baosInMemory.size() after endBlockEncoding). HBase's
    * EncodedDataBlock.encodeData (hbase-common), which DataBlockEncodingTool and other tools
    * encode every codec with, does not: it copies the stream's bytes (baos.toByteArray()) before

@@ -23,7 +23,7 @@ public final class RegionExport {
 
   /**
    * The default: the 100 busiest regions. At 5,000 regions a server then has about 1,900 series and
-   * a scrape of 0.15 s, where {@code all} has 60,000 and 2.2 s (docs/performance.md).
+   * a scrape of 0.12 s, where {@code all} has 60,000 and 1.5 s (docs/performance.md).
    */
   public static final RegionExport DEFAULT = top(100);
 
