@@ -20,10 +20,9 @@ import org.junit.Test;
 
 /**
  * Every relative link of the operator pages (docs/*.md, README.md, CHANGELOG.md) and of the notes
- * of runs (benchmarks/*.md) reaches a file of the source tree, and
- * every {@code #anchor} a heading of its page, spelled as GitHub makes a heading's anchor: lower
- * case, punctuation but {@code -} and {@code _} dropped, spaces made hyphens, a repeated heading
- * numbered {@code -1}, {@code -2}.
+ * of runs (benchmarks/*.md) reaches a file of the source tree, and every {@code #anchor} a heading
+ * of its page, spelled as GitHub makes a heading's anchor: lower case, punctuation but {@code -}
+ * and {@code _} dropped, spaces made hyphens, a repeated heading numbered {@code -1}, {@code -2}.
  */
 public class DocLinksTest {
   private static final Path ROOT = Path.of("..");
