@@ -98,7 +98,9 @@ public class ChecksumRelationsIT extends ClusterTestBase {
     try {
       reopen(t);
       CostSnapshot off = coldScan(t, digest);
-      assertTrue(off.sumKinds("fs.read.blocks") > 0);
+      assertEquals("the same data blocks read", blocks.size(), off.get("fs.read.blocks.data"));
+      assertEquals("and nothing else", blocks.size(), off.sumKinds("fs.read.blocks"));
+      assertEquals("the data blocks' on-disk bytes", bytesRead, off.sumKinds("fs.read.bytes"));
       assertEquals(0, off.get("checksum.bytes"));
       assertEquals(0, off.get("checksum.chunks"));
     } finally {

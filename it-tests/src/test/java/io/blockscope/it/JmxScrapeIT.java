@@ -48,6 +48,10 @@ public class JmxScrapeIT extends ClusterTestBase {
     RawTable.loadSeed(cluster.connection(), cluster.admin(), ODD, 5_000, 3);
     StoreFiles.evict(cluster.blockCache(), cluster.regions(ODD));
     RawTable.scanCells(cluster.connection(), ODD, new Scan());
+    assertEquals(
+        "the cold scan missed each data block of the store files once",
+        SeedTables.dataBlocksAndCells(cluster.regions(ODD))[0],
+        tableCosts(ODD).get("blockCache.miss.data"));
     cluster.diagnostics().refreshExport();
   }
 
@@ -74,7 +78,6 @@ public class JmxScrapeIT extends ClusterTestBase {
     CostSnapshot table = tableCosts(ODD);
     HRegion region = onlyRegion(ODD);
     String enc = region.getRegionInfo().getEncodedName();
-    assertTrue(table.get("blockCache.miss.data") > 10);
 
     assertEquals(
         table.get("blockCache.miss.data"),
@@ -97,7 +100,10 @@ public class JmxScrapeIT extends ClusterTestBase {
 
     Set<ObjectName> tableBeans =
         jmx.queryNames(new ObjectName("blockscope:type=Table,table=\"bs_ns:odd.name-1\",*"), null);
-    assertTrue(tableBeans.size() >= 4);
+    assertEquals(
+        "a bean for each counter of the table that is not 0",
+        tableCosts(ODD).nonZero().size(),
+        tableBeans.size());
     for (ObjectName n : tableBeans) {
       assertEquals("bs_ns:odd.name-1", ObjectName.unquote(n.getKeyProperty("table")));
       assertEquals(3, n.getKeyPropertyList().size()); // type, table, name: nothing injected

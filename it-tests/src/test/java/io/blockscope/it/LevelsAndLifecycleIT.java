@@ -89,8 +89,13 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
 
     assertEquals(CostSnapshot.ZERO, coldScan(off));
 
-    // An unknown level is reported and the region runs at the server level.
-    assertTrue(coldScan(bad).sumKinds("fs.read.blocks") > 0);
+    // An unknown level is reported and the region runs at the server level (COUNT).
+    CostSnapshot unknown = coldScan(bad);
+    assertEquals(
+        "its store files' data blocks (a NONE table: no cells decoded to count)",
+        SeedTables.dataBlocksAndCells(cluster.regions(bad))[0],
+        unknown.get("fs.read.blocks.data"));
+    assertEquals(0, nanos(unknown));
     assertTrue(cluster.diagnostics().problems().stream().anyMatch(p -> p.contains("LOUD")));
   }
 

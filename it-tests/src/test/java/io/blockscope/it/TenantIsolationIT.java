@@ -11,6 +11,7 @@ import com.google.protobuf.Message;
 import io.blockscope.coprocessor.BlockscopeConfig;
 import io.blockscope.coprocessor.BlockscopeRegionObserver;
 import io.blockscope.coprocessor.Diagnostics;
+import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
@@ -186,10 +187,14 @@ public class TenantIsolationIT extends ClusterTestBase {
     User bob = User.createUserForTesting(conf, "bob", new String[0]);
     try (Connection ac = connect(alice);
         Connection bc = connect(bob)) {
+      StoreFiles.evict(cluster.blockCache(), cluster.regions(t));
       assertEquals(ROWS, scanRows(ac, t, id, "COUNT"));
       long[] hers = cluster.diagnostics().queryCosts(id, "alice", encoded);
       assertEquals(ROWS, hers[CostLayout.SIZE]);
-      assertTrue(hers[CostLayout.slotOf("fs.read.blocks.data")] > 0);
+      assertEquals(
+          "her cold scan read each data block of the store file once",
+          SeedTables.dataBlocksAndCells(cluster.regions(t))[0],
+          hers[CostLayout.slotOf("fs.read.blocks.data")]);
 
       assertFalse("bob has no query of that id", ProfileProtocol.found(profile(bc, t, id, null)));
       assertEquals(

@@ -45,9 +45,18 @@ public class AttacherTest {
               return null;
             },
             200);
+    long start = System.nanoTime();
     String why = reason(a);
+    long firstMillis = (System.nanoTime() - start) / 1_000_000;
     assertTrue(why, why.contains("within 200 ms") && why.contains("-javaagent"));
+    // the attach never returns: the open waits its 200 ms, and not for ever (the test's own
+    // timeout only guards against a hang)
+    assertTrue("the first open waited " + firstMillis + " ms", firstMillis >= 200);
+    assertTrue("the first open waited " + firstMillis + " ms", firstMillis < 10_000);
+    start = System.nanoTime();
     assertEquals("a later region open does not wait again", why, reason(a));
+    long laterMillis = (System.nanoTime() - start) / 1_000_000;
+    assertTrue("a later open waited " + laterMillis + " ms", laterMillis < 200);
     assertEquals(1, attempts.get());
   }
 
