@@ -122,7 +122,7 @@ final class DashboardPicture {
     Map<String, String> rightUnits = rightAxis(panel);
     for (JsonElement t : panel.getAsJsonArray("targets")) {
       JsonObject target = t.getAsJsonObject();
-      String expr = expr(target.get("expr").getAsString());
+      String expr = expr(target.get("expr").getAsString(), RATE_INTERVAL);
       String legend = target.has("legendFormat") ? target.get("legendFormat").getAsString() : "";
       String ref = target.has("refId") ? target.get("refId").getAsString() : "";
       JsonArray result = table ? source.instant(expr) : source.range(expr);
@@ -201,10 +201,10 @@ final class DashboardPicture {
     }
   }
 
-  /** A panel query as Prometheus takes it: the variables at "All", the rate interval set. */
-  static String expr(String grafana) {
+  /** A panel query as Prometheus takes it: the variables at "All", the rate interval given. */
+  static String expr(String grafana, String rateInterval) {
     return grafana
-        .replace("$__rate_interval", RATE_INTERVAL)
+        .replace("$__rate_interval", rateInterval)
         .replace("$instance", ".*")
         .replace("$table", ".*");
   }

@@ -147,15 +147,22 @@ public class FaultInjectingObserver implements RegionCoprocessor, RegionObserver
 
   private static void meet() throws IOException {
     MEETING_THREADS.add(Thread.currentThread().getName());
-    CountDownLatch meet = readersMeet;
-    meet.countDown();
+    if (!meet(readersMeet, 30)) {
+      throw new DoNotRetryIOException("only " + MEETING_THREADS + " met");
+    }
+  }
+
+  /**
+   * Counts {@code latch} down and waits, up to {@code seconds}, until it reaches zero; whether it
+   * did (an interrupt ends the wait, the thread's flag set again).
+   */
+  private static boolean meet(CountDownLatch latch, int seconds) {
+    latch.countDown();
     try {
-      if (!meet.await(30, TimeUnit.SECONDS)) {
-        throw new DoNotRetryIOException("only " + MEETING_THREADS + " met");
-      }
+      return latch.await(seconds, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new DoNotRetryIOException("interrupted while meeting", e);
+      return false;
     }
   }
 
@@ -188,13 +195,7 @@ public class FaultInjectingObserver implements RegionCoprocessor, RegionObserver
       throws IOException {
     COMPACTION_THREADS.add(Thread.currentThread().getName());
     if ("preCompact".equals(c.getEnvironment().getRegion().getTableDescriptor().getValue(FAULT))) {
-      CountDownLatch meet = failingCompactionsMeet;
-      meet.countDown();
-      try {
-        meet.await(1, TimeUnit.MINUTES);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      meet(failingCompactionsMeet, 60);
       throw new IOException("injected: compaction refused after its scanner opened");
     }
     return scanner;

@@ -73,13 +73,15 @@ final class DeployPage {
 
   /**
    * The release's coprocessor jar as way 1 installs it, under {@link #libName}: the release's file
-   * itself, or a copy of it in {@code dir} when the page installs it under another name.
+   * itself, or a copy of it in {@code lib-as-installed} beside the release when the page installs
+   * it under another name.
    */
-  Path libJarInstalled(Path release, Path dir) throws IOException {
+  Path libJarInstalled(Path release) throws IOException {
     Path jar = release.resolve(libJar);
     if (jar.getFileName().toString().equals(libName)) {
       return jar;
     }
+    Path dir = release.resolveSibling("lib-as-installed");
     Files.createDirectories(dir);
     return Files.copy(jar, dir.resolve(libName), StandardCopyOption.REPLACE_EXISTING);
   }

@@ -141,7 +141,7 @@ public class SecureStockIT {
     List<Path> lib = new ArrayList<>(StockInstalls.phoenixServerJars());
     Path jar = release.resolve(page.libJar);
     assertTrue(jar + " in the release", Files.isRegularFile(jar));
-    lib.add(page.libJarInstalled(release, release.resolveSibling("lib-as-installed")));
+    lib.add(page.libJarInstalled(release));
     return new Deployment(
         lib,
         Map.of(

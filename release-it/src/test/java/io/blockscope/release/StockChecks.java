@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.MatchResult;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.TableName;
@@ -39,13 +40,12 @@ import org.apache.hadoop.hbase.util.Bytes;
  */
 final class StockChecks {
   static final byte[] F = Bytes.toBytes("f");
+
+  /** The engine-start line: level, export, probes, and at its end the build and its jar. */
   private static final Pattern ENGINE_STARTED =
       Pattern.compile(
-          "blockscope: engine started at level (\\w+) exporting regions (\\S+); probes ([^;]+);");
-
-  /** The end of the engine-start line: the build's version and the jar it was loaded from. */
-  private static final Pattern ENGINE_BUILD =
-      Pattern.compile("blockscope: engine started .*; blockscope (\\S+) from (\\S+)");
+          "blockscope: engine started at level (\\w+) exporting regions (\\S+); probes ([^;]+);"
+              + "(?:.*; blockscope (\\S+) from (\\S+))?");
 
   private final StockCluster cluster;
 
@@ -128,16 +128,20 @@ final class StockChecks {
    * rewritten at each start).
    */
   void assertEngineBuild(RegionServer rs, String version, String jarName) throws Exception {
-    engineLine(rs); // the line is written
-    Matcher m = ENGINE_BUILD.matcher(Files.readString(rs.log()));
-    assertTrue("the engine-start line names the build in " + rs.log(), m.find());
-    assertEquals(rs.log() + ": the version", version, m.group(1));
-    assertTrue(rs.log() + ": loaded from " + m.group(2), m.group(2).endsWith("/lib/" + jarName));
+    MatchResult m = engineStart(rs);
+    assertTrue("the engine-start line names the build in " + rs.log(), m.group(4) != null);
+    assertEquals(rs.log() + ": the version", version, m.group(4));
+    assertTrue(rs.log() + ": loaded from " + m.group(5), m.group(5).endsWith("/lib/" + jarName));
   }
 
   /** The probes part of the region server's (current process's) engine-start line. */
   String engineLine(RegionServer rs) throws Exception {
-    AtomicReference<String> probes = new AtomicReference<>();
+    return engineStart(rs).group(3).trim();
+  }
+
+  /** The region server's (current process's) engine-start line, once it is written. */
+  private MatchResult engineStart(RegionServer rs) throws Exception {
+    AtomicReference<MatchResult> line = new AtomicReference<>();
     cluster.await(
         "blockscope's engine-start line in " + rs.log(),
         60,
@@ -145,7 +149,7 @@ final class StockChecks {
           try {
             Matcher m = ENGINE_STARTED.matcher(Files.readString(rs.log()));
             if (m.find()) {
-              probes.set(m.group(3).trim());
+              line.set(m.toMatchResult());
               return true;
             }
             return false;
@@ -153,7 +157,7 @@ final class StockChecks {
             return false;
           }
         });
-    return probes.get();
+    return line.get();
   }
 
   /**

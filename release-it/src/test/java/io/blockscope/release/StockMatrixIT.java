@@ -256,10 +256,7 @@ public class StockMatrixIT {
             List.of());
     Deployment server =
         new Deployment(
-            List.of(
-                page.libJarInstalled(release, release.resolveSibling("lib-as-installed")),
-                release.resolve(page.encoderJar),
-                webapps),
+            List.of(page.libJarInstalled(release), release.resolve(page.encoderJar), webapps),
             Map.of(
                 page.siteName,
                 page.siteValue + "," + page.registrar,
