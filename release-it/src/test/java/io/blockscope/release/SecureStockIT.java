@@ -101,6 +101,7 @@ public class SecureStockIT {
             List.of(blockscope, blockscope),
             realm,
             0);
+    new StockChecks(cluster).assertVersions(StockInstalls.HBASE_VERSION);
     try (Admin admin = cluster.admin()) {
       admin.balancerSwitch(false, true); // regions stay where the test puts them
     }
@@ -502,7 +503,7 @@ public class SecureStockIT {
             Map.of("BLOCKSCOPE_OPTS", String.join(" ", realm.jvmOptions())),
             ReleaseClients.PE_RUN);
     assertEquals(2, pe.size());
-    ReleaseClients.assertColdScansCounted(pe);
+    ReleaseClients.assertColdScansCounted(cluster, pe);
   }
 
   // ---- what the secured cluster refuses: each guarantee by its refusal. Run with

@@ -9,6 +9,11 @@ import java.util.List;
 final class StockInstalls {
   private StockInstalls() {}
 
+  /**
+   * The version of {@link #hbase()}, as its processes report it (see StockChecks#assertVersions).
+   */
+  static final String HBASE_VERSION = "2.6.1";
+
   /** The stock HBase 2.6.1 install (stock-hbase's server class path). */
   static StockCluster.Install hbase() {
     return of(Path.of(System.getProperty("blockscope.server.classpath")));

@@ -3,6 +3,7 @@ package io.blockscope.release;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.harness.stock.ClusterFiles;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.harness.stock.StockCluster.Deployment;
 import io.blockscope.harness.stock.StockCluster.RegionServer;
@@ -10,9 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
@@ -26,11 +25,13 @@ import org.junit.Test;
  * its root directory on HDFS run as processes of their own (a NameNode and two DataNodes). Each is
  * ZooKeeper, a master and a region server, each a process of its own.
  *
- * <p>On each: the engine's start line with every probe, a cold scan counted exactly against the
- * store file's trailer (blocks missed = blocks read from the file system = the trailer's data
- * blocks, every byte read checksummed by HBase, GZ blocks decompressed, cells decoded), and {@code
- * bin/blockscope evaluate --zk} from the release. The encoder as docs/compatibility.md says:
- * registered on 2.5.13 and 2.6.4, where a BLOCKSCOPE_V1 table is created, read and counted.
+ * <p>On each: every process's HBase version as the cluster reports it, the engine's start line with
+ * every probe, a cold scan counted exactly against the store file as HBase's block reader walks it
+ * in the test's JVM (blocks missed = blocks read from the file system = its data blocks, bytes read
+ * = their on-disk sizes, every byte checksummed by HBase, GZ blocks decompressed, cells decoded),
+ * and {@code bin/blockscope evaluate --zk} from the release, its tables checked against their files
+ * the same way. The encoder as docs/compatibility.md says: registered on 2.5.13 and 2.6.4, where a
+ * BLOCKSCOPE_V1 table is created, read and counted.
  */
 public class StockMatrixIT {
   private static Path release;
@@ -62,13 +63,54 @@ public class StockMatrixIT {
       StockChecks checks = new StockChecks(cluster);
       RegionServer rs = commonChecks(cluster, checks, "2.6.4", false);
       encoderRegisteredAndCounted(cluster, checks, rs);
-      // live reload works here: the server takes a changed setting without a restart
-      try (Admin admin = cluster.admin()) {
-        ServerName sn = rs.serverName();
-        admin.updateConfiguration(sn);
-      }
+      reloadTakesTheLevel(cluster, checks, rs);
     }
   }
+
+  /**
+   * Live reload on 2.6 (HBase's update_config): {@code blockscope.level} set to TIME in the
+   * server's hbase-site.xml and reloaded, the server's settings gauge reads 2 and a cold scan of a
+   * new table records its checksum, decompression and decoding times, where the COUNT scan before
+   * recorded none; the log never says the reload is unavailable.
+   */
+  private static void reloadTakesTheLevel(StockCluster cluster, StockChecks checks, RegionServer rs)
+      throws Exception {
+    TableName counted = TableName.valueOf("versions_plain");
+    String countedRegion = checks.regionOf(counted).getEncodedName();
+    Map<String, Long> atCount = checks.exportedRegionCounts(rs, counted, countedRegion);
+    assertEquals(1L, rs.beans().serverValue("settings.level").orElse(-1));
+    for (String timed : TIMES) {
+      assertEquals(timed + " at COUNT: " + atCount, 0L, (long) atCount.getOrDefault(timed, 0L));
+    }
+    cluster.reconfigure(rs, Map.of("blockscope.level", "TIME"));
+    cluster.await(
+        "settings.level 2 on " + rs.infoUrl(),
+        30,
+        () -> {
+          try {
+            return rs.beans().serverValue("settings.level").orElse(-1) == 2;
+          } catch (Exception e) {
+            return false;
+          }
+        });
+    TableName t = TableName.valueOf("versions_reloaded");
+    checks.load(checks.table(t).build(), 3_000);
+    cluster.moveTo(t, rs);
+    assertEquals(6_000, checks.count(t));
+    String region = checks.regionOf(t).getEncodedName();
+    ClusterFiles.DataSection file = checks.dataSection(t);
+    checks.assertRegionCount(rs, t, region, "decompress.GZ.blocks", file.blocks());
+    Map<String, Long> atTime = checks.exportedRegionCounts(rs, t, region);
+    for (String timed : TIMES) {
+      assertTrue(timed + " at TIME: " + atTime, atTime.getOrDefault(timed, 0L) > 0);
+    }
+    String log = Files.readString(rs.log());
+    assertTrue(rs.log().toString(), !log.contains("update_config) unavailable"));
+  }
+
+  /** The times a cold FAST_DIFF+GZ scan records at TIME and none at COUNT. */
+  private static final List<String> TIMES =
+      List.of("checksum.nanos", "decompress.GZ.nanos", "decode.FAST_DIFF.nanos");
 
   /**
    * The region server registered BLOCKSCOPE_V1 (its log says so and has no refusal), the master's
@@ -110,12 +152,13 @@ public class StockMatrixIT {
    * on by default; HDFS's are then skipped), and its figures are those the local file system and
    * the embedded cluster's HDFS give: every block missed is read once, every byte read is
    * checksummed by HBase. Region server 2 leaves checksums to HDFS (the setting off): the same
-   * reads, and no byte checksummed by HBase.
+   * blocks and bytes, and no byte checksummed by HBase. HDFS is shown, not assumed: the NameNode
+   * lists the store file on the cluster's DataNodes, and the DataNodes' own BytesRead rises by at
+   * least its data section across the cold scan.
    */
   @Test
   public void hbase_2_6_1_onHdfsProcesses() throws Exception {
     try (StockCluster cluster = start("2.6.1", 2)) {
-      assertTrue(cluster.rootDir(), cluster.rootDir().startsWith("hdfs://127.0.0.1:"));
       StockChecks checks = new StockChecks(cluster);
       RegionServer rs = commonChecks(cluster, checks, "2.6.1-hdfs", true);
       assertTrue(
@@ -127,19 +170,49 @@ public class StockMatrixIT {
       RegionServer hdfsChecksums =
           cluster.addRegionServer(
               withSite(rs.deployment(), "hbase.regionserver.checksum.verify", "false"));
+      checks.assertVersions("2.6.1");
       TableName t = TableName.valueOf("hdfs_checksums");
       checks.load(checks.table(t).build(), 3_000);
       cluster.moveTo(t, hdfsChecksums);
-      assertEquals(6_000, checks.count(t));
       String region = checks.regionOf(t).getEncodedName();
-      long blocks = cluster.dataBlocks(t, "f");
-      checks.assertRegionCount(hdfsChecksums, t, region, "blockCache.miss.data", blocks);
-      checks.assertRegionCount(hdfsChecksums, t, region, "fs.read.blocks.data", blocks);
-      checks.assertRegionCount(hdfsChecksums, t, region, "decompress.GZ.blocks", blocks);
-      Map<String, Long> counts = checks.exportedRegionCounts(hdfsChecksums, t, region);
-      assertTrue(counts.toString(), counts.getOrDefault("fs.read.bytes.data", 0L) > 0);
-      assertEquals(counts.toString(), 0L, (long) counts.getOrDefault("checksum.bytes", 0L));
-      assertEquals(counts.toString(), 0L, (long) counts.getOrDefault("checksum.chunks", 0L));
+      ClusterFiles files = cluster.files();
+      org.apache.hadoop.fs.Path storeFile = files.storeFiles(t, "f").get(0);
+      ClusterFiles.DataSection file = files.dataSection(storeFile);
+      // the store file is on HDFS: the NameNode lists it, with its length, its blocks on the
+      // cluster's DataNodes
+      Map<String, Long> listed =
+          files.nameNodeListing("/hbase/data/default/hdfs_checksums/" + region + "/f");
+      long length = storeFile.getFileSystem(cluster.clientConf()).getFileStatus(storeFile).getLen();
+      assertEquals(Map.of(storeFile.getName(), length), listed);
+      java.util.Set<String> locations = files.blockLocations(storeFile);
+      assertTrue(
+          locations + " on " + files.dataNodeAddresses(),
+          !locations.isEmpty() && files.dataNodeAddresses().containsAll(locations));
+      // and the cold scan read it from the DataNodes: they sent at least its data section
+      long sentBefore = files.dataNodesBytesReadSettled();
+      assertEquals(6_000, checks.count(t));
+      long[] sent = {0};
+      cluster.await(
+          "the DataNodes' BytesRead up by " + file.bytes(),
+          30,
+          () -> {
+            try {
+              sent[0] = files.dataNodesBytesRead() - sentBefore;
+              return sent[0] >= file.bytes();
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      System.out.printf(
+          "hdfs_checksums: the DataNodes sent %d bytes for the cold scan of a %d-byte store file"
+              + " (data section %s)%n",
+          sent[0], length, file);
+      checks.assertRegionCount(hdfsChecksums, t, region, "blockCache.miss.data", file.blocks());
+      checks.assertRegionCount(hdfsChecksums, t, region, "fs.read.blocks.data", file.blocks());
+      checks.assertRegionCount(hdfsChecksums, t, region, "fs.read.bytes.data", file.bytes());
+      checks.assertRegionCount(hdfsChecksums, t, region, "decompress.GZ.blocks", file.blocks());
+      checks.assertRegionCount(hdfsChecksums, t, region, "checksum.bytes", 0);
+      checks.assertRegionCount(hdfsChecksums, t, region, "checksum.chunks", 0);
     }
   }
 
@@ -152,6 +225,7 @@ public class StockMatrixIT {
   private static RegionServer commonChecks(
       StockCluster cluster, StockChecks checks, String version, boolean evaluate) throws Exception {
     RegionServer rs = cluster.regionServers().get(0);
+    checks.assertVersions(version.replace("-hdfs", ""));
     assertEquals(version + ": " + rs.log(), page.probes, checks.engineLine(rs));
     checks.assertEngineBuild(rs, page.version(), page.libName);
     TableName t = TableName.valueOf("versions_plain");
@@ -169,7 +243,7 @@ public class StockMatrixIT {
             List.of("--zk", cluster.zkQuorum()),
             ReleaseClients.PE_RUN);
     assertEquals(2, pe.size());
-    ReleaseClients.assertColdScansCounted(pe);
+    ReleaseClients.assertColdScansCounted(cluster, pe);
     return rs;
   }
 

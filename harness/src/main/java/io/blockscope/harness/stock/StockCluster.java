@@ -15,7 +15,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hbase.ClusterMetrics;
 import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.HConstants;
@@ -26,9 +25,6 @@ import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.RegionInfo;
-import org.apache.hadoop.hbase.io.hfile.CacheConfig;
-import org.apache.hadoop.hbase.io.hfile.FixedFileTrailer;
-import org.apache.hadoop.hbase.io.hfile.HFile;
 import org.apache.hadoop.security.UserGroupInformation;
 
 /**
@@ -183,6 +179,12 @@ public final class StockCluster implements AutoCloseable {
 
   /** HDFS's NameNode RPC port when the cluster runs on HDFS processes, else 0 (local files). */
   private int nameNodePort;
+
+  /** The DataNodes' HTTP ports (their /jmx), one per DataNode. */
+  private final List<Integer> dataNodeHttpPorts = new ArrayList<>();
+
+  /** The DataNodes' transfer addresses ({@code 127.0.0.1:port}), one per DataNode. */
+  private final List<String> dataNodeAddresses = new ArrayList<>();
 
   /** The NameNode's and DataNodes' processes, with their logs. */
   private final Map<Process, Path> hdfs = new LinkedHashMap<>();
@@ -625,8 +627,12 @@ public final class StockCluster implements AutoCloseable {
     for (int i = 1; i <= dataNodes; i++) {
       Map<String, String> dn = new LinkedHashMap<>();
       dn.put("dfs.datanode.data.dir", dir.resolve("data" + i).toUri().toString());
-      dn.put("dfs.datanode.address", "127.0.0.1:" + freePort());
-      dn.put("dfs.datanode.http.address", "127.0.0.1:" + freePort());
+      String transfer = "127.0.0.1:" + freePort();
+      dataNodeAddresses.add(transfer);
+      dn.put("dfs.datanode.address", transfer);
+      int dataNodeHttp = freePort();
+      dataNodeHttpPorts.add(dataNodeHttp);
+      dn.put("dfs.datanode.http.address", "127.0.0.1:" + dataNodeHttp);
       dn.put("dfs.datanode.ipc.address", "127.0.0.1:" + freePort());
       Path dnLog = home.resolve("logs/datanode-" + i + ".log");
       hdfs.put(
@@ -951,40 +957,25 @@ public final class StockCluster implements AutoCloseable {
   }
 
   /**
-   * The data blocks of a one-region table's one store file in {@code family}, from its trailer,
-   * read off the cluster's file system.
+   * The data blocks of a one-region table's one store file in {@code family}, as HBase's block
+   * reader walks it off the cluster's file system (see {@link ClusterFiles#dataSection(
+   * org.apache.hadoop.fs.Path)}).
    */
   public long dataBlocks(TableName t, String family) throws IOException {
-    Configuration conf = clientConf();
-    org.apache.hadoop.fs.Path dir =
-        new org.apache.hadoop.fs.Path(
-            rootDir()
-                + "/data/default/"
-                + t.getQualifierAsString()
-                + "/"
-                + regionOf(t).getEncodedName()
-                + "/"
-                + family);
-    FileSystem fs = dir.getFileSystem(conf);
-    long blocks = 0;
-    long files = 0;
-    for (org.apache.hadoop.fs.FileStatus f : fs.listStatus(dir)) {
-      if (f.isDirectory() || f.getPath().getName().startsWith(".")) {
-        continue;
-      }
-      try (HFile.Reader r = HFile.createReader(fs, f.getPath(), CacheConfig.DISABLED, true, conf)) {
-        FixedFileTrailer trailer = r.getTrailer();
-        if (trailer.getNumDataIndexLevels() != 1) {
-          throw new AssertionError("a multi-level index in " + f.getPath());
-        }
-        blocks += trailer.getDataIndexCount();
-        files++;
-      }
-    }
-    if (files != 1) {
-      throw new AssertionError(files + " store files in " + dir + ", not 1");
-    }
-    return blocks;
+    return files().dataSection(files().storeFiles(t, family)).blocks();
+  }
+
+  /** The cluster's store files, read without blockscope or the region servers. */
+  public ClusterFiles files() {
+    return new ClusterFiles(this);
+  }
+
+  List<Integer> dataNodeHttpPorts() {
+    return dataNodeHttpPorts;
+  }
+
+  List<String> dataNodeAddresses() {
+    return dataNodeAddresses;
   }
 
   /**
