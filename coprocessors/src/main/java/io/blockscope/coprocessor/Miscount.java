@@ -12,11 +12,14 @@ public enum Miscount {
   /** The probe drops every other event. */
   DROP_EVERY_OTHER,
   /**
-   * Every region's costs go to one other region: the first that settled after the drill began,
-   * whose own costs are dropped. Queries still get theirs.
+   * Every region's costs go to one region: the first that settled after the drill began, which
+   * keeps its own too (a move: the sum over regions stays right). Queries still get theirs.
    */
   WRONG_REGION,
-  /** The same with queries: every query's costs go to the first query seen; regions are right. */
+  /**
+   * The same with queries: every query's costs go to the first (query, region) record seen, which
+   * keeps its own too; regions are right.
+   */
   WRONG_QUERY,
   /** Data blocks are counted as leaf index blocks and leaf index blocks as data blocks. */
   WRONG_KIND,

@@ -1,6 +1,5 @@
 package io.blockscope.coprocessor;
 
-import io.blockscope.coprocessor.accounting.CostAccumulator;
 import io.blockscope.coprocessor.accounting.CostRegistry.RegionCosts;
 import io.blockscope.coprocessor.accounting.QueryTracker;
 import io.blockscope.metrics.CostLayout;
@@ -18,9 +17,6 @@ final class MiscountDrill {
 
   /** The first region (WRONG_REGION) or query record (WRONG_QUERY) the drill saw settle. */
   private static volatile Object sink;
-
-  /** Where the sink region's own costs go while WRONG_REGION runs. */
-  private static final CostAccumulator DROPPED = new CostAccumulator();
 
   private MiscountDrill() {}
 
@@ -76,9 +72,9 @@ final class MiscountDrill {
   }
 
   /**
-   * Settles {@code costs} wrongly: WRONG_REGION gives every region's costs to the first region that
-   * settled after the drill began (and drops that region's own); WRONG_QUERY does the same with
-   * query records, regions staying right.
+   * Settles {@code costs} wrongly: WRONG_REGION moves every region's costs to the first region that
+   * settled after the drill began, which keeps its own too, so nothing is lost; WRONG_QUERY does
+   * the same with query records, regions staying right.
    */
   static void settle(RegionCosts region, QueryTracker.RegionCosts q, long[] costs) {
     Miscount miscount = how;
@@ -97,16 +93,14 @@ final class MiscountDrill {
       if (q != null) {
         q.costs.add(costs);
       }
-      (sink == region ? DROPPED : ((RegionCosts) sink).costs()).drain(costs);
+      ((RegionCosts) sink).costs().drain(costs);
       return;
     }
     if (q != null) {
       if (sink == null) {
         sink = q;
       }
-      if (sink != q) {
-        ((QueryTracker.RegionCosts) sink).costs.add(costs);
-      }
+      ((QueryTracker.RegionCosts) sink).costs.add(costs);
     }
     region.costs().drain(costs);
   }

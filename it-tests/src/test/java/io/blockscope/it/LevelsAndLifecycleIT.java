@@ -12,7 +12,9 @@ import io.blockscope.metrics.PerfLevel;
 import io.blockscope.workloads.RawTable;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -336,7 +338,6 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
     MBeanServer mbs = ManagementFactory.getPlatformMBeanServer();
     ObjectName parentBeans = new ObjectName("blockscope:type=Region,region=" + parentName + ",*");
     assertFalse(mbs.queryNames(parentBeans, null).isEmpty());
-    long tableMissesBefore = misses(tableCosts(t));
     CostSnapshot tableBefore = tableCosts(t);
 
     cluster.admin().split(t, RawTable.seedRow(ROWS / 2));
@@ -368,17 +369,26 @@ public class LevelsAndLifecycleIT extends ClusterTestBase {
         tableCosts(t));
 
     List<HRegion> daughters = cluster.regions(t);
-    coldScan(t);
+    Map<String, CostSnapshot> daughtersBefore = new HashMap<>();
+    for (HRegion d : daughters) {
+      daughtersBefore.put(d.getRegionInfo().getEncodedName(), regionCosts(d));
+    }
+    CostSnapshot cold = coldScan(t);
     cluster.diagnostics().refreshExport();
+    // each daughter read its own file's data blocks once, and the table exactly their sum
+    long[] files = StoreFiles.trailerDataBlocksAndCells(daughters);
     for (HRegion d : daughters) {
       String name = d.getRegionInfo().getEncodedName();
       assertNotEquals(parentName, name);
-      CostSnapshot c = regionCosts(d);
-      assertTrue(name + " read its own blocks", c.get("fs.read.blocks.data") > 0);
+      CostSnapshot c = regionCosts(d).minus(daughtersBefore.get(name));
+      long[] own = StoreFiles.trailerDataBlocksAndCells(List.of(d));
+      assertEquals(name + " read its own blocks: " + c, own[0], c.get("fs.read.blocks.data"));
+      assertEquals(name + " missed them: " + c, own[0], c.get("blockCache.miss.data"));
       Set<ObjectName> beans =
           mbs.queryNames(new ObjectName("blockscope:type=Region,region=" + name + ",*"), null);
       assertFalse(beans.isEmpty());
     }
-    assertTrue("and the daughters' reads add to them", misses(tableCosts(t)) > tableMissesBefore);
+    assertEquals("the table's cold scan: " + cold, files[0], cold.get("fs.read.blocks.data"));
+    assertEquals("the table's cold scan: " + cold, files[0], cold.get("blockCache.miss.data"));
   }
 }

@@ -6,15 +6,28 @@ import static org.junit.Assert.assertTrue;
 import io.blockscope.coprocessor.Diagnostics;
 import io.blockscope.coprocessor.Miscount;
 import io.blockscope.coprocessor.probe.ProbeBridge;
+import io.blockscope.harness.StoreFiles;
+import io.blockscope.metrics.Attributes;
+import io.blockscope.metrics.CostLayout;
+import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.workloads.RawTable;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.io.compress.Compression;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.junit.Test;
 import org.junit.runner.Description;
 import org.junit.runner.JUnitCore;
@@ -245,7 +258,8 @@ public class MiscountDrillIT extends ClusterTestBase {
     doubledAndHalved("decompress", DECODE_WORK, GZ_SCAN);
     doubledAndHalved("decode", DECODE_CELLS, FAST_DIFF_CELLS);
     doubledAndHalved("memstore", MEMSTORE, MEMSTORE_PROFILE);
-    CATCHERS.put("wrong region", List.of(COLD_SCAN, PROFILE));
+    // a move, not a loss: caught where a scan reads several regions
+    CATCHERS.put("wrong region", List.of(PROFILE, NO_CACHE_VERIFIED));
     CATCHERS.put("wrong query", List.of(PROFILE));
     CATCHERS.put("wrong block kind", List.of(COLD_SCAN, DECODE_WORK));
     CATCHERS.put("wrong encoding", List.of(DECODE_CELLS, FAST_DIFF_CELLS));
@@ -368,6 +382,153 @@ public class MiscountDrillIT extends ClusterTestBase {
     }
     assertEquals("tests that broke instead of failing an assertion", List.of(), BROKE);
     assertEquals("miscounts a test named to catch them did not catch", List.of(), missed);
+  }
+
+  /**
+   * The wrong-place miscounts move costs where they send them, and lose none: on a table of three
+   * regions (FAST_DIFF, GZ, one store file each), a cold scan under each must show the costs that
+   * left their right place arrived in full at the wrong one, as the files' trailers count them. A
+   * drill that dropped costs instead of moving them (and a test that caught only the drop) fails
+   * here.
+   */
+  @Test
+  public void wrongPlaceMiscountsMoveCostsWhereTheySendThem() throws Exception {
+    TableName t = newTable("drill_moved");
+    RawTable.create(
+        cluster.admin(),
+        new RawTable.Spec(t)
+            .blockSize(4096)
+            .encoding(DataBlockEncoding.FAST_DIFF)
+            .compression(Compression.Algorithm.GZ)
+            .splits(RawTable.seedRow(1_000), RawTable.seedRow(2_000)));
+    RawTable.loadSeed(cluster.connection(), cluster.admin(), t, 3_000, 3);
+    List<HRegion> regions = new ArrayList<>(cluster.regions(t));
+    regions.sort(Comparator.comparing(r -> r.getRegionInfo().getEncodedName()));
+    assertEquals(3, regions.size());
+    RawTable.scanCells(cluster.connection(), t, new Scan()); // the client knows the regions
+    Map<String, long[]> files = new LinkedHashMap<>();
+    for (HRegion r : regions) {
+      long[] file = StoreFiles.trailerDataBlocksAndCells(List.of(r));
+      assertTrue(r + " holds data blocks", file[0] > 0);
+      files.put(r.getRegionInfo().getEncodedName(), file);
+    }
+    long blocks = files.values().stream().mapToLong(f -> f[0]).sum();
+    long cells = files.values().stream().mapToLong(f -> f[1]).sum();
+    assertEquals(6_000, cells);
+    String nextEncoding = next(CostLayout.ENCODINGS, "FAST_DIFF");
+    String nextAlgorithm = next(CostLayout.ALGORITHMS, "GZ");
+
+    for (Drill drill : DRILLS) {
+      if (drill.move() != Move.MOVED) {
+        continue;
+      }
+      StoreFiles.evict(cluster.blockCache(), regions);
+      String query =
+          String.format("%032x", ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE);
+      Scan scan = new Scan();
+      scan.setAttribute(Attributes.QUERY, query.getBytes(StandardCharsets.US_ASCII));
+      scan.setAttribute(Attributes.PROFILE, "COUNT".getBytes(StandardCharsets.US_ASCII));
+      Map<String, CostSnapshot> before = regionSnapshots(files.keySet());
+      CostSnapshot table;
+      cluster.diagnostics().miscount(drill.how(), drill.probe());
+      try {
+        assertEquals(cells, RawTable.scanCells(cluster.connection(), t, scan));
+        table = tableCosts(t); // a lost roll-up shows in the table's figures while it runs
+      } finally {
+        cluster.diagnostics().miscount(Miscount.NONE, -1);
+      }
+      Map<String, CostSnapshot> totals = regionSnapshots(files.keySet());
+      Map<String, CostSnapshot> cold = minus(totals, before);
+      String what = drill + ": " + cold;
+      switch (drill.how()) {
+        case WRONG_REGION:
+          // one region (the first the scan settled) holds every region's misses; the others none
+          long sinks = 0;
+          for (Map.Entry<String, CostSnapshot> e : cold.entrySet()) {
+            long misses = e.getValue().get("blockCache.miss.data");
+            if (misses != 0) {
+              sinks++;
+              assertEquals(what, blocks, misses);
+              assertEquals(what, cells, e.getValue().get("decode.FAST_DIFF.cells"));
+            }
+          }
+          assertEquals(what + ": regions that took the misses", 1, sinks);
+          break;
+        case WRONG_QUERY:
+          // one (query, region) record holds the query's misses; each region's own stay right
+          long recorded = 0;
+          long records = 0;
+          for (Map.Entry<String, long[]> e : files.entrySet()) {
+            assertEquals(what, e.getValue()[0], cold.get(e.getKey()).get("blockCache.miss.data"));
+            long[] q = cluster.diagnostics().queryCosts(query, me(), e.getKey());
+            long misses = q == null ? 0 : q[CostLayout.CACHE_MISS + CostLayout.KIND_DATA];
+            if (misses != 0) {
+              records++;
+              recorded = misses;
+            }
+          }
+          assertEquals(what + ": records that took the query's misses", 1, records);
+          assertEquals(what, blocks, recorded);
+          break;
+        case WRONG_KIND:
+          for (Map.Entry<String, long[]> e : files.entrySet()) {
+            CostSnapshot c = cold.get(e.getKey());
+            assertEquals(what, 0, c.get("blockCache.miss.data"));
+            assertEquals(what, e.getValue()[0], c.get("blockCache.miss.leafIndex"));
+            assertEquals(what, e.getValue()[0], c.get("fs.read.blocks.leafIndex"));
+          }
+          break;
+        case WRONG_ENCODING:
+          for (Map.Entry<String, long[]> e : files.entrySet()) {
+            CostSnapshot c = cold.get(e.getKey());
+            assertEquals(what, 0, c.get("decode.FAST_DIFF.cells"));
+            assertEquals(what, e.getValue()[1], c.get("decode." + nextEncoding + ".cells"));
+          }
+          break;
+        case WRONG_COMPRESSION:
+          for (Map.Entry<String, long[]> e : files.entrySet()) {
+            CostSnapshot c = cold.get(e.getKey());
+            assertEquals(what, 0, c.get("decompress.GZ.blocks"));
+            assertEquals(what, e.getValue()[0], c.get("decompress." + nextAlgorithm + ".blocks"));
+          }
+          break;
+        case LOST_FROM_TABLE:
+          // each region right; the table short of exactly the first region's whole figure
+          String lost = files.keySet().iterator().next();
+          long all = 0;
+          for (Map.Entry<String, long[]> e : files.entrySet()) {
+            assertEquals(what, e.getValue()[0], cold.get(e.getKey()).get("blockCache.miss.data"));
+            all += totals.get(e.getKey()).get("blockCache.miss.data");
+          }
+          assertEquals(
+              what + ", table " + table,
+              all - totals.get(lost).get("blockCache.miss.data"),
+              table.get("blockCache.miss.data"));
+          break;
+        default:
+          throw new AssertionError("a wrong-place drill with no check here: " + drill);
+      }
+    }
+  }
+
+  /** The name after {@code name} in a cost layout's list (where a rotating drill sends it). */
+  private static String next(List<String> names, String name) {
+    return names.get((names.indexOf(name) + 1) % names.size());
+  }
+
+  private static Map<String, CostSnapshot> regionSnapshots(Iterable<String> regions) {
+    Map<String, CostSnapshot> m = new LinkedHashMap<>();
+    for (String r : regions) {
+      m.put(r, cluster.diagnostics().registry().regionSnapshot(r));
+    }
+    return m;
+  }
+
+  private static Map<String, CostSnapshot> minus(
+      Map<String, CostSnapshot> after, Map<String, CostSnapshot> before) {
+    Map<String, CostSnapshot> m = new LinkedHashMap<>();
+    after.forEach((r, c) -> m.put(r, c.minus(before.get(r))));
+    return m;
   }
 
   /**
