@@ -51,8 +51,11 @@ public class LocalJmxCostsIT {
     // nothing reads the table now: the engine's figures and the series' agree on every name
     CostSnapshot held = cluster.diagnostics().registry().tableSnapshot(t.getNameAsString());
     assertEquals(held.nonZero(), read.nonZero());
-    assertTrue(read.toString(), read.get("decode.FAST_DIFF.cells") >= 2L * ROWS);
-    assertTrue(read.toString(), read.sumKinds("fs.read.blocks") > 0);
+    // and they are the cold scan's: each cell of the store file decoded once, each data block read
+    long[] file = StoreFiles.trailerDataBlocksAndCells(cluster.regions(t));
+    assertEquals(read.toString(), file[1], read.get("decode.FAST_DIFF.cells"));
+    assertEquals(read.toString(), file[0], read.get("fs.read.blocks.data"));
+    assertEquals(read.toString(), file[0], read.get("blockCache.miss.data"));
 
     // a table blockscope has never seen reads as no costs, not as a failure
     CostSnapshot none = costs.table("local_jmx_costs_absent");
