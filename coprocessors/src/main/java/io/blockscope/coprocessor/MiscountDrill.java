@@ -3,6 +3,7 @@ package io.blockscope.coprocessor;
 import io.blockscope.coprocessor.accounting.CostRegistry.RegionCosts;
 import io.blockscope.coprocessor.accounting.QueryTracker;
 import io.blockscope.metrics.CostLayout;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The sensitivity drill's miscounts that are not a probe's ({@link Diagnostics#miscount}): while
@@ -15,8 +16,11 @@ final class MiscountDrill {
   /** A wrong attribution the drill asked for; NONE when no drill runs. */
   private static volatile Miscount how = Miscount.NONE;
 
-  /** The first region (WRONG_REGION) or query record (WRONG_QUERY) the drill saw settle. */
-  private static volatile Object sink;
+  /**
+   * The first region of a user table (WRONG_REGION) or query record (WRONG_QUERY) the drill saw
+   * settle: a read of {@code hbase:meta} by a chore never becomes it.
+   */
+  private static final AtomicReference<Object> SINK = new AtomicReference<>();
 
   private MiscountDrill() {}
 
@@ -67,7 +71,7 @@ final class MiscountDrill {
 
   /** Starts (or with NONE ends) a wrong attribution. */
   static void start(Miscount miscount) {
-    sink = null;
+    SINK.set(null);
     how = miscount;
   }
 
@@ -87,20 +91,19 @@ final class MiscountDrill {
       return;
     }
     if (miscount == Miscount.WRONG_REGION) {
-      if (sink == null) {
-        sink = region;
+      if (!region.table().startsWith("hbase:")) {
+        SINK.compareAndSet(null, region);
       }
       if (q != null) {
         q.costs.add(costs);
       }
-      ((RegionCosts) sink).costs().drain(costs);
+      Object sink = SINK.get();
+      (sink == null ? region : (RegionCosts) sink).costs().drain(costs);
       return;
     }
     if (q != null) {
-      if (sink == null) {
-        sink = q;
-      }
-      ((QueryTracker.RegionCosts) sink).costs.add(costs);
+      SINK.compareAndSet(null, q);
+      ((QueryTracker.RegionCosts) SINK.get()).costs.add(costs);
     }
     region.costs().drain(costs);
   }

@@ -377,7 +377,7 @@ public class FaultCampaignIT {
     // after the chaos, each region's files as HBase wrote them: one per region once major
     // compacted, no block of them cached, then a cold scan must miss each data block of each
     // region's file once and decode each of its cells once
-    admin.majorCompact(t);
+    cluster.util().compact(t, true); // each region's major compaction, run to its end here
     Waiter.waitFor(
         cluster.conf(),
         300_000,
@@ -485,7 +485,12 @@ public class FaultCampaignIT {
               Map.entry(
                   "MergeRegionException",
                   Pattern.compile("(Skip merging|Unable to merge) .*", Pattern.DOTALL)),
-              Map.entry("DoNotRetryIOException", Pattern.compile(".*merg.*", Pattern.DOTALL)),
+              Map.entry(
+                  "DoNotRetryIOException",
+                  Pattern.compile(
+                      ".*(not mergeable|merge qualifier|Skip merging|Unable to merge|is not OPEN"
+                          + "|not online).*",
+                      Pattern.DOTALL)),
               Map.entry(
                   "IOException",
                   Pattern.compile("Recovered.edits are found in Region.*", Pattern.DOTALL))));

@@ -387,9 +387,8 @@ public class MiscountDrillIT extends ClusterTestBase {
   /**
    * The wrong-place miscounts move costs where they send them, and lose none: on a table of three
    * regions (FAST_DIFF, GZ, one store file each), a cold scan under each must show the costs that
-   * left their right place arrived in full at the wrong one, as the files' trailers count them. A
-   * drill that dropped costs instead of moving them (and a test that caught only the drop) fails
-   * here.
+   * left their right place arrived in full at the wrong one, as the files' trailers count them, so
+   * that a catch of one of them is a catch of costs moved, not lost.
    */
   @Test
   public void wrongPlaceMiscountsMoveCostsWhereTheySendThem() throws Exception {

@@ -124,21 +124,23 @@ final class ReleaseClients {
       JsonObject cold = config.getAsJsonObject("results").getAsJsonObject("raw.scan.no.cache");
       JsonObject costs = cold.getAsJsonObject("costs");
       TableName kept = TableName.valueOf(config.get("hbaseTable").getAsString());
-      ClusterFiles files = cluster.files();
-      ClusterFiles.DataSection file = files.dataSection(files.storeFiles(kept));
-      String what = config.get("config") + " (" + kept + ", " + file + "): " + cold;
-      assertEquals(what, file.blocks(), costs.get("fs.read.blocks.data").getAsLong());
-      assertEquals(what, file.blocks(), costs.get("blockCache.miss.data").getAsLong());
-      assertEquals(what, file.bytes(), costs.get("fs.read.bytes.data").getAsLong());
-      assertEquals(what, file.bytes(), costs.get("checksum.bytes").getAsLong());
-      if (config.get("encoding").getAsString().equals("FAST_DIFF")) {
-        assertEquals(what, 2048L, costs.get("decode.FAST_DIFF.cells").getAsLong());
-      } else {
-        assertEquals(what, file.blocks(), costs.get("decompress.GZ.blocks").getAsLong());
-      }
-      try (Admin admin = cluster.admin()) {
-        admin.disableTable(kept);
-        admin.deleteTable(kept);
+      try {
+        ClusterFiles.DataSection file = cluster.files().dataSection(kept);
+        String what = config.get("config") + " (" + kept + ", " + file + "): " + cold;
+        assertEquals(what, file.blocks(), costs.get("fs.read.blocks.data").getAsLong());
+        assertEquals(what, file.blocks(), costs.get("blockCache.miss.data").getAsLong());
+        assertEquals(what, file.bytes(), costs.get("fs.read.bytes.data").getAsLong());
+        assertEquals(what, file.bytes(), costs.get("checksum.bytes").getAsLong());
+        if (config.get("encoding").getAsString().equals("FAST_DIFF")) {
+          assertEquals(what, 2048L, costs.get("decode.FAST_DIFF.cells").getAsLong());
+        } else {
+          assertEquals(what, file.blocks(), costs.get("decompress.GZ.blocks").getAsLong());
+        }
+      } finally {
+        try (Admin admin = cluster.admin()) {
+          admin.disableTable(kept);
+          admin.deleteTable(kept);
+        }
       }
     }
   }

@@ -227,18 +227,13 @@ final class StockChecks {
   }
 
   /** The data blocks of a one-region table's store file, as HBase's block reader walks it. */
-  long[] dataBlocks(TableName t) throws IOException {
-    return dataBlocks(t, "f");
-  }
-
   long[] dataBlocks(TableName t, String familyName) throws IOException {
     return new long[] {cluster.dataBlocks(t, familyName)};
   }
 
   /** The data section of a one-region table's store file in family {@code f}. */
   ClusterFiles.DataSection dataSection(TableName t) throws IOException {
-    ClusterFiles files = cluster.files();
-    return files.dataSection(files.storeFiles(t, "f"));
+    return cluster.files().dataSection(t, "f");
   }
 
   /**

@@ -416,8 +416,7 @@ public class StockDeployIT {
     var cold = seeds.get(0).getAsJsonObject("results").getAsJsonObject("scan.parallel.cold");
     var costs = cold.getAsJsonObject("costs");
     long blocks = costs.get("fs.read.blocks.data").getAsLong();
-    ClusterFiles files = cluster.files();
-    ClusterFiles.DataSection file = files.dataSection(files.storeFiles(kept));
+    ClusterFiles.DataSection file = cluster.files().dataSection(kept);
     assertEquals(kept + ": the data blocks of its store files", file.blocks(), blocks);
     assertEquals(kept + ": their bytes", file.bytes(), costs.get("fs.read.bytes.data").getAsLong());
     assertEquals(cold.toString(), blocks, costs.get("decompress.GZ.blocks").getAsLong());

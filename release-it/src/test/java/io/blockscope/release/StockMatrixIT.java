@@ -25,13 +25,14 @@ import org.junit.Test;
  * its root directory on HDFS run as processes of their own (a NameNode and two DataNodes). Each is
  * ZooKeeper, a master and a region server, each a process of its own.
  *
- * <p>On each: every process's HBase version as the cluster reports it, the engine's start line with
- * every probe, a cold scan counted exactly against the store file as HBase's block reader walks it
- * in the test's JVM (blocks missed = blocks read from the file system = its data blocks, bytes read
- * = their on-disk sizes, every byte checksummed by HBase, GZ blocks decompressed, cells decoded),
- * and {@code bin/blockscope evaluate --zk} from the release, its tables checked against their files
- * the same way. The encoder as docs/compatibility.md says: registered on 2.5.13 and 2.6.4, where a
- * BLOCKSCOPE_V1 table is created, read and counted.
+ * <p>On each: the HBase version of the master (as the cluster reports it) and of each region server
+ * (as its process logged it), the engine's start line with every probe, a cold scan counted exactly
+ * against the store file as HBase's block reader walks it in the test's JVM (blocks missed = blocks
+ * read from the file system = its data blocks, bytes read = their on-disk sizes, every byte
+ * checksummed by HBase, GZ blocks decompressed, cells decoded), and {@code bin/blockscope evaluate
+ * --zk} from the release, its tables checked against their files the same way. The encoder as
+ * docs/compatibility.md says: registered on 2.5.13 and 2.6.4, where a BLOCKSCOPE_V1 table is
+ * created, read and counted.
  */
 public class StockMatrixIT {
   private static Path release;
@@ -79,6 +80,9 @@ public class StockMatrixIT {
     String countedRegion = checks.regionOf(counted).getEncodedName();
     Map<String, Long> atCount = checks.exportedRegionCounts(rs, counted, countedRegion);
     assertEquals(1L, rs.beans().serverValue("settings.level").orElse(-1));
+    // the region's series are there (a missing one would read 0 below too)
+    assertEquals(
+        atCount.toString(), 6_000L, (long) atCount.getOrDefault("decode.FAST_DIFF.cells", 0L));
     for (String timed : TIMES) {
       assertEquals(timed + " at COUNT: " + atCount, 0L, (long) atCount.getOrDefault(timed, 0L));
     }
@@ -180,8 +184,7 @@ public class StockMatrixIT {
       ClusterFiles.DataSection file = files.dataSection(storeFile);
       // the store file is on HDFS: the NameNode lists it, with its length, its blocks on the
       // cluster's DataNodes
-      Map<String, Long> listed =
-          files.nameNodeListing("/hbase/data/default/hdfs_checksums/" + region + "/f");
+      Map<String, Long> listed = files.nameNodeListing(storeFile.getParent().toUri().getPath());
       long length = storeFile.getFileSystem(cluster.clientConf()).getFileStatus(storeFile).getLen();
       assertEquals(Map.of(storeFile.getName(), length), listed);
       java.util.Set<String> locations = files.blockLocations(storeFile);

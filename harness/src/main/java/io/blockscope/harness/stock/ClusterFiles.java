@@ -26,7 +26,8 @@ import org.apache.hadoop.hbase.io.hfile.HFileBlock;
  * A {@link StockCluster}'s store files as its file system holds them: what a cold read of them must
  * cost, read by HBase's own block reader in the test's JVM, and, on HDFS, what HDFS's own services
  * say of them (the NameNode's listing and block locations, the DataNodes' read counters on their
- * {@code /jmx}). Nothing here asks blockscope or the region servers.
+ * {@code /jmx}). Which regions and families a table has is the master's answer; nothing here asks
+ * blockscope or the region servers what a read cost.
  */
 public final class ClusterFiles {
   /**
@@ -55,10 +56,7 @@ public final class ClusterFiles {
    */
   public List<Path> storeFiles(TableName t) throws Exception {
     FileSystem fs = fileSystem();
-    Path dir =
-        new Path(
-            new Path(cluster.rootDir()),
-            "data/" + t.getNamespaceAsString() + "/" + t.getQualifierAsString());
+    Path dir = tableDir(t);
     int expected;
     try (Admin admin = cluster.admin()) {
       expected = admin.getRegions(t).size() * admin.getDescriptor(t).getColumnFamilyCount();
@@ -91,17 +89,7 @@ public final class ClusterFiles {
 
   /** The store files of a one-region table's family; fails unless there is exactly one. */
   public List<Path> storeFiles(TableName t, String family) throws IOException {
-    Path dir =
-        new Path(
-            cluster.rootDir()
-                + "/data/"
-                + t.getNamespaceAsString()
-                + "/"
-                + t.getQualifierAsString()
-                + "/"
-                + cluster.regionOf(t).getEncodedName()
-                + "/"
-                + family);
+    Path dir = new Path(tableDir(t), cluster.regionOf(t).getEncodedName() + "/" + family);
     List<Path> files = new ArrayList<>();
     for (org.apache.hadoop.fs.FileStatus f : fileSystem().listStatus(dir)) {
       if (!f.isDirectory() && !f.getPath().getName().startsWith(".")) {
@@ -112,6 +100,23 @@ public final class ClusterFiles {
       throw new AssertionError(files.size() + " store files in " + dir + ", not 1");
     }
     return files;
+  }
+
+  /** The data section of a one-region table's one store file in {@code family}. */
+  public DataSection dataSection(TableName t, String family) throws IOException {
+    return dataSection(storeFiles(t, family));
+  }
+
+  /** A table's directory under the cluster's root directory. */
+  private Path tableDir(TableName t) {
+    return new Path(
+        new Path(cluster.rootDir()),
+        "data/" + t.getNamespaceAsString() + "/" + t.getQualifierAsString());
+  }
+
+  /** The data sections of a table's store files, once there is one per region and family. */
+  public DataSection dataSection(TableName t) throws Exception {
+    return dataSection(storeFiles(t));
   }
 
   /** The data sections of {@code files} summed (see {@link #dataSection(Path)}). */
@@ -238,11 +243,17 @@ public final class ClusterFiles {
         (java.net.HttpURLConnection) java.net.URI.create(url).toURL().openConnection();
     c.setConnectTimeout(10_000);
     c.setReadTimeout(30_000);
-    try (java.io.InputStream in = c.getInputStream()) {
-      if (c.getResponseCode() != 200) {
-        throw new IOException(url + ": " + c.getResponseCode());
+    try {
+      int status = c.getResponseCode();
+      java.io.InputStream body = status == 200 ? c.getInputStream() : c.getErrorStream();
+      String text =
+          body == null
+              ? ""
+              : new String(body.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      if (status != 200) {
+        throw new IOException(url + ": " + status + " " + text);
       }
-      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      return text;
     } finally {
       c.disconnect();
     }

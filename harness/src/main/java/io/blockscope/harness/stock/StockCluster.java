@@ -962,7 +962,7 @@ public final class StockCluster implements AutoCloseable {
    * org.apache.hadoop.fs.Path)}).
    */
   public long dataBlocks(TableName t, String family) throws IOException {
-    return files().dataSection(files().storeFiles(t, family)).blocks();
+    return files().dataSection(t, family).blocks();
   }
 
   /** The cluster's store files, read without blockscope or the region servers. */
