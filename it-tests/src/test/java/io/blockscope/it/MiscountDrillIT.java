@@ -229,6 +229,7 @@ public class MiscountDrillIT extends ClusterTestBase {
   private static final String GZ_SCAN =
       "ReadCostIT#everyAlgorithmDecompressesEveryBlockItReadsFromTheFileSystem";
   private static final String PROFILE = "HintsProfileIT#aScansProfileIsWhatEachRegionSpentOnIt";
+  private static final String TWO_QUERIES = "HintsProfileIT#twoQueriesAtOnceGetTheirOwnCosts";
   private static final String MEMSTORE =
       "MemstoreReadsIT#everyCellAReadLandsOnInTheMemstoreCountsWithItsBytes";
   private static final String MEMSTORE_PROFILE =
@@ -259,7 +260,7 @@ public class MiscountDrillIT extends ClusterTestBase {
     doubledAndHalved("decode", DECODE_CELLS, FAST_DIFF_CELLS);
     doubledAndHalved("memstore", MEMSTORE, MEMSTORE_PROFILE);
     // a move, not a loss: caught where a scan reads several regions
-    CATCHERS.put("wrong region", List.of(PROFILE, NO_CACHE_VERIFIED));
+    CATCHERS.put("wrong region", List.of(PROFILE, TWO_QUERIES));
     CATCHERS.put("wrong query", List.of(PROFILE));
     CATCHERS.put("wrong block kind", List.of(COLD_SCAN, DECODE_WORK));
     CATCHERS.put("wrong encoding", List.of(DECODE_CELLS, FAST_DIFF_CELLS));
