@@ -307,6 +307,11 @@ public class FaultCampaignIT {
       th.join(120_000);
       assertFalse(th.getName() + " did not stop", th.isAlive());
     }
+    assertEquals(
+        "fault kinds never carried out in " + step + " steps: " + summary(faults),
+        List.of(),
+        missingKinds(faults));
+    assertEquals("refusals no fault kind expects", List.of(), unexpectedRefusals(faults));
     cluster.util().waitUntilNoRegionsInTransition(120_000);
     for (TableName table : List.of(t, phoenix)) {
       Waiter.waitFor(
@@ -367,12 +372,6 @@ public class FaultCampaignIT {
         cluster.util().getMiniHBaseCluster().getLiveRegionServerThreads()) {
       assertFalse("a live region server aborted", rs.getRegionServer().isAborted());
     }
-
-    assertEquals(
-        "fault kinds never carried out in " + step + " steps: " + summary(faults),
-        List.of(),
-        missingKinds(faults));
-    assertEquals("refusals no fault kind expects", List.of(), unexpectedRefusals(faults));
 
     // after the chaos, each region's files as HBase wrote them: one per region once major
     // compacted, no block of them cached, then a cold scan must miss each data block of each
