@@ -22,7 +22,10 @@ import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
  * time series panel as one line per series over the queried range, a table panel as its rows at the
  * range's end, each value in the panel's unit. The variables are at "All", and {@code
  * $__rate_interval} is what Grafana makes of a 1 s scrape interval on a short range: four scrape
- * intervals.
+ * intervals. A table panel's rows are one instant query at the range's end, whose rates are taken
+ * over {@link #TABLE_RATE_INTERVAL} instead: on a loaded machine the exporter's scrapes of a region
+ * server's beans take longer than a second, and a 4 s window at one instant can then hold fewer
+ * than the two samples a rate needs.
  */
 final class DashboardPicture {
   /** Asks the panels' queries of a Prometheus server. */
@@ -35,6 +38,9 @@ final class DashboardPicture {
   }
 
   static final String RATE_INTERVAL = "4s";
+
+  /** The rate window of a table panel's instant query (see the class comment). */
+  static final String TABLE_RATE_INTERVAL = "1m";
 
   private static final int WIDTH = 1200;
   private static final int COLUMN = WIDTH / 24;
@@ -122,7 +128,8 @@ final class DashboardPicture {
     Map<String, String> rightUnits = rightAxis(panel);
     for (JsonElement t : panel.getAsJsonArray("targets")) {
       JsonObject target = t.getAsJsonObject();
-      String expr = expr(target.get("expr").getAsString(), RATE_INTERVAL);
+      String expr =
+          expr(target.get("expr").getAsString(), table ? TABLE_RATE_INTERVAL : RATE_INTERVAL);
       String legend = target.has("legendFormat") ? target.get("legendFormat").getAsString() : "";
       String ref = target.has("refId") ? target.get("refId").getAsString() : "";
       JsonArray result = table ? source.instant(expr) : source.range(expr);
