@@ -265,15 +265,23 @@ public final class ClusterFiles {
    * later.
    */
   public long dataNodesBytesReadSettled() throws Exception {
-    long last = dataNodesBytesRead();
-    for (int i = 0; i < 6; i++) {
-      Thread.sleep(11_000);
-      long now = dataNodesBytesRead();
-      if (now == last) {
-        return now;
-      }
-      last = now;
-    }
-    throw new AssertionError("the DataNodes' BytesRead did not settle: " + last);
+    long[] last = {dataNodesBytesRead(), -1};
+    // polled once per metrics period (and a second): settled when a reading repeats the one before
+    cluster.await(
+        "the DataNodes' BytesRead settled",
+        80,
+        11_000,
+        () -> {
+          try {
+            long now = dataNodesBytesRead();
+            boolean settled = now == last[0] && last[1] >= 0;
+            last[1] = last[0];
+            last[0] = now;
+            return settled;
+          } catch (Exception e) {
+            return false;
+          }
+        });
+    return last[0];
   }
 }
