@@ -143,8 +143,9 @@ final class Attribution {
       return; // the costs stay on the thread for the frame that settles next
     }
     QueryTracker.RegionCosts q = f.query[d];
-    if (MiscountDrill.active()) {
-      MiscountDrill.settle(region, q, costs);
+    DrillSeam.Drill drill = DrillSeam.current;
+    if (drill != null) {
+      drill.settle(region, q, costs);
       return;
     }
     if (q != null) {

@@ -2,7 +2,6 @@ package io.blockscope.coprocessor;
 
 import io.blockscope.coprocessor.accounting.CostRegistry;
 import io.blockscope.coprocessor.accounting.QueryTracker;
-import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.metrics.PerfLevel;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
@@ -109,49 +108,18 @@ public final class Diagnostics {
   }
 
   /**
-   * Makes probe {@code probe} fail on every call inside its advice ({@code -1} stops it): a drill
-   * for the never-throw guarantee.
+   * The JVM system property that starts a test drill in a region server process when its engine
+   * starts, for the release suites (the drill's classes come from the coprocessors' test jar);
+   * never set on a production server (the engine's start says so when it is).
    */
-  public void injectFault(int probe) {
-    engine.drill(probe, ProbeBridge.DRILL_FAULT);
-  }
-
-  /**
-   * The JVM system property that starts {@link Miscount#LEVEL_CAP_IGNORED} or {@link
-   * Miscount#PROFILE_OWNER_IGNORED} in a region server process when its engine starts, for the
-   * release suites; never set on a production server (the engine's start says so when it is).
-   */
-  public static final String DRILL_PROPERTY = MiscountDrill.PROPERTY;
+  public static final String DRILL_PROPERTY = DrillSeam.PROPERTY;
 
   /** How many problems the engine keeps ({@link #problems}); later ones are counted, not kept. */
   public static final int MAX_PROBLEMS = Problems.MAX_PROBLEMS;
 
-  /**
-   * Makes blockscope miscount on purpose, for the sensitivity drill of the test suite (a check that
-   * the suite fails when a count is wrong): {@code DOUBLE} and {@code DROP_EVERY_OTHER} act on
-   * probe {@code probe} (a {@code ProbeBridge} index), the others on every read. {@code NONE} ends
-   * every miscount. Never set on a production server: the counts are wrong until it ends.
-   */
-  public void miscount(Miscount how, int probe) {
-    switch (how) {
-      case DOUBLE:
-        engine.drill(probe, ProbeBridge.DRILL_DOUBLE);
-        break;
-      case DROP_EVERY_OTHER:
-        engine.drill(probe, ProbeBridge.DRILL_DROP_EVERY_OTHER);
-        break;
-      case LOST_FROM_TABLE:
-        engine.registry().loseFromRollUp(true);
-        break;
-      case NONE:
-        engine.drill(-1, ProbeBridge.DRILL_FAULT);
-        engine.registry().loseFromRollUp(false);
-        MiscountDrill.start(how);
-        break;
-      default:
-        MiscountDrill.start(how);
-        break;
-    }
+  /** The engine, for the test suite's drills in this package. */
+  Engine engine() {
+    return engine;
   }
 
   @Override

@@ -334,10 +334,10 @@ final class Engine implements Hooks, ConfigurationObserver {
     return bridge == null ? 0 : bridge.failures().get(probe);
   }
 
-  /** Makes probe {@code probe} fail or miscount ({@code ProbeBridge.DRILL_*}); -1: none. */
-  void drill(int probe, int mode) {
+  /** Sets how many times each probe counts an event, for a test drill; null: once. */
+  void drill(java.util.function.IntUnaryOperator counts) {
     if (bridge != null) {
-      bridge.drill(probe, mode);
+      bridge.drill(counts);
     }
   }
 

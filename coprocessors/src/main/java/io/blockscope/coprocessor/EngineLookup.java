@@ -129,7 +129,7 @@ final class EngineLookup {
    */
   private static Engine start(
       BlockscopeConfig config, BridgeHandle bridge, List<String> problems, long begun, long woven) {
-    String drill = MiscountDrill.fromProperty();
+    String drill = DrillSeam.fromProperty();
     if (drill != null) {
       problems.add(drill);
     }

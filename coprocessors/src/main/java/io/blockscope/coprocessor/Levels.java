@@ -60,11 +60,11 @@ final class Levels {
   }
 
   /**
-   * The cap a query's level is held to: {@code blockscope.query.max.level} (none while the drill
-   * {@link Miscount#LEVEL_CAP_IGNORED} runs).
+   * The cap a query's level is held to: {@code blockscope.query.max.level} (none while a test drill
+   * leaves the caps out).
    */
   PerfLevel queryCap() {
-    return MiscountDrill.runs(Miscount.LEVEL_CAP_IGNORED) ? PerfLevel.TIME : queryMax;
+    return DrillSeam.levelCapsIgnored() ? PerfLevel.TIME : queryMax;
   }
 
   /**
@@ -138,7 +138,7 @@ final class Levels {
 
   /** What a table that asks for {@code level} gets: at most {@code blockscope.table.max.level}. */
   private PerfLevel capped(String table, PerfLevel level) {
-    PerfLevel max = MiscountDrill.runs(Miscount.LEVEL_CAP_IGNORED) ? PerfLevel.TIME : tableMax;
+    PerfLevel max = DrillSeam.levelCapsIgnored() ? PerfLevel.TIME : tableMax;
     if (level.compareTo(max) <= 0) {
       return level;
     }

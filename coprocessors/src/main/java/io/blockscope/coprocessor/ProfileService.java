@@ -117,7 +117,7 @@ final class ProfileService implements Service {
     if (asked.isEmpty() || asked.equals(me)) {
       return me;
     }
-    if (MiscountDrill.runs(Miscount.PROFILE_OWNER_IGNORED)) {
+    if (DrillSeam.profileOwnerIgnored()) {
       return asked;
     }
     RegionCoprocessorEnvironment e = env.get();

@@ -112,26 +112,55 @@ public class MiscountDrillTest {
   @Test
   public void thePropertyStartsOnlyTheSecurityDrills() {
     try {
-      System.clearProperty(MiscountDrill.PROPERTY);
-      assertNull(MiscountDrill.fromProperty());
-      assertEquals(false, MiscountDrill.active());
+      System.clearProperty(DrillSeam.PROPERTY);
+      assertNull(DrillSeam.fromProperty());
+      assertEquals(false, (DrillSeam.current != null));
       for (String refused : new String[] {"DOUBLE", "WRONG_REGION", "level_cap_ignored", "x"}) {
-        System.setProperty(MiscountDrill.PROPERTY, refused);
-        String said = MiscountDrill.fromProperty();
+        System.setProperty(DrillSeam.PROPERTY, refused);
+        String said = DrillSeam.fromProperty();
         assertTrue(said, said.contains("names no drill a property may start"));
-        assertEquals(refused, false, MiscountDrill.active());
+        assertEquals(refused, false, (DrillSeam.current != null));
       }
       for (Miscount m :
           new Miscount[] {Miscount.LEVEL_CAP_IGNORED, Miscount.PROFILE_OWNER_IGNORED}) {
-        System.setProperty(MiscountDrill.PROPERTY, " " + m + " ");
-        String said = MiscountDrill.fromProperty();
+        System.setProperty(DrillSeam.PROPERTY, " " + m + " ");
+        String said = DrillSeam.fromProperty();
         assertTrue(said, said.contains("never set it on a production server"));
         assertTrue(m.toString(), MiscountDrill.runs(m));
         MiscountDrill.start(Miscount.NONE);
       }
     } finally {
-      System.clearProperty(MiscountDrill.PROPERTY);
+      System.clearProperty(DrillSeam.PROPERTY);
       MiscountDrill.start(Miscount.NONE);
     }
+  }
+
+  /**
+   * A region server whose class path has the release jar only (no test jar): the property starts
+   * nothing, and the line says why.
+   */
+  @Test
+  public void withoutTheDrillClassesThePropertyStartsNothing() throws Exception {
+    java.net.URL mainClasses = DrillSeam.class.getProtectionDomain().getCodeSource().getLocation();
+    try (java.net.URLClassLoader release =
+        new java.net.URLClassLoader(
+            new java.net.URL[] {mainClasses}, ClassLoader.getPlatformClassLoader())) {
+      Class<?> seam = Class.forName(DrillSeam.class.getName(), true, release);
+      java.lang.reflect.Method start = seam.getDeclaredMethod("fromProperty");
+      start.setAccessible(true);
+      System.setProperty(DrillSeam.PROPERTY, "LEVEL_CAP_IGNORED");
+      String said = (String) start.invoke(null);
+      assertTrue(
+          said,
+          said.startsWith(
+              "-Dblockscope.drill.miscount=LEVEL_CAP_IGNORED: the test suite's drill classes are"
+                  + " not on this server's class path (java.lang.ClassNotFoundException: "
+                  + DrillSeam.DRILL_CLASS
+                  + ")"));
+      assertTrue(said, said.endsWith("; none runs"));
+    } finally {
+      System.clearProperty(DrillSeam.PROPERTY);
+    }
+    assertNull(DrillSeam.current);
   }
 }

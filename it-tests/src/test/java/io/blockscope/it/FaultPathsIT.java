@@ -7,6 +7,7 @@ import static org.junit.Assert.fail;
 
 import io.blockscope.coprocessor.BlockscopeConfig;
 import io.blockscope.coprocessor.Diagnostics;
+import io.blockscope.coprocessor.MiscountDrill;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostLayout;
@@ -192,7 +193,7 @@ public class FaultPathsIT extends ClusterTestBase {
     HRegion otherRegion = onlyRegion(faultyOther);
     HRegion counterRegion = onlyRegion(counters);
     long droppedBefore = serverCounter("frames.dropped");
-    engine.injectFault(ProbeBridge.RPC_CALL);
+    MiscountDrill.injectFault(engine, ProbeBridge.RPC_CALL);
     try (Table t = cluster.connection().getTable(faulty);
         Table c = cluster.connection().getTable(counters)) {
       c.get(new Get(RawTable.seedRow(0))); // the counters' blocks in the cache
@@ -244,7 +245,7 @@ public class FaultPathsIT extends ClusterTestBase {
       assertEquals(
           "nothing charged to the refused gets' region", faultyBefore, regionCosts(faultyRegion));
     } finally {
-      engine.injectFault(-1);
+      MiscountDrill.injectFault(engine, -1);
       if (engine.openFrames() > 0) {
         meetEveryHandler(faultyOther); // no leaked frame for the next test to count
       }

@@ -5,6 +5,7 @@ import static org.junit.Assert.assertTrue;
 
 import io.blockscope.coprocessor.Diagnostics;
 import io.blockscope.coprocessor.Miscount;
+import io.blockscope.coprocessor.MiscountDrill;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.Attributes;
@@ -296,13 +297,13 @@ public class MiscountDrillIT extends ClusterTestBase {
   private static List<Catch> failed(Request request, Drill drill) {
     Diagnostics d = cluster.diagnostics();
     if (drill != null) {
-      d.miscount(drill.how(), drill.probe());
+      MiscountDrill.miscount(d, drill.how(), drill.probe());
     }
     Result r;
     try {
       r = new JUnitCore().run(request);
     } finally {
-      d.miscount(Miscount.NONE, -1);
+      MiscountDrill.miscount(d, Miscount.NONE, -1);
     }
     List<Catch> failed = new ArrayList<>();
     for (Failure f : r.getFailures()) {
@@ -430,12 +431,12 @@ public class MiscountDrillIT extends ClusterTestBase {
       scan.setAttribute(Attributes.PROFILE, "COUNT".getBytes(StandardCharsets.US_ASCII));
       Map<String, CostSnapshot> before = regionSnapshots(files.keySet());
       CostSnapshot table;
-      cluster.diagnostics().miscount(drill.how(), drill.probe());
+      MiscountDrill.miscount(cluster.diagnostics(), drill.how(), drill.probe());
       try {
         assertEquals(cells, RawTable.scanCells(cluster.connection(), t, scan));
         table = tableCosts(t); // a lost roll-up shows in the table's figures while it runs
       } finally {
-        cluster.diagnostics().miscount(Miscount.NONE, -1);
+        MiscountDrill.miscount(cluster.diagnostics(), Miscount.NONE, -1);
       }
       Map<String, CostSnapshot> totals = regionSnapshots(files.keySet());
       Map<String, CostSnapshot> cold = minus(totals, before);

@@ -5,6 +5,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.coprocessor.Diagnostics;
+import io.blockscope.coprocessor.MiscountDrill;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.PerfLevel;
@@ -57,7 +58,7 @@ public class ProbeFaultIT extends ClusterTestBase {
       assertTrue(name + " installed", engine.probeInstalled(probe));
       long failuresBefore = engine.probeFailures(probe);
       StoreFiles.evict(cluster.blockCache(), cluster.regions(t));
-      engine.injectFault(probe);
+      MiscountDrill.injectFault(engine, probe);
       try (Table table = cluster.connection().getTable(t)) {
         assertEquals(
             name, 2L * (ROWS + LATER), RawTable.scanCells(cluster.connection(), t, new Scan()));
@@ -71,7 +72,7 @@ public class ProbeFaultIT extends ClusterTestBase {
             expected.getValue(RawTable.SEED_FAMILY, RawTable.SEED_V2),
             r.getValue(RawTable.SEED_FAMILY, RawTable.SEED_V2));
       } finally {
-        engine.injectFault(-1);
+        MiscountDrill.injectFault(engine, -1);
       }
       assertTrue(name + " counted its failures", engine.probeFailures(probe) > failuresBefore);
     }

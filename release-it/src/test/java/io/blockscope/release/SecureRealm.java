@@ -1,9 +1,12 @@
 package io.blockscope.release;
 
+import io.blockscope.coprocessor.MiscountDrill;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.harness.stock.StockSecurity;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -11,6 +14,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
 
@@ -218,6 +224,54 @@ final class SecureRealm implements StockSecurity, AutoCloseable {
       o.add("-Dblockscope.drill.miscount=PROFILE_OWNER_IGNORED");
     }
     return o;
+  }
+
+  /** The class files, by name without {@code .class}, of the test suite's drills. */
+  private static final List<String> DRILL_CLASSES =
+      List.of(
+          "io/blockscope/coprocessor/MiscountDrill",
+          "io/blockscope/coprocessor/Miscount",
+          "io/blockscope/coprocessor/probe/ProbeDrill",
+          "io/blockscope/coprocessor/accounting/RollUpDrill");
+
+  /**
+   * What the region servers need in {@code lib/} beside the release jar for {@link #drillOptions}
+   * to start a drill: a jar of the drill classes of the coprocessors' test jar (the release jar
+   * carries none), or nothing when no drill is switched on.
+   */
+  static List<Path> drillJars() throws IOException {
+    if (drillOptions().isEmpty()) {
+      return List.of();
+    }
+    Path jar = Files.createTempFile("blockscope-drills", ".jar");
+    jar.toFile().deleteOnExit();
+    Path from;
+    try {
+      from =
+          Path.of(MiscountDrill.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    } catch (java.net.URISyntaxException e) {
+      throw new IOException(e);
+    }
+    int written = 0;
+    try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar));
+        FileSystem fs = Files.isDirectory(from) ? null : FileSystems.newFileSystem(from);
+        Stream<Path> all = Files.walk(fs == null ? from : fs.getPath("/"))) {
+      Path root = fs == null ? from : fs.getPath("/");
+      for (Path p : (Iterable<Path>) all::iterator) {
+        String name = root.relativize(p).toString().replace('\\', '/');
+        if (DRILL_CLASSES.stream()
+            .anyMatch(c -> name.equals(c + ".class") || name.startsWith(c + "$"))) {
+          out.putNextEntry(new JarEntry(name));
+          out.write(Files.readAllBytes(p));
+          out.closeEntry();
+          written++;
+        }
+      }
+    }
+    if (written < DRILL_CLASSES.size()) {
+      throw new IOException("the drill classes in " + from + ": " + written + " class files");
+    }
+    return List.of(jar);
   }
 
   /**

@@ -143,6 +143,7 @@ public class SecureStockIT {
     Path jar = release.resolve(page.libJar);
     assertTrue(jar + " in the release", Files.isRegularFile(jar));
     lib.add(page.libJarInstalled(release));
+    lib.addAll(SecureRealm.drillJars());
     return new Deployment(
         lib,
         Map.of(

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import javax.management.MBeanServer;
 
@@ -174,18 +175,11 @@ public final class CostRegistry implements AutoCloseable {
 
     final Set<String> exported = new HashSet<>();
 
-    long get(int slot, boolean loseOne) {
+    /** One cost summed over the table, leaving out region {@code lost} (null: none). */
+    long get(int slot, String lost) {
       long sum = retired.get(slot);
-      RegionCosts lost = null;
-      if (loseOne) {
-        for (RegionCosts r : members) {
-          if (lost == null || r.region.compareTo(lost.region) < 0) {
-            lost = r;
-          }
-        }
-      }
       for (RegionCosts r : members) {
-        if (r != lost) {
+        if (!r.region.equals(lost)) {
           sum += r.costs.get(slot);
         }
       }
@@ -433,8 +427,9 @@ public final class CostRegistry implements AutoCloseable {
       return CostSnapshot.ZERO;
     }
     long[] s = new long[CostLayout.SIZE];
+    String lost = leftOut(t);
     for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
-      s[i] = t.get(i, loseFromRollUp);
+      s[i] = t.get(i, lost);
     }
     return CostSnapshot.ofSlots(s);
   }
@@ -467,19 +462,25 @@ public final class CostRegistry implements AutoCloseable {
 
   private synchronized long tableCost(String table, int slot) {
     TableCosts t = tables.get(table);
-    return t == null ? 0 : t.get(slot, loseFromRollUp);
+    return t == null ? 0 : t.get(slot, leftOut(t));
   }
 
   /**
-   * The suite's sensitivity drill: while set, each table's figures leave out one of its regions
-   * (the first by encoded name), so that a test can show it catches a lost roll-up. Never set on a
-   * production server.
+   * Which of a table's regions (by encoded name) its figures leave out: null, none, unless a test
+   * drill set it to show that a lost roll-up is caught. Never set on a production server.
    */
-  private volatile boolean loseFromRollUp;
+  volatile Function<Collection<String>, String> leaveOut;
 
-  /** Starts ({@code true}) or ends the lost roll-up of {@link #loseFromRollUp}. */
-  public void loseFromRollUp(boolean lose) {
-    loseFromRollUp = lose;
+  private String leftOut(TableCosts t) {
+    Function<Collection<String>, String> drill = leaveOut;
+    if (drill == null) {
+      return null;
+    }
+    List<String> names = new ArrayList<>();
+    for (RegionCosts r : t.members) {
+      names.add(r.region);
+    }
+    return drill.apply(names);
   }
 
   public RegionExport export() {
@@ -513,7 +514,7 @@ public final class CostRegistry implements AutoCloseable {
       String table = e.getKey();
       TableCosts t = e.getValue();
       for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
-        if (t.get(s, false) != 0) {
+        if (t.get(s, null) != 0) {
           final int slot = s;
           // a table's series are all exported while it is here: a new one's cost was 0 a
           // refresh ago

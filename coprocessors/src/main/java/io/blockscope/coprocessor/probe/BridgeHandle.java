@@ -11,10 +11,10 @@ import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.IntConsumer;
+import java.util.function.IntUnaryOperator;
 import java.util.function.ToIntFunction;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
@@ -226,16 +226,12 @@ public final class BridgeHandle {
   }
 
   /**
-   * Makes one probe fail or miscount on purpose (probe -1: none); for tests and drills. The mode is
-   * one of {@link ProbeBridge}'s {@code DRILL_*} values. Every drill starts its event count at 0,
-   * so that dropping every other event drops the same events each time it runs on the same reads.
+   * Sets how many times each probe counts an event ({@link ProbeBridge#drill}; null: once, the
+   * production value). Only the test suite's drills set it.
    */
-  public void drill(int probe, int mode) {
+  public void drill(IntUnaryOperator counts) {
     try {
-      type.getField("drillProbe").setInt(null, -1);
-      type.getField("drillMode").setInt(null, mode);
-      ((AtomicLong) type.getField("DRILL_EVENTS").get(null)).set(0); // each drill starts alike
-      type.getField("drillProbe").setInt(null, probe);
+      type.getField("drill").set(null, counts);
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException(e);
     }

@@ -2,10 +2,10 @@ package io.blockscope.coprocessor.probe;
 
 import io.blockscope.metrics.CostLayout;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.IntConsumer;
+import java.util.function.IntUnaryOperator;
 import java.util.function.ToIntFunction;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.io.compress.Compression;
@@ -94,30 +94,12 @@ public final class ProbeBridge {
   public static final Object SETUP_LOCK = new Object();
 
   /**
-   * The probe a drill acts on (-1: none, the production value); what it does is {@link #drillMode}.
-   * Fault injection for tests and drills, and the miscounts of the suite's sensitivity drill. A
-   * probe reads this one volatile field per call and nothing more while it is -1.
+   * How many times each probe counts the event it sees, when a test drill changes it: null (once,
+   * the production value) unless a drill of the test suite set it. Given the probe's id, it answers
+   * a count (0, 1 or 2) or throws. A probe reads this one volatile field per call and nothing more
+   * while it is null.
    */
-  public static volatile int drillProbe = -1;
-
-  /** The drilled probe throws on every call (counted in {@link #FAILURES}, swallowed). */
-  public static final int DRILL_FAULT = 0;
-
-  /** The drilled probe counts every event twice. */
-  public static final int DRILL_DOUBLE = 1;
-
-  /** The drilled probe drops every other event. */
-  public static final int DRILL_DROP_EVERY_OTHER = 2;
-
-  /** What the drill does to {@link #drillProbe}; set before it. */
-  public static volatile int drillMode = DRILL_FAULT;
-
-  /**
-   * Events the drilled probe counted since the drill began (reset by each drill), for {@link
-   * #DRILL_DROP_EVERY_OTHER}: the first is dropped, the second kept, and so on. Only calls that
-   * count something take an event, so every other counted event is dropped, exactly.
-   */
-  public static final AtomicLong DRILL_EVENTS = new AtomicLong();
+  public static volatile IntUnaryOperator drill;
 
   /** The JVM-wide blockscope engine, whichever class loader made it. */
   private static Object engine;
@@ -537,22 +519,11 @@ public final class ProbeBridge {
   }
 
   /**
-   * How many times a probe counts the event it sees: 1, unless a drill acts on the probe (then it
-   * throws, counts twice, or drops every other event; see {@link #drillProbe}).
+   * How many times a probe counts the event it sees: 1, unless a drill acts on it ({@link #drill}).
    */
   private static int events(int probe) {
-    if (drillProbe != probe) {
-      return 1;
-    }
-    switch (drillMode) {
-      case DRILL_DOUBLE:
-        return 2;
-      case DRILL_DROP_EVERY_OTHER:
-        return (int) (DRILL_EVENTS.getAndIncrement() & 1);
-      default:
-        throw new IllegalStateException(
-            "blockscope: injected fault in probe " + PROBE_NAMES[probe]);
-    }
+    IntUnaryOperator d = drill;
+    return d == null ? 1 : d.applyAsInt(probe);
   }
 
   private static void fail(int probe) {

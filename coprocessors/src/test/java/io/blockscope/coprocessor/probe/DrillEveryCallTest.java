@@ -185,7 +185,7 @@ public class DrillEveryCallTest {
 
   @After
   public void endTheDrill() {
-    bridge.drill(-1, ProbeBridge.DRILL_FAULT);
+    bridge.drill(null);
     costs[CostLayout.PENDING_MISS] = 0;
     costs[CostLayout.LEVEL] = savedLevel;
   }
@@ -205,14 +205,14 @@ public class DrillEveryCallTest {
   public void eachCountingCallCountsOnceDoubledTwiceAndHalvedExactly() {
     for (Call call : calls()) {
       assertEquals(call.name(), CALLS * call.per(), run(call));
-      bridge.drill(call.probe(), ProbeBridge.DRILL_DOUBLE);
+      bridge.drill(new ProbeDrill(call.probe(), ProbeDrill.Mode.DOUBLE));
       assertEquals(call.name() + " doubled", 2 * CALLS * call.per(), run(call));
-      bridge.drill(call.probe(), ProbeBridge.DRILL_DROP_EVERY_OTHER);
+      bridge.drill(new ProbeDrill(call.probe(), ProbeDrill.Mode.DROP_EVERY_OTHER));
       // 1,001 events: the first dropped, then every other: 500 kept, every run alike
       assertEquals(call.name() + " halved", (CALLS / 2) * call.per(), run(call));
-      bridge.drill(call.probe(), ProbeBridge.DRILL_DROP_EVERY_OTHER);
+      bridge.drill(new ProbeDrill(call.probe(), ProbeDrill.Mode.DROP_EVERY_OTHER));
       assertEquals(call.name() + " halved again", (CALLS / 2) * call.per(), run(call));
-      bridge.drill(-1, ProbeBridge.DRILL_FAULT);
+      bridge.drill(null);
     }
   }
 }

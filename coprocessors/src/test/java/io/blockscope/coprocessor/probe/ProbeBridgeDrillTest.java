@@ -25,8 +25,7 @@ public class ProbeBridgeDrillTest {
 
   @After
   public void endTheDrill() {
-    ProbeBridge.drillProbe = -1;
-    ProbeBridge.drillMode = ProbeBridge.DRILL_FAULT;
+    ProbeBridge.drill = null;
     costs[CELLS] = 0;
     costs[CostLayout.LEVEL] = savedLevel;
   }
@@ -39,9 +38,8 @@ public class ProbeBridgeDrillTest {
     return costs[CELLS] - before;
   }
 
-  private static void drill(int probe, int mode) {
-    ProbeBridge.drillMode = mode;
-    ProbeBridge.drillProbe = probe;
+  private static void drill(int probe, ProbeDrill.Mode mode) {
+    ProbeBridge.drill = new ProbeDrill(probe, mode);
   }
 
   @Test
@@ -51,26 +49,26 @@ public class ProbeBridgeDrillTest {
 
   @Test
   public void aDrillOnAnotherProbeChangesNothing() {
-    drill(ProbeBridge.CACHE, ProbeBridge.DRILL_DOUBLE);
+    drill(ProbeBridge.CACHE, ProbeDrill.Mode.DOUBLE);
     assertEquals(1_000, cells(1_000));
   }
 
   @Test
   public void doubleCountsEachEventTwice() {
-    drill(ProbeBridge.DECODE, ProbeBridge.DRILL_DOUBLE);
+    drill(ProbeBridge.DECODE, ProbeDrill.Mode.DOUBLE);
     assertEquals(2_000, cells(1_000));
   }
 
   @Test
   public void dropEveryOtherCountsHalf() {
-    drill(ProbeBridge.DECODE, ProbeBridge.DRILL_DROP_EVERY_OTHER);
+    drill(ProbeBridge.DECODE, ProbeDrill.Mode.DROP_EVERY_OTHER);
     assertEquals(500, cells(1_000));
   }
 
   @Test
   public void aFaultCountsNothingAndIsContained() {
     long failures = ProbeBridge.FAILURES.get(ProbeBridge.DECODE);
-    drill(ProbeBridge.DECODE, ProbeBridge.DRILL_FAULT);
+    drill(ProbeBridge.DECODE, ProbeDrill.Mode.FAULT);
     assertEquals(0, cells(1_000));
     assertEquals(1_000, ProbeBridge.FAILURES.get(ProbeBridge.DECODE) - failures);
   }

@@ -1,8 +1,8 @@
 package io.blockscope.coprocessor;
 
 /**
- * The ways blockscope is made to miscount on purpose by {@link Diagnostics#miscount}, for the
- * sensitivity drill of the test suite; {@link MiscountDrill} carries the miscounts out.
+ * The ways the test suite's sensitivity drill makes blockscope miscount on purpose ({@link
+ * MiscountDrill#miscount}).
  */
 public enum Miscount {
   /** Counts right: the production state. */
