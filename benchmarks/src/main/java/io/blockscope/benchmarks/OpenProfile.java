@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
@@ -83,6 +84,14 @@ final class OpenProfile {
     WEAVING
   }
 
+  /** The classes that install the probes: their frames are the weaving, not every open's part. */
+  private static final Set<String> INSTALLER =
+      Set.of(
+          "io.blockscope.coprocessor.probe.ProbeInstaller",
+          "io.blockscope.coprocessor.probe.ProbeTargets",
+          "io.blockscope.coprocessor.probe.ProbeChecks",
+          "io.blockscope.coprocessor.probe.ProbeWeaver");
+
   private static Kind kind(List<RecordedFrame> frames) {
     Kind kind = Kind.NONE;
     for (RecordedFrame f : frames) {
@@ -92,8 +101,7 @@ final class OpenProfile {
       String type = f.getMethod().getType().getName();
       // the benchmark's own empty observer is HBase's cost of any coprocessor, not blockscope's
       if (type.startsWith("io.blockscope.") && !type.startsWith("io.blockscope.benchmarks.")) {
-        if (type.startsWith("io.blockscope.shaded.net.bytebuddy.")
-            || type.equals("io.blockscope.coprocessor.probe.ProbeInstaller")) {
+        if (type.startsWith("io.blockscope.shaded.net.bytebuddy.") || INSTALLER.contains(type)) {
           return Kind.WEAVING;
         }
         kind = Kind.BLOCKSCOPE;

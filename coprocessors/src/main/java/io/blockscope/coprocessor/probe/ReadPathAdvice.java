@@ -16,8 +16,8 @@ import org.apache.hadoop.hbase.nio.ByteBuff;
  * does the work and catches its own failures; {@code suppress = Throwable.class} is the second
  * guard, so that not even a linkage error can escape into HBase.
  *
- * <p>Each class names the HBase method it is woven into; {@link ProbeInstaller} checks that the
- * method exists with that signature before installing, and reports the probe unavailable if not.
+ * <p>Each class names the HBase method it is woven into; {@link ProbeChecks} checks that the method
+ * exists with that signature before installing, and reports the probe unavailable if not.
  */
 final class ReadPathAdvice {
   private ReadPathAdvice() {}

@@ -69,9 +69,9 @@ public class PartialWeaveTest {
     return adviceCalls;
   }
 
-  private static ProbeInstaller.Target target(
+  private static ProbeTargets.Target target(
       Class<?> type, String method, Class<?> advice, String... params) {
-    return new ProbeInstaller.Target(type.getName(), method, advice, params);
+    return new ProbeTargets.Target(type.getName(), method, advice, params);
   }
 
   @Test
@@ -79,8 +79,8 @@ public class PartialWeaveTest {
     Instrumentation inst = ByteBuddyAgent.install();
     new Reached().f(); // both classes loaded, as HBase's are when a region opens
     new Refused().g(1);
-    ProbeInstaller.Weave w =
-        ProbeInstaller.weave(
+    ProbeWeaver.Weave w =
+        ProbeWeaver.weave(
             List.of(
                 target(Reached.class, "f", Counting.class),
                 target(Refused.class, "g", Impossible.class, "int")),
@@ -100,8 +100,8 @@ public class PartialWeaveTest {
   public void aWeaveThatWorksStaysUntilReset() {
     Instrumentation inst = ByteBuddyAgent.install();
     new Reached().f();
-    ProbeInstaller.Weave w =
-        ProbeInstaller.weave(List.of(target(Reached.class, "f", Counting.class)), inst, LOADER);
+    ProbeWeaver.Weave w =
+        ProbeWeaver.weave(List.of(target(Reached.class, "f", Counting.class)), inst, LOADER);
     assertNull(w.failure());
     try {
       assertEquals(1, counted(() -> new Reached().f()));
@@ -118,7 +118,7 @@ public class PartialWeaveTest {
     new Other().h();
     Map<Integer, ResettableClassFileTransformer> woven = new HashMap<>();
     Map<Integer, String> failed =
-        ProbeInstaller.weaveProbes(
+        ProbeWeaver.weaveProbes(
             Map.of(
                 0, List.of(target(Reached.class, "f", Counting.class)),
                 1, List.of(target(Other.class, "h", Counting.class))),
@@ -145,7 +145,7 @@ public class PartialWeaveTest {
     new Other().h();
     Map<Integer, ResettableClassFileTransformer> woven = new HashMap<>();
     Map<Integer, String> failed =
-        ProbeInstaller.weaveProbes(
+        ProbeWeaver.weaveProbes(
             Map.of(
                 0, List.of(target(Reached.class, "f", Counting.class)),
                 1, List.of(target(Refused.class, "g", Impossible.class, "int")),

@@ -24,13 +24,13 @@ import net.bytebuddy.jar.asm.Opcodes;
 import org.junit.Test;
 
 /**
- * The probe target table per HBase version: every method {@link ProbeInstaller#PROBES} weaves,
- * checked by the installer's own {@link ProbeInstaller#verify} against each version's hbase-server
- * and hbase-common jars (copied by the build into {@code target/hbase-versions/<version>}), each
- * loaded in a class loader of its own that takes HBase's classes from that version's jars first. A
- * target whose class is not in a version's jars is reported "not checked", never taken from the
- * HBase this build compiles against. The table is printed and written to {@code
- * target/probe-targets.txt}; docs/compatibility.md quotes it.
+ * The probe target table per HBase version: every method {@link ProbeTargets#PROBES} weaves,
+ * checked by the installer's own {@link ProbeChecks#verify} against each version's hbase-server and
+ * hbase-common jars (copied by the build into {@code target/hbase-versions/<version>}), each loaded
+ * in a class loader of its own that takes HBase's classes from that version's jars first. A target
+ * whose class is not in a version's jars is reported "not checked", never taken from the HBase this
+ * build compiles against. The table is printed and written to {@code target/probe-targets.txt};
+ * docs/compatibility.md quotes it.
  */
 public class ProbeTargetsAcrossVersionsTest {
   private static final List<String> VERSIONS = HBaseVersions.VERSIONS;
@@ -40,13 +40,13 @@ public class ProbeTargetsAcrossVersionsTest {
   }
 
   /** What verifying one target on one version gave. */
-  private static String check(ProbeInstaller.Target t, HBaseVersions.Loader loader) {
+  private static String check(ProbeTargets.Target t, HBaseVersions.Loader loader) {
     try {
       Class<?> type = Class.forName(t.type(), false, loader);
       if (type.getClassLoader() != loader) {
         return "not checked";
       }
-      Method m = ProbeInstaller.verify(t, loader);
+      Method m = ProbeChecks.verify(t, loader);
       String ok = "ok";
       for (Class<?> p : m.getParameterTypes()) {
         if (p.getName().startsWith("org.apache.hadoop.hbase.") && p.getClassLoader() != loader) {
@@ -116,7 +116,7 @@ public class ProbeTargetsAcrossVersionsTest {
     for (String version : VERSIONS) {
       try (HBaseVersions.Loader loader = loader(version)) {
         for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
-          for (ProbeInstaller.Target t : ProbeInstaller.PROBES.get(p)) {
+          for (ProbeTargets.Target t : ProbeTargets.PROBES.get(p)) {
             String row =
                 ProbeBridge.PROBE_NAMES[p]
                     + "  "
@@ -124,11 +124,11 @@ public class ProbeTargetsAcrossVersionsTest {
                     + "."
                     + t.method();
             String result;
-            if (t.type().equals(ProbeInstaller.BLOCKSCOPE_SEEKER)) {
+            if (t.type().equals(ProbeTargets.BLOCKSCOPE_SEEKER)) {
               result = "encoder jar: registers on 2.6 only";
             } else {
               result = check(t, loader);
-              if (ProbeInstaller.OPTIONAL_TYPES.contains(t.type()) && !result.startsWith("ok")) {
+              if (ProbeTargets.OPTIONAL_TYPES.contains(t.type()) && !result.startsWith("ok")) {
                 result = "optional, woven where the server has it: " + result;
               }
             }
@@ -235,9 +235,8 @@ public class ProbeTargetsAcrossVersionsTest {
                       "setCurrentBuffer(Lorg/apache/hadoop/hbase/nio/ByteBuff;)V",
                       "seekToKeyInBlock(Lorg/apache/hadoop/hbase/" + key + ";Z)I")));
       assertTrue(
-          ProbeInstaller.CELL,
-          Arrays.asList(ProbeInstaller.CELL.split("\\|"))
-              .contains("org.apache.hadoop.hbase." + key));
+          ProbeTargets.CELL,
+          Arrays.asList(ProbeTargets.CELL.split("\\|")).contains("org.apache.hadoop.hbase." + key));
     }
   }
 

@@ -24,13 +24,13 @@ public class ProbeTargetsTest {
   public void everyWovenMethodExistsWithTheExpectedSignature() throws Exception {
     ClassLoader hbase = DataBlockEncoding.class.getClassLoader();
     int targets = 0;
-    for (List<ProbeInstaller.Target> probe : ProbeInstaller.PROBES) {
-      for (ProbeInstaller.Target t : probe) {
-        ProbeInstaller.verify(t, hbase);
+    for (List<ProbeTargets.Target> probe : ProbeTargets.PROBES) {
+      for (ProbeTargets.Target t : probe) {
+        ProbeChecks.verify(t, hbase);
         targets++;
       }
     }
-    assertEquals(ProbeBridge.N_PROBES, ProbeInstaller.PROBES.size());
+    assertEquals(ProbeBridge.N_PROBES, ProbeTargets.PROBES.size());
     // the decode probe: decodeNext of five HBase seekers, decodeFirst of two, decode of
     // BLOCKSCOPE_V1's, and rewind, setCurrentBuffer, seekToKeyInBlock of three (not next: a
     // cell step is the decodeNext it calls); the rpcCall probe: CallRunner.run and the
@@ -45,9 +45,9 @@ public class ProbeTargetsTest {
    */
   @Test
   public void blockscopeSeekerTargetsAreDroppedWhereTheEncodersJarIsMissing() throws Exception {
-    List<ProbeInstaller.Target> decode = ProbeInstaller.PROBES.get(ProbeBridge.DECODE);
+    List<ProbeTargets.Target> decode = ProbeTargets.PROBES.get(ProbeBridge.DECODE);
     ClassLoader hbase = DataBlockEncoding.class.getClassLoader();
-    assertEquals(decode, ProbeInstaller.present(decode, hbase));
+    assertEquals(decode, ProbeChecks.present(decode, hbase));
     ClassLoader withoutEncoders =
         new ClassLoader(hbase) {
           @Override
@@ -58,11 +58,11 @@ public class ProbeTargetsTest {
             return super.loadClass(name, resolve);
           }
         };
-    List<ProbeInstaller.Target> present = ProbeInstaller.present(decode, withoutEncoders);
+    List<ProbeTargets.Target> present = ProbeChecks.present(decode, withoutEncoders);
     assertEquals(decode.size() - 4, present.size()); // decode, rewind, setCurrentBuffer, seek
-    for (ProbeInstaller.Target t : present) {
-      ProbeInstaller.verify(t, withoutEncoders);
-      assertFalse(t.toString(), t.type().equals(ProbeInstaller.BLOCKSCOPE_SEEKER));
+    for (ProbeTargets.Target t : present) {
+      ProbeChecks.verify(t, withoutEncoders);
+      assertFalse(t.toString(), t.type().equals(ProbeTargets.BLOCKSCOPE_SEEKER));
     }
   }
 
@@ -95,7 +95,7 @@ public class ProbeTargetsTest {
       }
       String seeker = encoder.createSeeker(ctx).getClass().getName();
       assertEquals(
-          seeker, CostLayout.encodingIndex(e.name()), ProbeInstaller.encodingOfSeeker(seeker));
+          seeker, CostLayout.encodingIndex(e.name()), ProbeTargets.encodingOfSeeker(seeker));
     }
   }
 
