@@ -164,7 +164,7 @@ final class OverheadBenchmark implements Callable<Integer> {
       ProbeInstaller.uninstallAll();
     } else {
       // a region open no longer installs the probes once the engine is there
-      // (EngineLookup.hooks): after NOT_INSTALLED took them out, they go back in here
+      // (JvmEngine.hooks): after NOT_INSTALLED took them out, they go back in here
       ProbeInstaller.installAll(true, 30_000, new ArrayList<>());
       b.setCoprocessor(
           CoprocessorDescriptorBuilder.newBuilder(BlockscopeRegionObserver.class.getName())

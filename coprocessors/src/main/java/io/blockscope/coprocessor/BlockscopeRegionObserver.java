@@ -46,7 +46,7 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
   private volatile String region;
   private volatile RegionCoprocessorEnvironment environment;
 
-  /** Makes or joins the JVM's engine for a region: {@link EngineLookup#hooks}, or a test's. */
+  /** Makes or joins the JVM's engine for a region: {@link JvmEngine#hooks}, or a test's. */
   private final Function<RegionCoprocessorEnvironment, Hooks> engines;
 
   /** Whether the JVM's engine is there already, so that joining it does not wait. */
@@ -56,7 +56,7 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
   private boolean stopped; // guarded by this
 
   public BlockscopeRegionObserver() {
-    this(EngineLookup::hooks, EngineLookup::ready);
+    this(JvmEngine::hooks, JvmEngine::ready);
   }
 
   BlockscopeRegionObserver(
@@ -206,7 +206,7 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
                 ? null
                 : h.queryScan(
                     query,
-                    Callers.name(c.getCaller()),
+                    CallerAccess.name(c.getCaller()),
                     scan,
                     c.getEnvironment(),
                     profileLevel(scan.getAttribute(Attributes.PROFILE)));

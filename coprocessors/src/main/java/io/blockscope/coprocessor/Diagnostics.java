@@ -22,7 +22,7 @@ public final class Diagnostics {
 
   /** The engine this copy of blockscope runs in this JVM, or null if none runs here (yet). */
   public static Diagnostics current() {
-    Engine e = EngineLookup.current();
+    Engine e = JvmEngine.current();
     return e == null ? null : new Diagnostics(e);
   }
 
@@ -33,7 +33,7 @@ public final class Diagnostics {
    */
   public static Configuration settingsSource(
       org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment env) {
-    return EngineLookup.serverConfiguration(env);
+    return JvmEngine.serverConfiguration(env);
   }
 
   /** The costs of every open (and recently closed) region and table, and the metric series. */

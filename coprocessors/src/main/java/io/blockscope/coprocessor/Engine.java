@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * blockscope inside one region server JVM: the probes, the per-region costs, their export to JMX
  * and to HBase's coprocessor metric registry, and the attribution of reads to regions and queries.
  * One engine per JVM however many regions, tables and class-loader copies of the coprocessor there
- * are ({@link EngineLookup} makes, joins and finds it); it answers the RegionObserver's {@link
- * Hooks} through its parts, one job each:
+ * are ({@link JvmEngine} makes, joins and finds it); it answers the RegionObserver's {@link Hooks}
+ * through its parts, one job each:
  *
  * <ul>
  *   <li>{@link Attribution}: each thread's frames, which hand what the probes counted to the region
@@ -64,7 +64,7 @@ final class Engine implements Hooks, ConfigurationObserver {
    */
   private final List<String> noHBaseScanMetrics = new ArrayList<>();
 
-  /** Made by {@link EngineLookup} only: one per JVM. */
+  /** Made by {@link JvmEngine} only: one per JVM. */
   Engine(BlockscopeConfig config, BridgeHandle bridge, List<String> problems) {
     this.bridge = bridge;
     problems.forEach(this.problems::add);

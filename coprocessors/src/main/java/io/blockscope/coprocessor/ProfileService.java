@@ -22,9 +22,9 @@ import org.apache.hadoop.hbase.security.User;
  * One region's side of the profile endpoint ({@link ProfileProtocol}): the costs this region
  * recorded for a query id, for the user who made the query.
  *
- * <p>The caller gets its own record (the query its own scans tagged, {@link Callers}). A request
- * that names another user is answered only for an HBase superuser or a user with global ADMIN;
- * anyone else gets HBase's {@code AccessDeniedException} through the RPC controller ({@code
+ * <p>The caller gets its own record (the query its own scans tagged, {@link CallerAccess}). A
+ * request that names another user is answered only for an HBase superuser or a user with global
+ * ADMIN; anyone else gets HBase's {@code AccessDeniedException} through the RPC controller ({@code
  * CoprocessorRpcUtils.setControllerException}, which {@code HRegion.execService} throws back to the
  * client). Unknown, expired or malformed ids, and ids the caller never tagged, get {@code found =
  * false}: nothing tells a caller whether another user has a query of that id. Whether a user may
@@ -111,7 +111,7 @@ final class ProfileService implements Service {
    * read others'; null if it names another user and may not.
    */
   private String owner(Message request) throws java.io.IOException {
-    User caller = Callers.current();
+    User caller = CallerAccess.current();
     String asked = ProfileProtocol.user(request);
     String me = caller.getShortName();
     if (asked.isEmpty() || asked.equals(me)) {
@@ -121,7 +121,7 @@ final class ProfileService implements Service {
       return asked;
     }
     RegionCoprocessorEnvironment e = env.get();
-    return e != null && Callers.mayReadOthers(caller, e) ? asked : null;
+    return e != null && CallerAccess.mayReadOthers(caller, e) ? asked : null;
   }
 
   @Override

@@ -6,8 +6,8 @@ import java.util.List;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 
 /**
- * Hooks that record each call, as the call's name and its arguments: loaded by ForeignHooksTest as
- * another copy's engine, and asked by AttributedScannerTest what its wrapper called.
+ * Hooks that record each call, as the call's name and its arguments: loaded by OtherCopyHooksTest
+ * as another copy's engine, and asked by AttributedScannerTest what its wrapper called.
  */
 public class RecordingHooks implements Hooks {
   public final List<String> calls = new ArrayList<>();

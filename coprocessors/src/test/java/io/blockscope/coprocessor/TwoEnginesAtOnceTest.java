@@ -36,12 +36,12 @@ public class TwoEnginesAtOnceTest {
     assertNull("no engine in this JVM yet", ProbeBridge.engine(null));
     Class<?> other =
         Class.forName(
-            EngineLookup.class.getName(),
+            JvmEngine.class.getName(),
             true,
             OtherCopy.ofPackage(
                 TwoEnginesAtOnceTest.class.getClassLoader(), "io.blockscope.coprocessor."));
-    assertNotSame(EngineLookup.class, other);
-    Method ours = hooks(EngineLookup.class);
+    assertNotSame(JvmEngine.class, other);
+    Method ours = hooks(JvmEngine.class);
     Method theirs = hooks(other);
 
     OtherCopy.atOnce(

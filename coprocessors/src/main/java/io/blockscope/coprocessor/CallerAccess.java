@@ -28,10 +28,10 @@ import org.apache.hadoop.hbase.security.access.Permission;
  * hbase.security.authorization} the server's checker holds no grants, so superusers only. A check
  * that fails for any reason answers no.
  */
-final class Callers {
+final class CallerAccess {
   private static volatile String processUser;
 
-  private Callers() {}
+  private CallerAccess() {}
 
   /** The short name of the caller HBase gives an observer hook. */
   static String name(Optional<User> caller) {

@@ -21,18 +21,18 @@ import org.slf4j.LoggerFactory;
  * when it is bound (not at its first call). A call that throws in the other copy returns the return
  * type's default (false, 0, null) and is logged at debug: it never reaches HBase.
  */
-final class ForeignHooks implements InvocationHandler {
-  private static final Logger LOG = LoggerFactory.getLogger(ForeignHooks.class);
+final class OtherCopyHooks implements InvocationHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(OtherCopyHooks.class);
 
   /** Hooks that do nothing: a copy that cannot reach the JVM's engine stays passive. */
-  static final Hooks NONE = proxy(new ForeignHooks(Collections.emptyMap(), "passive"));
+  static final Hooks NONE = proxy(new OtherCopyHooks(Collections.emptyMap(), "passive"));
 
   /** This copy's {@code Hooks} methods, each bound to the other copy's and spread over args. */
   private final Map<Method, MethodHandle> calls;
 
   private final String name;
 
-  private ForeignHooks(Map<Method, MethodHandle> calls, String name) {
+  private OtherCopyHooks(Map<Method, MethodHandle> calls, String name) {
     this.calls = calls;
     this.name = name;
   }
@@ -60,10 +60,10 @@ final class ForeignHooks implements InvocationHandler {
       int arity = h.type().parameterCount();
       calls.put(ours, h.asType(h.type().generic()).asSpreader(Object[].class, arity));
     }
-    return proxy(new ForeignHooks(Collections.unmodifiableMap(calls), "joined to " + theirs));
+    return proxy(new OtherCopyHooks(Collections.unmodifiableMap(calls), "joined to " + theirs));
   }
 
-  private static Hooks proxy(ForeignHooks handler) {
+  private static Hooks proxy(OtherCopyHooks handler) {
     return (Hooks)
         Proxy.newProxyInstance(Hooks.class.getClassLoader(), new Class<?>[] {Hooks.class}, handler);
   }

@@ -18,7 +18,7 @@ import org.junit.Test;
  * interface reaches that copy's engine with its arguments and brings back its result; a call that
  * throws there returns a default here.
  */
-public class ForeignHooksTest {
+public class OtherCopyHooksTest {
   private static final String[] COPIED = {Hooks.class.getName(), RecordingHooks.class.getName()};
 
   private static Object otherEngine() throws Exception {
@@ -26,7 +26,7 @@ public class ForeignHooksTest {
         Class.forName(
             RecordingHooks.class.getName(),
             true,
-            new OtherCopy(ForeignHooksTest.class.getClassLoader(), List.of(COPIED)::contains));
+            new OtherCopy(OtherCopyHooksTest.class.getClassLoader(), List.of(COPIED)::contains));
     assertNotSame(RecordingHooks.class, c);
     return c.getConstructor().newInstance();
   }
@@ -39,7 +39,7 @@ public class ForeignHooksTest {
   @Test
   public void everyMethodOfTheInterfaceReachesTheOtherCopy() throws Throwable {
     Object engine = otherEngine();
-    Hooks h = ForeignHooks.of(engine);
+    Hooks h = OtherCopyHooks.of(engine);
     assertFalse("not this copy's engine type", engine instanceof Hooks);
     assertTrue(h.measures(null));
     assertEquals("handle", h.queryScan(new byte[] {1}, "alice", "scan", null, 2));
@@ -72,7 +72,7 @@ public class ForeignHooksTest {
   public void aCallThatThrowsInTheOtherCopyReturnsADefault() throws Exception {
     Object engine = otherEngine();
     engine.getClass().getField("fail").setBoolean(engine, true);
-    Hooks h = ForeignHooks.of(engine);
+    Hooks h = OtherCopyHooks.of(engine);
     assertFalse(h.measures(null));
     assertNull(h.queryScan(new byte[0], null, null, null, 0));
     assertNull(h.queryCosts("q", "alice", "r"));
@@ -83,12 +83,12 @@ public class ForeignHooksTest {
 
   @Test
   public void theNoneHooksDoNothingAndAnObjectWithoutTheContractIsRefused() {
-    assertFalse(ForeignHooks.NONE.measures(null));
-    assertNull(ForeignHooks.NONE.queryCosts("q", "alice", "r"));
-    ForeignHooks.NONE.exit(null);
-    assertTrue(ForeignHooks.NONE.toString().contains("passive"));
+    assertFalse(OtherCopyHooks.NONE.measures(null));
+    assertNull(OtherCopyHooks.NONE.queryCosts("q", "alice", "r"));
+    OtherCopyHooks.NONE.exit(null);
+    assertTrue(OtherCopyHooks.NONE.toString().contains("passive"));
     // a JDK object: its loader has no blockscope copy at all
-    assertThrows(ClassNotFoundException.class, () -> ForeignHooks.of("not an engine"));
+    assertThrows(ClassNotFoundException.class, () -> OtherCopyHooks.of("not an engine"));
   }
 
   private static Object[] defaults(Class<?>[] types) {

@@ -16,11 +16,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The JVM's one {@link Engine}: made by the first copy of blockscope whose region opens, joined by
- * every other copy (another class loader's, through {@link ProbeBridge} and {@link ForeignHooks}),
- * found by the diagnostics.
+ * every other copy (another class loader's, through {@link ProbeBridge} and {@link
+ * OtherCopyHooks}), found by the diagnostics.
  */
-final class EngineLookup {
-  private static final Logger LOG = LoggerFactory.getLogger(EngineLookup.class);
+final class JvmEngine {
+  private static final Logger LOG = LoggerFactory.getLogger(JvmEngine.class);
 
   /** Whether this copy said it joined another copy's engine: once, not at every region open. */
   private static final AtomicBoolean JOINED_SAID = new AtomicBoolean();
@@ -28,7 +28,7 @@ final class EngineLookup {
   /** The engine of this class loader's copy when no bridge could be set up at all. */
   private static Engine fallback;
 
-  private EngineLookup() {}
+  private JvmEngine() {}
 
   /**
    * The hooks of the JVM's engine, making the engine on first use from the settings of the region
@@ -80,7 +80,7 @@ final class EngineLookup {
     long woven = System.nanoTime();
     Object existing;
     if (bridge == null) {
-      synchronized (EngineLookup.class) {
+      synchronized (JvmEngine.class) {
         if (fallback == null) {
           fallback = start(config, null, problems, begun, woven);
         }
@@ -104,7 +104,7 @@ final class EngineLookup {
       return (Engine) existing;
     }
     try {
-      Hooks joined = ForeignHooks.of(existing);
+      Hooks joined = OtherCopyHooks.of(existing);
       if (JOINED_SAID.compareAndSet(false, true)) {
         LOG.info(
             "blockscope: joining the engine of another blockscope copy ({})",
@@ -117,7 +117,7 @@ final class EngineLookup {
           "blockscope: cannot reach the engine of another blockscope copy; "
               + "this copy stays passive",
           e);
-      return ForeignHooks.NONE;
+      return OtherCopyHooks.NONE;
     }
   }
 
@@ -157,11 +157,11 @@ final class EngineLookup {
    * server runs, after an upgrade that replaced the jar under the same name (docs/upgrading.md).
    */
   static String build() {
-    Package p = EngineLookup.class.getPackage();
+    Package p = JvmEngine.class.getPackage();
     String version = p == null ? null : p.getImplementationVersion();
     String from;
     try {
-      CodeSource source = EngineLookup.class.getProtectionDomain().getCodeSource();
+      CodeSource source = JvmEngine.class.getProtectionDomain().getCodeSource();
       from = source == null || source.getLocation() == null ? "?" : source.getLocation().toString();
     } catch (SecurityException e) {
       from = "?";
@@ -185,7 +185,7 @@ final class EngineLookup {
 
   /** The engine made by this class loader's copy, if it is the JVM's engine. */
   static Engine current() {
-    synchronized (EngineLookup.class) {
+    synchronized (JvmEngine.class) {
       if (fallback != null) {
         return fallback;
       }
