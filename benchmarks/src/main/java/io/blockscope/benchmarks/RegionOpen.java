@@ -2,6 +2,7 @@ package io.blockscope.benchmarks;
 
 import io.blockscope.coprocessor.BlockscopeRegionObserver;
 import io.blockscope.harness.stock.StockCluster;
+import io.blockscope.metrics.ServerMetric;
 import io.blockscope.metrics.Stats;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -392,7 +393,7 @@ public final class RegionOpen {
    */
   private static void checkRegionsOpen(StockCluster.RegionServer rs, long expected, String when)
       throws Exception {
-    java.util.OptionalLong open = rs.beans().serverValue("regions.open");
+    java.util.OptionalLong open = rs.beans().serverValue(ServerMetric.REGIONS_OPEN);
     if (open.orElse(0) != expected) {
       throw new IllegalStateException(
           when + ", blockscope's regions.open on the server is " + open + ", not " + expected);

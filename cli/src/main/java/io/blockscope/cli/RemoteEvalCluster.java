@@ -3,6 +3,7 @@ package io.blockscope.cli;
 import io.blockscope.harness.BeanReader;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.PerfLevel;
+import io.blockscope.metrics.ServerMetric;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.DriverManager;
@@ -225,7 +226,7 @@ final class RemoteEvalCluster implements EvalCluster {
     List<String> capped = new ArrayList<>();
     try {
       for (InfoServer server : infoServers()) {
-        OptionalLong level = beans(server).serverValue("settings.table.max.level");
+        OptionalLong level = beans(server).serverValue(ServerMetric.SETTINGS_TABLE_MAX_LEVEL);
         if (level.isPresent() && level.getAsLong() < PerfLevel.TIME.ordinal()) {
           capped.add(server + " (" + PerfLevel.values()[(int) level.getAsLong()] + ")");
         }

@@ -1,6 +1,7 @@
 package io.blockscope.cli;
 
 import io.blockscope.metrics.Json;
+import io.blockscope.metrics.ServerMetric;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -243,7 +244,7 @@ final class TopView {
           }
           continue;
         }
-        if ("Server".equals(type) && "regions.open".equals(metric)) {
+        if ("Server".equals(type) && ServerMetric.REGIONS_OPEN.metric().equals(metric)) {
           open = e.getValue();
         }
         Figure f = metric == null ? null : Figure.of(metric);

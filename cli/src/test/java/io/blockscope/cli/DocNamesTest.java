@@ -8,6 +8,7 @@ import io.blockscope.coprocessor.Diagnostics;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostLayout;
+import io.blockscope.metrics.ServerMetric;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -301,20 +302,11 @@ public class DocNamesTest {
         }
       }
     }
-    // the server's own beans: a cost's server total, or a name the engine or registry registers
+    // the server's own beans: a cost's server total, or one of the server's own metrics
     Set<String> serverNames = new TreeSet<>();
-    for (String source :
-        List.of(
-            "coprocessors/src/main/java/io/blockscope/coprocessor/Engine.java",
-            "coprocessors/src/main/java/io/blockscope/coprocessor/accounting/CostRegistry.java")) {
-      Matcher registered =
-          Pattern.compile("MetricKeys\\.server\\(\"([^\"]+)\"\\)")
-              .matcher(Files.readString(ROOT.resolve(source)));
-      while (registered.find()) {
-        serverNames.add(registered.group(1));
-      }
+    for (ServerMetric m : ServerMetric.values()) {
+      serverNames.add(m.metric());
     }
-    assertTrue(serverNames.toString(), serverNames.contains("export.refreshes"));
     Pattern server =
         Pattern.compile("blockscope:type=Server,name=([a-z][a-zA-Z0-9_.]*[a-zA-Z0-9])(\\.\\*)?");
     for (Map.Entry<String, String> page : pages.entrySet()) {
@@ -333,5 +325,25 @@ public class DocNamesTest {
     }
     assertTrue("pages name costs in MBean names", costs > 3);
     assertEquals("metrics or costs blockscope does not have", List.of(), wrong);
+  }
+
+  /**
+   * docs/metrics.md's table of the server's other metrics has a row for each of the server's own
+   * metrics ({@link ServerMetric}), and no other.
+   */
+  @Test
+  public void theMetricsPageListsEveryServerMetric() throws IOException {
+    String page = Files.readString(ROOT.resolve("docs/metrics.md"));
+    Set<String> rows = new TreeSet<>();
+    Matcher row =
+        Pattern.compile("(?m)^\\| `blockscope:type=Server,name=([^`]+)` \\|").matcher(page);
+    while (row.find()) {
+      rows.add(row.group(1));
+    }
+    Set<String> metrics = new TreeSet<>();
+    for (ServerMetric m : ServerMetric.values()) {
+      metrics.add(m.metric());
+    }
+    assertEquals(metrics, rows);
   }
 }

@@ -8,6 +8,7 @@ import io.blockscope.coprocessor.probe.BridgeHandle;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.metrics.MetricKeys;
 import io.blockscope.metrics.PerfLevel;
+import io.blockscope.metrics.ServerMetric;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,25 +81,25 @@ final class Engine implements Hooks, ConfigurationObserver {
             hookFailures);
     registerProbeHealth();
     registry.registerOnce(
-        MetricKeys.server("hooks.failures"), CostRegistry.readOnlyCounter(hookFailures::get));
+        ServerMetric.HOOKS_FAILURES.key(), CostRegistry.readOnlyCounter(hookFailures::get));
     registry.registerOnce(
-        MetricKeys.server("export.refreshes"), CostRegistry.readOnlyCounter(exportRefreshes::get));
+        ServerMetric.EXPORT_REFRESHES.key(), CostRegistry.readOnlyCounter(exportRefreshes::get));
     registry.registerOnce(
-        MetricKeys.server("frames.dropped"),
+        ServerMetric.FRAMES_DROPPED.key(),
         CostRegistry.readOnlyCounter(attribution::droppedFrames));
     registry.registerOnce(
-        MetricKeys.server("queries.evicted"),
+        ServerMetric.QUERIES_EVICTED.key(),
         CostRegistry.readOnlyCounter(tagging.queries()::evicted));
-    registry.registerOnce(MetricKeys.server("frames.open"), (Gauge<Integer>) this::openFrames);
+    registry.registerOnce(ServerMetric.FRAMES_OPEN.key(), (Gauge<Integer>) this::openFrames);
     // the settings in force, as level ordinals (OFF 0, COUNT 1, TIME 2): what the server's own
     // configuration says, whatever a table asks
     registry.registerOnce(
-        MetricKeys.server("settings.level"), (Gauge<Integer>) () -> levels.server().ordinal());
+        ServerMetric.SETTINGS_LEVEL.key(), (Gauge<Integer>) () -> levels.server().ordinal());
     registry.registerOnce(
-        MetricKeys.server("settings.query.max.level"),
+        ServerMetric.SETTINGS_QUERY_MAX_LEVEL.key(),
         (Gauge<Integer>) () -> levels.queryMax().ordinal());
     registry.registerOnce(
-        MetricKeys.server("settings.table.max.level"),
+        ServerMetric.SETTINGS_TABLE_MAX_LEVEL.key(),
         (Gauge<Integer>) () -> levels.tableMax().ordinal());
     if (config.jmxEnabled) {
       registry.startJmx(ManagementFactory.getPlatformMBeanServer());

@@ -8,6 +8,7 @@ import static org.junit.Assert.assertTrue;
 import io.blockscope.coprocessor.accounting.CostRegistry;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.metrics.MetricKeys;
+import io.blockscope.metrics.ServerMetric;
 import java.lang.management.ManagementFactory;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -54,7 +55,9 @@ public class TwoEnginesAtOnceTest {
     CostRegistry registry = (CostRegistry) registryOf.invoke(engine);
     MBeanServer server = ManagementFactory.getPlatformMBeanServer();
     List<String> keys = new ArrayList<>(registry.metrics().getMetrics().keySet());
-    assertTrue(keys.toString(), keys.contains(MetricKeys.server("frames.open")));
+    for (ServerMetric m : ServerMetric.values()) {
+      assertTrue(m + " registered: " + keys, keys.contains(m.key()));
+    }
     List<String> missing = new ArrayList<>();
     for (String key : keys) {
       ObjectName name = MetricKeys.objectName(key);

@@ -3,6 +3,7 @@ package io.blockscope.harness;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
+import io.blockscope.metrics.ServerMetric;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -71,12 +72,12 @@ public abstract class BeanReader {
    *     off)
    */
   public long exportRefreshes() throws IOException {
-    OptionalLong v = serverValue("export.refreshes");
+    OptionalLong v = serverValue(ServerMetric.EXPORT_REFRESHES);
     if (v.isEmpty()) {
       throw new IOException(
           where()
               + " has no "
-              + MetricKeys.serverBean("export.refreshes")
+              + ServerMetric.EXPORT_REFRESHES.bean()
               + ": the blockscope coprocessor is not deployed there, or its JMX is off");
     }
     return v.getAsLong();
@@ -104,8 +105,8 @@ public abstract class BeanReader {
   }
 
   /** A server-scope series' reading, e.g. {@code settings.table.max.level}; empty if absent. */
-  public OptionalLong serverValue(String metric) throws IOException {
-    List<Reading> r = read(MetricKeys.serverBean(metric));
+  public OptionalLong serverValue(ServerMetric metric) throws IOException {
+    List<Reading> r = read(metric.bean());
     return r.isEmpty() ? OptionalLong.empty() : OptionalLong.of(r.get(0).value());
   }
 

@@ -6,6 +6,7 @@ import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.metrics.MetricKeys;
+import io.blockscope.metrics.ServerMetric;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.URLDecoder;
@@ -82,8 +83,8 @@ public class BeanReaderTest {
     assertEquals(7, r.region("ns:t", "ab").get("blockCache.hit.data"));
     assertEquals(0, r.region("ns:t", "cd").get("blockCache.hit.data"));
     assertEquals(12, r.exportRefreshes());
-    assertEquals(1, r.serverValue("settings.table.max.level").getAsLong());
-    assertTrue(r.serverValue("no.such").isEmpty());
+    assertEquals(1, r.serverValue(ServerMetric.SETTINGS_TABLE_MAX_LEVEL).getAsLong());
+    assertTrue(r.serverValue(ServerMetric.REGIONS_OPEN).isEmpty());
     assertTrue(r.probeInstalled("decode"));
     assertFalse(r.probeInstalled("memstore"));
     assertFalse(r.probeInstalled("nope"));

@@ -11,6 +11,7 @@ import io.blockscope.harness.BeanReader;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.harness.stock.StockCluster.Deployment;
 import io.blockscope.harness.stock.StockCluster.RegionServer;
+import io.blockscope.metrics.ServerMetric;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -377,9 +378,9 @@ public class SecureStockIT {
     String region = cluster.regionOf(plain).getEncodedName();
     // the server's beans through its secured /jmx, as admin (one of spnego.admin.users)
     BeanReader beans = securedBeans(rs, "admin");
-    assertEquals(1, beans.serverValue("settings.level").getAsLong());
-    assertEquals(1, beans.serverValue("settings.query.max.level").getAsLong());
-    assertEquals(1, beans.serverValue("settings.table.max.level").getAsLong());
+    assertEquals(1, beans.serverValue(ServerMetric.SETTINGS_LEVEL).getAsLong());
+    assertEquals(1, beans.serverValue(ServerMetric.SETTINGS_QUERY_MAX_LEVEL).getAsLong());
+    assertEquals(1, beans.serverValue(ServerMetric.SETTINGS_TABLE_MAX_LEVEL).getAsLong());
     // exported, and past the refresh after its registration (a new series reads 0 until then)
     cluster.await(
         plain + " blockCache.miss.data = " + blocks,
@@ -745,8 +746,8 @@ public class SecureStockIT {
     long blocks = cluster.dataBlocks(timed, "f");
     RegionServer host = cluster.hosting(timed);
     BeanReader beans = securedBeans(host, "admin");
-    assertEquals(1, beans.serverValue("settings.table.max.level").getAsLong());
-    assertEquals(1, beans.serverValue("settings.query.max.level").getAsLong());
+    assertEquals(1, beans.serverValue(ServerMetric.SETTINGS_TABLE_MAX_LEVEL).getAsLong());
+    assertEquals(1, beans.serverValue(ServerMetric.SETTINGS_QUERY_MAX_LEVEL).getAsLong());
     var capped = coldScanSeries(timed, beans, blocks);
     assertEquals("a table asking TIME under a COUNT cap: no time", 0, capped.get(DECODE_NANOS));
     assertEquals(capped.toString(), ROWS, capped.get("decode.FAST_DIFF.cells"));

@@ -7,6 +7,7 @@ import io.blockscope.harness.stock.ClusterFiles;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.harness.stock.StockCluster.Deployment;
 import io.blockscope.harness.stock.StockCluster.RegionServer;
+import io.blockscope.metrics.ServerMetric;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -79,7 +80,7 @@ public class StockMatrixIT {
     TableName counted = TableName.valueOf("versions_plain");
     String countedRegion = checks.regionOf(counted).getEncodedName();
     Map<String, Long> atCount = checks.exportedRegionCounts(rs, counted, countedRegion);
-    assertEquals(1L, rs.beans().serverValue("settings.level").orElse(-1));
+    assertEquals(1L, rs.beans().serverValue(ServerMetric.SETTINGS_LEVEL).orElse(-1));
     // the region's series are there (a missing one would read 0 below too)
     assertEquals(
         atCount.toString(), 6_000L, (long) atCount.getOrDefault("decode.FAST_DIFF.cells", 0L));
@@ -92,7 +93,7 @@ public class StockMatrixIT {
         30,
         () -> {
           try {
-            return rs.beans().serverValue("settings.level").orElse(-1) == 2;
+            return rs.beans().serverValue(ServerMetric.SETTINGS_LEVEL).orElse(-1) == 2;
           } catch (Exception e) {
             return false;
           }

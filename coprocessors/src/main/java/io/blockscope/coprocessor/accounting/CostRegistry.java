@@ -9,6 +9,7 @@ import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
 import io.blockscope.metrics.PerfLevel;
+import io.blockscope.metrics.ServerMetric;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -239,9 +240,9 @@ public final class CostRegistry implements AutoCloseable {
             MetricKeys.server(CostLayout.name(s)), readOnlyCounter(() -> serverCost(slot)));
       }
     }
-    metrics.register(MetricKeys.server("regions.open"), (Gauge<Integer>) regions::size);
-    metrics.register(MetricKeys.server("regions.exported"), (Gauge<Integer>) this::exportedRegions);
-    metrics.register(MetricKeys.server("regions.retained"), (Gauge<Integer>) this::retainedRegions);
+    metrics.register(ServerMetric.REGIONS_OPEN.key(), (Gauge<Integer>) regions::size);
+    metrics.register(ServerMetric.REGIONS_EXPORTED.key(), (Gauge<Integer>) this::exportedRegions);
+    metrics.register(ServerMetric.REGIONS_RETAINED.key(), (Gauge<Integer>) this::retainedRegions);
   }
 
   /** Changes the retention period; takes effect at the next close and {@link #refreshExport()}. */
