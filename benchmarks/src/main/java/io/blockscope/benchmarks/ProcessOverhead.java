@@ -56,7 +56,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * by sample in a rotating order, on a warm block cache, after {@code --warmup-ms} of each workload
  * on each table that is not measured (the server's JIT compiles the read path first). A sample is
  * {@code --sample-ms} of one workload's operations on one table from {@code --threads} client
- * threads; its figures are the server process's CPU time per operation ({@link ServerCpu}: its
+ * threads; its figures are the server process's CPU time per operation ({@link ThreadTimes}: its
  * threads' time on a CPU, read from Linux's {@code /proc} before and after) and every operation's
  * client latency. Per round, each mode's median sample is divided by NONE's of the same round; the
  * report gives the mean of these ratios with a 95% bootstrap interval, and the latencies' p50 and
