@@ -95,42 +95,17 @@ public final class ProcessOverhead {
       boolean pin,
       DataBlockEncoding encoding,
       Path out) {
-    static Options parse(String[] args) {
-      int rows = 20_000;
-      int rounds = 10;
-      int samples = 3;
-      long sampleMs = 250;
-      int threads = 1;
-      long warmupMs = 2000;
-      boolean pin = true;
-      DataBlockEncoding encoding = DataBlockEncoding.FAST_DIFF;
-      Path out = Paths.get("benchmarks/target/process-overhead");
-      for (String[] option : Args.pairs(args)) {
-        String a = option[0];
-        String v = option[1];
-        switch (a) {
-          case "--rows" -> rows = Args.atLeast(a, v, 1000);
-          case "--rounds" -> rounds = Args.atLeast(a, v, 3);
-          case "--samples" -> samples = Args.atLeast(a, v, 1);
-          case "--sample-ms" -> sampleMs = Args.atLeast(a, v, 10);
-          case "--threads" -> threads = Args.atLeast(a, v, 1);
-          case "--warmup-ms" -> warmupMs = Args.atLeast(a, v, 0);
-          case "--pin" -> pin = Args.yesNo(a, v);
-          case "--encoding" -> encoding = encoding(v);
-          case "--out" -> out = Paths.get(v);
-          default -> throw new IllegalArgumentException("unknown option " + a);
-        }
-      }
+    static Options read(BenchOptions o) {
       return new Options(
-          rows,
-          rounds,
-          samples,
-          sampleMs * 1_000_000L,
-          threads,
-          warmupMs * 1_000_000L,
-          pin,
-          encoding,
-          out);
+          o.integer("--rows", 20_000, 1000),
+          o.integer("--rounds", 10, 3),
+          o.integer("--samples", 3, 1),
+          o.integer("--sample-ms", 250, 10) * 1_000_000L,
+          o.integer("--threads", 1, 1),
+          o.integer("--warmup-ms", 2000, 0) * 1_000_000L,
+          o.yesNo("--pin", true),
+          o.option("--encoding", "FAST_DIFF", DataBlockEncoding.FAST_DIFF, (a, v) -> encoding(v)),
+          o.path("--out", "DIR", Paths.get("benchmarks/target/process-overhead")));
     }
 
     private static DataBlockEncoding encoding(String v) {
@@ -192,13 +167,8 @@ public final class ProcessOverhead {
   }
 
   public static void main(String[] args) throws Exception {
-    Args.main(
-        "process-overhead",
-        "[--rows 20000] [--rounds 10] [--samples 3] [--sample-ms 250] [--threads 1]"
-            + " [--warmup-ms 2000] [--pin yes] [--encoding FAST_DIFF] [--out DIR]",
-        args,
-        Options::parse,
-        options -> new ProcessOverhead(options).run());
+    BenchOptions.main(
+        "process-overhead", args, Options::read, options -> new ProcessOverhead(options).run());
   }
 
   private void run() throws Exception {

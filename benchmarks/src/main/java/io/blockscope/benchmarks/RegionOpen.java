@@ -63,24 +63,12 @@ import org.apache.hadoop.hbase.util.Bytes;
  */
 public final class RegionOpen {
   record Options(int regions, int rounds, Path out, Path jfr, boolean restart) {
-    static Options parse(String[] args) {
-      int regions = 1000;
-      int rounds = 5;
-      Path out = Paths.get("benchmarks/target/region-open");
-      Path jfr = null;
-      boolean restart = false;
-      for (String[] option : Args.pairs(args)) {
-        String a = option[0];
-        String v = option[1];
-        switch (a) {
-          case "--regions" -> regions = Args.atLeast(a, v, 10);
-          case "--rounds" -> rounds = Args.atLeast(a, v, 2);
-          case "--out" -> out = Paths.get(v);
-          case "--jfr" -> jfr = Paths.get(v).toAbsolutePath();
-          case "--restart" -> restart = Args.yesNo(a, v);
-          default -> throw new IllegalArgumentException("unknown option " + a);
-        }
-      }
+    static Options read(BenchOptions o) {
+      int regions = o.integer("--regions", 1000, 10);
+      int rounds = o.integer("--rounds", 5, 2);
+      boolean restart = o.option("--restart", "yes|no", false, BenchOptions::yesOrNo);
+      Path out = o.path("--out", "DIR", Paths.get("benchmarks/target/region-open"));
+      Path jfr = o.option("--jfr", "FILE", null, (a, v) -> Paths.get(v).toAbsolutePath());
       return new Options(regions, rounds, out, jfr, restart);
     }
   }
@@ -117,12 +105,7 @@ public final class RegionOpen {
   }
 
   public static void main(String[] args) throws Exception {
-    Args.main(
-        "region-open",
-        "[--regions 1000] [--rounds 5] [--restart yes|no] [--out DIR] [--jfr FILE]",
-        args,
-        Options::parse,
-        options -> new RegionOpen(options).run());
+    BenchOptions.main("region-open", args, Options::read, options -> new RegionOpen(options).run());
   }
 
   private void run() throws Exception {

@@ -144,33 +144,32 @@ public final class RegionOverhead {
 
   record Options(
       int rows, int rounds, int samples, long sampleNs, List<String> encodings, Path out) {
-    static Options parse(String[] args) {
-      int rows = 50_000;
-      int rounds = 12;
-      int samples = 5;
-      long sampleMs = 20;
-      List<String> encodings = List.of("FAST_DIFF", "ROW_INDEX_V1", "GZ", "BLOCKSCOPE_V1");
-      Path out = Paths.get("benchmarks/target/region-overhead");
-      for (String[] option : Args.pairs(args)) {
-        String a = option[0];
-        String v = option[1];
-        switch (a) {
-          case "--rows" -> rows = Args.atLeast(a, v, 1000);
-          case "--rounds" -> rounds = Args.atLeast(a, v, 3);
-          case "--samples" -> samples = Args.atLeast(a, v, 1);
-          case "--sample-ms" -> sampleMs = Args.atLeast(a, v, 1);
-          case "--encodings" -> encodings = List.of(v.split(","));
-          case "--out" -> out = Paths.get(v);
-          default -> throw new IllegalArgumentException("unknown option " + a);
-        }
-      }
+    /** The table settings measured by default. */
+    static final List<String> ENCODINGS =
+        List.of("FAST_DIFF", "ROW_INDEX_V1", "GZ", "BLOCKSCOPE_V1");
+
+    static Options read(BenchOptions o) {
+      return new Options(
+          o.integer("--rows", 50_000, 1000),
+          o.integer("--rounds", 12, 3),
+          o.integer("--samples", 5, 1),
+          o.integer("--sample-ms", 20, 1) * 1_000_000L,
+          o.option(
+              "--encodings",
+              String.join(",", ENCODINGS),
+              ENCODINGS,
+              (a, v) -> encodings(List.of(v.split(",")))),
+          o.path("--out", "DIR", Paths.get("benchmarks/target/region-overhead")));
+    }
+
+    private static List<String> encodings(List<String> encodings) {
       for (String e : encodings) {
         if (!List.of("FAST_DIFF", "ROW_INDEX_V1", "GZ", "BLOCKSCOPE_V1", "NONE").contains(e)) {
           throw new IllegalArgumentException(
               "--encodings: unknown " + e + " (FAST_DIFF, ROW_INDEX_V1, GZ, BLOCKSCOPE_V1, NONE)");
         }
       }
-      return new Options(rows, rounds, samples, sampleMs * 1_000_000L, encodings, out);
+      return encodings;
     }
   }
 
@@ -187,25 +186,16 @@ public final class RegionOverhead {
       System.out.println("written: " + svg);
       return;
     }
-    Options options;
-    try {
-      options = Options.parse(args);
-    } catch (IllegalArgumentException e) {
-      if (!e.getMessage().isEmpty()) {
-        System.err.println("region-overhead: " + e.getMessage());
-      }
-      System.err.println(
-          "usage: region-overhead [--rows 50000] [--rounds 12] [--samples 5] [--sample-ms 20]"
-              + " [--encodings FAST_DIFF,ROW_INDEX_V1,GZ,BLOCKSCOPE_V1] [--out DIR]");
-      System.exit(e.getMessage().isEmpty() ? 0 : 2);
-      return;
-    }
-    if (!ManagementFactory.getThreadMXBean().isCurrentThreadCpuTimeSupported()) {
-      System.err.println("region-overhead: this JVM cannot measure thread CPU time");
-      System.exit(1);
-    }
-    new RegionOverhead(options).run();
-    System.exit(0); // HBase leaves non-daemon threads behind
+    BenchOptions.main(
+        "region-overhead",
+        args,
+        Options::read,
+        options -> {
+          if (!ManagementFactory.getThreadMXBean().isCurrentThreadCpuTimeSupported()) {
+            throw new IllegalStateException("this JVM cannot measure thread CPU time");
+          }
+          new RegionOverhead(options).run();
+        });
   }
 
   private void run() throws Exception {
