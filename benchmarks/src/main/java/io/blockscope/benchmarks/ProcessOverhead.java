@@ -1,5 +1,6 @@
 package io.blockscope.benchmarks;
 
+import io.blockscope.benchmarks.InterleavedRounds.Samples;
 import io.blockscope.benchmarks.RegionOverhead.Workload;
 import io.blockscope.coprocessor.BlockscopeConfig;
 import io.blockscope.coprocessor.BlockscopeRegionObserver;
@@ -17,6 +18,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -53,14 +55,14 @@ import org.apache.hadoop.hbase.util.Bytes;
  * table ({@code NONE}), an observer that does nothing ({@code EMPTY_OBSERVER}), and blockscope on
  * the table at {@code OFF}, {@code COUNT} and {@code TIME} (the table's {@code blockscope.level},
  * with the server's {@code blockscope.table.max.level} at TIME). The modes run interleaved, sample
- * by sample in a rotating order, on a warm block cache, after {@code --warmup-ms} of each workload
- * on each table that is not measured (the server's JIT compiles the read path first). A sample is
- * {@code --sample-ms} of one workload's operations on one table from {@code --threads} client
- * threads; its figures are the server process's CPU time per operation ({@link ThreadTimes}: its
- * threads' time on a CPU, read from Linux's {@code /proc} before and after) and every operation's
- * client latency. Per round, each mode's median sample is divided by NONE's of the same round; the
- * report gives the mean of these ratios with a 95% bootstrap interval, and the latencies' p50 and
- * p99 over all samples.
+ * by sample in a rotating order ({@link InterleavedRounds}), on a warm block cache, after {@code
+ * --warmup-ms} of each workload on each table that is not measured (the server's JIT compiles the
+ * read path first). A sample is {@code --sample-ms} of one workload's operations on one table from
+ * {@code --threads} client threads; its figures are the server process's CPU time per operation
+ * ({@link ThreadTimes}: its threads' time on a CPU, read from Linux's {@code /proc} before and
+ * after) and every operation's client latency. Per round, each mode's median sample is divided by
+ * NONE's of the same round; the report gives the mean of these ratios with a 95% bootstrap
+ * interval, and the latencies' p50 and p99 over all samples.
  *
  * <p>NONE is a table without blockscope in a server that has it: the probes woven into HBase's read
  * path still run their check on its reads (a thread-local read per block access, a frame per RPC).
@@ -126,11 +128,11 @@ public final class ProcessOverhead {
   private final Options options;
   private final TableName[] tables = new TableName[Mode.values().length];
 
-  /** [workload][mode][round][sample]: server CPU ns per operation, the whole process. */
-  private final double[][][][] cpuNs;
+  /** By workload: server CPU ns per operation, the whole process. */
+  private final Map<Workload, Samples<Mode>> cpuNs = new EnumMap<>(Workload.class);
 
-  /** [workload][mode][round][sample]: the RPC handler threads' CPU ns per operation. */
-  private final double[][][][] handlerNs;
+  /** By workload: the RPC handler threads' CPU ns per operation. */
+  private final Map<Workload, Samples<Mode>> handlerNs = new EnumMap<>(Workload.class);
 
   /** [workload][mode]: every operation's client latency, ns. */
   private final LongList[][] latencies;
@@ -154,11 +156,12 @@ public final class ProcessOverhead {
 
   private ProcessOverhead(Options options) {
     this.options = options;
-    int w = Workload.values().length;
     int m = Mode.values().length;
-    cpuNs = new double[w][m][options.rounds()][options.samples()];
-    handlerNs = new double[w][m][options.rounds()][options.samples()];
-    latencies = new LongList[w][m];
+    for (Workload w : Workload.values()) {
+      cpuNs.put(w, new Samples<>(List.of(Mode.values()), options.rounds(), options.samples()));
+      handlerNs.put(w, new Samples<>(List.of(Mode.values()), options.rounds(), options.samples()));
+    }
+    latencies = new LongList[Workload.values().length][m];
     for (LongList[] row : latencies) {
       for (int i = 0; i < m; i++) {
         row[i] = new LongList();
@@ -333,20 +336,20 @@ public final class ProcessOverhead {
       }
       long misses = settledMisses();
       String missesByKind = missesByKind();
-      int turn = 0;
-      for (int round = 0; round < options.rounds(); round++) {
-        for (Workload w : Workload.values()) {
-          for (int s = 0; s < options.samples(); s++) {
-            Mode[] order = rotated(turn++);
-            for (Mode m : order) {
-              double[] perOp = sample(clients, w, m, round * 7919 + s, options.sampleNs());
-              cpuNs[w.ordinal()][m.ordinal()][round][s] = perOp[0];
-              handlerNs[w.ordinal()][m.ordinal()][round][s] = perOp[1];
-            }
-          }
-        }
-        System.out.printf(Locale.ROOT, "round %d of %d%n", round + 1, options.rounds());
-      }
+      // a turn per workload and sample: workload by workload, each sample of every mode in turn
+      int samples = options.samples();
+      new InterleavedRounds<>(
+              List.of(Mode.values()), options.rounds(), Workload.values().length * samples)
+          .run(
+              (m, round, turn) -> {
+                Workload w = Workload.values()[turn / samples];
+                int s = turn % samples;
+                double[] perOp = sample(clients, w, m, round * 7919 + s, options.sampleNs());
+                cpuNs.get(w).put(m, round, s, perOp[0]);
+                handlerNs.get(w).put(m, round, s, perOp[1]);
+              },
+              round ->
+                  System.out.printf(Locale.ROOT, "round %d of %d%n", round + 1, options.rounds()));
       long missed = settledMisses() - misses;
       if (missed != 0) {
         throw new IllegalStateException(
@@ -386,15 +389,6 @@ public final class ProcessOverhead {
   private long settledMisses() throws Exception {
     Thread.sleep(16_000);
     return serverLong(SERVER, "blockCacheMissCount");
-  }
-
-  private static Mode[] rotated(int turn) {
-    Mode[] all = Mode.values();
-    Mode[] order = new Mode[all.length];
-    for (int i = 0; i < all.length; i++) {
-      order[i] = all[(i + turn) % all.length];
-    }
-    return order;
   }
 
   /**
@@ -579,18 +573,18 @@ public final class ProcessOverhead {
     Results(ProcessOverhead run) {
       this.options = run.options;
       for (Workload w : Workload.values()) {
-        double[][][] cpu = run.cpuNs[w.ordinal()];
-        double[][][] handler = run.handlerNs[w.ordinal()];
+        Samples<Mode> cpu = run.cpuNs.get(w);
+        Samples<Mode> handler = run.handlerNs.get(w);
         for (Mode m : Mode.values()) {
           LongList lat = run.latencies[w.ordinal()][m.ordinal()];
           rows.add(
               new Row(
                   w,
                   m,
-                  RoundRatio.medianOfMedians(cpu[m.ordinal()]) / 1e3,
-                  RoundRatio.of(cpu[m.ordinal()], cpu[Mode.NONE.ordinal()]),
-                  RoundRatio.medianOfMedians(handler[m.ordinal()]) / 1e3,
-                  RoundRatio.of(handler[m.ordinal()], handler[Mode.NONE.ordinal()]),
+                  cpu.median(m) / 1e3,
+                  cpu.ratio(m, Mode.NONE),
+                  handler.median(m) / 1e3,
+                  handler.ratio(m, Mode.NONE),
                   lat.quantile(0.5) / 1e3,
                   lat.quantile(0.99) / 1e3,
                   lat.size));

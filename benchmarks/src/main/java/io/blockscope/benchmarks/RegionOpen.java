@@ -33,13 +33,13 @@ import org.apache.hadoop.hbase.util.Bytes;
  * HBase's loading of any table coprocessor costs a region open), and one with blockscope (its
  * {@code coprocessor} attribute).
  *
- * <p>Each round disables and enables the three tables, in a rotating order: HBase closes, then
- * opens, every region of the table on the server, as it does for each region in a server restart.
- * The figures are the server's CPU in the threads that do that work (HBase's {@code RS_OPEN_REGION}
- * and {@code RS_CLOSE_REGION} executors, from Linux's {@code /proc}) per region, and the wall time
- * of the master's disable and enable. Per round, each table's figure is divided by the figure of
- * the table without a coprocessor; the report gives the mean of these ratios with a 95% bootstrap
- * interval.
+ * <p>Each round disables and enables the three tables, in a rotating order ({@link
+ * InterleavedRounds}): HBase closes, then opens, every region of the table on the server, as it
+ * does for each region in a server restart. The figures are the server's CPU in the threads that do
+ * that work (HBase's {@code RS_OPEN_REGION} and {@code RS_CLOSE_REGION} executors, from Linux's
+ * {@code /proc}) per region, and the wall time of the master's disable and enable. Per round, each
+ * table's figure is divided by the figure of the table without a coprocessor; the report gives the
+ * mean of these ratios with a 95% bootstrap interval.
  *
  * <p>By the time the first round runs, the server's blockscope engine has started (at the tables'
  * creation), and a first round that does not count has run, so the rounds show the cost of each
@@ -136,19 +136,23 @@ public final class RegionOpen {
           rounds.turn(t);
         }
       }
-      for (int round = 0; round < options.rounds(); round++) {
-        StringBuilder line = new StringBuilder();
-        for (int i = 0; i < all.length; i++) {
-          int t = (i + round) % all.length;
-          turns[t][round] = rounds.turn(tables[t]);
-        }
-        for (Setting x : all) {
-          List<Double> f = turns[x.ordinal()][round].figures();
-          line.append(String.format(Locale.ROOT, "  %s open %.0f us, %s;", x, f.get(0), detail(f)));
-        }
-        System.out.printf(
-            Locale.ROOT, "round %d of %d (per region):%s%n", round + 1, options.rounds(), line);
-      }
+      new InterleavedRounds<>(List.of(all), options.rounds(), 1)
+          .run(
+              (x, round, turn) -> turns[x.ordinal()][round] = rounds.turn(tables[x.ordinal()]),
+              round -> {
+                StringBuilder line = new StringBuilder();
+                for (Setting x : all) {
+                  List<Double> f = turns[x.ordinal()][round].figures();
+                  line.append(
+                      String.format(Locale.ROOT, "  %s open %.0f us, %s;", x, f.get(0), detail(f)));
+                }
+                System.out.printf(
+                    Locale.ROOT,
+                    "round %d of %d (per region):%s%n",
+                    round + 1,
+                    options.rounds(),
+                    line);
+              });
       String profile =
           options.jfr() == null || options.restart()
               ? null
