@@ -41,7 +41,8 @@ final class BenchOptions {
    * Parses {@code args} with {@code options} and runs {@code body}, then exits the JVM (HBase's
    * client leaves non-daemon threads behind): 0 when it ran or for {@code --help}; 2 with the usage
    * for a bad option; 1 with the message of an {@link IllegalStateException} the body throws (a
-   * refused run: a missing build, a cold cache, a mode that measured nothing).
+   * refused run: a missing build, a cold cache, a mode that measured nothing), or with the stack
+   * trace of any other failure.
    */
   static <O> void main(
       String command, String[] args, Function<BenchOptions, O> options, Body<O> body)
@@ -62,6 +63,10 @@ final class BenchOptions {
       body.run(parsed);
     } catch (IllegalStateException e) {
       System.err.println(command + ": " + e.getMessage());
+      status = 1;
+    } catch (Exception e) {
+      System.err.println(command + " failed:");
+      e.printStackTrace(System.err);
       status = 1;
     }
     System.exit(status);
