@@ -31,6 +31,9 @@ public class BenchOptionsTest {
     assertEquals(
         "[--regions 1000] [--rounds 5] [--restart yes|no] [--out DIR] [--jfr FILE]",
         BenchOptions.usage(RegionOpen.Options::read));
+    assertEquals(
+        "[--rows 200000] [--rounds 5] [--scans 3] [--gets 1000] [--threads 1,8]",
+        BenchOptions.usage(EndToEndOverhead.Options::read));
   }
 
   @Test
@@ -75,6 +78,9 @@ public class BenchOptionsTest {
     RegionOverhead.Options r =
         BenchOptions.parse(RegionOverhead.Options::read, "--encodings", "GZ,NONE");
     assertEquals(List.of("GZ", "NONE"), r.encodings());
+    assertEquals(
+        List.of(1, 2, 4),
+        BenchOptions.parse(EndToEndOverhead.Options::read, "--threads", "1,2,4").threads());
   }
 
   @Test
@@ -96,6 +102,12 @@ public class BenchOptionsTest {
     assertEquals(
         "--restart must be yes or no: true",
         refusal(RegionOpen.Options::read, "--restart", "true"));
+    assertEquals(
+        "--threads: counts from 1 to 256, e.g. 1,8",
+        refusal(EndToEndOverhead.Options::read, "--threads", "8,512"));
+    assertEquals(
+        "--threads must be an integer >= 1: 0",
+        refusal(EndToEndOverhead.Options::read, "--threads", "1,0"));
   }
 
   @Test
