@@ -1,5 +1,6 @@
 package io.blockscope.benchmarks;
 
+import io.blockscope.benchmarks.InterleavedRounds.Samples;
 import io.blockscope.benchmarks.RegionOverhead.Workload;
 import io.blockscope.coprocessor.BlockscopeConfig;
 import io.blockscope.coprocessor.BlockscopeRegionObserver;
@@ -17,6 +18,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -53,14 +55,14 @@ import org.apache.hadoop.hbase.util.Bytes;
  * table ({@code NONE}), an observer that does nothing ({@code EMPTY_OBSERVER}), and blockscope on
  * the table at {@code OFF}, {@code COUNT} and {@code TIME} (the table's {@code blockscope.level},
  * with the server's {@code blockscope.table.max.level} at TIME). The modes run interleaved, sample
- * by sample in a rotating order, on a warm block cache, after {@code --warmup-ms} of each workload
- * on each table that is not measured (the server's JIT compiles the read path first). A sample is
- * {@code --sample-ms} of one workload's operations on one table from {@code --threads} client
- * threads; its figures are the server process's CPU time per operation ({@link ServerCpu}: its
- * threads' time on a CPU, read from Linux's {@code /proc} before and after) and every operation's
- * client latency. Per round, each mode's median sample is divided by NONE's of the same round; the
- * report gives the mean of these ratios with a 95% bootstrap interval, and the latencies' p50 and
- * p99 over all samples.
+ * by sample in a rotating order ({@link InterleavedRounds}), on a warm block cache, after {@code
+ * --warmup-ms} of each workload on each table that is not measured (the server's JIT compiles the
+ * read path first). A sample is {@code --sample-ms} of one workload's operations on one table from
+ * {@code --threads} client threads; its figures are the server process's CPU time per operation
+ * ({@link ThreadTimes}: its threads' time on a CPU, read from Linux's {@code /proc} before and
+ * after) and every operation's client latency. Per round, each mode's median sample is divided by
+ * NONE's of the same round; the report gives the mean of these ratios with a 95% bootstrap
+ * interval, and the latencies' p50 and p99 over all samples.
  *
  * <p>NONE is a table without blockscope in a server that has it: the probes woven into HBase's read
  * path still run their check on its reads (a thread-local read per block access, a frame per RPC).
@@ -95,42 +97,17 @@ public final class ProcessOverhead {
       boolean pin,
       DataBlockEncoding encoding,
       Path out) {
-    static Options parse(String[] args) {
-      int rows = 20_000;
-      int rounds = 10;
-      int samples = 3;
-      long sampleMs = 250;
-      int threads = 1;
-      long warmupMs = 2000;
-      boolean pin = true;
-      DataBlockEncoding encoding = DataBlockEncoding.FAST_DIFF;
-      Path out = Paths.get("benchmarks/target/process-overhead");
-      for (String[] option : Args.pairs(args)) {
-        String a = option[0];
-        String v = option[1];
-        switch (a) {
-          case "--rows" -> rows = Args.atLeast(a, v, 1000);
-          case "--rounds" -> rounds = Args.atLeast(a, v, 3);
-          case "--samples" -> samples = Args.atLeast(a, v, 1);
-          case "--sample-ms" -> sampleMs = Args.atLeast(a, v, 10);
-          case "--threads" -> threads = Args.atLeast(a, v, 1);
-          case "--warmup-ms" -> warmupMs = Args.atLeast(a, v, 0);
-          case "--pin" -> pin = Args.yesNo(a, v);
-          case "--encoding" -> encoding = encoding(v);
-          case "--out" -> out = Paths.get(v);
-          default -> throw new IllegalArgumentException("unknown option " + a);
-        }
-      }
+    static Options read(BenchOptions o) {
       return new Options(
-          rows,
-          rounds,
-          samples,
-          sampleMs * 1_000_000L,
-          threads,
-          warmupMs * 1_000_000L,
-          pin,
-          encoding,
-          out);
+          o.integer("--rows", 20_000, 1000),
+          o.integer("--rounds", 10, 3),
+          o.integer("--samples", 3, 1),
+          o.integer("--sample-ms", 250, 10) * 1_000_000L,
+          o.integer("--threads", 1, 1),
+          o.integer("--warmup-ms", 2000, 0) * 1_000_000L,
+          o.yesNo("--pin", true),
+          o.option("--encoding", "FAST_DIFF", DataBlockEncoding.FAST_DIFF, (a, v) -> encoding(v)),
+          o.path("--out", "DIR", Paths.get("benchmarks/target/process-overhead")));
     }
 
     private static DataBlockEncoding encoding(String v) {
@@ -151,11 +128,11 @@ public final class ProcessOverhead {
   private final Options options;
   private final TableName[] tables = new TableName[Mode.values().length];
 
-  /** [workload][mode][round][sample]: server CPU ns per operation, the whole process. */
-  private final double[][][][] cpuNs;
+  /** By workload: server CPU ns per operation, the whole process. */
+  private final Map<Workload, Samples<Mode>> cpuNs = new EnumMap<>(Workload.class);
 
-  /** [workload][mode][round][sample]: the RPC handler threads' CPU ns per operation. */
-  private final double[][][][] handlerNs;
+  /** By workload: the RPC handler threads' CPU ns per operation. */
+  private final Map<Workload, Samples<Mode>> handlerNs = new EnumMap<>(Workload.class);
 
   /** [workload][mode]: every operation's client latency, ns. */
   private final LongList[][] latencies;
@@ -179,11 +156,12 @@ public final class ProcessOverhead {
 
   private ProcessOverhead(Options options) {
     this.options = options;
-    int w = Workload.values().length;
     int m = Mode.values().length;
-    cpuNs = new double[w][m][options.rounds()][options.samples()];
-    handlerNs = new double[w][m][options.rounds()][options.samples()];
-    latencies = new LongList[w][m];
+    for (Workload w : Workload.values()) {
+      cpuNs.put(w, new Samples<>(List.of(Mode.values()), options.rounds(), options.samples()));
+      handlerNs.put(w, new Samples<>(List.of(Mode.values()), options.rounds(), options.samples()));
+    }
+    latencies = new LongList[Workload.values().length][m];
     for (LongList[] row : latencies) {
       for (int i = 0; i < m; i++) {
         row[i] = new LongList();
@@ -192,13 +170,8 @@ public final class ProcessOverhead {
   }
 
   public static void main(String[] args) throws Exception {
-    Args.main(
-        "process-overhead",
-        "[--rows 20000] [--rounds 10] [--samples 3] [--sample-ms 250] [--threads 1]"
-            + " [--warmup-ms 2000] [--pin yes] [--encoding FAST_DIFF] [--out DIR]",
-        args,
-        Options::parse,
-        options -> new ProcessOverhead(options).run());
+    BenchOptions.main(
+        "process-overhead", args, Options::read, options -> new ProcessOverhead(options).run());
   }
 
   private void run() throws Exception {
@@ -363,20 +336,20 @@ public final class ProcessOverhead {
       }
       long misses = settledMisses();
       String missesByKind = missesByKind();
-      int turn = 0;
-      for (int round = 0; round < options.rounds(); round++) {
-        for (Workload w : Workload.values()) {
-          for (int s = 0; s < options.samples(); s++) {
-            Mode[] order = rotated(turn++);
-            for (Mode m : order) {
-              double[] perOp = sample(clients, w, m, round * 7919 + s, options.sampleNs());
-              cpuNs[w.ordinal()][m.ordinal()][round][s] = perOp[0];
-              handlerNs[w.ordinal()][m.ordinal()][round][s] = perOp[1];
-            }
-          }
-        }
-        System.out.printf(Locale.ROOT, "round %d of %d%n", round + 1, options.rounds());
-      }
+      // a turn per workload and sample: workload by workload, each sample of every mode in turn
+      int samples = options.samples();
+      new InterleavedRounds<>(
+              List.of(Mode.values()), options.rounds(), Workload.values().length * samples)
+          .run(
+              (m, round, turn) -> {
+                Workload w = Workload.values()[turn / samples];
+                int s = turn % samples;
+                double[] perOp = sample(clients, w, m, round * 7919 + s, options.sampleNs());
+                cpuNs.get(w).put(m, round, s, perOp[0]);
+                handlerNs.get(w).put(m, round, s, perOp[1]);
+              },
+              round ->
+                  System.out.printf(Locale.ROOT, "round %d of %d%n", round + 1, options.rounds()));
       long missed = settledMisses() - misses;
       if (missed != 0) {
         throw new IllegalStateException(
@@ -416,15 +389,6 @@ public final class ProcessOverhead {
   private long settledMisses() throws Exception {
     Thread.sleep(16_000);
     return serverLong(SERVER, "blockCacheMissCount");
-  }
-
-  private static Mode[] rotated(int turn) {
-    Mode[] all = Mode.values();
-    Mode[] order = new Mode[all.length];
-    for (int i = 0; i < all.length; i++) {
-      order[i] = all[(i + turn) % all.length];
-    }
-    return order;
   }
 
   /**
@@ -609,18 +573,18 @@ public final class ProcessOverhead {
     Results(ProcessOverhead run) {
       this.options = run.options;
       for (Workload w : Workload.values()) {
-        double[][][] cpu = run.cpuNs[w.ordinal()];
-        double[][][] handler = run.handlerNs[w.ordinal()];
+        Samples<Mode> cpu = run.cpuNs.get(w);
+        Samples<Mode> handler = run.handlerNs.get(w);
         for (Mode m : Mode.values()) {
           LongList lat = run.latencies[w.ordinal()][m.ordinal()];
           rows.add(
               new Row(
                   w,
                   m,
-                  RoundRatio.medianOfMedians(cpu[m.ordinal()]) / 1e3,
-                  RoundRatio.of(cpu[m.ordinal()], cpu[Mode.NONE.ordinal()]),
-                  RoundRatio.medianOfMedians(handler[m.ordinal()]) / 1e3,
-                  RoundRatio.of(handler[m.ordinal()], handler[Mode.NONE.ordinal()]),
+                  cpu.median(m) / 1e3,
+                  cpu.ratio(m, Mode.NONE),
+                  handler.median(m) / 1e3,
+                  handler.ratio(m, Mode.NONE),
                   lat.quantile(0.5) / 1e3,
                   lat.quantile(0.99) / 1e3,
                   lat.size));

@@ -34,13 +34,13 @@ import org.apache.hadoop.hbase.util.Bytes;
  * HBase's loading of any table coprocessor costs a region open), and one with blockscope (its
  * {@code coprocessor} attribute).
  *
- * <p>Each round disables and enables the three tables, in a rotating order: HBase closes, then
- * opens, every region of the table on the server, as it does for each region in a server restart.
- * The figures are the server's CPU in the threads that do that work (HBase's {@code RS_OPEN_REGION}
- * and {@code RS_CLOSE_REGION} executors, from Linux's {@code /proc}) per region, and the wall time
- * of the master's disable and enable. Per round, each table's figure is divided by the figure of
- * the table without a coprocessor; the report gives the mean of these ratios with a 95% bootstrap
- * interval.
+ * <p>Each round disables and enables the three tables, in a rotating order ({@link
+ * InterleavedRounds}): HBase closes, then opens, every region of the table on the server, as it
+ * does for each region in a server restart. The figures are the server's CPU in the threads that do
+ * that work (HBase's {@code RS_OPEN_REGION} and {@code RS_CLOSE_REGION} executors, from Linux's
+ * {@code /proc}) per region, and the wall time of the master's disable and enable. Per round, each
+ * table's figure is divided by the figure of the table without a coprocessor; the report gives the
+ * mean of these ratios with a 95% bootstrap interval.
  *
  * <p>By the time the first round runs, the server's blockscope engine has started (at the tables'
  * creation), and a first round that does not count has run, so the rounds show the cost of each
@@ -64,24 +64,12 @@ import org.apache.hadoop.hbase.util.Bytes;
  */
 public final class RegionOpen {
   record Options(int regions, int rounds, Path out, Path jfr, boolean restart) {
-    static Options parse(String[] args) {
-      int regions = 1000;
-      int rounds = 5;
-      Path out = Paths.get("benchmarks/target/region-open");
-      Path jfr = null;
-      boolean restart = false;
-      for (String[] option : Args.pairs(args)) {
-        String a = option[0];
-        String v = option[1];
-        switch (a) {
-          case "--regions" -> regions = Args.atLeast(a, v, 10);
-          case "--rounds" -> rounds = Args.atLeast(a, v, 2);
-          case "--out" -> out = Paths.get(v);
-          case "--jfr" -> jfr = Paths.get(v).toAbsolutePath();
-          case "--restart" -> restart = Args.yesNo(a, v);
-          default -> throw new IllegalArgumentException("unknown option " + a);
-        }
-      }
+    static Options read(BenchOptions o) {
+      int regions = o.integer("--regions", 1000, 10);
+      int rounds = o.integer("--rounds", 5, 2);
+      boolean restart = o.option("--restart", "yes|no", false, BenchOptions::yesOrNo);
+      Path out = o.path("--out", "DIR", Paths.get("benchmarks/target/region-open"));
+      Path jfr = o.option("--jfr", "FILE", null, (a, v) -> Paths.get(v).toAbsolutePath());
       return new Options(regions, rounds, out, jfr, restart);
     }
   }
@@ -118,12 +106,7 @@ public final class RegionOpen {
   }
 
   public static void main(String[] args) throws Exception {
-    Args.main(
-        "region-open",
-        "[--regions 1000] [--rounds 5] [--restart yes|no] [--out DIR] [--jfr FILE]",
-        args,
-        Options::parse,
-        options -> new RegionOpen(options).run());
+    BenchOptions.main("region-open", args, Options::read, options -> new RegionOpen(options).run());
   }
 
   private void run() throws Exception {
@@ -154,19 +137,23 @@ public final class RegionOpen {
           rounds.turn(t);
         }
       }
-      for (int round = 0; round < options.rounds(); round++) {
-        StringBuilder line = new StringBuilder();
-        for (int i = 0; i < all.length; i++) {
-          int t = (i + round) % all.length;
-          turns[t][round] = rounds.turn(tables[t]);
-        }
-        for (Setting x : all) {
-          List<Double> f = turns[x.ordinal()][round].figures();
-          line.append(String.format(Locale.ROOT, "  %s open %.0f us, %s;", x, f.get(0), detail(f)));
-        }
-        System.out.printf(
-            Locale.ROOT, "round %d of %d (per region):%s%n", round + 1, options.rounds(), line);
-      }
+      new InterleavedRounds<>(List.of(all), options.rounds(), 1)
+          .run(
+              (x, round, turn) -> turns[x.ordinal()][round] = rounds.turn(tables[x.ordinal()]),
+              round -> {
+                StringBuilder line = new StringBuilder();
+                for (Setting x : all) {
+                  List<Double> f = turns[x.ordinal()][round].figures();
+                  line.append(
+                      String.format(Locale.ROOT, "  %s open %.0f us, %s;", x, f.get(0), detail(f)));
+                }
+                System.out.printf(
+                    Locale.ROOT,
+                    "round %d of %d (per region):%s%n",
+                    round + 1,
+                    options.rounds(),
+                    line);
+              });
       String profile =
           options.jfr() == null || options.restart()
               ? null

@@ -1,5 +1,6 @@
 package io.blockscope.benchmarks;
 
+import io.blockscope.benchmarks.InterleavedRounds.Samples;
 import io.blockscope.coprocessor.BlockscopeRegionObserver;
 import io.blockscope.coprocessor.Diagnostics;
 import io.blockscope.coprocessor.accounting.CostRegistry.RegionCosts;
@@ -8,7 +9,6 @@ import io.blockscope.coprocessor.probe.ProbeInstaller;
 import io.blockscope.encoding.BlockscopeEncoding;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.PerfLevel;
-import io.blockscope.metrics.Stats;
 import io.blockscope.workloads.RawTable;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -19,8 +19,10 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileUtil;
@@ -63,9 +65,9 @@ import org.apache.hadoop.hbase.wal.WALFactory;
  * skips every hook, as on a server without coprocessors), {@code EMPTY_OBSERVER} (a RegionObserver
  * that does nothing, loaded as blockscope's is: what HBase's own hook calls cost any observer), and
  * blockscope installed at OFF, COUNT and TIME (a live level change, as {@code update_config} makes
- * it). The modes run interleaved, round by round in a rotating order, on the same regions and
- * cached blocks. A sample is a batch of one workload's operations worth about {@code --sample-ms}
- * of CPU; its figure is the benchmark thread's CPU time ({@link
+ * it). The modes run interleaved, round by round in a rotating order ({@link InterleavedRounds}),
+ * on the same regions and cached blocks. A sample is a batch of one workload's operations worth
+ * about {@code --sample-ms} of CPU; its figure is the benchmark thread's CPU time ({@link
  * ThreadMXBean#getCurrentThreadCpuTime}) per operation. Per round, each mode's median sample is
  * divided by NOT_INSTALLED's of the same round; the report gives the mean of these ratios over the
  * rounds with a 95% bootstrap interval.
@@ -112,6 +114,11 @@ public final class RegionOverhead {
   private Mode current;
   private long sink;
 
+  /** The block cache's misses and the time at the start of the round running. */
+  private long[] roundMisses;
+
+  private long roundStarted;
+
   /** One region of one table setting. */
   static final class Subject {
     final String name;
@@ -126,51 +133,51 @@ public final class RegionOverhead {
     /** Operations per sample, per workload, found once at the start. */
     final int[] opsPerSample = new int[Workload.values().length];
 
-    /** [workload][mode][round] -> the round's samples, CPU ns per operation. */
-    final double[][][][] cpuNs;
+    /** By workload: CPU ns per operation. */
+    final Map<Workload, Samples<Mode>> cpuNs = new EnumMap<>(Workload.class);
 
-    final double[][][][] wallNs;
+    /** By workload: wall ns per operation. */
+    final Map<Workload, Samples<Mode>> wallNs = new EnumMap<>(Workload.class);
 
     Subject(String name, HRegion region, int rows, int rounds, int samples) {
       this.name = name;
       this.region = region;
       this.rows = rows;
-      int w = Workload.values().length;
-      int m = Mode.values().length;
-      cpuNs = new double[w][m][rounds][samples];
-      wallNs = new double[w][m][rounds][samples];
+      for (Workload w : Workload.values()) {
+        cpuNs.put(w, new Samples<>(List.of(Mode.values()), rounds, samples));
+        wallNs.put(w, new Samples<>(List.of(Mode.values()), rounds, samples));
+      }
     }
   }
 
   record Options(
       int rows, int rounds, int samples, long sampleNs, List<String> encodings, Path out) {
-    static Options parse(String[] args) {
-      int rows = 50_000;
-      int rounds = 12;
-      int samples = 5;
-      long sampleMs = 20;
-      List<String> encodings = List.of("FAST_DIFF", "ROW_INDEX_V1", "GZ", "BLOCKSCOPE_V1");
-      Path out = Paths.get("benchmarks/target/region-overhead");
-      for (String[] option : Args.pairs(args)) {
-        String a = option[0];
-        String v = option[1];
-        switch (a) {
-          case "--rows" -> rows = Args.atLeast(a, v, 1000);
-          case "--rounds" -> rounds = Args.atLeast(a, v, 3);
-          case "--samples" -> samples = Args.atLeast(a, v, 1);
-          case "--sample-ms" -> sampleMs = Args.atLeast(a, v, 1);
-          case "--encodings" -> encodings = List.of(v.split(","));
-          case "--out" -> out = Paths.get(v);
-          default -> throw new IllegalArgumentException("unknown option " + a);
-        }
-      }
+    /** The table settings measured by default. */
+    static final List<String> ENCODINGS =
+        List.of("FAST_DIFF", "ROW_INDEX_V1", "GZ", "BLOCKSCOPE_V1");
+
+    static Options read(BenchOptions o) {
+      return new Options(
+          o.integer("--rows", 50_000, 1000),
+          o.integer("--rounds", 12, 3),
+          o.integer("--samples", 5, 1),
+          o.integer("--sample-ms", 20, 1) * 1_000_000L,
+          o.option(
+              "--encodings",
+              String.join(",", ENCODINGS),
+              ENCODINGS,
+              (a, v) -> encodings(List.of(v.split(",")))),
+          o.path("--out", "DIR", Paths.get("benchmarks/target/region-overhead")));
+    }
+
+    private static List<String> encodings(List<String> encodings) {
       for (String e : encodings) {
         if (!List.of("FAST_DIFF", "ROW_INDEX_V1", "GZ", "BLOCKSCOPE_V1", "NONE").contains(e)) {
           throw new IllegalArgumentException(
               "--encodings: unknown " + e + " (FAST_DIFF, ROW_INDEX_V1, GZ, BLOCKSCOPE_V1, NONE)");
         }
       }
-      return new Options(rows, rounds, samples, sampleMs * 1_000_000L, encodings, out);
+      return encodings;
     }
   }
 
@@ -187,25 +194,16 @@ public final class RegionOverhead {
       System.out.println("written: " + svg);
       return;
     }
-    Options options;
-    try {
-      options = Options.parse(args);
-    } catch (IllegalArgumentException e) {
-      if (!e.getMessage().isEmpty()) {
-        System.err.println("region-overhead: " + e.getMessage());
-      }
-      System.err.println(
-          "usage: region-overhead [--rows 50000] [--rounds 12] [--samples 5] [--sample-ms 20]"
-              + " [--encodings FAST_DIFF,ROW_INDEX_V1,GZ,BLOCKSCOPE_V1] [--out DIR]");
-      System.exit(e.getMessage().isEmpty() ? 0 : 2);
-      return;
-    }
-    if (!ManagementFactory.getThreadMXBean().isCurrentThreadCpuTimeSupported()) {
-      System.err.println("region-overhead: this JVM cannot measure thread CPU time");
-      System.exit(1);
-    }
-    new RegionOverhead(options).run();
-    System.exit(0); // HBase leaves non-daemon threads behind
+    BenchOptions.main(
+        "region-overhead",
+        args,
+        Options::read,
+        options -> {
+          if (!ManagementFactory.getThreadMXBean().isCurrentThreadCpuTimeSupported()) {
+            throw new IllegalStateException("this JVM cannot measure thread CPU time");
+          }
+          new RegionOverhead(options).run();
+        });
   }
 
   private void run() throws Exception {
@@ -485,12 +483,12 @@ public final class RegionOverhead {
     long used = cpu.getCurrentThreadCpuTime() - start;
     wall = System.nanoTime() - wall;
     if (round >= 0) {
-      s.cpuNs[w.ordinal()][current.ordinal()][round][sample] = (double) used / n;
-      s.wallNs[w.ordinal()][current.ordinal()][round][sample] = (double) wall / n;
+      s.cpuNs.get(w).put(current, round, sample, (double) used / n);
+      s.wallNs.get(w).put(current, round, sample, (double) wall / n);
     }
   }
 
-  private void measure() throws IOException {
+  private void measure() throws Exception {
     apply(Mode.NOT_INSTALLED);
     for (Subject s : subjects) {
       for (Workload w : Workload.values()) {
@@ -498,39 +496,42 @@ public final class RegionOverhead {
         s.opsPerSample[w.ordinal()] = calibrate(s, w, options.sampleNs());
       }
     }
-    Mode[] modes = Mode.values();
-    for (int round = 0; round < options.rounds(); round++) {
-      long[] missesBefore = misses();
-      long started = System.nanoTime();
-      for (int i = 0; i < modes.length; i++) {
-        Mode m = modes[(i + round) % modes.length];
-        apply(m);
-        long[] countedBefore = counted();
-        for (int warm = 0; warm < 3; warm++) {
-          for (Subject s : subjects) {
-            for (Workload w : Workload.values()) {
-              sample(s, w, -1, 0);
-            }
-          }
-        }
-        for (int k = 0; k < options.samples(); k++) {
-          for (Subject s : subjects) {
-            for (Workload w : Workload.values()) {
-              sample(s, w, round, k);
-            }
-          }
-        }
-        checkCounted(m, countedBefore);
-      }
-      checkWarm(missesBefore);
-      System.out.printf(
-          Locale.ROOT,
-          "round %d/%d (%.0f s): %s%n",
-          round + 1,
-          options.rounds(),
-          (System.nanoTime() - started) / 1e9,
-          roundSummary(round));
-    }
+    // a turn per round: a mode's change (probes woven or taken out) is made once a round
+    new InterleavedRounds<>(List.of(Mode.values()), options.rounds(), 1)
+        .run(
+            round -> {
+              roundMisses = misses();
+              roundStarted = System.nanoTime();
+            },
+            (m, round, turn) -> {
+              apply(m);
+              long[] countedBefore = counted();
+              for (int warm = 0; warm < 3; warm++) {
+                for (Subject s : subjects) {
+                  for (Workload w : Workload.values()) {
+                    sample(s, w, -1, 0);
+                  }
+                }
+              }
+              for (int k = 0; k < options.samples(); k++) {
+                for (Subject s : subjects) {
+                  for (Workload w : Workload.values()) {
+                    sample(s, w, round, k);
+                  }
+                }
+              }
+              checkCounted(m, countedBefore);
+            },
+            round -> {
+              checkWarm(roundMisses);
+              System.out.printf(
+                  Locale.ROOT,
+                  "round %d/%d (%.0f s): %s%n",
+                  round + 1,
+                  options.rounds(),
+                  (System.nanoTime() - roundStarted) / 1e9,
+                  roundSummary(round));
+            });
   }
 
   /** Per region: cells decoded (or blocks decompressed for GZ) and cache hits counted so far. */
@@ -599,9 +600,7 @@ public final class RegionOverhead {
       for (Mode m : Mode.values()) {
         double sum = 0;
         for (Workload w : Workload.values()) {
-          sum +=
-              Stats.median(s.cpuNs[w.ordinal()][m.ordinal()][round])
-                  / Stats.median(s.cpuNs[w.ordinal()][Mode.NOT_INSTALLED.ordinal()][round]);
+          sum += s.cpuNs.get(w).ratio(m, Mode.NOT_INSTALLED, round);
         }
         ratios[m.ordinal()] = sum / Workload.values().length;
       }

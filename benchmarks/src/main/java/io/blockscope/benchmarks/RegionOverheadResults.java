@@ -1,5 +1,6 @@
 package io.blockscope.benchmarks;
 
+import io.blockscope.benchmarks.InterleavedRounds.Samples;
 import io.blockscope.benchmarks.RegionOverhead.Mode;
 import io.blockscope.benchmarks.RegionOverhead.Workload;
 import java.io.IOException;
@@ -56,17 +57,17 @@ final class RegionOverheadResults {
     this.options = options;
     for (RegionOverhead.Subject s : subjects) {
       for (Workload w : Workload.values()) {
-        double[][][] cpu = s.cpuNs[w.ordinal()];
-        double[][][] wall = s.wallNs[w.ordinal()];
+        Samples<Mode> cpu = s.cpuNs.get(w);
+        Samples<Mode> wall = s.wallNs.get(w);
         for (Mode m : Mode.values()) {
-          RoundRatio ratio = RoundRatio.of(cpu[m.ordinal()], cpu[Mode.NOT_INSTALLED.ordinal()]);
+          RoundRatio ratio = cpu.ratio(m, Mode.NOT_INSTALLED);
           rows.add(
               new Row(
                   s.name,
                   w,
                   m,
-                  RoundRatio.medianOfMedians(cpu[m.ordinal()]) / 1e3,
-                  RoundRatio.medianOfMedians(wall[m.ordinal()]) / 1e3,
+                  cpu.median(m) / 1e3,
+                  wall.median(m) / 1e3,
                   ratio.mean(),
                   ratio.low(),
                   ratio.high()));

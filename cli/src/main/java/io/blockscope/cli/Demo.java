@@ -1,7 +1,7 @@
 package io.blockscope.cli;
 
 import io.blockscope.coprocessor.BlockscopeConfig;
-import io.blockscope.coprocessor.probe.ProbeBridge;
+import io.blockscope.coprocessor.Diagnostics;
 import io.blockscope.harness.BeanReader;
 import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.harness.StoreFiles;
@@ -172,10 +172,10 @@ final class Demo implements Callable<Integer> {
 
   private static String probes(BeanReader jmx) throws IOException {
     StringBuilder sb = new StringBuilder();
-    for (int p = 0; p < ProbeBridge.N_PROBES; p++) {
-      sb.append(p == 0 ? "" : ", ")
-          .append(ProbeBridge.PROBE_NAMES[p])
-          .append(jmx.probeInstalled(ProbeBridge.PROBE_NAMES[p]) ? " installed" : " UNAVAILABLE");
+    for (String probe : Diagnostics.probeNames()) {
+      sb.append(sb.length() == 0 ? "" : ", ")
+          .append(probe)
+          .append(jmx.probeInstalled(probe) ? " installed" : " UNAVAILABLE");
     }
     return sb.toString();
   }

@@ -266,9 +266,9 @@ final class Evaluate implements Callable<Integer> {
     Recommendation rec = new Recommendation(result, w);
     Map<String, Object> json = new LinkedHashMap<>(result.toMap());
     json.put("recommendation", rec.toMap());
-    List<TimingChecks.Check> checks = check ? TimingChecks.run(result) : List.of();
+    List<RelationshipChecks.Check> checks = check ? RelationshipChecks.run(result) : List.of();
     if (check) {
-      json.put("checks", checks.stream().map(TimingChecks.Check::toMap).toList());
+      json.put("checks", checks.stream().map(RelationshipChecks.Check::toMap).toList());
     }
     Report.write(dir, json);
 
@@ -280,7 +280,7 @@ final class Evaluate implements Callable<Integer> {
     boolean passed = true;
     if (check) {
       console.println();
-      passed = TimingChecks.print(console, checks);
+      passed = RelationshipChecks.print(console, checks);
     }
     console.printf(Locale.ROOT, "Done in %.0f s.%n", (System.nanoTime() - t0) / 1e9);
     return passed ? 0 : 1;

@@ -131,4 +131,13 @@ public final class Diagnostics {
   public int hashCode() {
     return System.identityHashCode(engine);
   }
+
+  /**
+   * The probes blockscope weaves into HBase, by name, in the order of the indexes {@link
+   * #probeInstalled} and {@link #probeFailures} take: the names their series carry.
+   */
+  public static List<String> probeNames() {
+    return java.util.Collections.unmodifiableList(
+        java.util.Arrays.asList(ProbeBridge.PROBE_NAMES.clone()));
+  }
 }

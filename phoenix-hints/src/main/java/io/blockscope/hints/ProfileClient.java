@@ -15,8 +15,8 @@ import org.apache.phoenix.jdbc.PhoenixConnection;
 
 /**
  * Reads a query's profile back from the region servers: every region of each table the query
- * scanned is asked through blockscope's coprocessor endpoint ({@link ProfileEndpoint}); a refusal
- * by HBase comes back as SQLState 42501.
+ * scanned is asked through blockscope's coprocessor endpoint ({@link ProfileEndpointClient}); a
+ * refusal by HBase comes back as SQLState 42501.
  */
 final class ProfileClient {
   private ProfileClient() {}
@@ -32,7 +32,7 @@ final class ProfileClient {
     List<QueryProfile.Region> regions = new ArrayList<>();
     for (String table : tables) {
       try (Table t = pc.getQueryServices().getTable(Bytes.toBytes(table))) {
-        for (ProfileWire.Answer a : ProfileEndpoint.get().ask(t, queryId, user)) {
+        for (ProfileWire.Answer a : ProfileEndpointClient.get().ask(t, queryId, user)) {
           if (a.found) {
             Map<String, Long> costs = new LinkedHashMap<>(a.costs);
             Long level = costs.remove(ProfileWire.LEVEL_APPLIED);

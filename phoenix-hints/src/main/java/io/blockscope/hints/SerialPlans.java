@@ -37,7 +37,7 @@ import org.apache.phoenix.util.ScanUtil;
  * client ({@link #sortOnClient}); a GROUP BY that is not along the row key keeps Phoenix's parallel
  * plan and merge, with its region tasks run one by one ({@link SerialExecutor}). A hash join's
  * sub-plans run one after the other before its left side ({@link SerialExecutor} again); a
- * sort-merge join's sides are read whole one after the other ({@link OneSideAtATime}); a UNION ALL
+ * sort-merge join's sides are read whole one after the other ({@link SpooledJoinSide}); a UNION ALL
  * reads its branches in turn (with ORDER BY, sorted on the client). Only a salted table or local
  * index read in row-key order still needs its scans merged side by side: it is left as Phoenix
  * planned it, and the reason is reported.
@@ -213,10 +213,10 @@ final class SerialPlans {
       Object lock = new Object();
       QueryPlan lhs = m.getLhsPlan();
       QueryPlan rhs = m.getRhsPlan();
-      if (!(lhs instanceof OneSideAtATime)) {
+      if (!(lhs instanceof SpooledJoinSide)) {
         // A side sorted on the join key is sorted on the client too: it is read whole anyway.
-        lhs = new OneSideAtATime(sortOnClient(lhs), lock);
-        rhs = new OneSideAtATime(sortOnClient(rhs), lock);
+        lhs = new SpooledJoinSide(sortOnClient(lhs), lock);
+        rhs = new SpooledJoinSide(sortOnClient(rhs), lock);
         replace(MERGE_LHS, m, lhs);
         replace(MERGE_RHS, m, rhs);
       }

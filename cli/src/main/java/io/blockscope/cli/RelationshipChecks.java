@@ -14,7 +14,7 @@ import java.util.Map;
  * integration suite asserts the exact counts behind them; these are for someone verifying a real
  * cluster, where only the timings are in question.
  */
-final class TimingChecks {
+final class RelationshipChecks {
   /** INFO: a seed's claim this suite found not to hold on HBase 2.6; measured, not judged. */
   enum Status {
     PASS,
@@ -39,12 +39,12 @@ final class TimingChecks {
   private final Evaluation evaluation;
   private final List<Check> checks = new ArrayList<>();
 
-  private TimingChecks(Evaluation evaluation) {
+  private RelationshipChecks(Evaluation evaluation) {
     this.evaluation = evaluation;
   }
 
   static List<Check> run(Evaluation e) {
-    TimingChecks t = new TimingChecks(e);
+    RelationshipChecks t = new RelationshipChecks(e);
     t.sizes();
     t.faster(
         "ROW_INDEX_V1",

@@ -1,4 +1,4 @@
-package io.blockscope.cli;
+package io.blockscope.benchmarks;
 
 import io.blockscope.coprocessor.BlockscopeRegionObserver;
 import io.blockscope.coprocessor.probe.ProbeInstaller;
@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -30,28 +29,23 @@ import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 /**
- * What blockscope costs a region server: warm full scans and random gets on one FAST_DIFF table
- * with the coprocessor not installed (no observer, probes taken out of HBase's bytecode), and
- * installed at OFF, COUNT and TIME. The four modes are interleaved round by round, in a rotating
- * order, in one JVM on the same table and the same cached blocks; medians are reported with the
- * ratio to "not installed". Gets run from 1 and 8 client threads at once (--threads): throughput
- * and p50/p99/p99.9 latency per mode. Through the client and RPC, its noise is about 10% on a
- * 2-core machine; {@code bin/blockscope region-overhead} (benchmarks) is the measurement that sees
- * 1%.
+ * What blockscope costs a region server, end to end through the client: warm full scans and random
+ * gets on one FAST_DIFF table of an embedded cluster ({@link EmbeddedCluster}) with the coprocessor
+ * not installed (no observer, probes taken out of HBase's bytecode), and installed at OFF, COUNT
+ * and TIME. The four modes are interleaved round by round, in a rotating order ({@link
+ * InterleavedRounds}), in one JVM on the same table and the same cached blocks; medians are
+ * reported with the ratio to "not installed". Gets run from 1 and 8 client threads at once ({@code
+ * --threads}): throughput and p50/p99/p99.9 latency per mode. Through the client and RPC, its noise
+ * is about 10% on a 2-core machine; {@code bin/blockscope region-overhead} is the measurement that
+ * sees 1%.
  *
- * <p>Run: {@code bin/blockscope overhead --rows 200000 --rounds 5 --threads 1,8}.
+ * <pre>
+ * bin/blockscope overhead [--rows 200000] [--rounds 5] [--scans 3] [--gets 1000] [--threads 1,8]
+ * </pre>
  */
-@Command(
-    name = "overhead",
-    mixinStandardHelpOptions = true,
-    description =
-        "Measure blockscope's overhead: scan and get with the coprocessor not installed,"
-            + " OFF, COUNT and TIME, interleaved on one table.")
-final class OverheadBenchmark implements Callable<Integer> {
+public final class EndToEndOverhead {
   enum Mode {
     NOT_INSTALLED,
     OFF,
@@ -59,50 +53,53 @@ final class OverheadBenchmark implements Callable<Integer> {
     TIME
   }
 
-  @Option(
-      names = "--rows",
-      defaultValue = "200000",
-      description = "Rows (default ${DEFAULT-VALUE}).")
-  int rows;
+  record Options(int rows, int rounds, int scans, int gets, List<Integer> threads) {
+    static Options read(BenchOptions o) {
+      return new Options(
+          o.integer("--rows", 200_000, 1000),
+          o.integer("--rounds", 5, 1),
+          o.integer("--scans", 3, 1),
+          o.integer("--gets", 1000, 1),
+          o.option("--threads", "1,8", List.of(1, 8), Options::threads));
+    }
 
-  @Option(
-      names = "--rounds",
-      defaultValue = "5",
-      description = "Rounds (default ${DEFAULT-VALUE}).")
-  int rounds;
+    /** Client thread counts, one run of the gets per count. */
+    private static List<Integer> threads(String option, String value) {
+      List<Integer> counts = new ArrayList<>();
+      for (String n : value.split(",")) {
+        counts.add(BenchOptions.atLeast(option, n, 1));
+      }
+      if (counts.stream().anyMatch(t -> t > 256)) {
+        throw new IllegalArgumentException(option + ": counts from 1 to 256, e.g. 1,8");
+      }
+      return List.copyOf(counts);
+    }
+  }
 
-  @Option(names = "--scans", defaultValue = "3", description = "Full scans per mode and round.")
-  int scans;
-
-  @Option(
-      names = "--gets",
-      defaultValue = "1000",
-      description = "Random gets per client thread, mode and round (default ${DEFAULT-VALUE}).")
-  int gets;
-
-  @Option(
-      names = "--threads",
-      defaultValue = "1,8",
-      split = ",",
-      description =
-          "Client threads issuing the gets, one run per count (default ${DEFAULT-VALUE}).")
-  List<Integer> threads;
-
+  private final int rows;
+  private final int rounds;
+  private final int scans;
+  private final int gets;
+  private final List<Integer> threads;
   private final PrintStream out = System.out;
 
-  @SuppressWarnings("try") // quiet is only closed, before the cluster
-  @Override
-  public Integer call() throws Exception {
-    if (rows < 1000 || rounds < 1 || scans < 1 || gets < 1) {
-      throw new IllegalArgumentException("--rows >= 1000, --rounds, --scans, --gets >= 1");
-    }
-    if (threads.isEmpty() || threads.stream().anyMatch(t -> t < 1 || t > 256)) {
-      throw new IllegalArgumentException("--threads: counts from 1 to 256, e.g. 1,8");
-    }
+  private EndToEndOverhead(Options options) {
+    this.rows = options.rows();
+    this.rounds = options.rounds();
+    this.scans = options.scans();
+    this.gets = options.gets();
+    this.threads = options.threads();
+  }
+
+  public static void main(String[] args) throws Exception {
+    BenchOptions.main(
+        "overhead", args, Options::read, options -> new EndToEndOverhead(options).run());
+  }
+
+  private void run() throws Exception {
     Configuration conf = new Configuration(false);
     conf.set("hbase.coprocessor.region.classes", ""); // installed per table, per mode
-    try (EmbeddedCluster cluster = EmbeddedCluster.start(conf);
-        AutoCloseable quiet = ShutdownLogging.beforeClose()) {
+    try (EmbeddedCluster cluster = EmbeddedCluster.start(conf)) {
       Admin admin = cluster.admin();
       TableName t = TableName.valueOf("overhead");
       RawTable.create(admin, new RawTable.Spec(t).encoding(DataBlockEncoding.FAST_DIFF));
@@ -124,35 +121,33 @@ final class OverheadBenchmark implements Callable<Integer> {
           getsPerSecond.get(i).put(m, new ArrayList<>());
         }
       }
-      Mode[] modes = Mode.values();
-      for (int round = 0; round < rounds; round++) {
-        for (int i = 0; i < modes.length; i++) {
-          Mode m = modes[(i + round) % modes.length];
-          apply(cluster, t, m);
-          RawTable.scanCells(cluster.connection(), t, new Scan().setCaching(1000)); // warm
-          for (int s = 0; s < scans; s++) {
-            long start = System.nanoTime();
-            RawTable.scanCells(cluster.connection(), t, new Scan().setCaching(1000));
-            scanMs.get(m).add((System.nanoTime() - start) / 1e6);
-          }
-          for (int k = 0; k < threads.size(); k++) {
-            getsPerSecond
-                .get(k)
-                .get(m)
-                .add(gets(cluster, t, threads.get(k), round, getUs.get(k).get(m)));
-          }
-          out.printf(
-              Locale.ROOT,
-              "round %d/%d %-13s scan median %.0f ms%n",
-              round + 1,
-              rounds,
-              m,
-              Stats.median(scanMs.get(m)));
-        }
-      }
+      new InterleavedRounds<>(List.of(Mode.values()), rounds, 1)
+          .run(
+              (m, round, turn) -> {
+                apply(cluster, t, m);
+                RawTable.scanCells(cluster.connection(), t, new Scan().setCaching(1000)); // warm
+                for (int s = 0; s < scans; s++) {
+                  long start = System.nanoTime();
+                  RawTable.scanCells(cluster.connection(), t, new Scan().setCaching(1000));
+                  scanMs.get(m).add((System.nanoTime() - start) / 1e6);
+                }
+                for (int k = 0; k < threads.size(); k++) {
+                  getsPerSecond
+                      .get(k)
+                      .get(m)
+                      .add(gets(cluster, t, threads.get(k), round, getUs.get(k).get(m)));
+                }
+                out.printf(
+                    Locale.ROOT,
+                    "round %d/%d %-13s scan median %.0f ms%n",
+                    round + 1,
+                    rounds,
+                    m,
+                    Stats.median(scanMs.get(m)));
+              },
+              round -> {});
       report(scanMs, getUs, getsPerSecond);
     }
-    return 0;
   }
 
   private static void apply(EmbeddedCluster cluster, TableName t, Mode m) throws Exception {
@@ -163,8 +158,8 @@ final class OverheadBenchmark implements Callable<Integer> {
     if (m == Mode.NOT_INSTALLED) {
       ProbeInstaller.uninstallAll();
     } else {
-      // a region open no longer installs the probes once the engine is there
-      // (JvmEngine.hooks): after NOT_INSTALLED took them out, they go back in here
+      // a region open does not install the probes once the engine runs (JvmEngine.hooks):
+      // after NOT_INSTALLED took them out, they go back in here
       ProbeInstaller.installAll(true, 30_000, new ArrayList<>());
       b.setCoprocessor(
           CoprocessorDescriptorBuilder.newBuilder(BlockscopeRegionObserver.class.getName())

@@ -14,7 +14,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.Test;
 
-public class TimingChecksTest {
+public class RelationshipChecksTest {
   private static Evaluation.ConfigResult config(String label, long bytes, Object... medians) {
     Evaluation.ConfigResult c = new Evaluation.ConfigResult(TableConfig.parse(label), "T", "T");
     c.storeFileBytes = bytes;
@@ -26,9 +26,9 @@ public class TimingChecksTest {
     return c;
   }
 
-  private static Map<String, TimingChecks.Check> byRelationship(Evaluation e) {
-    return TimingChecks.run(e).stream()
-        .collect(Collectors.toMap(TimingChecks.Check::relationship, Function.identity()));
+  private static Map<String, RelationshipChecks.Check> byRelationship(Evaluation e) {
+    return RelationshipChecks.run(e).stream()
+        .collect(Collectors.toMap(RelationshipChecks.Check::relationship, Function.identity()));
   }
 
   @Test
@@ -71,23 +71,23 @@ public class TimingChecksTest {
             100.0,
             Workload.DELETED_SCAN,
             150.0));
-    Map<String, TimingChecks.Check> checks = byRelationship(e);
-    assertEquals(TimingChecks.Status.PASS, checks.get("1 sizes").status());
-    assertEquals(TimingChecks.Status.PASS, checks.get("4 point selects").status());
-    assertEquals(TimingChecks.Status.PASS, checks.get("4 reverse scans").status());
-    assertEquals(TimingChecks.Status.PASS, checks.get("2 decoding costs per cell").status());
-    assertEquals(TimingChecks.Status.PASS, checks.get("6 scanner caching").status());
-    assertEquals(TimingChecks.Status.PASS, checks.get("9 block cache").status());
+    Map<String, RelationshipChecks.Check> checks = byRelationship(e);
+    assertEquals(RelationshipChecks.Status.PASS, checks.get("1 sizes").status());
+    assertEquals(RelationshipChecks.Status.PASS, checks.get("4 point selects").status());
+    assertEquals(RelationshipChecks.Status.PASS, checks.get("4 reverse scans").status());
+    assertEquals(RelationshipChecks.Status.PASS, checks.get("2 decoding costs per cell").status());
+    assertEquals(RelationshipChecks.Status.PASS, checks.get("6 scanner caching").status());
+    assertEquals(RelationshipChecks.Status.PASS, checks.get("9 block cache").status());
     assertEquals(
         "slower, but only reported",
-        TimingChecks.Status.INFO,
+        RelationshipChecks.Status.INFO,
         checks.get("4 scans over deleted rows").status());
     assertEquals(
         "not measured: skipped, not passed",
-        TimingChecks.Status.SKIP,
+        RelationshipChecks.Status.SKIP,
         checks.get("5 uncovered local index").status());
     StringWriter out = new StringWriter();
-    assertTrue(TimingChecks.print(new PrintWriter(out, true), TimingChecks.run(e)));
+    assertTrue(RelationshipChecks.print(new PrintWriter(out, true), RelationshipChecks.run(e)));
     assertTrue(out.toString(), out.toString().contains("ROW_INDEX_V1 100.0 ms, FAST_DIFF 600.0"));
   }
 
@@ -97,26 +97,27 @@ public class TimingChecksTest {
     e.configs.add(config("FAST_DIFF", 1_000_000, Workload.SCAN_REVERSE, 100.0));
     e.configs.add(config("FAST_DIFF+ZSTD", 1_000_001)); // compression made it larger
     e.configs.add(config("ROW_INDEX_V1", 3_000_000, Workload.SCAN_REVERSE, 90.0));
-    Map<String, TimingChecks.Check> checks = byRelationship(e);
-    assertEquals(TimingChecks.Status.FAIL, checks.get("1 sizes").status());
+    Map<String, RelationshipChecks.Check> checks = byRelationship(e);
+    assertEquals(RelationshipChecks.Status.FAIL, checks.get("1 sizes").status());
     assertTrue(checks.get("1 sizes").measured().contains("FAST_DIFF+ZSTD 1000001"));
     assertEquals(
         "0.9x is not the 1.5x the margin asks for",
-        TimingChecks.Status.FAIL,
+        RelationshipChecks.Status.FAIL,
         checks.get("4 reverse scans").status());
     assertEquals(
         "a claim that does not hold on HBase 2.6 is reported, not judged",
-        TimingChecks.Status.SKIP,
+        RelationshipChecks.Status.SKIP,
         checks.get("4 scans over deleted rows").status());
-    assertFalse(TimingChecks.print(new PrintWriter(new StringWriter()), TimingChecks.run(e)));
+    assertFalse(
+        RelationshipChecks.print(new PrintWriter(new StringWriter()), RelationshipChecks.run(e)));
   }
 
   @Test
   public void nothingMeasuredSkipsEveryCheck() {
-    List<TimingChecks.Check> checks = TimingChecks.run(new Evaluation());
+    List<RelationshipChecks.Check> checks = RelationshipChecks.run(new Evaluation());
     assertFalse(checks.isEmpty());
-    for (TimingChecks.Check c : checks) {
-      assertEquals(c.relationship(), TimingChecks.Status.SKIP, c.status());
+    for (RelationshipChecks.Check c : checks) {
+      assertEquals(c.relationship(), RelationshipChecks.Status.SKIP, c.status());
     }
   }
 }

@@ -23,14 +23,14 @@ import org.apache.hadoop.hbase.client.Table;
  * {@code findMessageTypeByName}, {@code DynamicMessage.parseFrom(Descriptor, byte[])}, {@code
  * DynamicMessage.getDefaultInstance(Descriptor)} and {@code toByteArray()}.
  */
-final class ProfileEndpoint {
+final class ProfileEndpointClient {
   private final Method batch;
   private final Object getProfile;
   private final Object request;
   private final Method parse;
   private final Object responsePrototype;
 
-  private ProfileEndpoint(Method batch) throws ReflectiveOperationException {
+  private ProfileEndpointClient(Method batch) throws ReflectiveOperationException {
     this.batch = batch;
     Class<?> methodDescriptor = batch.getParameterTypes()[0];
     String pkg = methodDescriptor.getName();
@@ -63,7 +63,7 @@ final class ProfileEndpoint {
     }
   }
 
-  private static volatile ProfileEndpoint instance;
+  private static volatile ProfileEndpointClient instance;
 
   /**
    * The endpoint as this JVM's HBase client reaches it; built once.
@@ -71,8 +71,8 @@ final class ProfileEndpoint {
    * @throws IllegalStateException naming what is missing when HBase's client has no {@code
    *     batchCoprocessorService} of the known shape or its protobuf lacks a member named above
    */
-  static ProfileEndpoint get() {
-    ProfileEndpoint e = instance;
+  static ProfileEndpointClient get() {
+    ProfileEndpointClient e = instance;
     if (e == null) {
       Method batch = null;
       for (Method m : Table.class.getMethods()) {
@@ -86,7 +86,7 @@ final class ProfileEndpoint {
                 + " Message, byte[], byte[], Message); the profile endpoint cannot be called");
       }
       try {
-        e = new ProfileEndpoint(batch);
+        e = new ProfileEndpointClient(batch);
       } catch (InvocationTargetException x) {
         throw new IllegalStateException(
             "blockscope: building the profile protocol with "

@@ -23,10 +23,10 @@ import org.apache.phoenix.schema.tuple.Tuple;
  * than grow). The join then merges the two spooled sides. Rows and order are the side's own; only
  * when its scans run changes.
  */
-final class OneSideAtATime extends DelegateQueryPlan {
+final class SpooledJoinSide extends DelegateQueryPlan {
   private final Object lock;
 
-  OneSideAtATime(QueryPlan side, Object lock) {
+  SpooledJoinSide(QueryPlan side, Object lock) {
     super(side);
     this.lock = lock;
   }
