@@ -2,7 +2,10 @@ package io.blockscope.coprocessor;
 
 import io.blockscope.coprocessor.accounting.CostRegistry;
 import io.blockscope.coprocessor.accounting.QueryTracker;
+import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.metrics.PerfLevel;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 
@@ -137,7 +140,6 @@ public final class Diagnostics {
    * #probeInstalled} and {@link #probeFailures} take: the names their series carry.
    */
   public static List<String> probeNames() {
-    return java.util.Collections.unmodifiableList(
-        java.util.Arrays.asList(ProbeBridge.PROBE_NAMES.clone()));
+    return Collections.unmodifiableList(Arrays.asList(ProbeBridge.PROBE_NAMES.clone()));
   }
 }
