@@ -4,7 +4,6 @@ import com.codahale.metrics.Counter;
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.Metric;
 import com.codahale.metrics.MetricRegistry;
-import com.codahale.metrics.jmx.JmxReporter;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
@@ -167,27 +166,6 @@ public final class CostRegistry implements AutoCloseable {
     return level == PerfLevel.OFF ? 0 : 1;
   }
 
-  private static final class TableCosts {
-    /** What regions no longer kept here left. */
-    final CostAccumulator retired = new CostAccumulator();
-
-    /** The table's regions here: open, closing with reads in flight, or retained after a close. */
-    final Set<RegionCosts> members = new HashSet<>();
-
-    final Set<String> exported = new HashSet<>();
-
-    /** One cost summed over the table, leaving out region {@code lost} (null: none). */
-    long get(int slot, String lost) {
-      long sum = retired.get(slot);
-      for (RegionCosts r : members) {
-        if (!r.region.equals(lost)) {
-          sum += r.costs.get(slot);
-        }
-      }
-      return sum;
-    }
-  }
-
   private final Map<String, RegionCosts> regions = new ConcurrentHashMap<>();
 
   /**
@@ -213,11 +191,13 @@ public final class CostRegistry implements AutoCloseable {
   private final LongSupplier nanoTime;
   private volatile long retainNanos;
 
-  private final Map<String, TableCosts> tables = new HashMap<>();
+  private final Map<String, TableRollUp> tables = new HashMap<>();
   private final CostAccumulator serverRetired = new CostAccumulator();
-  private final MetricRegistry metrics = new MetricRegistry();
+
+  /** The series exported and their JMX beans; used under this registry's lock. */
+  private final SeriesExport series = new SeriesExport();
+
   private volatile RegionExport export;
-  private JmxReporter jmx;
 
   /** A registry that keeps no closed region ({@code retainMillis} 0). */
   public CostRegistry(RegionExport export) {
@@ -236,13 +216,13 @@ public final class CostRegistry implements AutoCloseable {
     for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
       final int slot = s;
       if (!CostLayout.alwaysZero(s)) {
-        metrics.register(
+        series.register(
             MetricKeys.server(CostLayout.name(s)), readOnlyCounter(() -> serverCost(slot)));
       }
     }
-    metrics.register(ServerMetric.REGIONS_OPEN.key(), (Gauge<Integer>) regions::size);
-    metrics.register(ServerMetric.REGIONS_EXPORTED.key(), (Gauge<Integer>) this::exportedRegions);
-    metrics.register(ServerMetric.REGIONS_RETAINED.key(), (Gauge<Integer>) this::retainedRegions);
+    series.register(ServerMetric.REGIONS_OPEN.key(), (Gauge<Integer>) regions::size);
+    series.register(ServerMetric.REGIONS_EXPORTED.key(), (Gauge<Integer>) this::exportedRegions);
+    series.register(ServerMetric.REGIONS_RETAINED.key(), (Gauge<Integer>) this::retainedRegions);
   }
 
   /** Changes the retention period; takes effect at the next close and {@link #refreshExport()}. */
@@ -252,22 +232,7 @@ public final class CostRegistry implements AutoCloseable {
 
   /** A read-only Dropwizard counter whose count is computed; JMX shows it as {@code Count}. */
   public static Counter readOnlyCounter(LongSupplier value) {
-    return new Counter() {
-      @Override
-      public long getCount() {
-        return value.getAsLong();
-      }
-
-      @Override
-      public void inc(long n) {
-        throw new UnsupportedOperationException("blockscope counters are read-only");
-      }
-
-      @Override
-      public void dec(long n) {
-        throw new UnsupportedOperationException("blockscope counters are read-only");
-      }
-    };
+    return SeriesExport.readOnlyCounter(value);
   }
 
   /**
@@ -287,7 +252,7 @@ public final class CostRegistry implements AutoCloseable {
       r.refs = 1;
     } else {
       r = new RegionCosts(this, table, region, level);
-      tables.computeIfAbsent(table, t -> new TableCosts()).members.add(r);
+      tables.computeIfAbsent(table, t -> new TableRollUp()).members.add(r);
     }
     regions.put(region, r);
     measured += weight(level);
@@ -335,7 +300,7 @@ public final class CostRegistry implements AutoCloseable {
       return;
     }
     regions.remove(region);
-    unexport(r.exported);
+    series.unexport(r.exported);
     measured -= weight(r.level);
     closing.put(region, r);
     r.closed = true;
@@ -372,12 +337,12 @@ public final class CostRegistry implements AutoCloseable {
   private void letGo(RegionCosts r) {
     r.costs.release();
     serverRetired.addAll(r.costs);
-    TableCosts t = tables.get(r.table);
+    TableRollUp t = tables.get(r.table);
     if (t != null) {
       t.members.remove(r);
       if (t.members.isEmpty()) {
         tables.remove(r.table);
-        unexport(t.exported);
+        series.unexport(t.exported);
       } else {
         t.retired.addAll(r.costs);
       }
@@ -423,7 +388,7 @@ public final class CostRegistry implements AutoCloseable {
   }
 
   public synchronized CostSnapshot tableSnapshot(String table) {
-    TableCosts t = tables.get(table);
+    TableRollUp t = tables.get(table);
     if (t == null) {
       return CostSnapshot.ZERO;
     }
@@ -462,7 +427,7 @@ public final class CostRegistry implements AutoCloseable {
   }
 
   private synchronized long tableCost(String table, int slot) {
-    TableCosts t = tables.get(table);
+    TableRollUp t = tables.get(table);
     return t == null ? 0 : t.get(slot, leftOut(t));
   }
 
@@ -472,7 +437,7 @@ public final class CostRegistry implements AutoCloseable {
    */
   volatile Function<Collection<String>, String> leaveOut;
 
-  private String leftOut(TableCosts t) {
+  private String leftOut(TableRollUp t) {
     Function<Collection<String>, String> drill = leaveOut;
     if (drill == null) {
       return null;
@@ -495,9 +460,7 @@ public final class CostRegistry implements AutoCloseable {
 
   /** Adds a metric that is not a cost (probe health, for instance) under a made key. */
   public synchronized void registerOnce(String key, Metric metric) {
-    if (!metrics.getMetrics().containsKey(key)) {
-      metrics.register(key, metric);
-    }
+    series.registerOnce(key, metric);
   }
 
   /**
@@ -506,20 +469,17 @@ public final class CostRegistry implements AutoCloseable {
    * regions that fell out of the selection. Called periodically, never on the read path.
    */
   public synchronized void refreshExport() {
-    for (FromZero h : holding) {
-      h.held = false;
-    }
-    holding.clear();
+    series.showHeld();
     expireRetained();
-    for (Map.Entry<String, TableCosts> e : tables.entrySet()) {
+    for (Map.Entry<String, TableRollUp> e : tables.entrySet()) {
       String table = e.getKey();
-      TableCosts t = e.getValue();
+      TableRollUp t = e.getValue();
       for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
         if (t.get(s, null) != 0) {
           final int slot = s;
           // a table's series are all exported while it is here: a new one's cost was 0 a
           // refresh ago
-          export(
+          series.export(
               t.exported,
               MetricKeys.table(table, CostLayout.name(s)),
               () -> tableCost(table, slot),
@@ -530,7 +490,7 @@ public final class CostRegistry implements AutoCloseable {
     Set<RegionCosts> selected = select();
     for (RegionCosts r : regions.values()) {
       if (!selected.contains(r)) {
-        unexport(r.exported);
+        series.unexport(r.exported);
         // costs only grow: once a region has one, it stays untracked until exported again
         r.tracked = r.tracked && allZero(r.costs);
         continue;
@@ -538,7 +498,7 @@ public final class CostRegistry implements AutoCloseable {
       for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
         if (r.costs.get(s) != 0) {
           final int slot = s;
-          export(
+          series.export(
               r.exported,
               MetricKeys.region(r.table, r.region, CostLayout.name(s)),
               () -> r.costs.get(slot),
@@ -557,24 +517,6 @@ public final class CostRegistry implements AutoCloseable {
     }
     return true;
   }
-
-  /** A series' value that reads 0 until the refresh after the one that registered it. */
-  private static final class FromZero implements LongSupplier {
-    private final LongSupplier value;
-    private volatile boolean held = true;
-
-    FromZero(LongSupplier value) {
-      this.value = value;
-    }
-
-    @Override
-    public long getAsLong() {
-      return held ? 0 : value.getAsLong();
-    }
-  }
-
-  /** Series registered at the last refresh that read 0 until the next one. */
-  private final List<FromZero> holding = new ArrayList<>();
 
   private Set<RegionCosts> select() {
     int limit = export.limit();
@@ -598,25 +540,6 @@ public final class CostRegistry implements AutoCloseable {
     return new HashSet<>(all.subList(0, limit));
   }
 
-  private void export(Set<String> exported, String key, LongSupplier value, boolean fromZero) {
-    if (exported.add(key)) {
-      LongSupplier shown = value;
-      if (fromZero) {
-        FromZero h = new FromZero(value);
-        holding.add(h);
-        shown = h;
-      }
-      metrics.register(key, readOnlyCounter(shown));
-    }
-  }
-
-  private void unexport(Set<String> exported) {
-    for (String key : exported) {
-      metrics.remove(key);
-    }
-    exported.clear();
-  }
-
   private synchronized int exportedRegions() {
     int n = 0;
     for (RegionCosts r : regions.values()) {
@@ -629,27 +552,16 @@ public final class CostRegistry implements AutoCloseable {
 
   /** The registry the JMX reporter (and tests) read. */
   public MetricRegistry metrics() {
-    return metrics;
+    return series.metrics();
   }
 
   /** Exposes every series as an MBean under {@link MetricKeys#DOMAIN}. */
   public synchronized void startJmx(MBeanServer server) {
-    if (jmx == null) {
-      jmx =
-          JmxReporter.forRegistry(metrics)
-              .inDomain(MetricKeys.DOMAIN)
-              .createsObjectNamesWith(ObjectNames.FACTORY)
-              .registerWith(server)
-              .build();
-      jmx.start();
-    }
+    series.startJmx(server);
   }
 
   @Override
   public synchronized void close() {
-    if (jmx != null) {
-      jmx.stop();
-      jmx = null;
-    }
+    series.close();
   }
 }

@@ -1,0 +1,30 @@
+package io.blockscope.coprocessor.accounting;
+
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * One table's part of the roll-up: what its regions that are no longer kept here left, and the
+ * regions kept here now, whose costs are summed when a reader asks. Used under the registry's lock.
+ */
+final class TableRollUp {
+  /** What regions no longer kept here left. */
+  final CostAccumulator retired = new CostAccumulator();
+
+  /** The table's regions here: open, closing with reads in flight, or retained after a close. */
+  final Set<CostRegistry.RegionCosts> members = new HashSet<>();
+
+  /** The keys of the table's series now exported. */
+  final Set<String> exported = new HashSet<>();
+
+  /** One cost summed over the table, leaving out region {@code lost} (null: none). */
+  long get(int slot, String lost) {
+    long sum = retired.get(slot);
+    for (CostRegistry.RegionCosts r : members) {
+      if (!r.region().equals(lost)) {
+        sum += r.costs().get(slot);
+      }
+    }
+    return sum;
+  }
+}
