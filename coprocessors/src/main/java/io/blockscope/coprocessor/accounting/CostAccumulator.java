@@ -207,7 +207,7 @@ public final class CostAccumulator implements CostLayout.LongSlotReader {
   }
 
   /** How many arrays the accumulator holds (1 until contended). */
-  public int stripes() {
+  int stripes() {
     return stripes.length;
   }
 

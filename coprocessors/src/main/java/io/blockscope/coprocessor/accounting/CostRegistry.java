@@ -172,7 +172,7 @@ public final class CostRegistry implements AutoCloseable {
    * Arrays the regions' accumulators may grow under contention, beyond their first: 4,096 arrays,
    * about 4 MB (968 bytes each), whatever the number of regions.
    */
-  public static final int MAX_STRIPES = 4096;
+  static final int MAX_STRIPES = 4096;
 
   private final CostAccumulator.Stripes stripes = new CostAccumulator.Stripes(MAX_STRIPES);
 
@@ -186,7 +186,7 @@ public final class CostRegistry implements AutoCloseable {
   private final LinkedHashMap<String, RegionCosts> retained = new LinkedHashMap<>();
 
   /** Closed regions kept at most; beyond it the oldest is let go before its period ends. */
-  public static final int MAX_RETAINED = 10_000;
+  static final int MAX_RETAINED = 10_000;
 
   private final LongSupplier nanoTime;
   private volatile long retainNanos;
@@ -364,7 +364,7 @@ public final class CostRegistry implements AutoCloseable {
   }
 
   /** Closed regions kept for the retention period. */
-  public synchronized int retainedRegions() {
+  synchronized int retainedRegions() {
     return retained.size();
   }
 

@@ -16,7 +16,7 @@ import java.util.Locale;
  */
 public final class RegionExport {
   /** Largest N accepted by {@code top:N}. */
-  public static final int MAX_TOP = 100_000;
+  static final int MAX_TOP = 100_000;
 
   public static final RegionExport ALL = new RegionExport(Integer.MAX_VALUE, "all");
   public static final RegionExport NONE = new RegionExport(0, "none");

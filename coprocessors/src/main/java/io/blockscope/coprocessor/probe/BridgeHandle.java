@@ -139,11 +139,6 @@ public final class BridgeHandle {
     return jar;
   }
 
-  /** True when HBase sees the very class this loader compiled against (cluster-wide deploy). */
-  public boolean isLocal() {
-    return type == ProbeBridge.class;
-  }
-
   /** The calling thread's cost array. */
   public long[] costs() {
     try {
