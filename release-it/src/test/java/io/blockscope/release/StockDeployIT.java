@@ -5,9 +5,9 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.harness.stock.ClusterFiles;
+import io.blockscope.harness.stock.RegionServer;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.harness.stock.StockCluster.Deployment;
-import io.blockscope.harness.stock.StockCluster.RegionServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
