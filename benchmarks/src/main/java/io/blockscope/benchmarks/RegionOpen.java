@@ -1,6 +1,7 @@
 package io.blockscope.benchmarks;
 
 import io.blockscope.coprocessor.BlockscopeRegionObserver;
+import io.blockscope.harness.stock.RegionServer;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.metrics.ServerMetric;
 import io.blockscope.metrics.Stats;
@@ -201,10 +202,10 @@ public final class RegionOpen {
     final List<long[]> engineStarts = new ArrayList<>();
 
     private final StockCluster c;
-    private final StockCluster.RegionServer rs;
+    private final RegionServer rs;
     private final TableName[] tables;
 
-    Restarts(StockCluster c, StockCluster.RegionServer rs, TableName[] tables) {
+    Restarts(StockCluster c, RegionServer rs, TableName[] tables) {
       this.c = c;
       this.rs = rs;
       this.tables = tables;
@@ -378,7 +379,7 @@ public final class RegionOpen {
    * server's /jmx (absent: 0). Only blockscope's table carries it (no server-wide class), so that
    * is its table's region count, or 0 while its table is disabled.
    */
-  private static void checkRegionsOpen(StockCluster.RegionServer rs, long expected, String when)
+  private static void checkRegionsOpen(RegionServer rs, long expected, String when)
       throws Exception {
     java.util.OptionalLong open = rs.beans().serverValue(ServerMetric.REGIONS_OPEN);
     if (open.orElse(0) != expected) {

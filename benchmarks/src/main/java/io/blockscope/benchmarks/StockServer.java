@@ -1,5 +1,6 @@
 package io.blockscope.benchmarks;
 
+import io.blockscope.harness.stock.RegionServer;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.harness.stock.StockCluster.Deployment;
 import java.io.IOException;
@@ -23,7 +24,7 @@ import java.util.jar.JarOutputStream;
 final class StockServer implements AutoCloseable {
   final Path coprocessorJar;
   final StockCluster cluster;
-  final StockCluster.RegionServer server;
+  final RegionServer server;
   private final String command;
   private final Path work;
   private boolean succeeded;

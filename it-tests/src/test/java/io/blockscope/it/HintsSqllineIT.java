@@ -4,6 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.harness.JvmFlags;
+import io.blockscope.testsupport.SqllineCommand;
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -124,29 +125,16 @@ public class HintsSqllineIT extends ClusterTestBase {
   private static List<String> sqllineCommand(
       Path home, List<String> jvmArgs, List<String> sqllineArgs) {
     String url = cluster.phoenixUrl().replace("jdbc:phoenix:", "jdbc:blockscope:phoenix:");
-    List<String> cmd =
-        new ArrayList<>(
-            List.of(
-                System.getProperty("java.home") + "/bin/java", "-Xmx384m", "-Duser.home=" + home));
-    cmd.addAll(JvmFlags.opens());
-    cmd.addAll(jvmArgs);
-    cmd.addAll(
-        List.of(
-            "-cp",
-            System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
-            "sqlline.SqlLine",
-            "-d",
-            "io.blockscope.hints.BlockscopeDriver",
-            "-u",
-            url,
-            "-n",
-            "none",
-            "-p",
-            "none",
-            "--isolation=TRANSACTION_READ_COMMITTED",
-            "--silent=true"));
-    cmd.addAll(sqllineArgs);
-    return cmd;
+    List<String> jvm = new ArrayList<>(JvmFlags.opens());
+    jvm.addAll(jvmArgs);
+    List<String> args = new ArrayList<>(List.of("--silent=true"));
+    args.addAll(sqllineArgs);
+    return SqllineCommand.of(
+        home,
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
+        url,
+        jvm,
+        args);
   }
 
   /**

@@ -1,12 +1,13 @@
 package io.blockscope.it;
 
+import static io.blockscope.testsupport.ProfileCalls.askOneRegion;
+import static io.blockscope.testsupport.ProfileCalls.scanRows;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 
-import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.Message;
 import io.blockscope.coprocessor.BlockscopeConfig;
 import io.blockscope.coprocessor.BlockscopeRegionObserver;
@@ -30,7 +31,6 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
-import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
@@ -405,37 +405,15 @@ public class TenantIsolationIT extends ClusterTestBase {
             () -> ConnectionFactory.createConnection(cluster.conf()));
   }
 
-  private static long scanRows(Connection c, TableName t, String query, String level)
-      throws IOException {
-    Scan s = new Scan();
-    if (query != null) {
-      s.setAttribute(Attributes.QUERY, query.getBytes(StandardCharsets.US_ASCII));
-      s.setAttribute(Attributes.PROFILE, level.getBytes(StandardCharsets.US_ASCII));
-    }
-    long rows = 0;
-    try (Table table = c.getTable(t);
-        ResultScanner r = table.getScanner(s)) {
-      for (Result ignored : r) {
-        rows++;
-      }
-    }
-    return rows;
-  }
-
   /** The one region's answer of the profile endpoint, asked as {@code c}'s user. */
   private static Message profile(Connection c, TableName t, String id, String user)
       throws Throwable {
-    try (Table table = c.getTable(t)) {
-      Map<byte[], Message> answers =
-          table.batchCoprocessorService(
-              ProfileProtocol.GET_PROFILE,
-              ProfileProtocol.request(id, user),
-              null,
-              null,
-              DynamicMessage.getDefaultInstance(ProfileProtocol.RESPONSE));
-      assertEquals(1, answers.size());
-      return answers.values().iterator().next();
-    }
+    return askOneRegion(
+        c,
+        t,
+        ProfileProtocol.GET_PROFILE,
+        ProfileProtocol.request(id, user),
+        ProfileProtocol.RESPONSE);
   }
 
   /** What the profile endpoint sends for a record: its non-zero costs, its level and why. */

@@ -6,6 +6,7 @@ import static org.junit.Assert.assertTrue;
 import io.blockscope.harness.JvmFlags;
 import io.blockscope.harness.stock.ClusterFiles;
 import io.blockscope.harness.stock.StockCluster;
+import io.blockscope.testsupport.SqllineCommand;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -274,30 +275,18 @@ final class ReleaseClients {
     Files.createDirectories(home);
     Path script = home.resolve("script.sql");
     Files.writeString(script, String.join("\n", statements) + "\n!quit\n");
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx384m");
-    cmd.add("-Duser.home=" + home);
-    cmd.addAll(jvmOptions);
-    cmd.addAll(
-        List.of(
-            "-cp",
+    List<String> cmd =
+        SqllineCommand.of(
+            home,
             classpath,
-            "sqlline.SqlLine",
-            "-d",
-            "io.blockscope.hints.BlockscopeDriver",
-            "-u",
             url,
-            "-n",
-            "none",
-            "-p",
-            "none",
-            "--isolation=TRANSACTION_READ_COMMITTED",
-            "--outputformat=csv",
-            "--showHeader=false",
-            "--silent=true",
-            "-f",
-            script.toString()));
+            jvmOptions,
+            List.of(
+                "--outputformat=csv",
+                "--showHeader=false",
+                "--silent=true",
+                "-f",
+                script.toString()));
     return cluster.run("sqlline-" + name, cmd, Map.of(), 5);
   }
 }

@@ -1,16 +1,17 @@
 package io.blockscope.release;
 
+import static io.blockscope.testsupport.ProfileCalls.askOneRegion;
+import static io.blockscope.testsupport.ProfileCalls.scanRows;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
-import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.Message;
 import io.blockscope.harness.BeanReader;
+import io.blockscope.harness.stock.RegionServer;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.harness.stock.StockCluster.Deployment;
-import io.blockscope.harness.stock.StockCluster.RegionServer;
 import io.blockscope.metrics.ServerMetric;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -35,9 +36,6 @@ import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Put;
-import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.ResultScanner;
-import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
@@ -166,7 +164,7 @@ public class SecureStockIT {
         Connection bob = connect("bob");
         Connection carol = connect("carol");
         Connection admin = connect("admin")) {
-      assertEquals(ROWS, scan(alice, T, ALICE_QUERY, "COUNT"));
+      assertEquals(ROWS, scanRows(alice, T, ALICE_QUERY, "COUNT"));
       Message hers = profile(alice, T, ALICE_QUERY, null);
       assertTrue(ProfileAnswers.found(hers));
       assertEquals(ROWS, ProfileAnswers.rows(hers));
@@ -180,7 +178,7 @@ public class SecureStockIT {
 
       // bob has no rights on T: HBase refuses his scan and his endpoint call (EXEC checks on)
       Throwable scanRefused =
-          assertThrows(Throwable.class, () -> scan(bob, T, ALICE_QUERY, "TIME"));
+          assertThrows(Throwable.class, () -> scanRows(bob, T, ALICE_QUERY, "TIME"));
       assertTrue(String.valueOf(scanRefused), deniedBy(scanRefused, "Insufficient permissions"));
       Throwable callRefused =
           assertThrows(Throwable.class, () -> profile(bob, T, ALICE_QUERY, "alice"));
@@ -188,7 +186,7 @@ public class SecureStockIT {
 
       // carol reads T too: her scans tagged with alice's id are a query of her own, measured at
       // the TIME she asked, where alice's COUNT record has no time
-      assertEquals(ROWS, scan(carol, T, ALICE_QUERY, "TIME"));
+      assertEquals(ROWS, scanRows(carol, T, ALICE_QUERY, "TIME"));
       Message carols = profile(carol, T, ALICE_QUERY, null);
       assertEquals(ROWS, ProfileAnswers.rows(carols));
       Map<String, Long> hersOwn = ProfileAnswers.costs(carols);
@@ -373,8 +371,8 @@ public class SecureStockIT {
         opened.group(1));
 
     long blocks = cluster.dataBlocks(plain, "f");
-    assertEquals(ROWS, scan(cluster.connection(), plain, null, null));
-    assertEquals(ROWS, scan(cluster.connection(), hostile, null, null));
+    assertEquals(ROWS, scanRows(cluster.connection(), plain, null, null));
+    assertEquals(ROWS, scanRows(cluster.connection(), hostile, null, null));
     String region = cluster.regionOf(plain).getEncodedName();
     // the server's beans through its secured /jmx, as admin (one of spnego.admin.users)
     BeanReader beans = securedBeans(rs, "admin");
@@ -463,7 +461,7 @@ public class SecureStockIT {
               return false;
             }
           });
-      assertEquals(ROWS, scan(cluster.connection(), t, null, null));
+      assertEquals(ROWS, scanRows(cluster.connection(), t, null, null));
       assertTrue(top.waitFor(2, TimeUnit.MINUTES));
     } finally {
       top.destroyForcibly();
@@ -521,7 +519,8 @@ public class SecureStockIT {
     simple.set("hbase.security.authentication", "simple");
     User claimed = User.create(UserGroupInformation.createRemoteUser("alice"));
     try (Connection c = ConnectionFactory.createConnection(simple, claimed)) {
-      Throwable scanRefused = assertThrows(Throwable.class, () -> scan(c, T, ALICE_QUERY, "COUNT"));
+      Throwable scanRefused =
+          assertThrows(Throwable.class, () -> scanRows(c, T, ALICE_QUERY, "COUNT"));
       assertTrue(causes(scanRefused), causes(scanRefused).contains(CLOSED));
       Throwable callRefused = assertThrows(Throwable.class, () -> profile(c, T, ALICE_QUERY, null));
       assertTrue(causes(callRefused), causes(callRefused).contains(CLOSED));
@@ -542,7 +541,7 @@ public class SecureStockIT {
         alice.doAs(
             (PrivilegedExceptionAction<Connection>)
                 () -> ConnectionFactory.createConnection(weak))) {
-      Throwable refused = assertThrows(Throwable.class, () -> scan(c, T, ALICE_QUERY, "COUNT"));
+      Throwable refused = assertThrows(Throwable.class, () -> scanRows(c, T, ALICE_QUERY, "COUNT"));
       System.out.println("secure: a client asking SASL authentication only: " + causes(refused));
       assertTrue(causes(refused), causes(refused).contains(NO_COMMON_PROTECTION));
     }
@@ -756,7 +755,7 @@ public class SecureStockIT {
     try (Connection alice = connect("alice");
         Admin admin = cluster.admin()) {
       admin.clearBlockCache(T);
-      assertEquals(ROWS, scan(alice, T, id, "TIME"));
+      assertEquals(ROWS, scanRows(alice, T, id, "TIME"));
       Map<String, Long> record = ProfileAnswers.costs(profile(alice, T, id, null));
       assertEquals(
           "a PROFILE=TIME scan under a COUNT query cap: no time",
@@ -800,7 +799,7 @@ public class SecureStockIT {
     try (Admin admin = cluster.admin()) {
       admin.clearBlockCache(t);
     }
-    assertEquals(ROWS, scan(cluster.connection(), t, null, null));
+    assertEquals(ROWS, scanRows(cluster.connection(), t, null, null));
     beans.awaitExport(30_000);
     var series = beans.region(t.getNameAsString(), region);
     assertEquals(series.toString(), misses, series.get("blockCache.miss.data"));
@@ -875,36 +874,15 @@ public class SecureStockIT {
         (PrivilegedExceptionAction<Connection>) () -> ConnectionFactory.createConnection(conf));
   }
 
-  private static long scan(Connection c, TableName t, String query, String level) throws Exception {
-    Scan s = new Scan();
-    if (query != null) {
-      s.setAttribute("blockscope.query", query.getBytes(StandardCharsets.US_ASCII));
-      s.setAttribute("blockscope.profile", level.getBytes(StandardCharsets.US_ASCII));
-    }
-    long rows = 0;
-    try (Table table = c.getTable(t);
-        ResultScanner r = table.getScanner(s)) {
-      for (Result ignored : r) {
-        rows++;
-      }
-    }
-    return rows;
-  }
-
   /** The one region's answer of blockscope's profile endpoint, asked as {@code c}'s user. */
   private static Message profile(Connection c, TableName t, String id, String user)
       throws Throwable {
-    try (Table table = c.getTable(t)) {
-      Map<byte[], Message> answers =
-          table.batchCoprocessorService(
-              ProfileAnswers.GET_PROFILE,
-              ProfileAnswers.request(id, user),
-              null,
-              null,
-              DynamicMessage.getDefaultInstance(ProfileAnswers.RESPONSE));
-      assertEquals(1, answers.size());
-      return answers.values().iterator().next();
-    }
+    return askOneRegion(
+        c,
+        t,
+        ProfileAnswers.GET_PROFILE,
+        ProfileAnswers.request(id, user),
+        ProfileAnswers.RESPONSE);
   }
 
   /** Whether HBase refused with an AccessDeniedException whose message holds {@code what}. */

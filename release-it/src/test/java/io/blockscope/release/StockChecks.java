@@ -5,8 +5,8 @@ import static org.junit.Assert.assertTrue;
 
 import io.blockscope.harness.BeanReader;
 import io.blockscope.harness.stock.ClusterFiles;
+import io.blockscope.harness.stock.RegionServer;
 import io.blockscope.harness.stock.StockCluster;
-import io.blockscope.harness.stock.StockCluster.RegionServer;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
 import java.io.IOException;

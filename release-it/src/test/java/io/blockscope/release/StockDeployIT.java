@@ -5,9 +5,9 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.harness.stock.ClusterFiles;
+import io.blockscope.harness.stock.RegionServer;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.harness.stock.StockCluster.Deployment;
-import io.blockscope.harness.stock.StockCluster.RegionServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -425,32 +425,13 @@ public class StockDeployIT {
     // in 65 seeks
     long decoded = costs.get("decode.ROW_INDEX_V1.cells").getAsLong();
     long seeks = costs.get("decode.ROW_INDEX_V1.seeks").getAsLong();
-    long cells = cellsOnDisk(kept);
+    long cells = cluster.files().cells(kept);
     System.out.printf(
         "%s: %d data blocks, %d cells decoded in %d seeks, %d in the files%n",
         kept, blocks, decoded, seeks, cells);
     assertTrue(
         cold + ": " + decoded + " of " + cells, decoded >= cells && decoded <= cells + 3 * seeks);
     // the kept Phoenix table stays: its catalog rows go with it only through Phoenix
-  }
-
-  /** The cells of a table's store files, as their trailers count them. */
-  private static long cellsOnDisk(TableName t) throws Exception {
-    org.apache.hadoop.fs.FileSystem fs = fileSystem();
-    long cells = 0;
-    for (org.apache.hadoop.fs.Path p : cluster.files().storeFiles(t)) {
-      try (org.apache.hadoop.fs.FSDataInputStream in = fs.open(p)) {
-        cells +=
-            org.apache.hadoop.hbase.io.hfile.FixedFileTrailer.readFromStream(
-                    in, fs.getFileStatus(p).getLen())
-                .getEntryCount();
-      }
-    }
-    return cells;
-  }
-
-  private static org.apache.hadoop.fs.FileSystem fileSystem() throws IOException {
-    return new org.apache.hadoop.fs.Path(cluster.rootDir()).getFileSystem(cluster.clientConf());
   }
 
   private static List<org.apache.hbase.thirdparty.com.google.gson.JsonObject> evaluate(

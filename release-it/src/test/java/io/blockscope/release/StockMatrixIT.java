@@ -4,9 +4,9 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.harness.stock.ClusterFiles;
+import io.blockscope.harness.stock.RegionServer;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.harness.stock.StockCluster.Deployment;
-import io.blockscope.harness.stock.StockCluster.RegionServer;
 import io.blockscope.metrics.ServerMetric;
 import java.nio.file.Files;
 import java.nio.file.Path;

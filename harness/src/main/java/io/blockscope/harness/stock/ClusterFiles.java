@@ -11,6 +11,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.BlockLocation;
+import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.Path;
@@ -105,6 +106,21 @@ public final class ClusterFiles {
   /** The data section of a one-region table's one store file in {@code family}. */
   public DataSection dataSection(TableName t, String family) throws IOException {
     return dataSection(storeFiles(t, family));
+  }
+
+  /**
+   * The cells of a table's store files as their trailers count them, once there is one file per
+   * region and family (see {@link #storeFiles(TableName)}).
+   */
+  public long cells(TableName t) throws Exception {
+    FileSystem fs = fileSystem();
+    long cells = 0;
+    for (Path p : storeFiles(t)) {
+      try (FSDataInputStream in = fs.open(p)) {
+        cells += FixedFileTrailer.readFromStream(in, fs.getFileStatus(p).getLen()).getEntryCount();
+      }
+    }
+    return cells;
   }
 
   /** A table's directory under the cluster's root directory. */

@@ -1,26 +1,26 @@
 package io.blockscope.harness.stock;
 
-import io.blockscope.harness.BeanReader;
 import io.blockscope.harness.JvmFlags;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.PrivilegedExceptionAction;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hbase.ClusterMetrics;
-import org.apache.hadoop.hbase.HBaseConfiguration;
-import org.apache.hadoop.hbase.HConstants;
-import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.Waiter;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
@@ -44,131 +44,25 @@ import org.apache.hadoop.security.UserGroupInformation;
  * (its regions moved to the other servers first) and starts it again with another deployment.
  */
 public final class StockCluster implements AutoCloseable {
+  /* The cluster is the parts it holds, each with one job. The Launcher starts every process on
+   * the install's class path and keeps them all for the kill at exit. StockHdfs, StockZooKeeper,
+   * StockMaster and each RegionServer own their ports, directories and start; each of their
+   * processes is a Daemon, the current process with its log, which every wait checks is alive.
+   * SiteFiles writes what an operator's conf directories hold and the client configuration.
+   * ClusterQueries asks the master and waits on its answers; RegionMoves moves regions through it
+   * around a restart. This class starts the parts in order, closes them in the reverse order, and
+   * is what callers hold; ClusterFiles, the store files, is reached through files(). */
+
   /**
    * What a region server runs with, beyond the stock install. In a JVM option, {@code ${lib}}
    * stands for the server's {@code lib/} and {@code ${prometheus.port}} for its exporter port.
    */
   public record Deployment(List<Path> libJars, Map<String, String> site, List<String> jvmOptions) {}
 
-  /** One region server: its ports, its current process and deployment, and its logs. */
-  public final class RegionServer {
-    public final int index;
-    public final int port = freePort();
-    public final int infoPort = freePort();
-    public final int jmxPort = freePort();
-    public final int prometheusPort = freePort();
-    private Process process;
-    private Deployment deployment;
-    private int starts;
-    private Path log;
-
-    private RegionServer(int index) {
-      this.index = index;
-    }
-
-    /** The operating system's id of the current process; -1 while there is none. */
-    public long pid() {
-      Process p = process;
-      return p == null ? -1 : p.pid();
-    }
-
-    /** The current process's log (a new file per start). */
-    public Path log() {
-      return log;
-    }
-
-    public Deployment deployment() {
-      return deployment;
-    }
-
-    public String infoUrl() {
-      return realm == null
-          ? "http://127.0.0.1:" + infoPort
-          : "https://" + realm.host() + ":" + infoPort;
-    }
-
-    /**
-     * This server's blockscope beans through its {@code /jmx} servlet, over plain HTTP (a secured
-     * server's servlet wants SPNEGO: read its beans over JMX instead).
-     */
-    public BeanReader beans() {
-      return BeanReader.of(
-          pathAndQuery -> {
-            try {
-              return httpGet(infoUrl() + pathAndQuery);
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-              throw new java.io.InterruptedIOException("interrupted reading " + infoUrl());
-            }
-          },
-          infoUrl());
-    }
-
-    /** The server name the master knows this process by, or null while it is not live. */
-    public ServerName serverName() throws IOException {
-      for (ServerName sn : live()) {
-        if (sn.getPort() == port) {
-          return sn;
-        }
-      }
-      return null;
-    }
-
-    /** The {@code hbase-site.xml} entries this server runs {@code d} with. */
-    private Map<String, String> site(Deployment d) {
-      Map<String, String> site = baseSite();
-      site.put("hbase.regionserver.port", Integer.toString(port));
-      site.put("hbase.regionserver.info.port", Integer.toString(infoPort));
-      site.putAll(d.site());
-      return site;
-    }
-
-    private void start(Deployment d) throws IOException {
-      this.deployment = d;
-      Path dir = home.resolve("rs" + index);
-      Path lib = dir.resolve("lib");
-      deleteTree(lib);
-      Files.createDirectories(lib);
-      for (Path jar : d.libJars()) {
-        Files.copy(jar, lib.resolve(jar.getFileName()));
-      }
-      Path conf = writeConf(dir.resolve("conf"), site(d));
-      List<String> opts = new ArrayList<>();
-      opts.add("-Xmx640m");
-      if (realm == null) {
-        // remote JMX without authentication, for the open cluster's tests; a secured server opens
-        // none, so that its beans are read only through its secured /jmx
-        opts.add("-Dcom.sun.management.jmxremote.port=" + jmxPort);
-        opts.add("-Dcom.sun.management.jmxremote.rmi.port=" + jmxPort);
-        opts.add("-Dcom.sun.management.jmxremote.authenticate=false");
-        opts.add("-Dcom.sun.management.jmxremote.ssl=false");
-        opts.add("-Djava.rmi.server.hostname=127.0.0.1");
-      }
-      for (String o : d.jvmOptions()) {
-        opts.add(
-            o.replace("${lib}", lib.toString())
-                .replace("${prometheus.port}", Integer.toString(prometheusPort)));
-      }
-      starts++;
-      log = home.resolve("logs").resolve("regionserver-" + index + "-" + starts + ".log");
-      process =
-          launch(
-              conf,
-              lib,
-              opts,
-              "org.apache.hadoop.hbase.regionserver.HRegionServer",
-              List.of("start"),
-              log);
-    }
-  }
-
   public final Path home;
-  public final int zkPort = freePort();
-  public final int masterPort = freePort();
-  public final int masterInfoPort = freePort();
-  private final String serverClasspath;
-  private final List<String> hbaseJvmFlags;
-  private final List<Process> processes = new ArrayList<>();
+  public final int zkPort;
+  public final int masterPort;
+  public final int masterInfoPort;
   private final List<RegionServer> servers = new ArrayList<>();
 
   /** The Kerberos, TLS and ACL setting of a secured cluster; null for an open one. */
@@ -177,30 +71,29 @@ public final class StockCluster implements AutoCloseable {
   /** Who the test's own connection is: HBase's superuser on a secured cluster, else null. */
   private final UserGroupInformation superuser;
 
-  /** HDFS's NameNode RPC port when the cluster runs on HDFS processes, else 0 (local files). */
-  private int nameNodePort;
-
-  /** The DataNodes' HTTP ports (their /jmx), one per DataNode. */
-  private final List<Integer> dataNodeHttpPorts = new ArrayList<>();
-
-  /** The DataNodes' transfer addresses ({@code 127.0.0.1:port}), one per DataNode. */
-  private final List<String> dataNodeAddresses = new ArrayList<>();
-
-  /** The NameNode's and DataNodes' processes, with their logs. */
-  private final Map<Process, Path> hdfs = new LinkedHashMap<>();
-
-  private Process zk;
-  private Process master;
-  private int masterStarts;
+  private final Launcher launcher;
+  private final StockHdfs hdfs;
+  private final StockZooKeeper zooKeeper;
+  private final SiteFiles site;
+  private final StockMaster master;
+  private final ClusterQueries queries;
+  private final RegionMoves moves;
   private Connection connection;
 
   private StockCluster(Path home, StockSecurity realm, Install install) throws IOException {
     this.home = home;
     this.realm = realm;
     this.superuser = realm == null ? null : realm.login("hbase");
-    this.serverClasspath = Files.readString(install.serverClasspath()).trim();
-    this.hbaseJvmFlags = install.jvmFlags();
-    Runtime.getRuntime().addShutdownHook(new Thread(this::killAll, "stock-cluster-kill"));
+    this.launcher = new Launcher(home, install, realm);
+    this.hdfs = new StockHdfs(launcher, home);
+    this.zooKeeper = new StockZooKeeper(launcher, home, realm);
+    this.site = new SiteFiles(home, realm, zooKeeper, hdfs);
+    this.master = new StockMaster(launcher, site, home);
+    this.queries = new ClusterQueries(this, realm);
+    this.moves = new RegionMoves(this, queries);
+    this.zkPort = zooKeeper.port;
+    this.masterPort = master.port;
+    this.masterInfoPort = master.infoPort;
   }
 
   /**
@@ -261,17 +154,22 @@ public final class StockCluster implements AutoCloseable {
       if (realm != null) {
         throw new IllegalArgumentException("HDFS processes are not set up for a secured cluster");
       }
-      startHdfs(dataNodes);
+      hdfs.start(dataNodes, queries);
     }
-    startZooKeeper();
-    startMaster(masterDeployment);
+    zooKeeper.start();
+    master.start(masterDeployment);
     for (int i = 0; i < deployments.size(); i++) {
-      RegionServer rs = new RegionServer(i + 1);
-      servers.add(rs);
+      RegionServer rs = newRegionServer();
       rs.start(deployments.get(i));
     }
     connection = asSuperuser(() -> ConnectionFactory.createConnection(clientConf()));
-    awaitServers(deployments.size());
+    queries.awaitServers(deployments.size());
+  }
+
+  private RegionServer newRegionServer() {
+    RegionServer rs = new RegionServer(servers.size() + 1, home, realm, launcher, site, queries);
+    servers.add(rs);
+    return rs;
   }
 
   public List<RegionServer> regionServers() {
@@ -291,20 +189,7 @@ public final class StockCluster implements AutoCloseable {
 
   /** A client configuration for this cluster, as an operator's client hbase-site.xml gives it. */
   public Configuration clientConf() {
-    Configuration conf = HBaseConfiguration.create();
-    conf.set("hbase.zookeeper.quorum", "127.0.0.1");
-    conf.setInt("hbase.zookeeper.property.clientPort", zkPort);
-    if (realm != null) {
-      conf.set("hadoop.security.authentication", "kerberos");
-      conf.set("hbase.security.authentication", "kerberos");
-      conf.set("hbase.master.kerberos.principal", realm.hbasePrincipal());
-      conf.set("hbase.regionserver.kerberos.principal", realm.hbasePrincipal());
-      String protection = realm.serverSite().get(RPC_PROTECTION);
-      if (protection != null) {
-        conf.set(RPC_PROTECTION, protection); // the SASL protection the servers ask, privacy
-      }
-    }
-    return conf;
+    return site.client();
   }
 
   /**
@@ -315,10 +200,9 @@ public final class StockCluster implements AutoCloseable {
    * The deployment {@code rs} runs is changed to match, for its next restart.
    */
   public void reconfigure(RegionServer rs, Map<String, String> changes) throws IOException {
-    Map<String, String> site = new LinkedHashMap<>(rs.deployment.site());
-    site.putAll(changes);
-    rs.deployment = new Deployment(rs.deployment.libJars(), site, rs.deployment.jvmOptions());
-    writeConf(home.resolve("rs" + rs.index).resolve("conf"), rs.site(rs.deployment));
+    Map<String, String> entries = new LinkedHashMap<>(rs.deployment().site());
+    entries.putAll(changes);
+    rs.configure(new Deployment(rs.deployment().libJars(), entries, rs.deployment().jvmOptions()));
     try (Admin admin = admin()) {
       admin.updateConfiguration(rs.serverName());
     }
@@ -326,14 +210,11 @@ public final class StockCluster implements AutoCloseable {
 
   /** What a secured cluster's clients are given: its client configuration directory. */
   public Path clientConfDir() throws IOException {
-    if (realm == null) {
-      throw new IllegalStateException("an open cluster needs no client configuration");
-    }
-    return realm.clientConfDir(home.resolve("client-conf"), "127.0.0.1", zkPort);
+    return site.clientConfDir();
   }
 
   /** Runs {@code action} as HBase's superuser on a secured cluster, as this JVM's user else. */
-  public <T> T asSuperuser(java.security.PrivilegedExceptionAction<T> action) throws Exception {
+  public <T> T asSuperuser(PrivilegedExceptionAction<T> action) throws Exception {
     return superuser == null ? action.run() : superuser.doAs(action);
   }
 
@@ -357,65 +238,7 @@ public final class StockCluster implements AutoCloseable {
    * process opens.
    */
   public void restart(RegionServer rs, Deployment d, TableName first) throws Exception {
-    ServerName sn = rs.serverName();
-    List<RegionInfo> moved = new ArrayList<>();
-    try (Admin admin = admin()) {
-      if (sn != null) {
-        List<ServerName> others = new ArrayList<>(live());
-        others.remove(sn);
-        int next = 0;
-        for (RegionInfo r : admin.getRegions(sn)) {
-          if (!others.isEmpty()) {
-            admin.move(r.getEncodedNameAsBytes(), others.get(next++ % others.size()));
-            moved.add(r);
-          }
-        }
-      }
-      stop(rs);
-      awaitNoneInTransition("no region in transition after region server " + rs.index + " stopped");
-      relaunch(rs, d);
-      awaitServers(servers.size());
-      ServerName back = rs.serverName();
-      if (first != null) {
-        // A move returns once the master took it, and a server the master counts live may not
-        // serve yet (the master's warm-up call fails and the region is assigned elsewhere): the
-        // first table's regions are moved again, every 3 s, until they are open there.
-        List<RegionInfo> leading = new ArrayList<>();
-        for (RegionInfo r : moved) {
-          if (r.getTable().equals(first)) {
-            leading.add(r);
-          }
-        }
-        long[] lastMove = {0};
-        await(
-            first + " back on region server " + rs.index + " first",
-            120,
-            () -> {
-              try {
-                List<RegionInfo> there = admin.getRegions(back);
-                if (there.containsAll(leading) && inTransition() == 0) {
-                  return true;
-                }
-                if (inTransition() == 0 && System.nanoTime() - lastMove[0] > 3_000_000_000L) {
-                  for (RegionInfo r : leading) {
-                    if (!there.contains(r)) {
-                      admin.move(r.getEncodedNameAsBytes(), back);
-                    }
-                  }
-                  lastMove[0] = System.nanoTime();
-                }
-                return false;
-              } catch (IOException e) {
-                return false;
-              }
-            });
-        moved.removeAll(leading);
-      }
-      for (RegionInfo r : moved) {
-        admin.move(r.getEncodedNameAsBytes(), back);
-      }
-      awaitNoneInTransition("regions back on region server " + rs.index);
-    }
+    moves.restart(rs, d, first);
   }
 
   /**
@@ -424,8 +247,7 @@ public final class StockCluster implements AutoCloseable {
    * {@link #relaunch} starts it again.
    */
   public void stop(RegionServer rs) throws Exception {
-    stopProcess(rs.process, "region server " + rs.index);
-    rs.process = null;
+    rs.daemon().stop();
     await(
         "the master to drop region server " + rs.index,
         180,
@@ -443,301 +265,66 @@ public final class StockCluster implements AutoCloseable {
    * returns once it is launched: the caller waits for what it needs (live, its regions open).
    */
   public void relaunch(RegionServer rs, Deployment d) throws IOException {
-    if (rs.process != null) {
+    if (rs.daemon().launched()) {
       throw new IllegalStateException("region server " + rs.index + " is running");
     }
     rs.start(d);
   }
 
-  private void awaitNoneInTransition(String what) throws Exception {
-    await(
-        what,
-        180,
-        () -> {
-          try {
-            return inTransition() == 0;
-          } catch (IOException e) {
-            return false;
-          }
-        });
+  /** Starts one more region server with deployment {@code d} and waits until the master has it. */
+  public RegionServer addRegionServer(Deployment d) throws Exception {
+    RegionServer rs = newRegionServer();
+    rs.start(d);
+    queries.awaitServers(servers.size());
+    return rs;
   }
 
   /** The regions in transition, as the master counts them. */
   public int inTransition() throws IOException {
-    try (Admin admin = admin()) {
-      return admin
-          .getClusterMetrics(EnumSet.of(ClusterMetrics.Option.REGIONS_IN_TRANSITION))
-          .getRegionStatesInTransition()
-          .size();
-    }
-  }
-
-  private List<ServerName> live() throws IOException {
-    try (Admin admin = admin()) {
-      return new ArrayList<>(
-          admin
-              .getClusterMetrics(EnumSet.of(ClusterMetrics.Option.LIVE_SERVERS))
-              .getLiveServerMetrics()
-              .keySet());
-    }
-  }
-
-  private void awaitServers(int n) throws Exception {
-    await(
-        n
-            + " live region servers and no region in transition"
-            + (accessControlled() ? ", and the AccessController's hbase:acl online" : ""),
-        240,
-        () -> {
-          try {
-            for (RegionServer rs : servers) {
-              if (rs.serverName() == null) {
-                return false;
-              }
-            }
-            // the master creates hbase:acl once the AccessController starts, which can be after
-            // every region server is live: a grant before it fails with TableNotFoundException
-            return live().size() == n
-                && inTransition() == 0
-                && (!accessControlled() || aclOnline());
-          } catch (IOException e) {
-            return false;
-          }
-        });
-  }
-
-  /** Whether the master runs HBase's AccessController, which makes {@code hbase:acl}. */
-  private boolean accessControlled() {
-    return realm != null
-        && String.valueOf(realm.serverSite().get("hbase.coprocessor.master.classes"))
-            .contains("AccessController");
-  }
-
-  private boolean aclOnline() throws IOException {
-    TableName acl = TableName.valueOf("hbase:acl");
-    try (Admin admin = connection.getAdmin()) {
-      return admin.tableExists(acl) && admin.isTableAvailable(acl);
-    }
+    return queries.inTransition();
   }
 
   /** Waits for a condition, failing early with a log's end when a process of the cluster died. */
   public void await(String what, int seconds, BooleanSupplier done) throws Exception {
-    await(what, seconds, 250, done);
+    queries.await(what, seconds, done);
   }
 
   /** As {@link #await(String, int, BooleanSupplier)}, asking every {@code pollMs}. */
   public void await(String what, int seconds, long pollMs, BooleanSupplier done) throws Exception {
-    // a dead process ends the wait at once
-    Waiter.waitFor(
-        clientConf(),
-        TimeUnit.SECONDS.toMillis(seconds),
-        pollMs,
-        true,
-        new Waiter.ExplainingPredicate<IOException>() {
-          @Override
-          public boolean evaluate() throws IOException {
-            checkAlive();
-            return done.getAsBoolean();
-          }
-
-          @Override
-          public String explainFailure() {
-            return "waiting for " + what;
-          }
-        });
+    queries.await(what, seconds, pollMs, done);
   }
 
-  private void checkAlive() throws IOException {
-    for (Map.Entry<Process, Path> p : hdfs.entrySet()) {
-      if (!p.getKey().isAlive()) {
-        throw new AssertionError(p.getValue().getFileName() + " exited:\n" + tail(p.getValue()));
-      }
+  /** Fails, with the log's end, when a process of the cluster that should run has exited. */
+  void checkAlive() throws IOException {
+    for (Daemon d : daemons()) {
+      d.checkAlive();
     }
-    if (zk != null && !zk.isAlive()) {
-      throw new AssertionError("ZooKeeper exited:\n" + tail(home.resolve("logs/zookeeper.log")));
-    }
-    if (master != null && !master.isAlive()) {
-      throw new AssertionError("HMaster exited:\n" + tail(masterLog()));
-    }
+  }
+
+  /** Every daemon of the cluster, in the order they start: HDFS's, ZooKeeper, master, servers. */
+  private List<Daemon> daemons() {
+    List<Daemon> all = new ArrayList<>(hdfs.daemons());
+    all.add(zooKeeper.daemon());
+    all.add(master.daemon());
     for (RegionServer rs : servers) {
-      if (rs.process != null && !rs.process.isAlive()) {
-        throw new AssertionError("region server " + rs.index + " exited:\n" + tail(rs.log()));
-      }
+      all.add(rs.daemon());
     }
+    return all;
   }
 
   /** The last 60 lines of a log, for a failure message. */
   public static String tail(Path log) throws IOException {
-    List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-    return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
+    return Launcher.tail(log);
   }
 
   /** hbase.rootdir: on HDFS when the cluster runs HDFS processes, else a local directory. */
   public String rootDir() {
-    return nameNodePort > 0
-        ? "hdfs://127.0.0.1:" + nameNodePort + "/hbase"
-        : home.resolve("hbase").toUri().toString();
-  }
-
-  /**
-   * Formats and starts a NameNode, then {@code dataNodes} DataNodes, each a process of its own with
-   * its own configuration directory, as an HDFS install runs them (its {@code hdfs namenode} and
-   * {@code hdfs datanode} commands start these classes), and waits until the NameNode counts every
-   * DataNode live. Loopback only; HDFS's defaults otherwise (block checksums on, no short-circuit
-   * reads: that needs Hadoop's native library, which Maven Central's jars do not carry).
-   */
-  private void startHdfs(int dataNodes) throws Exception {
-    nameNodePort = freePort();
-    int nameNodeHttp = freePort();
-    Path dir = home.resolve("hdfs");
-    Map<String, String> common = new LinkedHashMap<>();
-    common.put("fs.defaultFS", "hdfs://127.0.0.1:" + nameNodePort);
-    common.put("hadoop.tmp.dir", dir.resolve("tmp").toString());
-    common.put("dfs.namenode.name.dir", dir.resolve("name").toUri().toString());
-    common.put("dfs.namenode.http-address", "127.0.0.1:" + nameNodeHttp);
-    common.put("dfs.namenode.rpc-bind-host", "127.0.0.1");
-    common.put("dfs.replication", Integer.toString(Math.min(dataNodes, 3)));
-    common.put("dfs.permissions.enabled", "false");
-    // a DataNode on loopback registers as 127.0.0.1; the NameNode must not refuse it
-    common.put("dfs.namenode.datanode.registration.ip-hostname-check", "false");
-    Path nnConf = hdfsConf(dir.resolve("namenode-conf"), common, Map.of());
-    Path webapps = hdfsWebapps(dir.resolve("lib"));
-    Process format =
-        launch(
-            nnConf,
-            webapps,
-            List.of("-Xmx256m"),
-            "org.apache.hadoop.hdfs.server.namenode.NameNode",
-            List.of("-format", "-force", "-nonInteractive"),
-            home.resolve("logs/namenode-format.log"));
-    if (!format.waitFor(120, TimeUnit.SECONDS) || format.exitValue() != 0) {
-      throw new IOException(
-          "formatting the NameNode failed: " + tail(home.resolve("logs/namenode-format.log")));
-    }
-    Path nnLog = home.resolve("logs/namenode.log");
-    hdfs.put(
-        launch(
-            nnConf,
-            webapps,
-            List.of("-Xmx256m"),
-            "org.apache.hadoop.hdfs.server.namenode.NameNode",
-            List.of(),
-            nnLog),
-        nnLog);
-    for (int i = 1; i <= dataNodes; i++) {
-      Map<String, String> dn = new LinkedHashMap<>();
-      dn.put("dfs.datanode.data.dir", dir.resolve("data" + i).toUri().toString());
-      String transfer = "127.0.0.1:" + freePort();
-      dataNodeAddresses.add(transfer);
-      dn.put("dfs.datanode.address", transfer);
-      int dataNodeHttp = freePort();
-      dataNodeHttpPorts.add(dataNodeHttp);
-      dn.put("dfs.datanode.http.address", "127.0.0.1:" + dataNodeHttp);
-      dn.put("dfs.datanode.ipc.address", "127.0.0.1:" + freePort());
-      Path dnLog = home.resolve("logs/datanode-" + i + ".log");
-      hdfs.put(
-          launch(
-              hdfsConf(dir.resolve("datanode" + i + "-conf"), common, dn),
-              webapps,
-              List.of("-Xmx256m"),
-              "org.apache.hadoop.hdfs.server.datanode.DataNode",
-              List.of(),
-              dnLog),
-          dnLog);
-    }
-    String jmx =
-        "http://127.0.0.1:"
-            + nameNodeHttp
-            + "/jmx?qry=Hadoop:service=NameNode,name=FSNamesystemState";
-    await(
-        dataNodes + " live DataNodes at the NameNode (" + home.resolve("logs") + ")",
-        120,
-        () -> {
-          try {
-            String body = httpGet(jmx);
-            java.util.regex.Matcher m =
-                java.util.regex.Pattern.compile("\"NumLiveDataNodes\"\\s*:\\s*(\\d+)")
-                    .matcher(body);
-            return m.find() && Integer.parseInt(m.group(1)) >= dataNodes;
-          } catch (Exception | AssertionError e) {
-            return false;
-          }
-        });
-  }
-
-  /**
-   * A directory holding one jar with the {@code webapps/hdfs}, {@code webapps/datanode} and {@code
-   * webapps/static} directories that Hadoop's HTTP servers look up on the class path at start.
-   * Hadoop's own install has them; the hadoop-hdfs jar this build machine's Maven serves does not,
-   * and without them the NameNode and DataNodes stop at start ({@code webapps/hdfs not found in
-   * CLASSPATH}). Empty: the servers' /jmx and the NameNode's RPC are registered in code.
-   */
-  private static Path hdfsWebapps(Path lib) throws IOException {
-    Files.createDirectories(lib);
-    try (java.util.zip.ZipOutputStream out =
-        new java.util.zip.ZipOutputStream(Files.newOutputStream(lib.resolve("hdfs-webapps.jar")))) {
-      for (String d :
-          List.of("webapps/", "webapps/hdfs/", "webapps/datanode/", "webapps/static/")) {
-        out.putNextEntry(new java.util.zip.ZipEntry(d));
-        out.closeEntry();
-      }
-    }
-    return lib;
-  }
-
-  private static Path hdfsConf(Path dir, Map<String, String> common, Map<String, String> own)
-      throws IOException {
-    Files.createDirectories(dir);
-    Map<String, String> site = new LinkedHashMap<>(common);
-    site.putAll(own);
-    writeSite(dir.resolve("core-site.xml"), Map.of("fs.defaultFS", common.get("fs.defaultFS")));
-    writeSite(dir.resolve("hdfs-site.xml"), site);
-    return dir;
-  }
-
-  private void startZooKeeper() throws IOException {
-    Path data = home.resolve("zookeeper");
-    Files.createDirectories(data);
-    List<String> opts =
-        new ArrayList<>(List.of("-Xmx128m", "-Dzookeeper.admin.enableServer=false"));
-    if (realm != null) {
-      opts.addAll(realm.zooKeeperOptions());
-    }
-    zk =
-        launch(
-            null,
-            null,
-            opts,
-            "org.apache.zookeeper.server.ZooKeeperServerMain",
-            List.of(Integer.toString(zkPort), data.toString()),
-            home.resolve("logs/zookeeper.log"));
-  }
-
-  private void startMaster(Deployment d) throws IOException {
-    Map<String, String> site = baseSite();
-    site.put("hbase.master.port", Integer.toString(masterPort));
-    site.put("hbase.master.info.port", Integer.toString(masterInfoPort));
-    site.putAll(d.site());
-    Path conf = writeConf(home.resolve("master/conf"), site);
-    Path lib = home.resolve("master/lib");
-    Files.createDirectories(lib);
-    for (Path jar : d.libJars()) {
-      Files.copy(jar, lib.resolve(jar.getFileName()));
-    }
-    masterStarts++;
-    master =
-        launch(
-            conf,
-            lib,
-            Stream.concat(Stream.of("-Xmx384m"), d.jvmOptions().stream()).toList(),
-            "org.apache.hadoop.hbase.master.HMaster",
-            List.of("start"),
-            masterLog());
+    return site.rootDir();
   }
 
   /** The current master process's log (a new file per start). */
   public Path masterLog() {
-    return home.resolve("logs/master-" + masterStarts + ".log");
+    return master.log();
   }
 
   /**
@@ -745,10 +332,9 @@ public final class StockCluster implements AutoCloseable {
    * counts every region server live again with no region in transition.
    */
   public void restartMaster(Deployment d) throws Exception {
-    stopProcess(master, "the master");
-    deleteTree(home.resolve("master/lib"));
-    startMaster(d);
-    awaitServers(servers.size());
+    master.stop();
+    master.start(d);
+    queries.awaitServers(servers.size());
   }
 
   /**
@@ -759,106 +345,16 @@ public final class StockCluster implements AutoCloseable {
 
   public Run runOnServerClasspath(RegionServer rs, String main, List<String> args)
       throws Exception {
-    Path dir = home.resolve("rs" + rs.index);
-    Path log = home.resolve("logs").resolve(main.substring(main.lastIndexOf('.') + 1) + ".log");
-    Process p =
-        launch(dir.resolve("conf"), dir.resolve("lib"), List.of("-Xmx256m"), main, args, log);
-    if (!p.waitFor(3, TimeUnit.MINUTES)) {
-      p.destroyForcibly();
-      throw new AssertionError(main + " still running after 3 min:\n" + tail(log));
-    }
-    return new Run(p.exitValue(), Files.readString(log));
+    return launcher.runToEnd(rs.dir().resolve("conf"), rs.dir().resolve("lib"), main, args);
   }
 
-  private Map<String, String> baseSite() {
-    Map<String, String> site = new LinkedHashMap<>();
-    site.put("hbase.cluster.distributed", "true");
-    site.put("hbase.rootdir", rootDir());
-    site.put("hbase.zookeeper.quorum", "127.0.0.1");
-    site.put("hbase.zookeeper.property.clientPort", Integer.toString(zkPort));
-    if (nameNodePort == 0) {
-      // the local file system has no hflush/hsync capability; HBase's own advice for such a setup
-      site.put("hbase.unsafe.stream.capability.enforce", "false");
-    }
-    if (realm != null) {
-      site.putAll(realm.serverSite());
-    }
-    return site;
-  }
-
-  private Path writeConf(Path dir, Map<String, String> site) throws IOException {
-    Files.createDirectories(dir);
-    writeSite(dir.resolve("hbase-site.xml"), site);
-    if (realm != null) {
-      writeSite(dir.resolve("core-site.xml"), realm.coreSite());
-    }
-    Files.writeString(
-        dir.resolve("log4j2.properties"),
-        """
-        status = warn
-        appender.console.type = Console
-        appender.console.name = console
-        appender.console.target = SYSTEM_OUT
-        appender.console.layout.type = PatternLayout
-        appender.console.layout.pattern = %d{ISO8601} %-5p [%t] %c{1}: %m%n
-        rootLogger = INFO,console
-        """);
-    return dir;
-  }
-
-  private Process launch(
-      Path conf, Path lib, List<String> opts, String main, List<String> args, Path log)
-      throws IOException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.addAll(hbaseJvmFlags);
-    if (realm != null && conf != null) {
-      cmd.addAll(realm.jvmOptions());
-    }
-    cmd.addAll(opts);
-    cmd.add("-cp");
-    StringBuilder cp = new StringBuilder();
-    if (conf != null) {
-      cp.append(conf).append(':');
-    }
-    if (lib != null) {
-      cp.append(lib).append("/*:");
-    }
-    cp.append(serverClasspath);
-    cmd.add(cp.toString());
-    cmd.add(main);
-    cmd.addAll(args);
-    Process p =
-        new ProcessBuilder(cmd)
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()))
-            .start();
-    synchronized (processes) {
-      processes.add(p);
-    }
-    return p;
-  }
-
-  private void stopProcess(Process p, String what) throws InterruptedException {
-    if (p == master) {
-      master = null;
-    }
-    if (p == null || !p.isAlive()) {
-      return;
-    }
-    p.destroy();
-    if (!p.waitFor(90, TimeUnit.SECONDS)) {
-      p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-      throw new AssertionError(what + " did not stop within 90 s of SIGTERM");
-    }
-  }
-
-  private void killAll() {
-    synchronized (processes) {
-      for (Process p : processes) {
-        p.destroyForcibly();
-      }
-    }
+  /**
+   * Runs a command as a process of its own with its output in {@code logs/<name>.log}; fails unless
+   * it exits 0 within {@code minutes}. Returns what it printed.
+   */
+  public String run(String name, List<String> cmd, Map<String, String> env, int minutes)
+      throws Exception {
+    return launcher.run(name, cmd, env, minutes);
   }
 
   @Override
@@ -866,51 +362,19 @@ public final class StockCluster implements AutoCloseable {
     if (connection != null) {
       connection.close();
     }
-    // region servers first, then the master, then ZooKeeper; no flush is needed of scratch data
-    for (RegionServer rs : servers) {
-      if (rs.process != null) {
-        rs.process.destroyForcibly();
-      }
+    // in the reverse of their start: region servers first, then the master, then ZooKeeper, HDFS
+    // last when HBase's processes are gone; no flush is needed of scratch data
+    List<Daemon> daemons = daemons();
+    Collections.reverse(daemons);
+    for (Daemon d : daemons) {
+      d.kill();
     }
-    if (master != null) {
-      master.destroyForcibly();
-    }
-    if (zk != null) {
-      zk.destroyForcibly();
-    }
-    // HDFS last: HBase's processes are gone
-    for (Process p : hdfs.keySet()) {
-      p.destroyForcibly();
-    }
-    for (Process p : processes) {
-      try {
-        p.waitFor(30, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
+    launcher.awaitExit();
   }
 
   /** The one region of a one-region table. */
   public RegionInfo regionOf(TableName t) throws IOException {
-    try (Admin admin = admin()) {
-      List<RegionInfo> regions = admin.getRegions(t);
-      if (regions.size() != 1) {
-        throw new AssertionError(t + " has " + regions.size() + " regions, not 1");
-      }
-      return regions.get(0);
-    }
-  }
-
-  /** The region server hosting a one-region table. */
-  /** Starts one more region server with deployment {@code d} and waits until the master has it. */
-  public RegionServer addRegionServer(Deployment d) throws Exception {
-    RegionServer rs = new RegionServer(servers.size() + 1);
-    servers.add(rs);
-    rs.start(d);
-    awaitServers(servers.size());
-    return rs;
+    return queries.regionOf(t);
   }
 
   /**
@@ -919,41 +383,12 @@ public final class StockCluster implements AutoCloseable {
    * the region is opened elsewhere): the move is asked again every 3 s until it holds.
    */
   public void moveTo(TableName t, RegionServer rs) throws Exception {
-    byte[] region = regionOf(t).getEncodedNameAsBytes();
-    long[] lastMove = {0};
-    try (Admin admin = admin()) {
-      await(
-          t + " open on region server " + rs.index,
-          120,
-          () -> {
-            try {
-              if (hosting(t) == rs && inTransition() == 0) {
-                return true;
-              }
-              if (inTransition() == 0 && System.nanoTime() - lastMove[0] > 3_000_000_000L) {
-                admin.move(region, rs.serverName());
-                lastMove[0] = System.nanoTime();
-              }
-              return false;
-            } catch (IOException e) {
-              return false;
-            }
-          });
-    }
+    moves.moveTo(t, rs);
   }
 
+  /** The region server hosting a one-region table. */
   public RegionServer hosting(TableName t) throws IOException {
-    ServerName sn =
-        connection
-            .getRegionLocator(t)
-            .getRegionLocation(HConstants.EMPTY_START_ROW, true)
-            .getServerName();
-    for (RegionServer rs : servers) {
-      if (rs.port == sn.getPort()) {
-        return rs;
-      }
-    }
-    throw new AssertionError(t + " is on " + sn + ", not one of the cluster's region servers");
+    return queries.hosting(t);
   }
 
   /**
@@ -971,36 +406,11 @@ public final class StockCluster implements AutoCloseable {
   }
 
   List<Integer> dataNodeHttpPorts() {
-    return dataNodeHttpPorts;
+    return hdfs.dataNodeHttpPorts();
   }
 
   List<String> dataNodeAddresses() {
-    return dataNodeAddresses;
-  }
-
-  /**
-   * Runs a command as a process of its own with its output in {@code logs/<name>.log}; fails unless
-   * it exits 0 within {@code minutes}. Returns what it printed.
-   */
-  public String run(String name, List<String> cmd, Map<String, String> env, int minutes)
-      throws Exception {
-    Path log = home.resolve("logs").resolve(name + ".log");
-    ProcessBuilder pb =
-        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
-    pb.environment().putAll(env);
-    Process p = pb.start();
-    synchronized (processes) {
-      processes.add(p);
-    }
-    if (!p.waitFor(minutes, TimeUnit.MINUTES)) {
-      p.destroyForcibly();
-      throw new AssertionError(name + " still running after " + minutes + " min:\n" + tail(log));
-    }
-    String printed = Files.readString(log);
-    if (p.exitValue() != 0) {
-      throw new AssertionError(name + " exited " + p.exitValue() + ":\n" + printed);
-    }
-    return printed;
+    return hdfs.dataNodeAddresses();
   }
 
   /**
@@ -1011,7 +421,7 @@ public final class StockCluster implements AutoCloseable {
    */
   public static List<Path> phoenixServerJars(Path serverClasspath, Path phoenixClasspath)
       throws IOException {
-    java.util.Set<String> have = new java.util.HashSet<>();
+    Set<String> have = new HashSet<>();
     for (String jar : Files.readString(serverClasspath).trim().split(":")) {
       have.add(artifact(Path.of(jar)));
     }
@@ -1038,30 +448,23 @@ public final class StockCluster implements AutoCloseable {
 
   /** The body of an HTTP GET of {@code url}; an answer other than 200 is an IOException. */
   public static String httpGet(String url) throws IOException, InterruptedException {
-    java.net.http.HttpResponse<String> r =
+    HttpResponse<String> r =
         HTTP.send(
-            java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
-            java.net.http.HttpResponse.BodyHandlers.ofString());
+            HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
     if (r.statusCode() != 200) {
       throw new IOException(url + ": " + r.statusCode() + " " + r.body());
     }
     return r.body();
   }
 
-  private static final java.net.http.HttpClient HTTP =
-      java.net.http.HttpClient.newBuilder()
-          .connectTimeout(java.time.Duration.ofSeconds(10))
-          .build();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
   /**
    * Writes {@code entries} as a Hadoop configuration file ({@code hbase-site.xml} and the like).
    */
   public static void writeSite(Path file, Map<String, String> entries) throws IOException {
-    Configuration c = new Configuration(false);
-    entries.forEach(c::set);
-    try (java.io.OutputStream out = Files.newOutputStream(file)) {
-      c.writeXml(out);
-    }
+    SiteFiles.write(file, entries);
   }
 
   /**
@@ -1083,7 +486,7 @@ public final class StockCluster implements AutoCloseable {
       return;
     }
     try (var walk = Files.walk(p)) {
-      for (Path q : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+      for (Path q : walk.sorted(Comparator.reverseOrder()).toList()) {
         Files.delete(q);
       }
     }
