@@ -33,7 +33,7 @@ import org.apache.hadoop.hbase.util.Bytes;
  * until the cells read from it are shipped). An off-heap block (a BucketCache in direct memory) is
  * copied to the heap once when the seeker moves to it, and its cells point into that copy.
  */
-final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.EncodedSeeker {
+final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.EncodedSeeker {
   private final CellComparator comparator;
 
   /**
@@ -220,7 +220,7 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
     boolean newRow = (flags & ROW) == 0 && !restartEntry;
     p = readKeyPart(b, p, limit, at, flags, newRow ? e.rowQualifierLen : e.qualifierLen);
     if ((flags & FAMILY) == 0) {
-      e.family = Fields.room(e.family, readFamilyLen);
+      e.family = CellFields.room(e.family, readFamilyLen);
       System.arraycopy(b, readFamilyAt, e.family, 0, readFamilyLen);
       e.familyLen = readFamilyLen;
     }

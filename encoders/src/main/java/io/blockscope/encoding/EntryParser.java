@@ -18,8 +18,8 @@ import static io.blockscope.encoding.BlockscopeV1Format.VALUE_LEN;
  * against the end of its group's key entries before it is used. A stage returns where the next
  * field starts and leaves what it read in this object's fields, for the caller to take at once.
  *
- * <p>One loop reads the order again: the walk over a group's rows ({@link RowWalk#walkRows}), which
- * keeps the cell before in local variables and reads each field inline, checking every length
+ * <p>One loop reads the order again: the walk over a group's rows ({@link RowWalker#walkRows}),
+ * which keeps the cell before in local variables and reads each field inline, checking every length
  * against its group's end as the stages do. Through the stages it made seeks about 10% slower
  * (benchmarks/encoder-measurements.md, "The seeker's classes"). The encoder's contract tests
  * (EncodingContractTest, on the golden blocks too) seek to every cell of their blocks and between
@@ -42,7 +42,7 @@ class EntryParser {
 
   /** Copies {@code n} bytes of {@code from} into {@code to} (or a larger array); returns it. */
   static byte[] copy(byte[] from, int n, byte[] to) {
-    to = Fields.room(to, n);
+    to = CellFields.room(to, n);
     put(from, 0, to, 0, n);
     return to;
   }
@@ -244,7 +244,7 @@ class EntryParser {
    * at} in {@code b}. Returns {@code old} or a larger copy of its prefix, with the whole.
    */
   static byte[] spliced(byte[] old, int shared, byte[] b, int at, int rest) {
-    byte[] into = Fields.room(old, shared + rest);
+    byte[] into = CellFields.room(old, shared + rest);
     if (into != old) {
       System.arraycopy(old, 0, into, 0, shared);
     }

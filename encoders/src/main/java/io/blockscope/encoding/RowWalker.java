@@ -16,11 +16,11 @@ import static io.blockscope.encoding.BlockscopeV1Format.VALUE_LEN;
  * group's entries while their rows are before the key's, which keeps the cell before as numbers.
  * The seeker decodes from the start of the row the walk stopped in.
  */
-abstract class RowWalk extends GroupIndex {
+abstract class RowWalker extends BlockFrame {
   /** The block's base cell: entry 0's key, decoded once per block. */
   final Entry first = new Entry();
 
-  RowWalk(boolean tags, boolean mvcc) {
+  RowWalker(boolean tags, boolean mvcc) {
     super(tags, mvcc);
   }
 
@@ -52,7 +52,7 @@ abstract class RowWalk extends GroupIndex {
     final int valuesEnd = base + keysAt(k);
     final int restartEntry = keysAt(k);
     Entry f = first;
-    walkRow = Fields.room(walkRow, f.rowLen);
+    walkRow = CellFields.room(walkRow, f.rowLen);
     System.arraycopy(f.row, 0, walkRow, 0, f.rowLen);
     walkRowLen = f.rowLen;
     anchorQualifier = EntryParser.copy(f.qualifier, f.qualifierLen, anchorQualifier);
@@ -88,7 +88,7 @@ abstract class RowWalk extends GroupIndex {
         } else if (shared > rowMatch) {
           c = 1;
         } else {
-          c = compareSplit(kr, ko + shared, kl - shared, Fields.EMPTY, 0, b, p, rest);
+          c = compareSplit(kr, ko + shared, kl - shared, CellFields.EMPTY, 0, b, p, rest);
           match = shared + matched;
         }
         if (c <= 0) {
@@ -97,7 +97,7 @@ abstract class RowWalk extends GroupIndex {
           break;
         }
         // a row still before the key's: keep its bytes and the state before it, step over it
-        walkRow = Fields.grow(walkRow, shared + rest);
+        walkRow = CellFields.grow(walkRow, shared + rest);
         for (int i = 0; i < rest; i++) {
           walkRow[shared + i] = b[p + i];
         }
@@ -134,7 +134,7 @@ abstract class RowWalk extends GroupIndex {
         qualifierLen = shared + rest;
         if (anchorEntry) {
           // the anchor's qualifier is kept: the next row's diffs against it
-          anchorQualifier = Fields.grow(anchorQualifier, qualifierLen);
+          anchorQualifier = CellFields.grow(anchorQualifier, qualifierLen);
           for (int i = 0; i < rest; i++) {
             anchorQualifier[shared + i] = b[p + i];
           }
@@ -232,12 +232,12 @@ abstract class RowWalk extends GroupIndex {
   }
 
   /** The walk's current row, the state before the next entry and before the row's first. */
-  byte[] walkRow = Fields.EMPTY;
+  byte[] walkRow = CellFields.EMPTY;
 
   int walkRowLen;
 
   /** The qualifier of the walk's last anchor: the group's first entry or a row's first. */
-  byte[] anchorQualifier = Fields.EMPTY;
+  byte[] anchorQualifier = CellFields.EMPTY;
 
   int anchorQualifierLen;
   final Walk walk = new Walk();
@@ -249,17 +249,17 @@ abstract class RowWalk extends GroupIndex {
    * restart entry), is the base cell's.
    */
   final void start(Entry x, Walk w, int k) {
-    x.row = Fields.room(x.row, walkRowLen);
+    x.row = CellFields.room(x.row, walkRowLen);
     System.arraycopy(walkRow, 0, x.row, 0, walkRowLen);
     x.rowLen = walkRowLen;
     x.rowQualifier = EntryParser.copy(anchorQualifier, anchorQualifierLen, x.rowQualifier);
     x.rowQualifierLen = anchorQualifierLen;
     if (w.familyAt >= 0) {
-      x.family = Fields.room(x.family, w.familyLen);
+      x.family = CellFields.room(x.family, w.familyLen);
       System.arraycopy(buf, w.familyAt, x.family, 0, w.familyLen);
       x.familyLen = w.familyLen;
     } else {
-      x.family = Fields.room(x.family, first.familyLen);
+      x.family = CellFields.room(x.family, first.familyLen);
       System.arraycopy(first.family, 0, x.family, 0, first.familyLen);
       x.familyLen = first.familyLen;
     }
@@ -297,7 +297,8 @@ abstract class RowWalk extends GroupIndex {
     if (shared > keyBaseMatch) {
       return keyBaseOrder;
     }
-    return compareSplit(kr, ko + shared, kl - shared, Fields.EMPTY, 0, buf, readRowAt, readRowRest);
+    return compareSplit(
+        kr, ko + shared, kl - shared, CellFields.EMPTY, 0, buf, readRowAt, readRowRest);
   }
 
   /**
