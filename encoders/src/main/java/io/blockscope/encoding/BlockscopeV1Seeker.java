@@ -151,23 +151,23 @@ final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.Enc
     f.sameRow = false;
   }
 
-  /** Decodes the restart entry {@code k} into {@code e}. */
-  private void decodeRestart(Entry e, int k) {
-    decodeRestart(e, k, true);
+  /** Decodes the restart entry of {@code group} into {@code e}. */
+  private void decodeRestart(Entry e, int group) {
+    decodeRestart(e, group, true);
   }
 
   /** As above; with {@code whole} false only the key (binary search probes). */
-  private void decodeRestart(Entry e, int k, boolean whole) {
-    if (k == 0) {
+  private void decodeRestart(Entry e, int group, boolean whole) {
+    if (group == 0) {
       // entry 0 was decoded with the block
       e.copy(first);
       return;
     }
-    openGroup(k);
+    openGroup(group);
     e.reset(first);
-    e.restart = k;
-    e.valueAt = base + restartAt(k);
-    decode(e, keysAt(k), whole);
+    e.restart = group;
+    e.valueAt = base + restartAt(group);
+    decode(e, keysAt(group), whole);
     e.sameRow = false;
   }
 
@@ -177,24 +177,24 @@ final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.Enc
    */
   private boolean decodeNext(Entry e) {
     int at = e.next;
-    int k = e.restart;
-    if (at != keysEnd(k)) {
+    int group = e.restart;
+    if (at != keysEnd(group)) {
       decode(e, at, true);
       return true;
     }
-    if (e.valueAt != base + keysAt(k)) {
+    if (e.valueAt != base + keysAt(group)) {
       throw corrupt(
           at,
           "the values of group "
-              + k
+              + group
               + " end "
-              + (base + keysAt(k) - e.valueAt)
+              + (base + keysAt(group) - e.valueAt)
               + " bytes before its key entries");
     }
-    if (k + 1 == restartCount) {
+    if (group + 1 == restartCount) {
       return false;
     }
-    decodeRestart(e, k + 1);
+    decodeRestart(e, group + 1);
     return true;
   }
 
@@ -204,8 +204,8 @@ final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.Enc
    */
   private void decode(Entry e, int at, boolean whole) {
     byte[] b = buf;
-    int k = e.restart;
-    int limit = base + keysEnd(k);
+    int group = e.restart;
+    int limit = base + keysEnd(group);
     int p = readRowPart(b, base + at, limit, at, e.rowLen);
     int flags = readFlags;
     e.at = at;
@@ -216,7 +216,7 @@ final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.Enc
     }
     // a new row's qualifier diffs against the one of the last row's first entry (or the group's):
     // decoded there, then copied to the entry's own
-    boolean restartEntry = at == keysAt(k);
+    boolean restartEntry = at == keysAt(group);
     boolean newRow = (flags & ROW) == 0 && !restartEntry;
     p = readKeyPart(b, p, limit, at, flags, newRow ? e.rowQualifierLen : e.qualifierLen);
     if ((flags & FAMILY) == 0) {
@@ -250,7 +250,7 @@ final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.Enc
     if (!whole) {
       return;
     }
-    p = readValuePart(b, p, limit, at, flags, e.valueLen, e.valueAt, base + keysAt(k));
+    p = readValuePart(b, p, limit, at, flags, e.valueLen, e.valueAt, base + keysAt(group));
     e.valueLen = readValueLen;
     e.valueOffset = readValueOffset;
     e.valueAt = readValuesAfter;
@@ -330,27 +330,27 @@ final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.Enc
    * group's first key is not below the key.
    */
   private int seekByRows(Cell key, boolean seekBefore) {
-    byte[] kr = key.getRowArray();
-    int ko = key.getRowOffset();
-    int kl = key.getRowLength();
-    int k = lastRestartBelow(key, kr, ko, kl, !seekBefore);
-    if (k < 0) {
+    byte[] keyRow = key.getRowArray();
+    int keyRowOffset = key.getRowOffset();
+    int keyRowLen = key.getRowLength();
+    int group = lastRestartBelow(key, keyRow, keyRowOffset, keyRowLen, !seekBefore);
+    if (group < 0) {
       return beforeFirst(key, seekBefore);
     }
     Entry e = current;
     if (equalRestart) {
       // the key is a restart entry's: no walk
-      decodeRestart(e, k);
+      decodeRestart(e, group);
       return 0;
     }
-    // group k's rows are not before the base cell's, its restart entry is below the key
+    // the group's rows are not before the base cell's, its restart entry is below the key
     Entry f = first;
     if (keyBaseOrder <= 0) {
       // the key's row is the base cell's, and so the restart entry's: on from that entry
-      decodeRestart(e, k);
+      decodeRestart(e, group);
       return inRow(key, seekBefore);
     }
-    int at = walkRows(kr, ko, kl, k, keyBaseMatch);
+    int at = walkRows(keyRow, keyRowOffset, keyRowLen, group, keyBaseMatch);
     if (walkAtKeyRow) {
       // the key's row starts at `at`: compare the key with its first cell where it lies
       Walk w = walk;
@@ -360,7 +360,7 @@ final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.Enc
               key,
               at,
               walkFieldsAt,
-              k,
+              group,
               family ? buf : f.family,
               family ? w.familyAt : 0,
               family ? w.familyLen : f.familyLen,
@@ -370,42 +370,42 @@ final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.Enc
               w.type);
       if (cmp >= 0 && !(cmp == 0 && seekBefore)) {
         Entry r = ahead;
-        decodeRowStart(r, k, at, walk);
+        decodeRowStart(r, group, at, walk);
         current = r;
         ahead = e;
         return cmp == 0 ? 0 : inRow(key, seekBefore);
       }
     }
     // the entry at `at` starts a row after the key's, or is the key's first (with seekBefore,
-    // or after the key), or ends group k (the binary search found the next restart entry after
+    // or after the key), or ends the group (the binary search found the next restart entry after
     // the key, or equal to it with seekBefore: equal without it returned above): the seeker
     // lands on the cell before it
-    land(k, walkAnchor, at);
+    land(group, walkAnchor, at);
     return 1;
   }
 
   /**
-   * Decodes into {@code x} the entry at {@code at} of group {@code k}, which starts a row the walk
+   * Decodes into {@code x} the entry at {@code at} of {@code group}, which starts a row the walk
    * came to: the restart entry, or another whose cell before is {@code before} (the walk's row,
    * which the new row's prefix is shared with, and the fields in {@code before}).
    */
-  private void decodeRowStart(Entry x, int k, int at, Walk before) {
-    if (at == keysAt(k)) {
-      decodeRestart(x, k);
+  private void decodeRowStart(Entry x, int group, int at, Walk before) {
+    if (at == keysAt(group)) {
+      decodeRestart(x, group);
     } else {
-      start(x, before, k);
+      start(x, before, group);
       decode(x, at, true);
     }
   }
 
   /**
-   * Decodes into {@link #current} the cells of group {@code k} from the one at {@code anchor} (the
+   * Decodes into {@link #current} the cells of {@code group} from the one at {@code anchor} (the
    * restart entry, or the first cell of the walk's current row, the state before it in {@link
    * #atAnchor}) up to the one before the entry at {@code to}.
    */
-  private void land(int k, int anchor, int to) {
+  private void land(int group, int anchor, int to) {
     Entry e = current;
-    decodeRowStart(e, k, anchor, atAnchor);
+    decodeRowStart(e, group, anchor, atAnchor);
     while (e.next < to) {
       decode(e, e.next, true);
     }
@@ -423,8 +423,8 @@ final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.Enc
     Entry e = current;
     while (true) {
       int at = e.next;
-      int k = e.restart;
-      if (at == keysEnd(k) || (buf[base + at] & ROW) == 0) {
+      int group = e.restart;
+      if (at == keysEnd(group) || (buf[base + at] & ROW) == 0) {
         // the end of the group the binary search found (the next restart entry is not below
         // the key, nor equal to it without seekBefore), or a new row, after the key's
         return 1;
@@ -434,7 +434,7 @@ final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.Enc
               key,
               at,
               base + at + 1,
-              k,
+              group,
               e.family,
               0,
               e.familyLen,
@@ -453,7 +453,7 @@ final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.Enc
   }
 
   /**
-   * Compares the key with the entry at {@code at} of group {@code k}, in the key's row, without
+   * Compares the key with the entry at {@code at} of {@code group}, in the key's row, without
    * decoding it: its family, qualifier (the prefix it shares with the one it diffs against, and the
    * rest in the block), timestamp and type. Its fields after the row start at {@code p}; what they
    * diff against is given: family, qualifier, timestamp and type.
@@ -462,7 +462,7 @@ final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.Enc
       Cell key,
       int at,
       int p,
-      int k,
+      int group,
       byte[] family,
       int familyAt,
       int familyLen,
@@ -472,7 +472,7 @@ final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.Enc
       byte type) {
     byte[] b = buf;
     int flags = b[base + at] & 0xff;
-    readKeyPart(b, p, base + keysEnd(k), at, flags, qualifierLen);
+    readKeyPart(b, p, base + keysEnd(group), at, flags, qualifierLen);
     if ((flags & FAMILY) == 0) {
       family = b;
       familyAt = readFamilyAt;
@@ -511,10 +511,10 @@ final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.Enc
       int restLen,
       long timestamp,
       byte type) {
-    int kf = key.getFamilyLength();
-    int kq = key.getQualifierLength();
-    byte kt = key.getTypeByte();
-    if (kf + kq == 0 && kt == MINIMUM) {
+    int keyFamilyLen = key.getFamilyLength();
+    int keyQualifierLen = key.getQualifierLength();
+    byte keyType = key.getTypeByte();
+    if (keyFamilyLen + keyQualifierLen == 0 && keyType == MINIMUM) {
       return 1;
     }
     if (familyLen + prefixLen + restLen == 0 && type == MINIMUM) {
@@ -522,9 +522,14 @@ final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.Enc
     }
     int c =
         familyLengthOnly
-            ? kf - familyLen
+            ? keyFamilyLen - familyLen
             : Bytes.compareTo(
-                key.getFamilyArray(), key.getFamilyOffset(), kf, family, familyAt, familyLen);
+                key.getFamilyArray(),
+                key.getFamilyOffset(),
+                keyFamilyLen,
+                family,
+                familyAt,
+                familyLen);
     if (c != 0) {
       return c;
     }
@@ -532,7 +537,7 @@ final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.Enc
         compareSplit(
             key.getQualifierArray(),
             key.getQualifierOffset(),
-            kq,
+            keyQualifierLen,
             prefix,
             prefixLen,
             rest,
@@ -545,34 +550,36 @@ final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.Enc
     if (c != 0) {
       return c;
     }
-    return (0xff & type) - (0xff & kt);
+    return (0xff & type) - (0xff & keyType);
   }
 
   private static final byte MINIMUM = KeyValue.Type.Minimum.getCode();
 
   /**
    * The last restart whose first key is below {@code key}, or -1, by binary search. With the key's
-   * row given ({@code kr} not null) rows are compared where they lie and keys decoded only when the
-   * rows are equal; without, every probed key is decoded and compared. With {@code stopAtEqual}, a
-   * restart whose key equals {@code key} ends the search: it is returned and {@link #equalRestart}
-   * set. Every restart after the one returned has a key above {@code key}, or equal to it without
-   * {@code stopAtEqual}: a walk from it ends in its group.
+   * row given ({@code keyRow} not null) rows are compared where they lie and keys decoded only when
+   * the rows are equal; without, every probed key is decoded and compared. With {@code
+   * stopAtEqual}, a restart whose key equals {@code key} ends the search: it is returned and {@link
+   * #equalRestart} set. Every restart after the one returned has a key above {@code key}, or equal
+   * to it without {@code stopAtEqual}: a walk from it ends in its group.
    */
-  private int lastRestartBelow(Cell key, byte[] kr, int ko, int kl, boolean stopAtEqual) {
+  private int lastRestartBelow(
+      Cell key, byte[] keyRow, int keyRowOffset, int keyRowLen, boolean stopAtEqual) {
     int lo = 0;
     int hi = restartCount - 1;
     int found = -1;
     equalRestart = false;
-    if (kr != null) {
+    if (keyRow != null) {
       // once per seek: every restart entry's row diffs against the base cell's
-      keyBaseOrder = compareSplit(kr, ko, kl, first.row, first.rowLen, buf, 0, 0);
+      keyBaseOrder =
+          compareSplit(keyRow, keyRowOffset, keyRowLen, first.row, first.rowLen, buf, 0, 0);
       keyBaseMatch = matched;
     }
     while (lo <= hi) {
       int mid = (lo + hi) >>> 1;
       int c = 0;
-      if (kr != null) {
-        c = mid == 0 ? keyBaseOrder : compareRowAt(kr, ko, kl, mid);
+      if (keyRow != null) {
+        c = mid == 0 ? keyBaseOrder : compareRowAt(keyRow, keyRowOffset, keyRowLen, mid);
       }
       if (c == 0) {
         decodeRestart(ahead, mid, false);
@@ -663,8 +670,8 @@ final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.Enc
 
   /** A copy of {@code e}'s key as a key-only cell. */
   private static ExtendedCell keyOnly(Entry e) {
-    byte[] k = PrivateCellUtil.getCellKeySerializedAsKeyValueKey(e.key());
-    return new KeyValue.KeyOnlyKeyValue(k, 0, k.length);
+    byte[] bytes = PrivateCellUtil.getCellKeySerializedAsKeyValueKey(e.key());
+    return new KeyValue.KeyOnlyKeyValue(bytes, 0, bytes.length);
   }
 
   @Override
