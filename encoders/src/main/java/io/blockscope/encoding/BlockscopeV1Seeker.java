@@ -20,7 +20,6 @@ import org.apache.hadoop.hbase.PrivateCellUtil;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
 import org.apache.hadoop.hbase.io.encoding.HFileBlockDecodingContext;
 import org.apache.hadoop.hbase.nio.ByteBuff;
-import org.apache.hadoop.hbase.util.ByteBufferUtils;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
@@ -214,39 +213,11 @@ final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.Enc
       e.row = spliced(e.row, readRowShared, b, readRowAt, readRowRest);
       e.rowLen = readRowShared + readRowRest;
     }
-    // a new row's qualifier diffs against the one of the last row's first entry (or the group's):
-    // decoded there, then copied to the entry's own
+    // a new row's qualifier diffs against the one of the last row's first entry (or the group's)
     boolean restartEntry = at == keysAt(group);
     boolean newRow = (flags & ROW) == 0 && !restartEntry;
     p = readKeyPart(b, p, limit, at, flags, newRow ? e.rowQualifierLen : e.qualifierLen);
-    if ((flags & FAMILY) == 0) {
-      e.family = CellFields.room(e.family, readFamilyLen);
-      System.arraycopy(b, readFamilyAt, e.family, 0, readFamilyLen);
-      e.familyLen = readFamilyLen;
-    }
-    if (newRow) {
-      if ((flags & QUALIFIER) == 0) {
-        e.rowQualifier =
-            spliced(e.rowQualifier, readQualifierShared, b, readQualifierAt, readQualifierRest);
-        e.rowQualifierLen = readQualifierShared + readQualifierRest;
-      }
-      e.qualifier = EntryParser.copy(e.rowQualifier, e.rowQualifierLen, e.qualifier);
-      e.qualifierLen = e.rowQualifierLen;
-    } else {
-      if ((flags & QUALIFIER) == 0) {
-        e.qualifier =
-            spliced(e.qualifier, readQualifierShared, b, readQualifierAt, readQualifierRest);
-        e.qualifierLen = readQualifierShared + readQualifierRest;
-      }
-      if (restartEntry) {
-        e.rowQualifier = EntryParser.copy(e.qualifier, e.qualifierLen, e.rowQualifier);
-        e.rowQualifierLen = e.qualifierLen;
-      }
-    }
-    e.timestamp += readTimestampDelta;
-    if ((flags & TYPE) == 0) {
-      e.type = readType;
-    }
+    EntryCells.takeKeyPart(e, this, b, flags, newRow, restartEntry);
     if (!whole) {
       return;
     }
@@ -665,13 +636,7 @@ final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.Enc
    */
   @Override
   public ExtendedCell getKey() {
-    return keyOnly(current());
-  }
-
-  /** A copy of {@code e}'s key as a key-only cell. */
-  private static ExtendedCell keyOnly(Entry e) {
-    byte[] bytes = PrivateCellUtil.getCellKeySerializedAsKeyValueKey(e.key());
-    return new KeyValue.KeyOnlyKeyValue(bytes, 0, bytes.length);
+    return EntryCells.keyOnly(current());
   }
 
   @Override
@@ -680,81 +645,28 @@ final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.Enc
     return ByteBuffer.wrap(buf, e.valueOffset, e.valueLen).slice();
   }
 
-  /**
-   * Appends the cell the seeker is on to {@code out} as HBase lays out an unencoded block's cells
-   * ({@code DataBlockEncoder.decodeKeyValues}): key length, value length, the key, the value, then
-   * the tags' length and tags if the file has tags, then the sequence id as a Hadoop vlong if it
-   * has them. The fields go straight from the entry and the block, with no cell in between. Returns
-   * {@code out}, or a copy of it with room when the cell does not fit.
-   */
+  /** Appends the cell the seeker is on to {@code out}, as {@link EntryCells#appendKeyValue}. */
   ByteBuffer appendKeyValue(ByteBuffer out) {
-    Entry e = current();
-    int size = e.unencodedSize(tags, mvcc);
-    if (out.remaining() < size) {
-      ByteBuffer room = ByteBuffer.allocate(Math.max(out.capacity() * 2, out.position() + size));
-      out.flip();
-      out = room.put(out);
-    }
-    out.putInt(e.keyLength()).putInt(e.valueLen);
-    out.putShort((short) e.rowLen).put(e.row, 0, e.rowLen);
-    out.put((byte) e.familyLen).put(e.family, 0, e.familyLen);
-    out.put(e.qualifier, 0, e.qualifierLen).putLong(e.timestamp).put(e.type);
-    out.put(buf, e.valueOffset, e.valueLen);
-    if (tags) {
-      out.putShort((short) e.tagsLen).put(buf, e.tagsOffset, e.tagsLen);
-    }
-    if (mvcc) {
-      ByteBufferUtils.writeVLong(out, e.seqId);
-    }
-    return out;
+    return EntryCells.appendKeyValue(out, current(), buf, tags, mvcc);
   }
 
   /**
    * An {@code ExtendedCell}, as HBase 3.0's {@code EncodedSeeker.getCell} returns; the compiler's
-   * bridge answers 2.x's {@code Cell getCell()}. Its family and qualifier are copied into an array
-   * of its own, after its row unless the cell is in the row of the cell returned before it (the
-   * entry just before in the block, or a restart entry with that row), whose row's copy it shares:
-   * one copy of each row a scan walks. Nothing is written into an array after a cell is returned
-   * pointing into it.
+   * bridge answers 2.x's {@code Cell getCell()}. It shares the row's copy of the cell returned
+   * before it when it is in that cell's row (the entry just before in the block, or a restart entry
+   * with that row): one copy of each row a scan walks.
    */
   @Override
   public ExtendedCell getCell() {
     Entry e = current();
-    int f = e.familyLen;
-    int q = e.qualifierLen;
-    byte[] row = gotRow;
-    int rowLen = e.rowLen;
-    int at = 0;
-    byte[] key;
-    if (e.sameRow ? e.at == gotNext : restartInGotRow(e)) {
-      key = new byte[f + q];
-    } else {
-      key = new byte[rowLen + f + q];
-      put(e.row, 0, key, 0, rowLen);
-      row = key;
-      at = rowLen;
-      gotRow = key;
-      gotRowLen = rowLen;
-    }
-    put(e.family, 0, key, at, f);
-    put(e.qualifier, 0, key, at + f, q);
+    boolean inGotRow = e.sameRow ? e.at == gotNext : restartInGotRow(e);
     gotNext = e.next;
-    return new DecodedCell(
-        row,
-        rowLen,
-        key,
-        at,
-        f,
-        q,
-        e.timestamp,
-        e.type,
-        buf,
-        e.valueOffset,
-        e.valueLen,
-        buf,
-        e.tagsOffset,
-        e.tagsLen,
-        e.seqId);
+    DecodedCell cell = EntryCells.cell(e, inGotRow ? gotRow : null, buf);
+    if (!inGotRow) {
+      gotRow = cell.getRowArray();
+      gotRowLen = e.rowLen;
+    }
+    return cell;
   }
 
   /**
