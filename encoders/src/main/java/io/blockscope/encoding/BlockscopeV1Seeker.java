@@ -33,6 +33,11 @@ import org.apache.hadoop.hbase.util.Bytes;
  * copied to the heap once when the seeker moves to it, and its cells point into that copy.
  */
 final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.EncodedSeeker {
+  /*
+   * The chain of superclasses this class ends, the fields that carry results along it, and why it
+   * is a chain: EntryParser's design note.
+   */
+
   private final CellComparator comparator;
 
   /**
