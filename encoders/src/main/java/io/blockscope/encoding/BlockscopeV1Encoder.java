@@ -15,8 +15,8 @@ import static io.blockscope.encoding.BlockscopeV1Format.putVInt;
 import static io.blockscope.encoding.BlockscopeV1Format.putVLong;
 import static io.blockscope.encoding.BlockscopeV1Format.trailer;
 import static io.blockscope.encoding.BlockscopeV1Format.zigZag;
-import static io.blockscope.encoding.Fields.grow;
-import static io.blockscope.encoding.Fields.room;
+import static io.blockscope.encoding.CellFields.grow;
+import static io.blockscope.encoding.CellFields.room;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -113,13 +113,13 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   static final class BlockState extends EncodingState {
     final boolean tags;
     final boolean mvcc;
-    Fields before = new Fields();
-    Fields now = new Fields();
+    CellFields before = new CellFields();
+    CellFields now = new CellFields();
     int[] restarts = new int[64];
     int restartCount;
 
     /** The block's base cell, what restart entries diff against: entry 0, every field. */
-    final Fields base = new Fields();
+    final CellFields base = new CellFields();
 
     /** Bytes written to the block's stream: values, and the key entries of closed groups. */
     int written;
@@ -130,7 +130,7 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
      * The qualifier of the last entry that started a group or a row: the one a new row's qualifier
      * diffs against.
      */
-    final Fields anchor = new Fields();
+    final CellFields anchor = new CellFields();
 
     byte[] head = new byte[64];
 
@@ -227,9 +227,9 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
   private void encodeCell(Cell cell, HFileBlockEncodingContext ctx, DataOutputStream out)
       throws IOException {
     BlockState s = (BlockState) ctx.getEncodingState();
-    Fields now = s.now;
+    CellFields now = s.now;
     now.read(cell, s.tags);
-    Fields before = s.before;
+    CellFields before = s.before;
     if (s.sinceRestart == 0
         || s.sinceRestart >= interval
         || s.written - s.restarts[s.restartCount - 1] + s.keysLen >= RESTART_BYTES) {
@@ -254,7 +254,7 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
     // cell before's: a seek's walk steps over rows without decoding their other cells
     boolean sameRow = equal(now.row, now.rowLen, before.row, before.rowLen);
     boolean anchor = !sameRow || s.sinceRestart == 0;
-    Fields q = sameRow || s.sinceRestart == 0 ? before : s.anchor;
+    CellFields q = sameRow || s.sinceRestart == 0 ? before : s.anchor;
     boolean tagsSame = s.tags && equal(now.tags, now.tagsLen, before.tags, before.tagsLen);
     boolean seqSame = s.mvcc && now.seqId == before.seqId;
     // the key entry is put together in `head`: flags, the fields that differ, tags, seqid
@@ -493,7 +493,7 @@ public final class BlockscopeV1Encoder extends AbstractDataBlockEncoder {
    */
   @Override
   public ExtendedCell getFirstKeyCellInBlock(ByteBuff block) {
-    return GroupIndex.firstKey(block);
+    return BlockFrame.firstKey(block);
   }
 
   @Override

@@ -4,7 +4,7 @@ import org.apache.hadoop.hbase.KeyValue;
 
 /**
  * The BLOCKSCOPE_V1 block format, drawn once: {@link BlockscopeV1Encoder} writes it and {@link
- * EntryParser} (entries) and {@link GroupIndex} (the block's frame and groups) read it. Cells are
+ * EntryParser} (entries) and {@link BlockFrame} (the block's frame and groups) read it. Cells are
  * diff-encoded field by field against the cell before, in groups of up to {@code interval} cells
  * whose first entries a seek finds by binary search. Within a group the values (but the shortest)
  * come first and the key entries after them, so a general-purpose compressor on top (GZ, ZSTD) sees

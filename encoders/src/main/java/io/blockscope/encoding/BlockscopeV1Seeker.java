@@ -20,7 +20,6 @@ import org.apache.hadoop.hbase.PrivateCellUtil;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoder;
 import org.apache.hadoop.hbase.io.encoding.HFileBlockDecodingContext;
 import org.apache.hadoop.hbase.nio.ByteBuff;
-import org.apache.hadoop.hbase.util.ByteBufferUtils;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
@@ -33,7 +32,12 @@ import org.apache.hadoop.hbase.util.Bytes;
  * until the cells read from it are shipped). An off-heap block (a BucketCache in direct memory) is
  * copied to the heap once when the seeker moves to it, and its cells point into that copy.
  */
-final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.EncodedSeeker {
+final class BlockscopeV1Seeker extends RowWalker implements DataBlockEncoder.EncodedSeeker {
+  /*
+   * The chain of superclasses this class ends, the fields that carry results along it, and why it
+   * is a chain: EntryParser's design note.
+   */
+
   private final CellComparator comparator;
 
   /**
@@ -151,23 +155,23 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
     f.sameRow = false;
   }
 
-  /** Decodes the restart entry {@code k} into {@code e}. */
-  private void decodeRestart(Entry e, int k) {
-    decodeRestart(e, k, true);
+  /** Decodes the restart entry of {@code group} into {@code e}. */
+  private void decodeRestart(Entry e, int group) {
+    decodeRestart(e, group, true);
   }
 
   /** As above; with {@code whole} false only the key (binary search probes). */
-  private void decodeRestart(Entry e, int k, boolean whole) {
-    if (k == 0) {
+  private void decodeRestart(Entry e, int group, boolean whole) {
+    if (group == 0) {
       // entry 0 was decoded with the block
       e.copy(first);
       return;
     }
-    openGroup(k);
+    openGroup(group);
     e.reset(first);
-    e.restart = k;
-    e.valueAt = base + restartAt(k);
-    decode(e, keysAt(k), whole);
+    e.restart = group;
+    e.valueAt = base + restartAt(group);
+    decode(e, keysAt(group), whole);
     e.sameRow = false;
   }
 
@@ -177,24 +181,24 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
    */
   private boolean decodeNext(Entry e) {
     int at = e.next;
-    int k = e.restart;
-    if (at != keysEnd(k)) {
+    int group = e.restart;
+    if (at != keysEnd(group)) {
       decode(e, at, true);
       return true;
     }
-    if (e.valueAt != base + keysAt(k)) {
+    if (e.valueAt != base + keysAt(group)) {
       throw corrupt(
           at,
           "the values of group "
-              + k
+              + group
               + " end "
-              + (base + keysAt(k) - e.valueAt)
+              + (base + keysAt(group) - e.valueAt)
               + " bytes before its key entries");
     }
-    if (k + 1 == restartCount) {
+    if (group + 1 == restartCount) {
       return false;
     }
-    decodeRestart(e, k + 1);
+    decodeRestart(e, group + 1);
     return true;
   }
 
@@ -204,8 +208,8 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
    */
   private void decode(Entry e, int at, boolean whole) {
     byte[] b = buf;
-    int k = e.restart;
-    int limit = base + keysEnd(k);
+    int group = e.restart;
+    int limit = base + keysEnd(group);
     int p = readRowPart(b, base + at, limit, at, e.rowLen);
     int flags = readFlags;
     e.at = at;
@@ -214,43 +218,15 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
       e.row = spliced(e.row, readRowShared, b, readRowAt, readRowRest);
       e.rowLen = readRowShared + readRowRest;
     }
-    // a new row's qualifier diffs against the one of the last row's first entry (or the group's):
-    // decoded there, then copied to the entry's own
-    boolean restartEntry = at == keysAt(k);
+    // a new row's qualifier diffs against the one of the last row's first entry (or the group's)
+    boolean restartEntry = at == keysAt(group);
     boolean newRow = (flags & ROW) == 0 && !restartEntry;
     p = readKeyPart(b, p, limit, at, flags, newRow ? e.rowQualifierLen : e.qualifierLen);
-    if ((flags & FAMILY) == 0) {
-      e.family = Fields.room(e.family, readFamilyLen);
-      System.arraycopy(b, readFamilyAt, e.family, 0, readFamilyLen);
-      e.familyLen = readFamilyLen;
-    }
-    if (newRow) {
-      if ((flags & QUALIFIER) == 0) {
-        e.rowQualifier =
-            spliced(e.rowQualifier, readQualifierShared, b, readQualifierAt, readQualifierRest);
-        e.rowQualifierLen = readQualifierShared + readQualifierRest;
-      }
-      e.qualifier = EntryParser.copy(e.rowQualifier, e.rowQualifierLen, e.qualifier);
-      e.qualifierLen = e.rowQualifierLen;
-    } else {
-      if ((flags & QUALIFIER) == 0) {
-        e.qualifier =
-            spliced(e.qualifier, readQualifierShared, b, readQualifierAt, readQualifierRest);
-        e.qualifierLen = readQualifierShared + readQualifierRest;
-      }
-      if (restartEntry) {
-        e.rowQualifier = EntryParser.copy(e.qualifier, e.qualifierLen, e.rowQualifier);
-        e.rowQualifierLen = e.qualifierLen;
-      }
-    }
-    e.timestamp += readTimestampDelta;
-    if ((flags & TYPE) == 0) {
-      e.type = readType;
-    }
+    EntryCells.takeKeyPart(e, this, b, flags, newRow, restartEntry);
     if (!whole) {
       return;
     }
-    p = readValuePart(b, p, limit, at, flags, e.valueLen, e.valueAt, base + keysAt(k));
+    p = readValuePart(b, p, limit, at, flags, e.valueLen, e.valueAt, base + keysAt(group));
     e.valueLen = readValueLen;
     e.valueOffset = readValueOffset;
     e.valueAt = readValuesAfter;
@@ -330,27 +306,27 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
    * group's first key is not below the key.
    */
   private int seekByRows(Cell key, boolean seekBefore) {
-    byte[] kr = key.getRowArray();
-    int ko = key.getRowOffset();
-    int kl = key.getRowLength();
-    int k = lastRestartBelow(key, kr, ko, kl, !seekBefore);
-    if (k < 0) {
+    byte[] keyRow = key.getRowArray();
+    int keyRowOffset = key.getRowOffset();
+    int keyRowLen = key.getRowLength();
+    int group = lastRestartBelow(key, keyRow, keyRowOffset, keyRowLen, !seekBefore);
+    if (group < 0) {
       return beforeFirst(key, seekBefore);
     }
     Entry e = current;
     if (equalRestart) {
       // the key is a restart entry's: no walk
-      decodeRestart(e, k);
+      decodeRestart(e, group);
       return 0;
     }
-    // group k's rows are not before the base cell's, its restart entry is below the key
+    // the group's rows are not before the base cell's, its restart entry is below the key
     Entry f = first;
     if (keyBaseOrder <= 0) {
       // the key's row is the base cell's, and so the restart entry's: on from that entry
-      decodeRestart(e, k);
+      decodeRestart(e, group);
       return inRow(key, seekBefore);
     }
-    int at = walkRows(kr, ko, kl, k, keyBaseMatch);
+    int at = walkRows(keyRow, keyRowOffset, keyRowLen, group, keyBaseMatch);
     if (walkAtKeyRow) {
       // the key's row starts at `at`: compare the key with its first cell where it lies
       Walk w = walk;
@@ -360,7 +336,7 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
               key,
               at,
               walkFieldsAt,
-              k,
+              group,
               family ? buf : f.family,
               family ? w.familyAt : 0,
               family ? w.familyLen : f.familyLen,
@@ -370,42 +346,42 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
               w.type);
       if (cmp >= 0 && !(cmp == 0 && seekBefore)) {
         Entry r = ahead;
-        decodeRowStart(r, k, at, walk);
+        decodeRowStart(r, group, at, walk);
         current = r;
         ahead = e;
         return cmp == 0 ? 0 : inRow(key, seekBefore);
       }
     }
     // the entry at `at` starts a row after the key's, or is the key's first (with seekBefore,
-    // or after the key), or ends group k (the binary search found the next restart entry after
+    // or after the key), or ends the group (the binary search found the next restart entry after
     // the key, or equal to it with seekBefore: equal without it returned above): the seeker
     // lands on the cell before it
-    land(k, walkAnchor, at);
+    land(group, walkAnchor, at);
     return 1;
   }
 
   /**
-   * Decodes into {@code x} the entry at {@code at} of group {@code k}, which starts a row the walk
+   * Decodes into {@code x} the entry at {@code at} of {@code group}, which starts a row the walk
    * came to: the restart entry, or another whose cell before is {@code before} (the walk's row,
    * which the new row's prefix is shared with, and the fields in {@code before}).
    */
-  private void decodeRowStart(Entry x, int k, int at, Walk before) {
-    if (at == keysAt(k)) {
-      decodeRestart(x, k);
+  private void decodeRowStart(Entry x, int group, int at, Walk before) {
+    if (at == keysAt(group)) {
+      decodeRestart(x, group);
     } else {
-      start(x, before, k);
+      start(x, before, group);
       decode(x, at, true);
     }
   }
 
   /**
-   * Decodes into {@link #current} the cells of group {@code k} from the one at {@code anchor} (the
+   * Decodes into {@link #current} the cells of {@code group} from the one at {@code anchor} (the
    * restart entry, or the first cell of the walk's current row, the state before it in {@link
    * #atAnchor}) up to the one before the entry at {@code to}.
    */
-  private void land(int k, int anchor, int to) {
+  private void land(int group, int anchor, int to) {
     Entry e = current;
-    decodeRowStart(e, k, anchor, atAnchor);
+    decodeRowStart(e, group, anchor, atAnchor);
     while (e.next < to) {
       decode(e, e.next, true);
     }
@@ -423,8 +399,8 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
     Entry e = current;
     while (true) {
       int at = e.next;
-      int k = e.restart;
-      if (at == keysEnd(k) || (buf[base + at] & ROW) == 0) {
+      int group = e.restart;
+      if (at == keysEnd(group) || (buf[base + at] & ROW) == 0) {
         // the end of the group the binary search found (the next restart entry is not below
         // the key, nor equal to it without seekBefore), or a new row, after the key's
         return 1;
@@ -434,7 +410,7 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
               key,
               at,
               base + at + 1,
-              k,
+              group,
               e.family,
               0,
               e.familyLen,
@@ -453,7 +429,7 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
   }
 
   /**
-   * Compares the key with the entry at {@code at} of group {@code k}, in the key's row, without
+   * Compares the key with the entry at {@code at} of {@code group}, in the key's row, without
    * decoding it: its family, qualifier (the prefix it shares with the one it diffs against, and the
    * rest in the block), timestamp and type. Its fields after the row start at {@code p}; what they
    * diff against is given: family, qualifier, timestamp and type.
@@ -462,7 +438,7 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
       Cell key,
       int at,
       int p,
-      int k,
+      int group,
       byte[] family,
       int familyAt,
       int familyLen,
@@ -472,7 +448,7 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
       byte type) {
     byte[] b = buf;
     int flags = b[base + at] & 0xff;
-    readKeyPart(b, p, base + keysEnd(k), at, flags, qualifierLen);
+    readKeyPart(b, p, base + keysEnd(group), at, flags, qualifierLen);
     if ((flags & FAMILY) == 0) {
       family = b;
       familyAt = readFamilyAt;
@@ -511,10 +487,10 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
       int restLen,
       long timestamp,
       byte type) {
-    int kf = key.getFamilyLength();
-    int kq = key.getQualifierLength();
-    byte kt = key.getTypeByte();
-    if (kf + kq == 0 && kt == MINIMUM) {
+    int keyFamilyLen = key.getFamilyLength();
+    int keyQualifierLen = key.getQualifierLength();
+    byte keyType = key.getTypeByte();
+    if (keyFamilyLen + keyQualifierLen == 0 && keyType == MINIMUM) {
       return 1;
     }
     if (familyLen + prefixLen + restLen == 0 && type == MINIMUM) {
@@ -522,9 +498,14 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
     }
     int c =
         familyLengthOnly
-            ? kf - familyLen
+            ? keyFamilyLen - familyLen
             : Bytes.compareTo(
-                key.getFamilyArray(), key.getFamilyOffset(), kf, family, familyAt, familyLen);
+                key.getFamilyArray(),
+                key.getFamilyOffset(),
+                keyFamilyLen,
+                family,
+                familyAt,
+                familyLen);
     if (c != 0) {
       return c;
     }
@@ -532,7 +513,7 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
         compareSplit(
             key.getQualifierArray(),
             key.getQualifierOffset(),
-            kq,
+            keyQualifierLen,
             prefix,
             prefixLen,
             rest,
@@ -545,34 +526,36 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
     if (c != 0) {
       return c;
     }
-    return (0xff & type) - (0xff & kt);
+    return (0xff & type) - (0xff & keyType);
   }
 
   private static final byte MINIMUM = KeyValue.Type.Minimum.getCode();
 
   /**
    * The last restart whose first key is below {@code key}, or -1, by binary search. With the key's
-   * row given ({@code kr} not null) rows are compared where they lie and keys decoded only when the
-   * rows are equal; without, every probed key is decoded and compared. With {@code stopAtEqual}, a
-   * restart whose key equals {@code key} ends the search: it is returned and {@link #equalRestart}
-   * set. Every restart after the one returned has a key above {@code key}, or equal to it without
-   * {@code stopAtEqual}: a walk from it ends in its group.
+   * row given ({@code keyRow} not null) rows are compared where they lie and keys decoded only when
+   * the rows are equal; without, every probed key is decoded and compared. With {@code
+   * stopAtEqual}, a restart whose key equals {@code key} ends the search: it is returned and {@link
+   * #equalRestart} set. Every restart after the one returned has a key above {@code key}, or equal
+   * to it without {@code stopAtEqual}: a walk from it ends in its group.
    */
-  private int lastRestartBelow(Cell key, byte[] kr, int ko, int kl, boolean stopAtEqual) {
+  private int lastRestartBelow(
+      Cell key, byte[] keyRow, int keyRowOffset, int keyRowLen, boolean stopAtEqual) {
     int lo = 0;
     int hi = restartCount - 1;
     int found = -1;
     equalRestart = false;
-    if (kr != null) {
+    if (keyRow != null) {
       // once per seek: every restart entry's row diffs against the base cell's
-      keyBaseOrder = compareSplit(kr, ko, kl, first.row, first.rowLen, buf, 0, 0);
+      keyBaseOrder =
+          compareSplit(keyRow, keyRowOffset, keyRowLen, first.row, first.rowLen, buf, 0, 0);
       keyBaseMatch = matched;
     }
     while (lo <= hi) {
       int mid = (lo + hi) >>> 1;
       int c = 0;
-      if (kr != null) {
-        c = mid == 0 ? keyBaseOrder : compareRowAt(kr, ko, kl, mid);
+      if (keyRow != null) {
+        c = mid == 0 ? keyBaseOrder : compareRowAt(keyRow, keyRowOffset, keyRowLen, mid);
       }
       if (c == 0) {
         decodeRestart(ahead, mid, false);
@@ -658,13 +641,7 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
    */
   @Override
   public ExtendedCell getKey() {
-    return keyOnly(current());
-  }
-
-  /** A copy of {@code e}'s key as a key-only cell. */
-  private static ExtendedCell keyOnly(Entry e) {
-    byte[] k = PrivateCellUtil.getCellKeySerializedAsKeyValueKey(e.key());
-    return new KeyValue.KeyOnlyKeyValue(k, 0, k.length);
+    return EntryCells.keyOnly(current());
   }
 
   @Override
@@ -673,81 +650,28 @@ final class BlockscopeV1Seeker extends RowWalk implements DataBlockEncoder.Encod
     return ByteBuffer.wrap(buf, e.valueOffset, e.valueLen).slice();
   }
 
-  /**
-   * Appends the cell the seeker is on to {@code out} as HBase lays out an unencoded block's cells
-   * ({@code DataBlockEncoder.decodeKeyValues}): key length, value length, the key, the value, then
-   * the tags' length and tags if the file has tags, then the sequence id as a Hadoop vlong if it
-   * has them. The fields go straight from the entry and the block, with no cell in between. Returns
-   * {@code out}, or a copy of it with room when the cell does not fit.
-   */
+  /** Appends the cell the seeker is on to {@code out}, as {@link EntryCells#appendKeyValue}. */
   ByteBuffer appendKeyValue(ByteBuffer out) {
-    Entry e = current();
-    int size = e.unencodedSize(tags, mvcc);
-    if (out.remaining() < size) {
-      ByteBuffer room = ByteBuffer.allocate(Math.max(out.capacity() * 2, out.position() + size));
-      out.flip();
-      out = room.put(out);
-    }
-    out.putInt(e.keyLength()).putInt(e.valueLen);
-    out.putShort((short) e.rowLen).put(e.row, 0, e.rowLen);
-    out.put((byte) e.familyLen).put(e.family, 0, e.familyLen);
-    out.put(e.qualifier, 0, e.qualifierLen).putLong(e.timestamp).put(e.type);
-    out.put(buf, e.valueOffset, e.valueLen);
-    if (tags) {
-      out.putShort((short) e.tagsLen).put(buf, e.tagsOffset, e.tagsLen);
-    }
-    if (mvcc) {
-      ByteBufferUtils.writeVLong(out, e.seqId);
-    }
-    return out;
+    return EntryCells.appendKeyValue(out, current(), buf, tags, mvcc);
   }
 
   /**
    * An {@code ExtendedCell}, as HBase 3.0's {@code EncodedSeeker.getCell} returns; the compiler's
-   * bridge answers 2.x's {@code Cell getCell()}. Its family and qualifier are copied into an array
-   * of its own, after its row unless the cell is in the row of the cell returned before it (the
-   * entry just before in the block, or a restart entry with that row), whose row's copy it shares:
-   * one copy of each row a scan walks. Nothing is written into an array after a cell is returned
-   * pointing into it.
+   * bridge answers 2.x's {@code Cell getCell()}. It shares the row's copy of the cell returned
+   * before it when it is in that cell's row (the entry just before in the block, or a restart entry
+   * with that row): one copy of each row a scan walks.
    */
   @Override
   public ExtendedCell getCell() {
     Entry e = current();
-    int f = e.familyLen;
-    int q = e.qualifierLen;
-    byte[] row = gotRow;
-    int rowLen = e.rowLen;
-    int at = 0;
-    byte[] key;
-    if (e.sameRow ? e.at == gotNext : restartInGotRow(e)) {
-      key = new byte[f + q];
-    } else {
-      key = new byte[rowLen + f + q];
-      put(e.row, 0, key, 0, rowLen);
-      row = key;
-      at = rowLen;
-      gotRow = key;
-      gotRowLen = rowLen;
-    }
-    put(e.family, 0, key, at, f);
-    put(e.qualifier, 0, key, at + f, q);
+    boolean inGotRow = e.sameRow ? e.at == gotNext : restartInGotRow(e);
     gotNext = e.next;
-    return new DecodedCell(
-        row,
-        rowLen,
-        key,
-        at,
-        f,
-        q,
-        e.timestamp,
-        e.type,
-        buf,
-        e.valueOffset,
-        e.valueLen,
-        buf,
-        e.tagsOffset,
-        e.tagsLen,
-        e.seqId);
+    DecodedCell cell = EntryCells.cell(e, inGotRow ? gotRow : null, buf);
+    if (!inGotRow) {
+      gotRow = cell.getRowArray();
+      gotRowLen = e.rowLen;
+    }
+    return cell;
   }
 
   /**

@@ -4,7 +4,7 @@ package io.blockscope.encoding;
  * One decoded BLOCKSCOPE_V1 entry: the key fields in arrays of their own, value and tags in the
  * block. The seeker holds two (the current entry and one for looking ahead) and swaps them.
  */
-class Entry extends Fields {
+class Entry extends CellFields {
   int valueOffset;
   int tagsOffset;
 
@@ -26,7 +26,7 @@ class Entry extends Fields {
    * The qualifier of the last entry that started the group or a row: the one a new row's qualifier
    * diffs against.
    */
-  byte[] rowQualifier = Fields.EMPTY;
+  byte[] rowQualifier = CellFields.EMPTY;
 
   int rowQualifierLen;
 
@@ -40,7 +40,7 @@ class Entry extends Fields {
 
   /** Tags stay in the block: their offset is taken, not their bytes. */
   @Override
-  void takeRest(Fields o) {
+  void takeRest(CellFields o) {
     Entry e = (Entry) o;
     type = e.type;
     valueLen = e.valueLen;
@@ -51,7 +51,7 @@ class Entry extends Fields {
 
   void copy(Entry o) {
     reset(o);
-    rowQualifier = Fields.room(rowQualifier, o.rowQualifierLen);
+    rowQualifier = CellFields.room(rowQualifier, o.rowQualifierLen);
     System.arraycopy(o.rowQualifier, 0, rowQualifier, 0, o.rowQualifierLen);
     rowQualifierLen = o.rowQualifierLen;
     valueOffset = o.valueOffset;

@@ -18,8 +18,8 @@ import static io.blockscope.encoding.BlockscopeV1Format.VALUE_LEN;
  * against the end of its group's key entries before it is used. A stage returns where the next
  * field starts and leaves what it read in this object's fields, for the caller to take at once.
  *
- * <p>One loop reads the order again: the walk over a group's rows ({@link RowWalk#walkRows}), which
- * keeps the cell before in local variables and reads each field inline, checking every length
+ * <p>One loop reads the order again: the walk over a group's rows ({@link RowWalker#walkRows}),
+ * which keeps the cell before in local variables and reads each field inline, checking every length
  * against its group's end as the stages do. Through the stages it made seeks about 10% slower
  * (benchmarks/encoder-measurements.md, "The seeker's classes"). The encoder's contract tests
  * (EncodingContractTest, on the golden blocks too) seek to every cell of their blocks and between
@@ -27,6 +27,53 @@ import static io.blockscope.encoding.BlockscopeV1Format.VALUE_LEN;
  * stages disagreed, a seek would land elsewhere.
  */
 class EntryParser {
+  /*
+   * The read path is one object of four classes, each the superclass of the next, one concern
+   * each. A level calls the ones above it in this drawing and takes what they read from fields of
+   * the object, at once, before the next call writes them again:
+   *
+   *   EntryParser          an entry's fields in three stages, the base key's length
+   *     |  readFlags, readRowShared/Rest/At, readFamilyAt/Len, readQualifierShared/Rest/At,
+   *     |  readTimestampDelta, readType, readValueLen/Offset, readValuesAfter, readTagsAt/Len,
+   *     |  readSeqId (the stages); pairShared, pairRest (lengths); readEnd (vint, vlong)
+   *   BlockFrame           the block's trailer, base key and restart offsets; a group's bounds
+   *     |  buf, base, restartCount, baseKeyAt, baseKeyLen; restartAt, keysAt, keysEnd of a group
+   *   RowWalker            restart entries' rows against the key's; the walk over a group's rows
+   *     |  matched (compareSplit); walkAtKeyRow, walkFieldsAt, walkAnchor, and walk and atAnchor
+   *     |  (the cell before the entry the walk stopped at, and before its row), walkRow,
+   *     |  anchorQualifier (walkRows); it reads first and keyBaseOrder/Match, which the seeker sets
+   *   BlockscopeV1Seeker   decodes into its Entry objects, decides where a seek goes, answers
+   *                        HBase's EncodedSeeker calls; EntryCells builds keys and cells
+   *
+   * Why a chain of superclasses and not parts the seeker holds, as HBase's RowIndexSeekerV1 holds
+   * its SeekerState objects: each object a seek reaches through costs it a few percent. HBase
+   * makes a seeker for every store file scanner (HFileReaderImpl.EncodedScanner), so every point
+   * get makes one, and a seek reads little of a block. SeekAB against the seeker as one class, on
+   * a 2-core machine, medians of five JVMs (B/A, for seek, seekBefore and get):
+   *
+   *   the parser as an object the seeker holds    1.02   1.03   0.99
+   *   the frame as a second object                1.06   1.06   1.02
+   *   both as superclasses instead                1.02   1.03   1.01
+   *   the row walker as a superclass too          1.00   1.01   1.06
+   *
+   * One parser object holding its position and results, read by decode and the walk alike, with
+   * the walk's state in an Entry, measured 1.27, 1.26 and 1.15: each step handed its result to the
+   * next through an object's fields, and escape analysis did not keep a walk-local Entry in
+   * registers. For the same reason the walk (RowWalker.walkRows) reads the fields in a loop of its
+   * own, with the cell before in local variables: routed through this class's stages, handing each
+   * field over in the fields above, seeks were 9 to 12% slower (SeekAB, ten JVMs: seek 1.121,
+   * seekBefore 1.112, get 1.089). EncodingContractTest holds the walk and the stages to the same
+   * landings.
+   *
+   * The runs: benchmarks/encoder-measurements.md, "The seeker's classes". A change to the read
+   * path is held to them: with the build before it in a second work tree (its encoders module
+   * compiled there), seek, seekBefore and get each within 3% of 1 in
+   *
+   *   java -cp benchmarks/target/classes:$(cat benchmarks/target/classpath.txt) \
+   *       io.blockscope.benchmarks.SeekAB /tmp/old/encoders/target/classes \
+   *       encoders/target/classes seek 10
+   */
+
   /** The block's cells carry tags, sequence ids: their entries have those fields. */
   final boolean tags;
 
@@ -42,7 +89,7 @@ class EntryParser {
 
   /** Copies {@code n} bytes of {@code from} into {@code to} (or a larger array); returns it. */
   static byte[] copy(byte[] from, int n, byte[] to) {
-    to = Fields.room(to, n);
+    to = CellFields.room(to, n);
     put(from, 0, to, 0, n);
     return to;
   }
@@ -244,7 +291,7 @@ class EntryParser {
    * at} in {@code b}. Returns {@code old} or a larger copy of its prefix, with the whole.
    */
   static byte[] spliced(byte[] old, int shared, byte[] b, int at, int rest) {
-    byte[] into = Fields.room(old, shared + rest);
+    byte[] into = CellFields.room(old, shared + rest);
     if (into != old) {
       System.arraycopy(old, 0, into, 0, shared);
     }

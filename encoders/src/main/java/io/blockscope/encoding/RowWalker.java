@@ -16,11 +16,11 @@ import static io.blockscope.encoding.BlockscopeV1Format.VALUE_LEN;
  * group's entries while their rows are before the key's, which keeps the cell before as numbers.
  * The seeker decodes from the start of the row the walk stopped in.
  */
-abstract class RowWalk extends GroupIndex {
+abstract class RowWalker extends BlockFrame {
   /** The block's base cell: entry 0's key, decoded once per block. */
   final Entry first = new Entry();
 
-  RowWalk(boolean tags, boolean mvcc) {
+  RowWalker(boolean tags, boolean mvcc) {
     super(tags, mvcc);
   }
 
@@ -34,31 +34,31 @@ abstract class RowWalk extends GroupIndex {
   int walkAnchor;
 
   /**
-   * Steps over the entries of group {@code k}, from its restart entry and the base cell before it,
-   * while their rows are before the key's row {@code kr[ko, ko + kl)}, which shares {@code
-   * rowMatch} bytes with the base cell's; returns the entry it stopped at and sets {@link
-   * #walkAtKeyRow}, {@link #walkAnchor} and {@link #walkFieldsAt}, and {@link #walk} to the cell
-   * before that entry. It checks every length as {@link EntryParser}'s stages do, but reads the
-   * fields inline and copies nothing except the rows' and the anchors' qualifiers' new bytes. The
-   * fields of the cell before are kept in local variables: this loop is where a seek spends most of
-   * its time, and through the stages, handing each field over in the parser's fields, it cost seeks
-   * about 10% (EntryParser).
+   * Steps over the entries of {@code group}, from its restart entry and the base cell before it,
+   * while their rows are before the key's row {@code keyRow[keyRowOffset, keyRowOffset +
+   * keyRowLen)}, which shares {@code rowMatch} bytes with the base cell's; returns the entry it
+   * stopped at and sets {@link #walkAtKeyRow}, {@link #walkAnchor} and {@link #walkFieldsAt}, and
+   * {@link #walk} to the cell before that entry. It checks every length as {@link EntryParser}'s
+   * stages do, but reads the fields inline and copies nothing except the rows' and the anchors'
+   * qualifiers' new bytes. The fields of the cell before are kept in local variables: this loop is
+   * where a seek spends most of its time, and through the stages, handing each field over in the
+   * parser's fields, it cost seeks about 10% (EntryParser).
    */
-  final int walkRows(byte[] kr, int ko, int kl, int k, int rowMatch) {
+  final int walkRows(byte[] keyRow, int keyRowOffset, int keyRowLen, int group, int rowMatch) {
     final byte[] b = buf;
     final int base = this.base;
-    final int end = keysEnd(k);
+    final int end = keysEnd(group);
     final int limit = base + end;
-    final int valuesEnd = base + keysAt(k);
-    final int restartEntry = keysAt(k);
+    final int valuesEnd = base + keysAt(group);
+    final int restartEntry = keysAt(group);
     Entry f = first;
-    walkRow = Fields.room(walkRow, f.rowLen);
+    walkRow = CellFields.room(walkRow, f.rowLen);
     System.arraycopy(f.row, 0, walkRow, 0, f.rowLen);
     walkRowLen = f.rowLen;
     anchorQualifier = EntryParser.copy(f.qualifier, f.qualifierLen, anchorQualifier);
     anchorQualifierLen = f.qualifierLen;
     Walk w = walk;
-    w.beforeRestart(f, k, base + restartAt(k));
+    w.beforeRestart(f, group, base + restartAt(group));
     int at = restartEntry;
     int anchor = restartEntry;
     int familyAt = w.familyAt;
@@ -88,7 +88,16 @@ abstract class RowWalk extends GroupIndex {
         } else if (shared > rowMatch) {
           c = 1;
         } else {
-          c = compareSplit(kr, ko + shared, kl - shared, Fields.EMPTY, 0, b, p, rest);
+          c =
+              compareSplit(
+                  keyRow,
+                  keyRowOffset + shared,
+                  keyRowLen - shared,
+                  CellFields.EMPTY,
+                  0,
+                  b,
+                  p,
+                  rest);
           match = shared + matched;
         }
         if (c <= 0) {
@@ -97,7 +106,7 @@ abstract class RowWalk extends GroupIndex {
           break;
         }
         // a row still before the key's: keep its bytes and the state before it, step over it
-        walkRow = Fields.grow(walkRow, shared + rest);
+        walkRow = CellFields.grow(walkRow, shared + rest);
         for (int i = 0; i < rest; i++) {
           walkRow[shared + i] = b[p + i];
         }
@@ -134,7 +143,7 @@ abstract class RowWalk extends GroupIndex {
         qualifierLen = shared + rest;
         if (anchorEntry) {
           // the anchor's qualifier is kept: the next row's diffs against it
-          anchorQualifier = Fields.grow(anchorQualifier, qualifierLen);
+          anchorQualifier = CellFields.grow(anchorQualifier, qualifierLen);
           for (int i = 0; i < rest; i++) {
             anchorQualifier[shared + i] = b[p + i];
           }
@@ -216,15 +225,15 @@ abstract class RowWalk extends GroupIndex {
     int familyAt;
 
     /**
-     * Becomes the cell before restart entry {@code k} of a block whose entry 0 is {@code first}
-     * (the base cell), as numbers; {@code valueAt} is where the group's values start.
+     * Becomes the cell before the restart entry of {@code group} in a block whose entry 0 is {@code
+     * first} (the base cell), as numbers; {@code valueAt} is where the group's values start.
      */
-    void beforeRestart(Entry first, int k, int valueAt) {
+    void beforeRestart(Entry first, int group, int valueAt) {
       familyAt = -1;
       qualifierLen = first.qualifierLen;
       timestamp = first.timestamp;
       takeRest(first);
-      if (k == 0) {
+      if (group == 0) {
         clearRest();
       }
       this.valueAt = valueAt;
@@ -232,34 +241,34 @@ abstract class RowWalk extends GroupIndex {
   }
 
   /** The walk's current row, the state before the next entry and before the row's first. */
-  byte[] walkRow = Fields.EMPTY;
+  byte[] walkRow = CellFields.EMPTY;
 
   int walkRowLen;
 
   /** The qualifier of the walk's last anchor: the group's first entry or a row's first. */
-  byte[] anchorQualifier = Fields.EMPTY;
+  byte[] anchorQualifier = CellFields.EMPTY;
 
   int anchorQualifierLen;
   final Walk walk = new Walk();
   final Walk atAnchor = new Walk();
 
   /**
-   * Makes {@code x} the cell before a new row's first entry in group {@code k}: the walk's row and
+   * Makes {@code x} the cell before a new row's first entry in {@code group}: the walk's row and
    * the fields in {@code w}; the family, unless one was written since the walk started (at the
    * restart entry), is the base cell's.
    */
-  final void start(Entry x, Walk w, int k) {
-    x.row = Fields.room(x.row, walkRowLen);
+  final void start(Entry x, Walk w, int group) {
+    x.row = CellFields.room(x.row, walkRowLen);
     System.arraycopy(walkRow, 0, x.row, 0, walkRowLen);
     x.rowLen = walkRowLen;
     x.rowQualifier = EntryParser.copy(anchorQualifier, anchorQualifierLen, x.rowQualifier);
     x.rowQualifierLen = anchorQualifierLen;
     if (w.familyAt >= 0) {
-      x.family = Fields.room(x.family, w.familyLen);
+      x.family = CellFields.room(x.family, w.familyLen);
       System.arraycopy(buf, w.familyAt, x.family, 0, w.familyLen);
       x.familyLen = w.familyLen;
     } else {
-      x.family = Fields.room(x.family, first.familyLen);
+      x.family = CellFields.room(x.family, first.familyLen);
       System.arraycopy(first.family, 0, x.family, 0, first.familyLen);
       x.familyLen = first.familyLen;
     }
@@ -270,20 +279,20 @@ abstract class RowWalk extends GroupIndex {
     x.tagsLen = w.tagsLen;
     x.seqId = w.seqId;
     x.valueAt = w.valueAt;
-    x.restart = k;
+    x.restart = group;
   }
 
   /**
-   * Compares the key's row {@code kr[ko, ko + kl)} with the row of restart entry {@code restart}
-   * (which diffs against the base cell's row) where it lies in the block, from how the key's row
-   * compares with the base cell's ({@link #keyBaseOrder}, {@link #keyBaseMatch}): only a row that
-   * shares exactly as many bytes with the base cell's as the key's does is compared byte by byte,
-   * and only after them. Opens the group.
+   * Compares the key's row {@code keyRow[keyRowOffset, keyRowOffset + keyRowLen)} with the row of
+   * the restart entry of {@code group} (which diffs against the base cell's row) where it lies in
+   * the block, from how the key's row compares with the base cell's ({@link #keyBaseOrder}, {@link
+   * #keyBaseMatch}): only a row that shares exactly as many bytes with the base cell's as the key's
+   * does is compared byte by byte, and only after them. Opens the group.
    */
-  final int compareRowAt(byte[] kr, int ko, int kl, int restart) {
-    openGroup(restart);
-    int at = keysAt(restart);
-    int limit = base + keysEnd(restart);
+  final int compareRowAt(byte[] keyRow, int keyRowOffset, int keyRowLen, int group) {
+    openGroup(group);
+    int at = keysAt(group);
+    int limit = base + keysEnd(group);
     readRowPart(buf, base + at, limit, at, first.rowLen);
     if ((readFlags & ROW) != 0) {
       return keyBaseOrder;
@@ -297,7 +306,15 @@ abstract class RowWalk extends GroupIndex {
     if (shared > keyBaseMatch) {
       return keyBaseOrder;
     }
-    return compareSplit(kr, ko + shared, kl - shared, Fields.EMPTY, 0, buf, readRowAt, readRowRest);
+    return compareSplit(
+        keyRow,
+        keyRowOffset + shared,
+        keyRowLen - shared,
+        CellFields.EMPTY,
+        0,
+        buf,
+        readRowAt,
+        readRowRest);
   }
 
   /**

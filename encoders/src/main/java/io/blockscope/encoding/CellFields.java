@@ -12,7 +12,7 @@ import org.apache.hadoop.io.WritableUtils;
  * One cell's fields, in arrays of their own: the encoder's cell before and cell now, and the base
  * of the seeker's decoded entries ({@link Entry}).
  */
-class Fields {
+class CellFields {
   byte[] row = EMPTY;
   int rowLen;
   byte[] family = EMPTY;
@@ -52,20 +52,20 @@ class Fields {
   }
 
   /** Becomes a copy of {@code o}: of the base cell, the state before a restart entry. */
-  void reset(Fields o) {
+  void reset(CellFields o) {
     copyKey(o);
     takeRest(o);
   }
 
   /** Takes the qualifier of {@code o}: the one a new row's first qualifier diffs against. */
-  void takeQualifier(Fields o) {
+  void takeQualifier(CellFields o) {
     qualifier = room(qualifier, o.qualifierLen);
     System.arraycopy(o.qualifier, 0, qualifier, 0, o.qualifierLen);
     qualifierLen = o.qualifierLen;
   }
 
   /** Takes type, value length, tags and sequence id from {@code o}. */
-  void takeRest(Fields o) {
+  void takeRest(CellFields o) {
     type = o.type;
     valueLen = o.valueLen;
     tagsLen = o.tagsLen;
@@ -77,7 +77,7 @@ class Fields {
   }
 
   /** Takes row, family, qualifier and timestamp from {@code o}, in its own arrays. */
-  void copyKey(Fields o) {
+  void copyKey(CellFields o) {
     row = room(row, o.rowLen);
     System.arraycopy(o.row, 0, row, 0, o.rowLen);
     rowLen = o.rowLen;

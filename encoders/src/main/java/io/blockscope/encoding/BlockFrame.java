@@ -19,7 +19,7 @@ import org.apache.hadoop.hbase.nio.ByteBuff;
  * offsets, read and checked when the seeker moves to the block, and its groups' bounds, read and
  * checked when a seek first comes to a group. Also the block's first key, for HBase's index.
  */
-abstract class GroupIndex extends EntryParser {
+abstract class BlockFrame extends EntryParser {
   private static final int[] NO_GROUPS = new int[0];
   private static final int GROUP_INTS = 4;
 
@@ -54,7 +54,7 @@ abstract class GroupIndex extends EntryParser {
 
   int baseKeyLen;
 
-  GroupIndex(boolean tags, boolean mvcc) {
+  BlockFrame(boolean tags, boolean mvcc) {
     super(tags, mvcc);
   }
 
