@@ -111,9 +111,9 @@ final class Levels {
 
   /**
    * Works out an opening region's level and adds it to {@code registry} in one step that no reload
-   * comes between: a region that opens while {@code update_config} runs ends at the new level,
-   * where working out the level with the old caps and adding the region after the reload had walked
-   * the registry kept the old one.
+   * comes between: a region that opens while {@code update_config} runs ends at the new level.
+   * (Were the two steps apart, a level worked out under the old caps could be added after the
+   * reload walked the registry, and keep the old level.)
    */
   synchronized void open(TableDescriptor table, String region, CostRegistry registry) {
     registry.open(table.getTableName().getNameAsString(), region, ofRegion(table, region));
