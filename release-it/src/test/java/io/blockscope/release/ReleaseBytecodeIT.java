@@ -2,7 +2,10 @@ package io.blockscope.release;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
 
+import io.blockscope.coprocessor.MiscountDrill;
+import io.blockscope.testsupport.ProfileCalls;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -10,6 +13,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
@@ -56,6 +61,41 @@ public class ReleaseBytecodeIT {
       }
     }
     assertFalse("lib/ carries the command line's own jars", cli == 0);
+  }
+
+  /**
+   * No test code ships: no class of the coprocessors' test jar (the sensitivity drill's miscounts,
+   * the unit tests) and none of the suites' test-support is in any of the release's jars; the
+   * region server's jar keeps only the empty seam the drills plug into.
+   */
+  @Test
+  public void noTestCodeShips() throws IOException {
+    Set<String> testClasses = new TreeSet<>(TestJars.classFiles(MiscountDrill.class).keySet());
+    assertTrue(
+        testClasses.toString(),
+        testClasses.contains("io/blockscope/coprocessor/MiscountDrill.class"));
+    testClasses.addAll(TestJars.classFiles(ProfileCalls.class).keySet());
+    Path release = Path.of(System.getProperty("blockscope.release"));
+    List<String> shipped = new ArrayList<>();
+    int seams = 0;
+    for (String dir : List.of("server", "client", "lib")) {
+      for (Path jar : jars(release.resolve(dir))) {
+        try (ZipFile zip = new ZipFile(jar.toFile())) {
+          Enumeration<? extends ZipEntry> entries = zip.entries();
+          while (entries.hasMoreElements()) {
+            String name = entries.nextElement().getName();
+            if (testClasses.contains(name)
+                || SecureRealm.DRILL_CLASSES.stream()
+                    .anyMatch(d -> name.equals(d + ".class") || name.startsWith(d + "$"))) {
+              shipped.add(dir + "/" + jar.getFileName() + ": " + name);
+            }
+            seams += name.equals("io/blockscope/coprocessor/DrillSeam.class") ? 1 : 0;
+          }
+        }
+      }
+    }
+    assertEquals("test classes in the release", List.of(), shipped);
+    assertTrue("the seam is in the server jar and lib/'s copy: " + seams, seams >= 1);
   }
 
   private static List<Path> jars(Path dir) throws IOException {

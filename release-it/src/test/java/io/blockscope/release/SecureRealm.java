@@ -5,8 +5,6 @@ import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.harness.stock.StockSecurity;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileSystem;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,7 +14,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
-import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
 
@@ -227,7 +224,7 @@ final class SecureRealm implements StockSecurity, AutoCloseable {
   }
 
   /** The class files, by name without {@code .class}, of the test suite's drills. */
-  private static final List<String> DRILL_CLASSES =
+  static final List<String> DRILL_CLASSES =
       List.of(
           "io/blockscope/coprocessor/MiscountDrill",
           "io/blockscope/coprocessor/Miscount",
@@ -245,31 +242,21 @@ final class SecureRealm implements StockSecurity, AutoCloseable {
     }
     Path jar = Files.createTempFile("blockscope-drills", ".jar");
     jar.toFile().deleteOnExit();
-    Path from;
-    try {
-      from =
-          Path.of(MiscountDrill.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    } catch (java.net.URISyntaxException e) {
-      throw new IOException(e);
-    }
     int written = 0;
-    try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar));
-        FileSystem fs = Files.isDirectory(from) ? null : FileSystems.newFileSystem(from);
-        Stream<Path> all = Files.walk(fs == null ? from : fs.getPath("/"))) {
-      Path root = fs == null ? from : fs.getPath("/");
-      for (Path p : (Iterable<Path>) all::iterator) {
-        String name = root.relativize(p).toString().replace('\\', '/');
+    try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+      for (Map.Entry<String, byte[]> c : TestJars.classFiles(MiscountDrill.class).entrySet()) {
+        String name = c.getKey();
         if (DRILL_CLASSES.stream()
-            .anyMatch(c -> name.equals(c + ".class") || name.startsWith(c + "$"))) {
+            .anyMatch(d -> name.equals(d + ".class") || name.startsWith(d + "$"))) {
           out.putNextEntry(new JarEntry(name));
-          out.write(Files.readAllBytes(p));
+          out.write(c.getValue());
           out.closeEntry();
           written++;
         }
       }
     }
     if (written < DRILL_CLASSES.size()) {
-      throw new IOException("the drill classes in " + from + ": " + written + " class files");
+      throw new IOException("the coprocessors' test jar has " + written + " drill class files");
     }
     return List.of(jar);
   }
