@@ -113,10 +113,11 @@ final class RegionMoves {
         120,
         () -> {
           try {
-            if (placed.holds() && queries.inTransition() == 0) {
+            boolean settled = queries.inTransition() == 0;
+            if (settled && placed.holds()) {
               return true;
             }
-            if (queries.inTransition() == 0 && System.nanoTime() - lastMove[0] > 3_000_000_000L) {
+            if (settled && System.nanoTime() - lastMove[0] > 3_000_000_000L) {
               move.ask();
               lastMove[0] = System.nanoTime();
             }
