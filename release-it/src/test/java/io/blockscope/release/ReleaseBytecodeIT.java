@@ -77,7 +77,7 @@ public class ReleaseBytecodeIT {
     testClasses.addAll(TestJars.classFiles(ProfileCalls.class).keySet());
     Path release = Path.of(System.getProperty("blockscope.release"));
     List<String> shipped = new ArrayList<>();
-    int seams = 0;
+    List<String> seams = new ArrayList<>();
     for (String dir : List.of("server", "client", "lib")) {
       for (Path jar : jars(release.resolve(dir))) {
         try (ZipFile zip = new ZipFile(jar.toFile())) {
@@ -89,13 +89,22 @@ public class ReleaseBytecodeIT {
                     .anyMatch(d -> name.equals(d + ".class") || name.startsWith(d + "$"))) {
               shipped.add(dir + "/" + jar.getFileName() + ": " + name);
             }
-            seams += name.equals("io/blockscope/coprocessor/DrillSeam.class") ? 1 : 0;
+            if (name.equals("io/blockscope/coprocessor/DrillSeam.class")) {
+              seams.add(dir + "/" + jar.getFileName());
+            }
           }
         }
       }
     }
     assertEquals("test classes in the release", List.of(), shipped);
-    assertTrue("the seam is in the server jar and lib/'s copy: " + seams, seams >= 1);
+    // the release's directory is blockscope-<version>, as is each of its own jars' name's end
+    String coprocessors =
+        "blockscope-coprocessors-"
+            + release.getFileName().toString().substring("blockscope-".length());
+    assertEquals(
+        "the jars with the seam",
+        List.of("server/" + coprocessors + ".jar", "lib/" + coprocessors + ".jar"),
+        seams);
   }
 
   private static List<Path> jars(Path dir) throws IOException {
