@@ -5,7 +5,7 @@ import static org.junit.Assert.assertNotSame;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
-import io.blockscope.coprocessor.accounting.CostRegistry;
+import com.codahale.metrics.MetricRegistry;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.metrics.MetricKeys;
 import io.blockscope.metrics.ServerMetric;
@@ -52,9 +52,14 @@ public class TwoEnginesAtOnceTest {
     Object engine = ProbeBridge.engine(null);
     Method registryOf = engine.getClass().getMethod("registry");
     registryOf.setAccessible(true); // the other copy's Engine is package-private in its loader
-    CostRegistry registry = (CostRegistry) registryOf.invoke(engine);
+    // Either copy may win the race, so the registry may be the other loader's class: reach its
+    // Dropwizard registry (one class for both copies) by name rather than by a cast.
+    Object registry = registryOf.invoke(engine);
+    Method metricsOf = registry.getClass().getMethod("metrics");
+    metricsOf.setAccessible(true);
+    MetricRegistry metrics = (MetricRegistry) metricsOf.invoke(registry);
     MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-    List<String> keys = new ArrayList<>(registry.metrics().getMetrics().keySet());
+    List<String> keys = new ArrayList<>(metrics.getMetrics().keySet());
     for (ServerMetric m : ServerMetric.values()) {
       assertTrue(m + " registered: " + keys, keys.contains(m.key()));
     }

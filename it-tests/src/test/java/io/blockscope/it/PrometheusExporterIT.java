@@ -177,15 +177,19 @@ public class PrometheusExporterIT extends ClusterTestBase {
     cluster.admin().deleteNamespace(TABLE.getNamespaceAsString());
   }
 
-  /** The exporter's answer, once it answers (it connects to JMX when first asked). */
+  /**
+   * The exporter's answer, once it answers (it connects to JMX when first asked). Its first answer
+   * walks every bean of the minicluster's JVM; beside the release suite's stock processes on two
+   * cores that took 69 s, so one answer may take 150 s and the whole wait 300 s.
+   */
   private static String get(Exporter e) throws Exception {
     String url = "http://127.0.0.1:" + e.port() + "/metrics";
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
     while (true) {
       try {
         HttpURLConnection c = (HttpURLConnection) URI.create(url).toURL().openConnection();
         c.setConnectTimeout(5_000);
-        c.setReadTimeout(60_000);
+        c.setReadTimeout(150_000);
         if (c.getResponseCode() == 200) {
           try (var in = c.getInputStream()) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
