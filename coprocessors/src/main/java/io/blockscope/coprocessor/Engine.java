@@ -57,6 +57,7 @@ final class Engine implements Hooks, ConfigurationObserver {
 
   private final AtomicLong hookFailures = new AtomicLong();
   private final AtomicLong exportRefreshes = new AtomicLong();
+  private final AtomicLong profileRequests = new AtomicLong();
   private final ScheduledExecutorService exporter;
   private volatile boolean configObserverRegistered;
 
@@ -87,6 +88,8 @@ final class Engine implements Hooks, ConfigurationObserver {
     registry.registerOnce(
         ServerMetric.FRAMES_DROPPED.key(),
         CostRegistry.readOnlyCounter(attribution::droppedFrames));
+    registry.registerOnce(
+        ServerMetric.PROFILE_REQUESTS.key(), CostRegistry.readOnlyCounter(profileRequests::get));
     registry.registerOnce(
         ServerMetric.QUERIES_EVICTED.key(),
         CostRegistry.readOnlyCounter(tagging.queries()::evicted));
@@ -224,6 +227,11 @@ final class Engine implements Hooks, ConfigurationObserver {
   @Override
   public long[] queryCosts(String queryId, String user, String region) {
     return tagging.queryCosts(queryId, user, region);
+  }
+
+  @Override
+  public void profileAsked() {
+    profileRequests.incrementAndGet();
   }
 
   @Override

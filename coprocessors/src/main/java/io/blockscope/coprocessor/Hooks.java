@@ -73,4 +73,7 @@ interface Hooks {
    * earlier copy of blockscope in the same server returns the shorter array.
    */
   long[] queryCosts(String queryId, String user, String region);
+
+  /** The profile endpoint was called on one of this server's regions, whatever it answers. */
+  void profileAsked();
 }

@@ -63,6 +63,10 @@ final class ProfileService implements Service {
     long rows = 0;
     String name = region.get();
     try {
+      Hooks h = hooks.get();
+      if (h != null) {
+        h.profileAsked();
+      }
       String owner = owner(request);
       if (owner == null) {
         CoprocessorRpcUtils.setControllerException(
@@ -73,7 +77,6 @@ final class ProfileService implements Service {
         done.run(null);
         return;
       }
-      Hooks h = hooks.get();
       long[] c =
           h == null || name == null
               ? null

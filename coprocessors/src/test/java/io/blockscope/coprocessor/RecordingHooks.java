@@ -83,4 +83,9 @@ public class RecordingHooks implements Hooks {
     record("queryCosts", queryId, user, region);
     return new long[] {7};
   }
+
+  @Override
+  public void profileAsked() {
+    record("profileAsked");
+  }
 }

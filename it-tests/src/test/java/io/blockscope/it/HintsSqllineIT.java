@@ -194,6 +194,10 @@ public class HintsSqllineIT extends ClusterTestBase {
     assertEquals(output, 5, count(output, "; measured at COUNT (as the query asked)"));
     assertEquals(output, 4, count(output, "; measured at TIME (as the query asked)"));
     assertEquals(output, 4, count(output, "\"levelReason\": \"as the query asked\""));
+    // each asked the regions its scans read: the table's four for a scan, one for the lookup
+    assertEquals(output, 2, count(output, "  profile read: 4 regions asked in 1 call, "));
+    assertEquals(output, 1, count(output, "  profile read: 1 region asked in 1 call, "));
+    assertEquals(output, 1, count(output, "\"regionsAsked\": 4,"));
     assertTrue(output, output.contains("BLOCKSCOPE ANALYZE (COUNT): 1 row returned in "));
     assertTrue(output, output.contains("BLOCKSCOPE ANALYZE (TIME): 1 row returned in "));
     assertTrue(output, output.contains("BLOCKSCOPE SERIAL: region scans run one at a time"));

@@ -23,6 +23,11 @@ public enum ServerMetric {
   FRAMES_DROPPED("frames.dropped"),
   /** Gauge: attribution frames open now over all threads. */
   FRAMES_OPEN("frames.open"),
+  /**
+   * Counter: calls of the profile endpoint on this server's regions, one per region asked, refused
+   * ones included.
+   */
+  PROFILE_REQUESTS("profile.requests"),
   /** Counter: tagged query ids dropped to stay within the limit. */
   QUERIES_EVICTED("queries.evicted"),
   /** Gauge: the server's {@code blockscope.level} in force (0, 1, 2). */

@@ -44,7 +44,7 @@ public final class BlockscopePhoenix {
       throws SQLException {
     return ProfileClient.fetch(
         connection.unwrap(PhoenixConnection.class),
-        Collections.singletonList(Objects.requireNonNull(table)),
+        ProfileClient.wholeTables(Collections.singletonList(Objects.requireNonNull(table))),
         queryId,
         null);
   }
@@ -58,7 +58,7 @@ public final class BlockscopePhoenix {
       Connection connection, String table, String queryId, String user) throws SQLException {
     return ProfileClient.fetch(
         connection.unwrap(PhoenixConnection.class),
-        Collections.singletonList(Objects.requireNonNull(table)),
+        ProfileClient.wholeTables(Collections.singletonList(Objects.requireNonNull(table))),
         queryId,
         user);
   }

@@ -33,6 +33,11 @@ final class ExplainAnalyzeJson {
     total.put("rows", p.rows());
     total.put("costs", new TreeMap<>(p.totals()));
     doc.put("total", total);
+    Map<String, Object> read = new LinkedHashMap<>();
+    read.put("regionsAsked", p.read().regionsAsked());
+    read.put("calls", p.read().calls());
+    read.put("nanos", p.read().nanos());
+    doc.put("profileRead", read);
     List<Long> busy = new ArrayList<>();
     List<Object> regions = new ArrayList<>();
     for (QueryProfile.Region r : ExplainAnalyze.busiestFirst(p, level)) {

@@ -65,6 +65,7 @@ final class ExplainAnalyzeRun {
     List<String> plan = new ArrayList<>();
     long rows = 0;
     Set<String> tables;
+    QueryPlan executed;
     String id;
     List<String> refused;
     try (QueryContext context = new QueryContext(e)) {
@@ -77,13 +78,15 @@ final class ExplainAnalyzeRun {
         while (rs.next()) {
           rows++;
         }
+        executed = JdbcProxies.executedPlan(rs.getStatement());
       }
       tables = context.tables();
       id = context.id;
       refused = context.refused();
     }
     long wall = System.nanoTime() - start;
-    QueryProfile profile = ProfileClient.fetch(connection, tables, id, null);
+    QueryProfile profile =
+        ProfileClient.fetch(connection, ProfileClient.reads(executed, tables), id, null);
     QueryExtensions shown =
         new QueryExtensions(e.noCache(), e.serial(), QueryExtensions.Profile.NONE, true);
     ResultSet result =

@@ -60,6 +60,15 @@ final class ExplainAnalyzeText {
               + costs(r.rows(), r.costs(), level)
               + appliedLevel(r));
     }
+    QueryProfile.Read read = p.read();
+    lines.add(
+        "  profile read: "
+            + read.regionsAsked()
+            + (read.regionsAsked() == 1 ? " region" : " regions")
+            + " asked in "
+            + read.calls()
+            + (read.calls() == 1 ? " call, " : " calls, ")
+            + ms(read.nanos()));
     return lines;
   }
 

@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.phoenix.compile.QueryPlan;
 import org.apache.phoenix.jdbc.PhoenixConnection;
 import org.apache.phoenix.jdbc.PhoenixPreparedStatement;
 import org.apache.phoenix.jdbc.PhoenixStatement;
@@ -75,11 +76,22 @@ final class JdbcProxies {
                   context.id,
                   refused,
                   profiled
-                      ? new ProfileClient.Profiler(connection, context.tables(), context.id)
+                      ? new ProfileClient.Profiler(
+                          connection, executedPlan(target), context.tables(), context.id)
                       : null));
       last.set(wrapped);
       return r instanceof ResultSet ? wrapped : r;
     }
+  }
+
+  /**
+   * The plan Phoenix ran for {@code statement}'s last query ({@code PhoenixStatement.getQueryPlan},
+   * set by {@code executeQuery} once the plan's iterators are built), or null if it has none.
+   */
+  static QueryPlan executedPlan(Statement statement) throws SQLException {
+    return statement.isWrapperFor(PhoenixStatement.class)
+        ? statement.unwrap(PhoenixStatement.class).getQueryPlan()
+        : null;
   }
 
   private static final class ResultSetHandler implements InvocationHandler {

@@ -1,10 +1,14 @@
 package io.blockscope.hints;
 
+import io.blockscope.metrics.profile.KeyRanges;
 import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.Deque;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.apache.hadoop.hbase.client.Scan;
@@ -35,13 +39,59 @@ final class PlanScans {
     walk(
         root,
         p -> {
-          if (p.getTableRef() != null
-              && p.getTableRef().getTable() != null
-              && p.getTableRef().getTable().getPhysicalName() != null) {
-            names.add(p.getTableRef().getTable().getPhysicalName().getString());
+          String name = physicalName(p);
+          if (name != null) {
+            names.add(name);
           }
         });
     return names;
+  }
+
+  /**
+   * The row ranges each physical table was read over, from the region scans of a plan that ran:
+   * {@code QueryPlan.getScans()} of every plan that reads a table itself (a wrapper's scans are its
+   * delegate's). A plan's scans are cut when its iterator is built, after a hash join has narrowed
+   * the plan's key ranges by the other side's keys, so they are read after execution; a plan that
+   * never ran reads nothing and adds no range. Reversed scans (a descending primary key order) are
+   * swapped back ({@code ScanUtil.setupReverseScan} turns the scan around in place).
+   */
+  static Map<String, KeyRanges> ranges(QueryPlan executed) {
+    Map<String, KeyRanges> byTable = new LinkedHashMap<>();
+    walk(
+        executed,
+        p -> {
+          String table = physicalName(p);
+          if (table == null
+              || p instanceof DelegateQueryPlan
+              || p instanceof SortMergeJoinPlan
+              || p instanceof UnionPlan) {
+            return;
+          }
+          KeyRanges ranges = byTable.computeIfAbsent(table, t -> new KeyRanges());
+          List<List<Scan>> scans = p.getScans();
+          if (scans == null) {
+            return;
+          }
+          for (List<Scan> group : scans) {
+            for (Scan s : group) {
+              ranges.addScan(
+                  s.getStartRow(),
+                  s.includeStartRow(),
+                  s.getStopRow(),
+                  s.includeStopRow(),
+                  s.isReversed());
+            }
+          }
+        });
+    return byTable;
+  }
+
+  private static String physicalName(QueryPlan p) {
+    return p.getTableRef() != null
+            && p.getTableRef().getTable() != null
+            && p.getTableRef().getTable().getPhysicalName() != null
+        ? p.getTableRef().getTable().getPhysicalName().getString()
+        : null;
   }
 
   /** Calls {@code action} once with the context scan of every plan in the tree. */

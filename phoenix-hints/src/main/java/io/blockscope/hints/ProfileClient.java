@@ -1,5 +1,6 @@
 package io.blockscope.hints;
 
+import io.blockscope.metrics.profile.KeyRanges;
 import io.blockscope.metrics.profile.ProfileWire;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -9,30 +10,63 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.phoenix.compile.QueryPlan;
 import org.apache.phoenix.jdbc.PhoenixConnection;
 
 /**
- * Reads a query's profile back from the region servers: every region of each table the query
- * scanned is asked through blockscope's coprocessor endpoint ({@link ProfileEndpointClient}); a
- * refusal by HBase comes back as SQLState 42501.
+ * Reads a query's profile back from the region servers through blockscope's coprocessor endpoint
+ * ({@link ProfileEndpointClient}), asking only the regions that hold the rows the query's scans
+ * covered: the regions are found with Phoenix's cached locations ({@code
+ * ConnectionQueryServices.getTableRegionLocation}) and asked in runs of adjacent regions, one
+ * {@code batchCoprocessorService} call per run ({@link KeyRanges#calls}). A refusal by HBase comes
+ * back as SQLState 42501.
  */
 final class ProfileClient {
   private ProfileClient() {}
 
   /**
-   * The costs the region servers recorded for query {@code queryId} in {@code tables} (physical
-   * HBase table names) of {@code user}'s query (null: the connection's user's own), by table and
-   * region.
+   * Every region of each of {@code tables}: for a query whose executed plan is not known, the form
+   * that asks each table whole.
+   */
+  static Map<String, KeyRanges> wholeTables(Iterable<String> tables) {
+    Map<String, KeyRanges> all = new LinkedHashMap<>();
+    for (String t : tables) {
+      all.put(t, new KeyRanges().add(new byte[0], new byte[0]));
+    }
+    return all;
+  }
+
+  /**
+   * The costs the region servers recorded for query {@code queryId} of {@code user} (null: the
+   * connection's user's own), by table and region, asking the regions of each table in {@code
+   * reads} (physical HBase table names) that hold its ranges.
    */
   static QueryProfile fetch(
-      PhoenixConnection pc, Iterable<String> tables, String queryId, String user)
+      PhoenixConnection pc, Map<String, KeyRanges> reads, String queryId, String user)
       throws SQLException {
+    long start = System.nanoTime();
     List<QueryProfile.Region> regions = new ArrayList<>();
-    for (String table : tables) {
-      try (Table t = pc.getQueryServices().getTable(Bytes.toBytes(table))) {
-        for (ProfileWire.Answer a : ProfileEndpointClient.get().ask(t, queryId, user)) {
+    int asked = 0;
+    int calls = 0;
+    for (Map.Entry<String, KeyRanges> read : reads.entrySet()) {
+      String table = read.getKey();
+      if (read.getValue().isEmpty()) {
+        continue; // the query read no row of it
+      }
+      byte[] name = Bytes.toBytes(table);
+      try (Table t = pc.getQueryServices().getTable(name)) {
+        List<KeyRanges.Call> runs =
+            KeyRanges.calls(read.getValue().regions(row -> region(pc, name, row)));
+        List<ProfileWire.Answer> answers = new ArrayList<>();
+        for (KeyRanges.Call run : runs) {
+          answers.addAll(ProfileEndpointClient.get().ask(t, run.start(), run.end(), queryId, user));
+          asked += run.regions();
+          calls++;
+        }
+        for (ProfileWire.Answer a : answers) {
           if (a.found) {
             Map<String, Long> costs = new LinkedHashMap<>(a.costs);
             Long level = costs.remove(ProfileWire.LEVEL_APPLIED);
@@ -78,7 +112,15 @@ final class ProfileClient {
     regions.sort(
         Comparator.comparing(QueryProfile.Region::table)
             .thenComparing(QueryProfile.Region::region));
-    return new QueryProfile(queryId, regions);
+    return new QueryProfile(
+        queryId, regions, new QueryProfile.Read(asked, calls, System.nanoTime() - start));
+  }
+
+  /** The start and end keys of the region of {@code table} holding {@code row}. */
+  private static byte[][] region(PhoenixConnection pc, byte[] table, byte[] row)
+      throws SQLException {
+    RegionInfo r = pc.getQueryServices().getTableRegionLocation(table, row).getRegion();
+    return new byte[][] {r.getStartKey(), r.getEndKey()};
   }
 
   /**
@@ -98,15 +140,29 @@ final class ProfileClient {
     return null;
   }
 
-  /** Reads a profiled query's profile; once the result set is closed, the answer is kept. */
+  /**
+   * The ranges each table was read over: those of {@code executed}, the plan Phoenix ran ({@code
+   * PhoenixStatement.getQueryPlan()} after execution), or every region of {@code tables} when it is
+   * not known.
+   */
+  static Map<String, KeyRanges> reads(QueryPlan executed, Set<String> tables) {
+    return executed == null ? wholeTables(tables) : PlanScans.ranges(executed);
+  }
+
+  /**
+   * Reads a profiled query's profile; once the result set is closed, the answer is kept (and the
+   * plan it was read by let go).
+   */
   static final class Profiler {
     private final PhoenixConnection connection;
     private final Set<String> tables;
     private final String queryId;
+    private QueryPlan executed;
     private QueryProfile kept;
 
-    Profiler(PhoenixConnection connection, Set<String> tables, String queryId) {
+    Profiler(PhoenixConnection connection, QueryPlan executed, Set<String> tables, String queryId) {
       this.connection = connection;
+      this.executed = executed;
       this.tables = tables;
       this.queryId = queryId;
     }
@@ -115,9 +171,10 @@ final class ProfileClient {
       if (kept != null) {
         return kept;
       }
-      QueryProfile p = fetch(connection, tables, queryId, null);
+      QueryProfile p = fetch(connection, reads(executed, tables), queryId, null);
       if (keep) {
         kept = p;
+        executed = null;
       }
       return p;
     }

@@ -114,15 +114,18 @@ final class ProfileEndpointClient {
   }
 
   /**
-   * Asks every region of {@code table} for user {@code user}'s record of query {@code queryId}
-   * ({@code user} null: the caller's own) and returns each region's answer. Throws what HBase's
-   * client throws.
+   * Asks the regions of {@code table} from the one holding row {@code start} through the one
+   * holding row {@code end}, both inclusive (null and null: every region; see {@link
+   * io.blockscope.metrics.profile.KeyRanges#calls}), for user {@code user}'s record of query {@code
+   * queryId} ({@code user} null: the caller's own) and returns each region's answer. Throws what
+   * HBase's client throws.
    */
-  List<ProfileWire.Answer> ask(Table table, String queryId, String user) throws Throwable {
+  List<ProfileWire.Answer> ask(Table table, byte[] start, byte[] end, String queryId, String user)
+      throws Throwable {
     Object req = parse.invoke(null, request, ProfileWire.request(queryId, user));
     Map<?, ?> answers;
     try {
-      answers = (Map<?, ?>) batch.invoke(table, getProfile, req, null, null, responsePrototype);
+      answers = (Map<?, ?>) batch.invoke(table, getProfile, req, start, end, responsePrototype);
     } catch (InvocationTargetException e) {
       throw e.getCause();
     }

@@ -116,16 +116,60 @@ public final class QueryProfile {
     }
   }
 
+  /** What reading the profile back cost: the regions asked, in how many calls, and the time. */
+  public static final class Read {
+    /** A profile made without asking (tests). */
+    static final Read NONE = new Read(0, 0, 0);
+
+    private final int regionsAsked;
+    private final int calls;
+    private final long nanos;
+
+    Read(int regionsAsked, int calls, long nanos) {
+      this.regionsAsked = regionsAsked;
+      this.calls = calls;
+      this.nanos = nanos;
+    }
+
+    /**
+     * Regions the profile endpoint was called on: those holding the rows the query's scans read.
+     */
+    public int regionsAsked() {
+      return regionsAsked;
+    }
+
+    /** Endpoint calls made, one per run of adjacent regions and table. */
+    public int calls() {
+      return calls;
+    }
+
+    /** The time asking took, in nanoseconds. */
+    public long nanos() {
+      return nanos;
+    }
+  }
+
   private final String queryId;
   private final List<Region> regions;
+  private final Read read;
 
   QueryProfile(String queryId, List<Region> regions) {
+    this(queryId, regions, Read.NONE);
+  }
+
+  QueryProfile(String queryId, List<Region> regions, Read read) {
     this.queryId = queryId;
     this.regions = Collections.unmodifiableList(new ArrayList<>(regions));
+    this.read = read;
   }
 
   public String queryId() {
     return queryId;
+  }
+
+  /** What reading this profile cost. */
+  public Read read() {
+    return read;
   }
 
   /** The regions that recorded something for the query, in the order they answered. */

@@ -243,7 +243,7 @@ public class ExplainAnalyzeTest {
         level,
         List.of("CLIENT 2-CHUNK PARALLEL 2-WAY FULL SCAN OVER T"),
         List.of("BLOCKSCOPE NO_CACHE: every scan of this query runs with block caching off"),
-        new QueryProfile("q1", List.of(regions)),
+        new QueryProfile("q1", List.of(regions), new QueryProfile.Read(2, 1, 3_400_000L)),
         1,
         84_200_000L);
   }
@@ -277,7 +277,8 @@ public class ExplainAnalyzeTest {
         "  region T/quiet: rows=7; cache hits=3 misses=0; fs blocks=0 bytes=0;"
             + " decode FAST_DIFF cells=40 seeks=0",
         lines.get(6));
-    assertEquals(7, lines.size());
+    assertEquals("  profile read: 2 regions asked in 1 call, 3.4 ms", lines.get(7));
+    assertEquals(8, lines.size());
   }
 
   @Test
@@ -318,6 +319,11 @@ public class ExplainAnalyzeTest {
     // regions busiest first, each with every cost it recorded
     assertTrue(json, json.indexOf("\"region\": \"busy\"") < json.indexOf("\"region\": \"quiet\""));
     assertTrue(json, json.contains("\"fs.read.bytes.data\": 168478"));
+    assertTrue(
+        json,
+        json.contains(
+            "\"profileRead\": {\n    \"regionsAsked\": 2,\n    \"calls\": 1,\n    \"nanos\":"
+                + " 3400000\n  }"));
     assertTrue(json, json.endsWith("}"));
   }
 
