@@ -364,10 +364,10 @@ public final class QueryTracker {
   }
 
   /**
-   * Applies new limits (a reload of the server's settings): over the new ones, the least recently
-   * touched queries of the users holding the most go at once, as {@link #region} would make room.
-   * Open scanners over a lowered scanner limit stay tracked until they close; new ones are not
-   * tracked until the count is below it.
+   * Applies new limits (a reload of the server's settings): what is over them goes at once, the
+   * least recently touched query of the user holding the most each time, whatever the share (the
+   * operator chose the smaller table). Open scanners over a lowered scanner limit stay tracked
+   * until they close; new ones are not tracked until the count is below it.
    */
   public synchronized void limits(Limits next) {
     limits = Objects.requireNonNull(next);
