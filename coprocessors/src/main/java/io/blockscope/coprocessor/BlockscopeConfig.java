@@ -1,5 +1,6 @@
 package io.blockscope.coprocessor;
 
+import io.blockscope.coprocessor.accounting.QueryTracker;
 import io.blockscope.coprocessor.accounting.RegionExport;
 import io.blockscope.metrics.PerfLevel;
 import java.util.List;
@@ -61,6 +62,25 @@ public final class BlockscopeConfig {
   /** Whether to register blockscope's own MBeans on the platform MBeanServer (default true). */
   public static final String JMX_ENABLED = "blockscope.jmx.enabled";
 
+  /** The most tagged query ids the server keeps, all users together (default 10000). */
+  public static final String QUERY_MAX_IDS = "blockscope.query.max.ids";
+
+  /**
+   * The most (query, region) cost records the server keeps for profiles, all users together
+   * (default 20000).
+   */
+  public static final String QUERY_MAX_RECORDS = "blockscope.query.max.records";
+
+  /** The most open scanners of tagged queries the server tracks (default 100000). */
+  public static final String QUERY_MAX_SCANNERS = "blockscope.query.max.scanners";
+
+  /**
+   * How many users the query ids and records are shared by (default 10): each user is guaranteed
+   * {@code max.ids / users} ids and {@code max.records / users} records (at least 1), which no
+   * other user's queries evict ({@link QueryTracker}).
+   */
+  public static final String QUERY_SHARE_USERS = "blockscope.query.share.users";
+
   static final long MIN_INTERVAL_MS = 1_000;
   static final long DEFAULT_INTERVAL_MS = 10_000;
 
@@ -73,6 +93,7 @@ public final class BlockscopeConfig {
   final boolean probesEnabled;
   final long attachTimeoutMs;
   final boolean jmxEnabled;
+  final QueryTracker.Limits queryLimits;
 
   BlockscopeConfig(Configuration conf, List<String> problems) {
     level = parse(conf, LEVEL, PerfLevel.DEFAULT, PerfLevel::parse, problems);
@@ -106,6 +127,23 @@ public final class BlockscopeConfig {
     }
     attachTimeoutMs = attach;
     jmxEnabled = parse(conf, JMX_ENABLED, true, BlockscopeConfig::bool, problems);
+    QueryTracker.Limits d = QueryTracker.Limits.DEFAULT;
+    queryLimits =
+        new QueryTracker.Limits(
+            positive(conf, QUERY_MAX_IDS, d.ids(), problems),
+            positive(conf, QUERY_MAX_SCANNERS, d.scanners(), problems),
+            positive(conf, QUERY_MAX_RECORDS, d.records(), problems),
+            positive(conf, QUERY_SHARE_USERS, d.users(), problems));
+  }
+
+  /** A count of at least 1; below it, or not a whole number, the default, with the reason why. */
+  private static int positive(Configuration conf, String key, int dflt, List<String> problems) {
+    int value = parse(conf, key, dflt, Integer::parseInt, problems);
+    if (value < 1) {
+      problems.add(key + "=" + value + " is below 1; using the default " + dflt);
+      return dflt;
+    }
+    return value;
   }
 
   /** Parses one setting; on a bad value records why and returns the default. */

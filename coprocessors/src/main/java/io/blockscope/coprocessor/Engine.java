@@ -79,7 +79,8 @@ final class Engine implements Hooks, ConfigurationObserver {
             attribution,
             levels,
             HBaseScanMetricsReader.find(HRegionServer.class.getClassLoader(), noHBaseScanMetrics),
-            hookFailures);
+            hookFailures,
+            config.queryLimits);
     registerProbeHealth();
     registry.registerOnce(
         ServerMetric.HOOKS_FAILURES.key(), CostRegistry.readOnlyCounter(hookFailures::get));
@@ -281,10 +282,11 @@ final class Engine implements Hooks, ConfigurationObserver {
 
   /**
    * Applies {@code blockscope.level}, {@code blockscope.query.max.level}, {@code
-   * blockscope.table.max.level}, {@code blockscope.export.regions} and {@code
-   * blockscope.export.retain.ms} from the region server's reloaded {@code hbase-site.xml} ({@code
-   * update_config} in the HBase shell): regions whose table sets its own level keep it, within the
-   * new cap.
+   * blockscope.table.max.level}, {@code blockscope.export.regions}, {@code
+   * blockscope.export.retain.ms} and the limits of query tracking ({@code blockscope.query.max.*},
+   * {@code blockscope.query.share.users}) from the region server's reloaded {@code hbase-site.xml}
+   * ({@code update_config} in the HBase shell): regions whose table sets its own level keep it,
+   * within the new cap; lowered limits drop what is over them at once.
    */
   @Override
   public void onConfigurationChange(Configuration conf) {
@@ -294,17 +296,19 @@ final class Engine implements Hooks, ConfigurationObserver {
     found.forEach(problems::add);
     registry.export(config.export);
     registry.retain(config.retainMs);
+    tagging.queries().limits(config.queryLimits);
     levels.reload(config, registry);
     tagging.relevel();
     updateMeasuring();
     LOG.info(
         "blockscope: configuration reloaded: level {}, query max level {}, table max level {},"
-            + " regions exported {}, closed regions kept {} ms",
+            + " regions exported {}, closed regions kept {} ms, tagged queries: {}",
         config.level,
         config.queryMaxLevel,
         config.tableMaxLevel,
         config.export,
-        config.retainMs);
+        config.retainMs,
+        config.queryLimits);
   }
 
   // ---- export ---------------------------------------------------------------------------------

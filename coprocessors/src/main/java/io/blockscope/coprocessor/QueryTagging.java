@@ -18,7 +18,7 @@ import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
  * for. The records are what the profile endpoint serves ({@link #queryCosts}).
  */
 final class QueryTagging {
-  private final QueryTracker queries = QueryTracker.withDefaults();
+  private final QueryTracker queries;
   private final CostRegistry registry;
   private final Attribution attribution;
   private final Levels levels;
@@ -32,7 +32,9 @@ final class QueryTagging {
       Attribution attribution,
       Levels levels,
       HBaseScanMetricsReader hbaseScanMetrics,
-      AtomicLong hookFailures) {
+      AtomicLong hookFailures,
+      QueryTracker.Limits limits) {
+    this.queries = QueryTracker.withLimits(limits);
     this.registry = registry;
     this.attribution = attribution;
     this.levels = levels;

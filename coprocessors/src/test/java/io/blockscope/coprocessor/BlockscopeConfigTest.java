@@ -4,6 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.coprocessor.accounting.QueryTracker;
 import io.blockscope.metrics.PerfLevel;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,5 +67,44 @@ public class BlockscopeConfigTest {
         problems.get(1).contains("blockscope.table.max.level")
             && problems.get(1).contains("EVERYTHING"));
     assertTrue(problems.get(2).contains("top:lots"));
+  }
+
+  @Test
+  public void queryLimitsAreReadAndBadOnesFallBackToTheirDefaults() {
+    List<String> problems = new ArrayList<>();
+    QueryTracker.Limits d = new BlockscopeConfig(new Configuration(false), problems).queryLimits;
+    assertEquals(10_000, d.ids());
+    assertEquals(20_000, d.records());
+    assertEquals(100_000, d.scanners());
+    assertEquals(10, d.users());
+    assertTrue(problems.isEmpty());
+
+    Configuration conf = new Configuration(false);
+    conf.set(BlockscopeConfig.QUERY_MAX_IDS, " 500 ");
+    conf.set(BlockscopeConfig.QUERY_MAX_RECORDS, "900");
+    conf.set(BlockscopeConfig.QUERY_MAX_SCANNERS, "70");
+    conf.set(BlockscopeConfig.QUERY_SHARE_USERS, "4");
+    QueryTracker.Limits good = new BlockscopeConfig(conf, problems).queryLimits;
+    assertEquals(
+        "500 ids, 70 scanners, 900 records, a share of 125 ids and 225 records per user",
+        good.toString());
+    assertTrue(problems.isEmpty());
+
+    conf.set(BlockscopeConfig.QUERY_MAX_IDS, "lots");
+    conf.set(BlockscopeConfig.QUERY_MAX_RECORDS, "0");
+    conf.set(BlockscopeConfig.QUERY_MAX_SCANNERS, "99999999999");
+    conf.set(BlockscopeConfig.QUERY_SHARE_USERS, "-3");
+    QueryTracker.Limits bad = new BlockscopeConfig(conf, problems).queryLimits;
+    assertEquals(d.toString(), bad.toString());
+    assertEquals(problems.toString(), 4, problems.size());
+    assertTrue(
+        problems.get(0),
+        problems.get(0).startsWith("bad value for blockscope.query.max.ids ('lots')")
+            && problems.get(0).endsWith("using the default 10000"));
+    assertTrue(problems.get(1), problems.get(1).contains("99999999999"));
+    assertEquals(
+        "blockscope.query.max.records=0 is below 1; using the default 20000", problems.get(2));
+    assertEquals(
+        "blockscope.query.share.users=-3 is below 1; using the default 10", problems.get(3));
   }
 }

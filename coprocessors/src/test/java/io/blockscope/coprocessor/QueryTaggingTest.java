@@ -5,6 +5,7 @@ import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
 
 import io.blockscope.coprocessor.accounting.CostRegistry;
+import io.blockscope.coprocessor.accounting.QueryTracker;
 import io.blockscope.coprocessor.accounting.RegionExport;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Proxy;
@@ -45,7 +46,9 @@ public class QueryTaggingTest {
           new Levels(
               new BlockscopeConfig(new Configuration(false), new ArrayList<>()), new Problems());
       Attribution attribution = new Attribution(registry, null, failures);
-      QueryTagging tagging = new QueryTagging(registry, attribution, levels, null, failures);
+      QueryTagging tagging =
+          new QueryTagging(
+              registry, attribution, levels, null, failures, QueryTracker.Limits.DEFAULT);
       byte[] id = "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
       Object scan = new Object();
       assertNotNull(tagging.queryScan(id, "alice", scan, env(), 2));

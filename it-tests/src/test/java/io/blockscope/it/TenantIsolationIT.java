@@ -12,6 +12,7 @@ import com.google.protobuf.Message;
 import io.blockscope.coprocessor.BlockscopeConfig;
 import io.blockscope.coprocessor.BlockscopeRegionObserver;
 import io.blockscope.coprocessor.Diagnostics;
+import io.blockscope.coprocessor.accounting.QueryTracker;
 import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostLayout;
@@ -231,6 +232,68 @@ public class TenantIsolationIT extends ClusterTestBase {
             "the superuser's own record of the id: none",
             ProfileProtocol.found(profile(sc, t, id, null)));
       }
+    }
+  }
+
+  /**
+   * Bob's flood of query ids, several times what the server keeps for all users together, evicts
+   * only his own queries: alice, within her share, reads her profile back exactly as it was. The
+   * server's limits are lowered for the test through its configuration and {@code update_config}
+   * (200 ids and 400 records, shared by 4 users: 50 ids and 100 records each), so that bob's 1,200
+   * ids, each scanning the three regions of an empty table, are 6 times the ids and 9 times the
+   * records the server keeps, in 3,600 scanner opens rather than the 60,000 or more the defaults
+   * would take.
+   */
+  @Test
+  public void aFloodOfAnotherUsersQueryIdsLeavesAProfileAsItWas() throws Throwable {
+    TableName t = loaded("tenant_fair", null);
+    String encoded = onlyRegion(t).getRegionInfo().getEncodedName();
+    TableName flood = newTable("tenant_flood");
+    RawTable.create(
+        cluster.admin(),
+        new RawTable.Spec(flood).splits(RawTable.seedRow(ROWS / 3), RawTable.seedRow(ROWS / 2)));
+    assertEquals(3, cluster.regions(flood).size());
+    String id = java.util.UUID.randomUUID().toString().replace("-", "");
+    String bobs = java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 24);
+    int n = 1_200;
+    HRegionServer rs = cluster.regionServer();
+    Configuration server = rs.getConfiguration();
+    server.set(BlockscopeConfig.QUERY_MAX_IDS, "200");
+    server.set(BlockscopeConfig.QUERY_MAX_RECORDS, "400");
+    server.set(BlockscopeConfig.QUERY_SHARE_USERS, "4");
+    cluster.admin().updateConfiguration(rs.getServerName());
+    User alice = User.createUserForTesting(cluster.conf(), "alice", new String[0]);
+    User bob = User.createUserForTesting(cluster.conf(), "bob", new String[0]);
+    QueryTracker queries = cluster.diagnostics().queries();
+    try (Connection ac = connect(alice);
+        Connection bc = connect(bob)) {
+      assertEquals(ROWS, scanRows(ac, t, id, "COUNT"));
+      long[] hers = cluster.diagnostics().queryCosts(id, "alice", encoded);
+      Message before = profile(ac, t, id, null);
+      assertEquals(ROWS, ProfileProtocol.rows(before));
+      long evicted = serverCounter("queries.evicted");
+
+      for (int i = 0; i < n; i++) {
+        assertEquals(0, scanRows(bc, flood, bobs + String.format("%08x", i), "COUNT"));
+      }
+      assertEquals(3, queries.stats(bobs + String.format("%08x", n - 1), "bob").scanners());
+      assertEquals(
+          "bob's oldest query", QueryTracker.Stats.NONE, queries.stats(bobs + "00000000", "bob"));
+      assertAtMost("ids kept", 200, queries.trackedQueries());
+      assertAtMost("records kept", 400, queries.trackedRecords());
+      assertBetween(
+          "queries evicted by bob's flood", n - 200, n, serverCounter("queries.evicted") - evicted);
+
+      assertArrayEquals(
+          "alice's record as it was", hers, cluster.diagnostics().queryCosts(id, "alice", encoded));
+      Message after = profile(ac, t, id, null);
+      assertEquals(ROWS, ProfileProtocol.rows(after));
+      assertEquals(ProfileProtocol.costs(before), ProfileProtocol.costs(after));
+    } finally {
+      server.unset(BlockscopeConfig.QUERY_MAX_IDS);
+      server.unset(BlockscopeConfig.QUERY_MAX_RECORDS);
+      server.unset(BlockscopeConfig.QUERY_SHARE_USERS);
+      cluster.admin().updateConfiguration(rs.getServerName());
     }
   }
 

@@ -5,15 +5,19 @@ import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.HBaseScanMetrics;
 import io.blockscope.metrics.PerfLevel;
 import java.nio.charset.StandardCharsets;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
+import java.util.function.ToIntFunction;
 import java.util.regex.Pattern;
 
 /**
@@ -26,15 +30,113 @@ import java.util.regex.Pattern;
  * are two queries, so a user who learns another's id (it is printed by EXPLAIN ANALYZE and may
  * reach HBase's slow-call log) cannot add to that user's record nor raise its level.
  *
- * <p>Memory is bounded: at most {@code maxQueries} ids and {@code maxRegionEntries} (query, region)
- * records (when either is full, the least recently touched ids are dropped first) and {@code
- * maxScanners} open scanners tracked (more are not tracked, and counted as dropped); an id with no
- * open scanner expires {@code expiryMillis} after it was last touched. Calls are synchronized: they
- * happen per scanner open and close, not per cell.
+ * <p>Memory is bounded ({@link Limits}): at most {@code ids} queries and {@code records} (query,
+ * region) records, and {@code scanners} open scanners tracked (more are not tracked, and counted as
+ * dropped); a query with no open scanner expires {@code expiryMillis} after it was last touched.
+ *
+ * <p>Each user has a guaranteed share of the ids and of the records: {@code ids / users} and {@code
+ * records / users} (at least 1). When a table is full, a new query or record takes the room of the
+ * least recently touched query of the user holding the most, if that user holds more than the
+ * share; else of the asking user; else (the asking user holds nothing there) it is not tracked,
+ * counted as dropped. So a user who holds no more than the share never loses a query to another
+ * user; a user over it loses their own oldest first. A query is never evicted to make room for its
+ * own next record: a query that alone holds more than its user's whole room gets no more records.
+ *
+ * <p>Calls are synchronized and take O(log users): they happen per scanner open and close, not per
+ * cell.
  */
 public final class QueryTracker {
 
+  /*
+   * Design note. The fair share is a max-min rule: the table is shared equally among the users who
+   * fill it, and room taken from a user is always taken from the one holding the most (ties: the
+   * user seen first here), so a flood by one user ends up replacing that user's own queries. The
+   * guarantee needs that a full table has someone over the share, or else that the asking user
+   * holds a query of their own to give up (other than the one a new record is for): with no more
+   * users than Limits.users that is always so (their shares add up to no more than the table, so
+   * a full table has a user over the share or every user exactly at it), with more it may not be.
+   * Then a user new to a full table waits for an expiry or for someone to pass the share (the query
+   * is counted as dropped) rather than take the room of a user within the share.
+   *
+   * Every query sits in two orders: the server's least-recently-touched order (the LinkedHashMap
+   * in access order, which expiry walks oldest first and stops at the first one within the expiry)
+   * and its user's (a doubly linked list through the entries, oldest first). Each user's counts
+   * are kept in two TreeSets, most first, so the user holding the most is found in O(log users);
+   * a user whose last query goes is removed from both and from the index, which therefore never
+   * holds more users than there are queries.
+   */
+
   private static final Pattern ID = Pattern.compile("[0-9a-f]{32}");
+
+  /** What a tracker may keep: the server's settings, changed at a reload by {@link #limits}. */
+  public static final class Limits {
+    /** 10,000 ids, 100,000 open scanners, 20,000 records, shared by 10 users. */
+    public static final Limits DEFAULT = new Limits(10_000, 100_000, 20_000, 10);
+
+    final int ids;
+    final int scanners;
+    final int records;
+    final int users;
+
+    /**
+     * At most {@code ids} queries, {@code scanners} open scanners and {@code records} (query,
+     * region) cost records, each {@value CostLayout#SIZE} longs; each user is guaranteed {@code ids
+     * / users} queries and {@code records / users} records (at least 1 each). All positive.
+     */
+    public Limits(int ids, int scanners, int records, int users) {
+      if (ids < 1 || scanners < 1 || records < 1 || users < 1) {
+        throw new IllegalArgumentException("limits must be positive");
+      }
+      this.ids = ids;
+      this.scanners = scanners;
+      this.records = records;
+      this.users = users;
+    }
+
+    /** The most tagged query ids kept. */
+    public int ids() {
+      return ids;
+    }
+
+    /** The most open scanners tracked. */
+    public int scanners() {
+      return scanners;
+    }
+
+    /** The most (query, region) records kept. */
+    public int records() {
+      return records;
+    }
+
+    /** How many users the ids and records are shared by. */
+    public int users() {
+      return users;
+    }
+
+    /** The queries each user is guaranteed. */
+    int idShare() {
+      return Math.max(1, ids / users);
+    }
+
+    /** The (query, region) records each user is guaranteed. */
+    int recordShare() {
+      return Math.max(1, records / users);
+    }
+
+    @Override
+    public String toString() {
+      return ids
+          + " ids, "
+          + scanners
+          + " scanners, "
+          + records
+          + " records, a share of "
+          + idShare()
+          + " ids and "
+          + recordShare()
+          + " records per user";
+    }
+  }
 
   /** What the server saw of one query's scanners. */
   public static final class Stats {
@@ -87,14 +189,68 @@ public final class QueryTracker {
 
   private static final class Entry {
     final Key key;
+    final Tenant tenant;
     int open;
     int maxOpen;
     long scanners;
     long touchedMillis;
     final Map<String, RegionCosts> regions = new LinkedHashMap<>();
 
-    Entry(Key key) {
+    /** False once evicted or expired: its open scanners still reach it, nothing else does. */
+    boolean kept = true;
+
+    /** The neighbours in its user's order, least recently touched first. */
+    Entry older;
+
+    Entry newer;
+
+    Entry(Key key, Tenant tenant) {
       this.key = key;
+      this.tenant = tenant;
+    }
+  }
+
+  /** One user's queries here: how many, their records, and their order, oldest first. */
+  private static final class Tenant {
+    final String name;
+
+    /** Orders users who hold as many: the one seen first here is the first to give up room. */
+    final long serial;
+
+    int ids;
+    int records;
+    Entry oldest;
+    Entry newest;
+
+    Tenant(String name, long serial) {
+      this.name = name;
+      this.serial = serial;
+    }
+
+    void append(Entry e) {
+      e.older = newest;
+      e.newer = null;
+      if (newest == null) {
+        oldest = e;
+      } else {
+        newest.newer = e;
+      }
+      newest = e;
+    }
+
+    void unlink(Entry e) {
+      if (e.older == null) {
+        oldest = e.newer;
+      } else {
+        e.older.newer = e.newer;
+      }
+      if (e.newer == null) {
+        newest = e.older;
+      } else {
+        e.newer.older = e.older;
+      }
+      e.older = null;
+      e.newer = null;
     }
   }
 
@@ -140,8 +296,7 @@ public final class QueryTracker {
     }
   }
 
-  private final int maxQueries;
-  private final int maxScanners;
+  private Limits limits;
   private final long expiryMillis;
   private final LongSupplier clock;
 
@@ -171,41 +326,57 @@ public final class QueryTracker {
   /** Open scanners and the query each belongs to (an evicted query's too, until they close). */
   private final IdentityHashMap<Object, Entry> scanners = new IdentityHashMap<>();
 
-  private final int maxRegionEntries;
+  /** The users who hold a query here, by name; and by what they hold, the most first. */
+  private final Map<String, Tenant> tenants = new HashMap<>();
+
+  private final TreeSet<Tenant> byIds = new TreeSet<>(mostFirst(t -> t.ids));
+  private final TreeSet<Tenant> byRecords = new TreeSet<>(mostFirst(t -> t.records));
+  private long tenantSerial;
+
   private int regionEntries;
   private long dropped;
   private long evicted;
 
-  public QueryTracker(int maxQueries, int maxScanners, long expiryMillis, LongSupplier clock) {
-    this(maxQueries, maxScanners, maxScanners, expiryMillis, clock);
-  }
-
-  /**
-   * {@code maxRegionEntries} bounds the (query, region) cost records kept for profiles, each
-   * {@value CostLayout#SIZE} longs.
-   */
-  public QueryTracker(
-      int maxQueries,
-      int maxScanners,
-      int maxRegionEntries,
-      long expiryMillis,
-      LongSupplier clock) {
-    if (maxQueries < 1 || maxScanners < 1 || maxRegionEntries < 1 || expiryMillis < 1) {
-      throw new IllegalArgumentException("limits must be positive");
+  public QueryTracker(Limits limits, long expiryMillis, LongSupplier clock) {
+    if (expiryMillis < 1) {
+      throw new IllegalArgumentException("expiry must be positive");
     }
-    this.maxRegionEntries = maxRegionEntries;
-    this.maxQueries = maxQueries;
-    this.maxScanners = maxScanners;
+    this.limits = Objects.requireNonNull(limits);
     this.expiryMillis = expiryMillis;
     this.clock = clock;
   }
 
   /**
-   * 10,000 queries, 100,000 open scanners, 20,000 (query, region) cost records (94 counters of 8
-   * bytes each, 5 of them HBase's own scan metrics: 15.0 MB of counters at most), ten minutes.
+   * {@code limits}, ten minutes, the wall clock. The default limits: 10,000 queries, 100,000 open
+   * scanners, 20,000 (query, region) cost records (94 counters of 8 bytes each, 5 of them HBase's
+   * own scan metrics: 15.0 MB of counters at most), a tenth of each guaranteed to every user.
    */
-  public static QueryTracker withDefaults() {
-    return new QueryTracker(10_000, 100_000, 20_000, 600_000, System::currentTimeMillis);
+  public static QueryTracker withLimits(Limits limits) {
+    return new QueryTracker(limits, 600_000, System::currentTimeMillis);
+  }
+
+  static QueryTracker withDefaults() {
+    return withLimits(Limits.DEFAULT);
+  }
+
+  private static Comparator<Tenant> mostFirst(ToIntFunction<Tenant> count) {
+    return Comparator.comparingInt(count).reversed().thenComparingLong(t -> t.serial);
+  }
+
+  /**
+   * Applies new limits (a reload of the server's settings): what is over them goes at once, the
+   * least recently touched query of the user holding the most each time, whatever the share (the
+   * operator chose the smaller table). Open scanners over a lowered scanner limit stay tracked
+   * until they close; new ones are not tracked until the count is below it.
+   */
+  public synchronized void limits(Limits next) {
+    limits = Objects.requireNonNull(next);
+    while (queries.size() > next.ids) {
+      evict(byIds.first().oldest);
+    }
+    while (regionEntries > next.records) {
+      evict(byRecords.first().oldest);
+    }
   }
 
   /** The query id in a scan attribute's value, or null if it is not one (ignored, not an error). */
@@ -233,8 +404,8 @@ public final class QueryTracker {
 
   /**
    * Where region {@code region}'s costs for user {@code user}'s query {@code id} go (shared by the
-   * query's scanners in the region), made on first use; null when over the limits (counted as
-   * dropped).
+   * query's scanners in the region), made on first use; null when the fair share leaves no room
+   * (counted as dropped).
    */
   public synchronized RegionCosts region(String id, String user, String region) {
     long now = clock.getAsLong();
@@ -242,30 +413,64 @@ public final class QueryTracker {
     Key key = new Key(id, user);
     Entry e = queries.get(key);
     if (e == null) {
-      if (queries.size() >= maxQueries) {
-        evictOne();
+      if (!makeRoom(false, tenants.get(user), null)) {
+        dropped++;
+        return null;
       }
-      e = new Entry(key);
-      queries.put(key, e);
+      e = add(key);
     }
-    e.touchedMillis = now;
+    touch(e, now);
     RegionCosts costs = e.regions.get(region);
     if (costs == null) {
-      // full: the least recently touched queries make room (a profile is read right after its
-      // query, so the newest are the ones worth keeping); only a query that alone fills the
-      // table is refused more
-      while (regionEntries >= maxRegionEntries && queries.size() > 1) {
-        evictOne();
-      }
-      if (regionEntries >= maxRegionEntries) {
+      if (!makeRoom(true, e.tenant, e)) {
+        if (e.regions.isEmpty()) { // just made: a query holds at least one record
+          queries.remove(key);
+          forget(e);
+        }
         dropped++;
         return null;
       }
       costs = new RegionCosts(e);
       e.regions.put(region, costs);
       regionEntries++;
+      recount(e.tenant, 0, 1);
     }
     return costs;
+  }
+
+  /**
+   * Makes room for one more query ({@code records} false) or (query, region) record (true) for
+   * {@code asker} (null: a user who holds no query here) by the fair share: while the table is
+   * full, the least recently touched query of the user holding the most goes if that user holds
+   * more than the share, else the asker's own; never {@code keep}, the query the record is for.
+   * False when nothing may go: what was asked is not tracked.
+   */
+  private boolean makeRoom(boolean records, Tenant asker, Entry keep) {
+    TreeSet<Tenant> heaviest = records ? byRecords : byIds;
+    int share = records ? limits.recordShare() : limits.idShare();
+    while (records ? regionEntries >= limits.records : queries.size() >= limits.ids) {
+      Tenant top = heaviest.first(); // a full table has a user
+      Tenant from = (records ? top.records : top.ids) > share ? top : asker;
+      if (from == null || from.oldest == keep) {
+        return false;
+      }
+      evict(from.oldest);
+    }
+    return true;
+  }
+
+  /** A new query of the user the key names, that user's newest. */
+  private Entry add(Key key) {
+    Tenant t = tenants.get(key.user);
+    if (t == null) {
+      t = new Tenant(key.user, tenantSerial++);
+      tenants.put(key.user, t);
+    }
+    Entry e = new Entry(key, t);
+    queries.put(key, e);
+    t.append(e);
+    recount(t, 1, 0);
+    return e;
   }
 
   /**
@@ -273,7 +478,7 @@ public final class QueryTracker {
    * the scanner limit is reached or the scanner is tracked already.
    */
   public synchronized boolean opened(Object scanner, RegionCosts costs) {
-    if (scanners.size() >= maxScanners || scanners.containsKey(scanner)) {
+    if (scanners.size() >= limits.scanners || scanners.containsKey(scanner)) {
       dropped++;
       return false;
     }
@@ -282,18 +487,23 @@ public final class QueryTracker {
     e.open++;
     e.scanners++;
     e.maxOpen = Math.max(e.maxOpen, e.open);
-    touch(e);
+    touch(e, clock.getAsLong());
     return true;
   }
 
   /**
-   * Marks a query used now and moves it to the newest end of the access order, which {@link
-   * #expire} relies on: it stops at the first query used within the expiry, so every query after it
-   * must have been used later.
+   * Marks a query used at {@code now} and moves it to the newest end of the server's access order
+   * and of its user's, which {@link #expire} and {@link #makeRoom} rely on: expiry stops at the
+   * first query used within the expiry, so every query after it must have been used later. An
+   * evicted query is in neither, and nothing moves.
    */
-  private void touch(Entry e) {
-    e.touchedMillis = clock.getAsLong();
-    queries.get(e.key); // an evicted query is no longer there, and nothing moves
+  private void touch(Entry e, long now) {
+    e.touchedMillis = now;
+    if (e.kept) {
+      queries.get(e.key);
+      e.tenant.unlink(e);
+      e.tenant.append(e);
+    }
   }
 
   /** Calls {@code each} with every (region, record) of every query kept. */
@@ -314,7 +524,7 @@ public final class QueryTracker {
     Entry e = scanners.remove(scanner);
     if (e != null) {
       e.open--;
-      touch(e);
+      touch(e, clock.getAsLong());
     }
   }
 
@@ -331,17 +541,42 @@ public final class QueryTracker {
     return queries.size();
   }
 
+  /** The (query, region) records kept. */
+  public synchronized int trackedRecords() {
+    return regionEntries;
+  }
+
+  /** The users who hold at least one query here. */
+  public synchronized int trackedUsers() {
+    return tenants.size();
+  }
+
+  /** The queries user {@code user} holds here. */
+  public synchronized int queriesOf(String user) {
+    Tenant t = tenants.get(user);
+    return t == null ? 0 : t.ids;
+  }
+
+  /** The (query, region) records user {@code user} holds here. */
+  public synchronized int recordsOf(String user) {
+    Tenant t = tenants.get(user);
+    return t == null ? 0 : t.records;
+  }
+
   /** Scanners tracked as open now (those of evicted queries included). */
   public synchronized int openScanners() {
     return scanners.size();
   }
 
-  /** Queries dropped, least recently touched first, to make room for new ones. */
+  /** Queries dropped to make room for new ones or new records, or at a reload to lower limits. */
   public synchronized long evicted() {
     return evicted;
   }
 
-  /** Scanners not tracked because the limit was reached (or opened twice). */
+  /**
+   * Scanners not tracked because the limit was reached (or opened twice), and queries and records
+   * not tracked because the fair share left no room.
+   */
   public synchronized long dropped() {
     return dropped;
   }
@@ -354,20 +589,44 @@ public final class QueryTracker {
         return;
       }
       if (e.open <= 0) {
-        regionEntries -= e.regions.size();
         it.remove();
+        forget(e);
       }
     }
   }
 
   /**
-   * Drops the least recently touched query in O(1): its open scanners stay mapped to its entry,
-   * which nothing else reaches, until they close (they still count against the scanner limit).
+   * Drops a query in O(log users): its open scanners stay mapped to its entry, which nothing else
+   * reaches, until they close (they still count against the scanner limit).
    */
-  private void evictOne() {
-    Iterator<Entry> it = queries.values().iterator();
-    regionEntries -= it.next().regions.size();
-    it.remove();
+  private void evict(Entry e) {
+    queries.remove(e.key);
+    forget(e);
     evicted++;
+  }
+
+  /** Takes a query that left {@link #queries} out of its user's order and counts. */
+  private void forget(Entry e) {
+    e.kept = false;
+    e.tenant.unlink(e);
+    regionEntries -= e.regions.size();
+    recount(e.tenant, -1, -e.regions.size());
+  }
+
+  /**
+   * Adds to what user {@code t} holds, keeping the orders of {@link #byIds} and {@link #byRecords}
+   * (out of them while the counts change); a user left with no query leaves the index.
+   */
+  private void recount(Tenant t, int ids, int records) {
+    byIds.remove(t);
+    byRecords.remove(t);
+    t.ids += ids;
+    t.records += records;
+    if (t.ids > 0) {
+      byIds.add(t);
+      byRecords.add(t);
+    } else {
+      tenants.remove(t.name);
+    }
   }
 }

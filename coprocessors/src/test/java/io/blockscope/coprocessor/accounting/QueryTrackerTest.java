@@ -1,14 +1,18 @@
 package io.blockscope.coprocessor.accounting;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNotSame;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertSame;
 
 import io.blockscope.metrics.PerfLevel;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.junit.Test;
 
 public class QueryTrackerTest {
@@ -16,9 +20,18 @@ public class QueryTrackerTest {
   private static final String B = "fedcba9876543210fedcba9876543210";
   private static final String U = "alice";
 
+  /** A tracker of the default share (10 users) with the given limits. */
+  private static QueryTracker tracker(
+      int ids, int scanners, int records, long expiryMillis, LongSupplier clock) {
+    return new QueryTracker(
+        new QueryTracker.Limits(ids, scanners, records, QueryTracker.Limits.DEFAULT.users()),
+        expiryMillis,
+        clock);
+  }
+
   @Test
   public void countsOpenMaximumAndTotalPerQuery() {
-    QueryTracker t = new QueryTracker(10, 10, 1000, () -> 0);
+    QueryTracker t = tracker(10, 10, 10, 1000, () -> 0);
     Object s1 = new Object();
     Object s2 = new Object();
     Object s3 = new Object();
@@ -41,7 +54,7 @@ public class QueryTrackerTest {
   @Test
   public void memoryIsBoundedAndIdleQueriesExpire() {
     AtomicLong now = new AtomicLong();
-    QueryTracker t = new QueryTracker(2, 3, 100, now::get);
+    QueryTracker t = tracker(2, 3, 3, 100, now::get);
     Object[] s = {new Object(), new Object(), new Object(), new Object()};
     t.opened(s[0], A, U);
     t.opened(s[1], B, U);
@@ -69,7 +82,7 @@ public class QueryTrackerTest {
   @Test
   public void aQueryUsedByItsScannersDoesNotShieldIdleOnesFromExpiry() {
     AtomicLong now = new AtomicLong();
-    QueryTracker u = new QueryTracker(10, 10, 10, 1000, now::get);
+    QueryTracker u = tracker(10, 10, 10, 1000, now::get);
     now.set(0);
     Object a = new Object();
     Object b = new Object();
@@ -88,7 +101,7 @@ public class QueryTrackerTest {
 
   @Test
   public void regionCostsAreSharedPerQueryAndRegionAndBounded() {
-    QueryTracker t = new QueryTracker(10, 10, 2, 1000, () -> 0);
+    QueryTracker t = tracker(10, 10, 2, 1000, () -> 0);
     QueryTracker.RegionCosts r1 = t.opened(new Object(), A, U, "r1");
     assertEquals(r1, t.opened(new Object(), A, U, "r1"));
     QueryTracker.RegionCosts r2 = t.opened(new Object(), A, U, "r2");
@@ -110,7 +123,7 @@ public class QueryTrackerTest {
    */
   @Test
   public void aQueryIdTaggedByAnotherUserIsAnotherQuery() {
-    QueryTracker t = new QueryTracker(10, 10, 10, 1000, () -> 0);
+    QueryTracker t = tracker(10, 10, 10, 1000, () -> 0);
     QueryTracker.RegionCosts alice = t.opened(new Object(), A, "alice", "r1");
     alice.level = PerfLevel.COUNT.ordinal();
     alice.rows.addAndGet(10);
@@ -141,7 +154,7 @@ public class QueryTrackerTest {
   /** Evicting a query does not scan every open scanner under the tracker's lock. */
   @Test
   public void evictionLeavesOpenScannersToCloseQuietly() {
-    QueryTracker t = new QueryTracker(1, 10, 10, 1000, () -> 0);
+    QueryTracker t = tracker(1, 10, 10, 1000, () -> 0);
     Object a = new Object();
     t.opened(a, A, U);
     t.opened(new Object(), B, U); // evicts A, whose scanner is still open
@@ -172,5 +185,193 @@ public class QueryTrackerTest {
     assertEquals(10_000, t.trackedQueries());
     assertEquals(99_000 + 1_000, t.openScanners()); // then the scanner limit: the rest dropped
     assertEquals(29_000, t.dropped());
+  }
+
+  /** Query {@code i} of a test's many: 32 hex digits. */
+  private static String id(int i) {
+    return String.format("%032x", i);
+  }
+
+  /**
+   * Alice profiles 50 queries over 3 regions each; then bob sends 30,000 distinct ids, the first
+   * 15,000 in one region each (the id table fills), the rest in two regions each (the record table
+   * fills): alice is within her share (a tenth of each table by default), so every one of her
+   * records is the very object it was, with her rows and scanner counts exact; bob's flood took
+   * only bob's oldest.
+   */
+  @Test(timeout = 30_000)
+  public void aFloodOfAnotherUsersIdsLeavesAUsersProfilesExact() {
+    QueryTracker t = QueryTracker.withDefaults();
+    Map<String, QueryTracker.RegionCosts> hers = new HashMap<>();
+    for (int q = 0; q < 50; q++) {
+      for (int r = 0; r < 3; r++) {
+        Object scanner = new Object();
+        QueryTracker.RegionCosts c = t.opened(scanner, id(q), "alice", "r" + r);
+        c.rows.addAndGet(1000 * q + r);
+        t.closed(scanner);
+        hers.put(q + "/r" + r, c);
+      }
+    }
+    for (int i = 0; i < 30_000; i++) {
+      Object scanner = new Object();
+      t.opened(scanner, id(1_000_000 + i), "bob", "r0");
+      if (i >= 15_000) {
+        t.region(id(1_000_000 + i), "bob", "r1").rows.incrementAndGet();
+      }
+      t.closed(scanner);
+    }
+    assertEquals("alice's queries", 50, t.queriesOf("alice"));
+    assertEquals("alice's records", 150, t.recordsOf("alice"));
+    for (int q = 0; q < 50; q++) {
+      for (int r = 0; r < 3; r++) {
+        QueryTracker.RegionCosts c = t.costs(id(q), "alice", "r" + r);
+        assertSame(q + "/r" + r, hers.get(q + "/r" + r), c);
+        assertEquals(1000 * q + r, c.rows.get());
+      }
+      assertEquals(new QueryTracker.Stats(0, 1, 3), t.stats(id(q), "alice"));
+    }
+    assertEquals("the records are full", 20_000, t.trackedRecords());
+    assertEquals(9_925, t.queriesOf("bob")); // (20,000 - 150) / 2
+    assertEquals("bob's newest", 1, t.costs(id(1_029_999), "bob", "r1").rows.get());
+    assertNull("bob's oldest", t.costs(id(1_000_000), "bob", "r0"));
+    assertEquals(30_000 - 9_925, t.evicted());
+    assertEquals(0, t.dropped());
+  }
+
+  /**
+   * Ten ids, shared by two users (five each): bob's flood evicts his own oldest, and alice, within
+   * her share, keeps hers; then alice's new queries take bob's room while he is over the share, and
+   * her own oldest once he is down to it.
+   */
+  @Test
+  public void aFloodEvictsTheFloodersOwnOldestAndAUserWithinTheShareTakesRoomFromOneOverIt() {
+    QueryTracker t = new QueryTracker(new QueryTracker.Limits(10, 100, 100, 2), 1000, () -> 0);
+    for (int q = 0; q < 3; q++) {
+      t.region(id(q), "alice", "r");
+    }
+    for (int q = 100; q < 120; q++) {
+      t.region(id(q), "bob", "r");
+    }
+    assertEquals(3, t.queriesOf("alice"));
+    assertEquals(7, t.queriesOf("bob"));
+    for (int q = 0; q < 3; q++) {
+      assertNotNull(t.costs(id(q), "alice", "r"));
+    }
+    for (int q = 100; q < 113; q++) {
+      assertNull("bob's oldest " + q, t.costs(id(q), "bob", "r"));
+    }
+    for (int q = 113; q < 120; q++) {
+      assertNotNull("bob's newest " + q, t.costs(id(q), "bob", "r"));
+    }
+    assertEquals(13, t.evicted());
+
+    for (int q = 3; q < 5; q++) {
+      t.region(id(q), "alice", "r"); // bob is over his five: his oldest go
+    }
+    assertNull(t.costs(id(114), "bob", "r"));
+    assertNotNull(t.costs(id(115), "bob", "r"));
+    t.region(id(5), "alice", "r"); // both at five: bob keeps his, alice gives up her oldest
+    assertEquals(5, t.queriesOf("bob"));
+    assertEquals(5, t.queriesOf("alice"));
+    assertNull(t.costs(id(0), "alice", "r"));
+    assertNotNull(t.costs(id(1), "alice", "r"));
+    assertEquals(0, t.dropped());
+  }
+
+  /**
+   * Four ids shared by two users: when alice and bob each hold their two, carol (a third user) gets
+   * no room, as no one is over the share: she is refused (counted as dropped), not given either's
+   * query.
+   */
+  @Test
+  public void aFullTableOfUsersWithinTheShareRefusesANewUser() {
+    QueryTracker t = new QueryTracker(new QueryTracker.Limits(4, 100, 100, 2), 1000, () -> 0);
+    t.region(id(0), "alice", "r");
+    t.region(id(1), "alice", "r");
+    t.region(id(2), "bob", "r");
+    t.region(id(3), "bob", "r");
+    assertNull(t.region(id(4), "carol", "r"));
+    assertEquals(1, t.dropped());
+    assertEquals(0, t.evicted());
+    assertEquals(0, t.queriesOf("carol"));
+    assertEquals(2, t.trackedUsers());
+    assertNotNull(t.region(id(5), "bob", "r")); // bob replaces his own oldest
+    assertNull(t.costs(id(2), "bob", "r"));
+    assertNotNull(t.costs(id(0), "alice", "r"));
+  }
+
+  /**
+   * The limits bound what is kept whoever asks: 30,000 users with a query of two records each, then
+   * 30,000 ids of one user whose scanners never close; the index of users holds only users who hold
+   * a query, so never more than the id limit.
+   */
+  @Test(timeout = 30_000)
+  public void theLimitsBoundMemoryAndTheIndexOfUsers() {
+    AtomicLong now = new AtomicLong();
+    QueryTracker t = new QueryTracker(new QueryTracker.Limits(100, 50, 150, 10), 1000, now::get);
+    for (int u = 0; u < 30_000; u++) {
+      t.region(id(u), "user" + u, "r0");
+      t.region(id(u), "user" + u, "r1");
+      now.incrementAndGet(); // the oldest expire as the newest come
+      assertAtMost(100, t.trackedQueries());
+      assertAtMost(150, t.trackedRecords());
+      assertAtMost(100, t.trackedUsers());
+    }
+    now.addAndGet(10_000);
+    for (int i = 0; i < 30_000; i++) {
+      t.opened(new Object(), id(i), "bob", "r" + (i % 3));
+      assertAtMost(100, t.trackedQueries());
+      assertAtMost(150, t.trackedRecords());
+      assertAtMost(50, t.openScanners());
+    }
+    assertEquals(1, t.trackedUsers());
+    now.addAndGet(10_000);
+    t.region(id(0), "alice", "r0"); // bob's kept queries have no scanner open: they expire
+    assertEquals(1, t.trackedQueries());
+    assertEquals(1, t.trackedUsers());
+    assertEquals(1, t.trackedRecords());
+  }
+
+  private static void assertAtMost(long bound, long observed) {
+    if (observed > bound) {
+      throw new AssertionError("expected at most:<" + bound + "> but was:<" + observed + ">");
+    }
+  }
+
+  /**
+   * A reload with lower limits drops at once what is over them, the users holding the most first:
+   * alice's ten queries stay exact, bob's newest ten stay; new queries then meet the new limits.
+   */
+  @Test
+  public void aReloadWithLowerLimitsShrinksTheHeaviestFirst() {
+    QueryTracker t = new QueryTracker(new QueryTracker.Limits(100, 100, 200, 2), 1000, () -> 0);
+    for (int q = 0; q < 10; q++) {
+      t.region(id(q), "alice", "r").rows.set(q);
+    }
+    for (int q = 100; q < 160; q++) {
+      t.region(id(q), "bob", "r0");
+      t.region(id(q), "bob", "r1");
+    }
+    assertEquals(130, t.trackedRecords());
+    t.limits(new QueryTracker.Limits(20, 100, 30, 2));
+    assertEquals(20, t.trackedQueries());
+    assertEquals(30, t.trackedRecords());
+    assertEquals(10, t.queriesOf("alice"));
+    assertEquals(10, t.queriesOf("bob"));
+    assertEquals(50, t.evicted());
+    for (int q = 0; q < 10; q++) {
+      assertEquals(q, t.costs(id(q), "alice", "r").rows.get());
+    }
+    assertNull(t.costs(id(149), "bob", "r0"));
+    assertNotNull(t.costs(id(150), "bob", "r1"));
+
+    t.limits(new QueryTracker.Limits(20, 100, 16, 2));
+    assertEquals(16, t.trackedRecords());
+    assertEquals(8, t.recordsOf("bob"));
+    assertEquals(8, t.recordsOf("alice"));
+    assertNull("full, alice and bob at their share of eight", t.region(id(200), "carol", "r"));
+    assertEquals(1, t.dropped());
+    assertEquals(16, t.trackedRecords());
+    assertEquals("carol's refused query is not kept", 2, t.trackedUsers());
   }
 }
