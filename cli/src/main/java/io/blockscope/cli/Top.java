@@ -102,6 +102,16 @@ final class Top implements Callable<Integer> {
       description = "Views to print before exiting (default: until interrupted).")
   int iterations;
 
+  @Option(
+      names = "--readers",
+      defaultValue = "" + ServerReads.DEFAULT_READERS,
+      description =
+          "Region servers read at once, each on a thread of its own (default ${DEFAULT-VALUE};"
+              + " 1 to "
+              + ServerReads.MAX_READERS
+              + "); the others wait for a free reader within the same refresh.")
+  int readers;
+
   private final PrintStream out = System.out;
 
   /** The least time a reading waits for the servers, whatever --interval says. */
@@ -128,11 +138,12 @@ final class Top implements Callable<Integer> {
     if (filter != null && filter.isBlank()) {
       throw new IllegalArgumentException("--filter needs some text");
     }
+    ServerReads.checkReaders(readers);
     int views = once ? 1 : iterations;
     if (cluster.remote()) {
       try (ClusterClient c = ClusterClient.connect(cluster);
-          ServerReads reads = new ServerReads()) {
-        // every server read at once, each given until the next refresh, and at least 10 s (a
+          ServerReads reads = new ServerReads(readers)) {
+        // every server read in parallel, all given until the next refresh, and at least 10 s (a
         // first reading logs in and negotiates SPNEGO and TLS with every server)
         Duration deadline = Duration.ofSeconds(Math.max(interval, READ_SECONDS));
         return run(() -> http(c, reads, deadline), by, m, views);
@@ -247,8 +258,8 @@ final class Top implements Callable<Integer> {
 
   /**
    * Every live region server's blockscope beans, from its info server's {@code /jmx}, read as the
-   * cluster serves it (HTTP or HTTPS, SPNEGO): all servers at once, each shown late if it has not
-   * answered within {@code deadline}.
+   * cluster serves it (HTTP or HTTPS, SPNEGO): all servers in parallel, each shown late if it has
+   * not answered within {@code deadline}.
    */
   static List<TopView.ServerReading> http(ClusterClient c, ServerReads reads, Duration deadline)
       throws IOException, InterruptedException {
