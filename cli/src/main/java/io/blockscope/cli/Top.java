@@ -263,37 +263,49 @@ final class Top implements Callable<Integer> {
    */
   static List<TopView.ServerReading> http(ClusterClient c, ServerReads reads, Duration deadline)
       throws IOException, InterruptedException {
-    List<ServerReads.Task> tasks = new ArrayList<>();
+    List<InfoServer> servers = new ArrayList<>();
     Map<ServerName, ServerMetrics> live =
         c.connection.getAdmin().getClusterMetrics().getLiveServerMetrics();
     for (Map.Entry<ServerName, ServerMetrics> e : live.entrySet()) {
-      String server = e.getKey().getServerName();
-      int port = e.getValue().getInfoServerPort();
-      String host = e.getKey().getHostname();
-      tasks.add(new ServerReads.Task(server, () -> readServer(c, server, host, port)));
+      servers.add(
+          new InfoServer(
+              e.getKey().getServerName(),
+              e.getKey().getHostname(),
+              e.getValue().getInfoServerPort()));
+    }
+    return http(c.infoServers, servers, reads, deadline);
+  }
+
+  /** A region server by its name, and where its info server listens (port 0 or less: nowhere). */
+  record InfoServer(String server, String host, int port) {}
+
+  /** The blockscope beans of {@code servers}, read through {@code http} as one refresh. */
+  static List<TopView.ServerReading> http(
+      InfoServerClient http, List<InfoServer> servers, ServerReads reads, Duration deadline)
+      throws InterruptedException {
+    List<ServerReads.Task> tasks = new ArrayList<>();
+    for (InfoServer s : servers) {
+      tasks.add(new ServerReads.Task(s.server(), () -> readServer(http, s)));
     }
     return reads.read(tasks, deadline);
   }
 
   /** One region server's blockscope beans, or a failed reading that says why there are none. */
-  private static TopView.ServerReading readServer(
-      ClusterClient c, String server, String host, int port) {
-    if (port <= 0) {
+  private static TopView.ServerReading readServer(InfoServerClient http, InfoServer s) {
+    if (s.port() <= 0) {
       return TopView.ServerReading.failed(
-          server, "no info port (hbase.regionserver.info.port), so no /jmx");
+          s.server(), "no info port (hbase.regionserver.info.port), so no /jmx");
     }
+    String where = s.host() + ":" + s.port();
     try {
       Map<String, Long> values =
-          BeanReader.of(
-                  pathAndQuery -> c.infoServers.get(host, port, pathAndQuery), host + ":" + port)
-              .all();
+          BeanReader.of(pathAndQuery -> http.get(s.host(), s.port(), pathAndQuery), where).all();
       return values.isEmpty()
-          ? TopView.ServerReading.failed(server, "no blockscope beans: coprocessor not loaded")
-          : new TopView.ServerReading(server, null, values);
+          ? TopView.ServerReading.failed(s.server(), "no blockscope beans: coprocessor not loaded")
+          : new TopView.ServerReading(s.server(), null, values);
     } catch (IOException | RuntimeException unreadable) {
       return TopView.ServerReading.failed(
-          server,
-          c.infoServers.scheme() + "://" + host + ":" + port + "/jmx: " + unreadable.getMessage());
+          s.server(), http.scheme() + "://" + where + "/jmx: " + unreadable.getMessage());
     }
   }
 
