@@ -5,6 +5,8 @@ import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
 import io.blockscope.metrics.ServerMetric;
 import java.io.IOException;
+import java.io.StringReader;
+import java.math.BigDecimal;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -18,11 +20,8 @@ import javax.management.JMException;
 import javax.management.MBeanServerConnection;
 import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
-import org.apache.hbase.thirdparty.com.google.gson.JsonArray;
-import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
-import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
-import org.apache.hbase.thirdparty.com.google.gson.JsonParseException;
-import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
+import org.apache.hbase.thirdparty.com.google.gson.stream.JsonReader;
+import org.apache.hbase.thirdparty.com.google.gson.stream.JsonToken;
 
 /**
  * blockscope's beans in one JVM, read as an operator's tools read them: through a JMX connection
@@ -221,30 +220,103 @@ public abstract class BeanReader {
     public List<Reading> read(ObjectName pattern) throws IOException {
       String body =
           get.get("/jmx?qry=" + URLEncoder.encode(pattern.toString(), StandardCharsets.UTF_8));
-      JsonArray beans;
       try {
-        JsonElement doc = JsonParser.parseString(body);
-        beans = doc.isJsonObject() ? doc.getAsJsonObject().getAsJsonArray("beans") : null;
-      } catch (JsonParseException | ClassCastException e) {
-        beans = null;
-      }
-      if (beans == null) {
+        return beans(body);
+      } catch (IOException | IllegalStateException | NumberFormatException notJson) {
         throw new IOException(where() + "/jmx answered without a bean list: " + head(body));
       }
+    }
+
+    /*
+     * The servlet's answer is read as a stream, not as a tree: a region server's whole /jmx holds
+     * HBase's per-region metrics in one bean of tens of thousands of attributes (30,170 for 1,000
+     * regions), and building that bean's JSON object (gson's JsonParser, a LinkedTreeMap keyed by
+     * attribute name) costs a hundred times what skipping it does. Only a bean's "name", "Count"
+     * and "Value" are read; every other value is skipped unread. Lenient, as JsonParser reads,
+     * since HBase's JSON writer (JSONBean) writes NaN and Infinity for such doubles.
+     */
+
+    /** Each bean's counter ({@code Count}) or gauge ({@code Value}), when it is a number. */
+    private static List<Reading> beans(String body) throws IOException {
       List<Reading> readings = new ArrayList<>();
-      for (JsonElement e : beans) {
-        JsonObject bean = e.getAsJsonObject();
-        JsonElement v = bean.has("Count") ? bean.get("Count") : bean.get("Value");
-        if (v != null && v.isJsonPrimitive() && v.getAsJsonPrimitive().isNumber()) {
-          try {
-            readings.add(
-                new Reading(new ObjectName(bean.get("name").getAsString()), v.getAsLong()));
-          } catch (MalformedObjectNameException notABean) {
-            // the servlet names every bean by its ObjectName; anything else is not blockscope's
+      boolean sawBeans = false;
+      try (JsonReader in = new JsonReader(new StringReader(body))) {
+        in.setLenient(true);
+        in.beginObject();
+        while (in.hasNext()) {
+          if (!in.nextName().equals("beans")) {
+            in.skipValue();
+            continue;
           }
+          sawBeans = true;
+          in.beginArray();
+          while (in.hasNext()) {
+            Reading r = bean(in);
+            if (r != null) {
+              readings.add(r);
+            }
+          }
+          in.endArray();
+        }
+        in.endObject();
+        if (in.peek() != JsonToken.END_DOCUMENT || !sawBeans) {
+          throw new IOException("not one object with a bean list");
         }
       }
       return readings;
+    }
+
+    /**
+     * One bean's reading: its {@code Count} if it has one, else its {@code Value}, when that is a
+     * number (a fraction is taken as its whole part); null for a bean without a number there or
+     * without an ObjectName.
+     */
+    private static Reading bean(JsonReader in) throws IOException {
+      String name = null;
+      String count = null;
+      String value = null;
+      boolean hasCount = false;
+      in.beginObject();
+      while (in.hasNext()) {
+        String key = in.nextName();
+        if (key.equals("name") && in.peek() == JsonToken.STRING) {
+          name = in.nextString();
+        } else if (key.equals("Count")) {
+          hasCount = true;
+          count = number(in);
+        } else if (key.equals("Value")) {
+          value = number(in);
+        } else {
+          in.skipValue();
+        }
+      }
+      in.endObject();
+      String v = hasCount ? count : value;
+      if (name == null || v == null) {
+        return null;
+      }
+      try {
+        return new Reading(new ObjectName(name), longOf(v));
+      } catch (MalformedObjectNameException notABean) {
+        return null; // the servlet names every bean by its ObjectName; anything else is not ours
+      }
+    }
+
+    /** A number's text, or null (the value skipped) for anything else. */
+    private static String number(JsonReader in) throws IOException {
+      if (in.peek() == JsonToken.NUMBER) {
+        return in.nextString();
+      }
+      in.skipValue();
+      return null;
+    }
+
+    private static long longOf(String number) {
+      try {
+        return Long.parseLong(number);
+      } catch (NumberFormatException notALong) {
+        return new BigDecimal(number).longValue();
+      }
     }
 
     private static String head(String body) {
