@@ -39,6 +39,17 @@ public class ManyServersRefreshTest {
                 "the recording")
             .all();
     assertEquals("the recording's blockscope beans", 1_598, alone.size());
+    // the same beans in the whole /jmx, read for top's query (recorded an export apart, so the
+    // server's export.refreshes differs by one)
+    assertEquals(
+        "the whole /jmx read for top's query",
+        alone.keySet(),
+        BeanReader.of(
+                pathAndQuery ->
+                    new String(recorded.wholeOnly().to(pathAndQuery), StandardCharsets.UTF_8),
+                "the whole recording")
+            .all()
+            .keySet());
     try (LoopbackInfoServers servers = LoopbackInfoServers.start(recorded, SERVERS, 1);
         LoopbackInfoServers.Refreshes top = servers.refreshes(ServerReads.DEFAULT_READERS)) {
       long t0 = System.nanoTime();

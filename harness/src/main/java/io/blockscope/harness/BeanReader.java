@@ -221,7 +221,7 @@ public abstract class BeanReader {
       String body =
           get.get("/jmx?qry=" + URLEncoder.encode(pattern.toString(), StandardCharsets.UTF_8));
       try {
-        return beans(body);
+        return beans(body, pattern);
       } catch (IOException | IllegalStateException | NumberFormatException notJson) {
         throw new IOException(where() + "/jmx answered without a bean list: " + head(body));
       }
@@ -231,13 +231,19 @@ public abstract class BeanReader {
      * The servlet's answer is read as a stream, not as a tree: a region server's whole /jmx holds
      * HBase's per-region metrics in one bean of tens of thousands of attributes (30,170 for 1,000
      * regions), and building that bean's JSON object (gson's JsonParser, a LinkedTreeMap keyed by
-     * attribute name) costs a hundred times what skipping it does. Only a bean's "name", "Count"
-     * and "Value" are read; every other value is skipped unread. Lenient, as JsonParser reads,
-     * since HBase's JSON writer (JSONBean) writes NaN and Infinity for such doubles.
+     * attribute name) costs many times what skipping it does. Only a bean's "name", "Count" and
+     * "Value" are read, every other value is skipped unread, and a bean whose name the pattern
+     * does not match is skipped from its name on (HBase's JSONBean writes the name first): the
+     * servlet answers only the beans the query matches, and a server that ignores the query is
+     * read as if it had not. Lenient, as JsonParser reads, since JSONBean writes NaN and Infinity
+     * for such doubles.
      */
 
-    /** Each bean's counter ({@code Count}) or gauge ({@code Value}), when it is a number. */
-    private static List<Reading> beans(String body) throws IOException {
+    /**
+     * Each bean's counter ({@code Count}) or gauge ({@code Value}), when it is a number and the
+     * bean's name matches {@code pattern}.
+     */
+    private static List<Reading> beans(String body, ObjectName pattern) throws IOException {
       List<Reading> readings = new ArrayList<>();
       boolean sawBeans = false;
       try (JsonReader in = new JsonReader(new StringReader(body))) {
@@ -251,7 +257,7 @@ public abstract class BeanReader {
           sawBeans = true;
           in.beginArray();
           while (in.hasNext()) {
-            Reading r = bean(in);
+            Reading r = bean(in, pattern);
             if (r != null) {
               readings.add(r);
             }
@@ -268,11 +274,11 @@ public abstract class BeanReader {
 
     /**
      * One bean's reading: its {@code Count} if it has one, else its {@code Value}, when that is a
-     * number (a fraction is taken as its whole part); null for a bean without a number there or
-     * without an ObjectName.
+     * number (a fraction is taken as its whole part); null for a bean without a number there, or
+     * without an ObjectName that {@code pattern} matches.
      */
-    private static Reading bean(JsonReader in) throws IOException {
-      String name = null;
+    private static Reading bean(JsonReader in, ObjectName pattern) throws IOException {
+      ObjectName name = null;
       String count = null;
       String value = null;
       boolean hasCount = false;
@@ -280,7 +286,12 @@ public abstract class BeanReader {
       while (in.hasNext()) {
         String key = in.nextName();
         if (key.equals("name") && in.peek() == JsonToken.STRING) {
-          name = in.nextString();
+          name = objectName(in.nextString());
+          if (name == null || !pattern.apply(name)) {
+            while (in.hasNext()) {
+              in.skipValue(); // the rest of the bean's names and values, unread
+            }
+          }
         } else if (key.equals("Count")) {
           hasCount = true;
           count = number(in);
@@ -292,13 +303,17 @@ public abstract class BeanReader {
       }
       in.endObject();
       String v = hasCount ? count : value;
-      if (name == null || v == null) {
-        return null;
-      }
+      return name == null || v == null || !pattern.apply(name)
+          ? null
+          : new Reading(name, longOf(v));
+    }
+
+    /** The servlet names every bean by its ObjectName; null for anything else. */
+    private static ObjectName objectName(String name) {
       try {
-        return new Reading(new ObjectName(name), longOf(v));
+        return new ObjectName(name);
       } catch (MalformedObjectNameException notABean) {
-        return null; // the servlet names every bean by its ObjectName; anything else is not ours
+        return null;
       }
     }
 

@@ -152,7 +152,8 @@ public class BeanReaderTest {
    * What the servlet's reader takes from a bean and what it skips unread: values of every kind
    * around the number (strings, nested objects and arrays, HBase's NaN), a Count that is not a
    * number (the bean is skipped, not read by its Value), a fraction (its whole part), a bean
-   * without a name, and a key beside the bean list; a truncated answer is an error.
+   * without a name, a bean the query does not match (as a server that ignores the query sends it),
+   * and a key beside the bean list; a truncated answer is an error.
    */
   @Test
   public void theServletsAnswerIsReadForEachBeansNumberAndTheRestSkipped() throws Exception {
@@ -169,7 +170,9 @@ public class BeanReaderTest {
             + "{\"name\":\""
             + c
             + "\",\"Count\":\"7\",\"Value\":7},"
-            + "{\"modelerType\":\"x\",\"Count\":3}],\"after\":{\"beans\":[]}}";
+            + "{\"modelerType\":\"x\",\"Count\":3},"
+            + "{\"name\":\"java.nio:type=BufferPool,name=direct\",\"Count\":4,\"x\":[5]}],"
+            + "\"after\":{\"beans\":[]}}";
     BeanReader r = BeanReader.of(pathAndQuery -> body, "rs1:16030");
     String ca = new ObjectName(a).getCanonicalName();
     String cb = new ObjectName(b).getCanonicalName();
