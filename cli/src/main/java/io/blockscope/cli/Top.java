@@ -102,6 +102,16 @@ final class Top implements Callable<Integer> {
       description = "Views to print before exiting (default: until interrupted).")
   int iterations;
 
+  @Option(
+      names = "--readers",
+      defaultValue = "" + ServerReads.DEFAULT_READERS,
+      description =
+          "Region servers read at once, each on a thread of its own (default ${DEFAULT-VALUE};"
+              + " 1 to "
+              + ServerReads.MAX_READERS
+              + "); the others wait for a free reader within the same refresh.")
+  int readers;
+
   private final PrintStream out = System.out;
 
   /** The least time a reading waits for the servers, whatever --interval says. */
@@ -128,11 +138,12 @@ final class Top implements Callable<Integer> {
     if (filter != null && filter.isBlank()) {
       throw new IllegalArgumentException("--filter needs some text");
     }
+    ServerReads.checkReaders(readers);
     int views = once ? 1 : iterations;
     if (cluster.remote()) {
       try (ClusterClient c = ClusterClient.connect(cluster);
-          ServerReads reads = new ServerReads()) {
-        // every server read at once, each given until the next refresh, and at least 10 s (a
+          ServerReads reads = new ServerReads(readers)) {
+        // every server read in parallel, all given until the next refresh, and at least 10 s (a
         // first reading logs in and negotiates SPNEGO and TLS with every server)
         Duration deadline = Duration.ofSeconds(Math.max(interval, READ_SECONDS));
         return run(() -> http(c, reads, deadline), by, m, views);
@@ -247,42 +258,54 @@ final class Top implements Callable<Integer> {
 
   /**
    * Every live region server's blockscope beans, from its info server's {@code /jmx}, read as the
-   * cluster serves it (HTTP or HTTPS, SPNEGO): all servers at once, each shown late if it has not
-   * answered within {@code deadline}.
+   * cluster serves it (HTTP or HTTPS, SPNEGO): all servers in parallel, each shown late if it has
+   * not answered within {@code deadline}.
    */
   static List<TopView.ServerReading> http(ClusterClient c, ServerReads reads, Duration deadline)
       throws IOException, InterruptedException {
-    List<ServerReads.Task> tasks = new ArrayList<>();
+    List<InfoServer> servers = new ArrayList<>();
     Map<ServerName, ServerMetrics> live =
         c.connection.getAdmin().getClusterMetrics().getLiveServerMetrics();
     for (Map.Entry<ServerName, ServerMetrics> e : live.entrySet()) {
-      String server = e.getKey().getServerName();
-      int port = e.getValue().getInfoServerPort();
-      String host = e.getKey().getHostname();
-      tasks.add(new ServerReads.Task(server, () -> readServer(c, server, host, port)));
+      servers.add(
+          new InfoServer(
+              e.getKey().getServerName(),
+              e.getKey().getHostname(),
+              e.getValue().getInfoServerPort()));
+    }
+    return http(c.infoServers, servers, reads, deadline);
+  }
+
+  /** A region server by its name, and where its info server listens (port 0 or less: nowhere). */
+  record InfoServer(String server, String host, int port) {}
+
+  /** The blockscope beans of {@code servers}, read through {@code http} as one refresh. */
+  static List<TopView.ServerReading> http(
+      InfoServerClient http, List<InfoServer> servers, ServerReads reads, Duration deadline)
+      throws InterruptedException {
+    List<ServerReads.Task> tasks = new ArrayList<>();
+    for (InfoServer s : servers) {
+      tasks.add(new ServerReads.Task(s.server(), () -> readServer(http, s)));
     }
     return reads.read(tasks, deadline);
   }
 
   /** One region server's blockscope beans, or a failed reading that says why there are none. */
-  private static TopView.ServerReading readServer(
-      ClusterClient c, String server, String host, int port) {
-    if (port <= 0) {
+  private static TopView.ServerReading readServer(InfoServerClient http, InfoServer s) {
+    if (s.port() <= 0) {
       return TopView.ServerReading.failed(
-          server, "no info port (hbase.regionserver.info.port), so no /jmx");
+          s.server(), "no info port (hbase.regionserver.info.port), so no /jmx");
     }
+    String where = s.host() + ":" + s.port();
     try {
       Map<String, Long> values =
-          BeanReader.of(
-                  pathAndQuery -> c.infoServers.get(host, port, pathAndQuery), host + ":" + port)
-              .all();
+          BeanReader.of(pathAndQuery -> http.get(s.host(), s.port(), pathAndQuery), where).all();
       return values.isEmpty()
-          ? TopView.ServerReading.failed(server, "no blockscope beans: coprocessor not loaded")
-          : new TopView.ServerReading(server, null, values);
+          ? TopView.ServerReading.failed(s.server(), "no blockscope beans: coprocessor not loaded")
+          : new TopView.ServerReading(s.server(), null, values);
     } catch (IOException | RuntimeException unreadable) {
       return TopView.ServerReading.failed(
-          server,
-          c.infoServers.scheme() + "://" + host + ":" + port + "/jmx: " + unreadable.getMessage());
+          s.server(), http.scheme() + "://" + where + "/jmx: " + unreadable.getMessage());
     }
   }
 

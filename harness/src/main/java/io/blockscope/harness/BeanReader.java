@@ -5,6 +5,8 @@ import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
 import io.blockscope.metrics.ServerMetric;
 import java.io.IOException;
+import java.io.StringReader;
+import java.math.BigDecimal;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -18,11 +20,8 @@ import javax.management.JMException;
 import javax.management.MBeanServerConnection;
 import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
-import org.apache.hbase.thirdparty.com.google.gson.JsonArray;
-import org.apache.hbase.thirdparty.com.google.gson.JsonElement;
-import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
-import org.apache.hbase.thirdparty.com.google.gson.JsonParseException;
-import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
+import org.apache.hbase.thirdparty.com.google.gson.stream.JsonReader;
+import org.apache.hbase.thirdparty.com.google.gson.stream.JsonToken;
 
 /**
  * blockscope's beans in one JVM, read as an operator's tools read them: through a JMX connection
@@ -221,30 +220,118 @@ public abstract class BeanReader {
     public List<Reading> read(ObjectName pattern) throws IOException {
       String body =
           get.get("/jmx?qry=" + URLEncoder.encode(pattern.toString(), StandardCharsets.UTF_8));
-      JsonArray beans;
       try {
-        JsonElement doc = JsonParser.parseString(body);
-        beans = doc.isJsonObject() ? doc.getAsJsonObject().getAsJsonArray("beans") : null;
-      } catch (JsonParseException | ClassCastException e) {
-        beans = null;
-      }
-      if (beans == null) {
+        return beans(body, pattern);
+      } catch (IOException | IllegalStateException | NumberFormatException notJson) {
         throw new IOException(where() + "/jmx answered without a bean list: " + head(body));
       }
+    }
+
+    /*
+     * The servlet's answer is read as a stream, not as a tree: a region server's whole /jmx holds
+     * HBase's per-region metrics in one bean of tens of thousands of attributes (30,170 for 1,000
+     * regions), and building that bean's JSON object (gson's JsonParser, a LinkedTreeMap keyed by
+     * attribute name) costs many times what skipping it does. Only a bean's "name", "Count" and
+     * "Value" are read, every other value is skipped unread, and a bean whose name the pattern
+     * does not match is skipped from its name on (HBase's JSONBean writes the name first): the
+     * servlet answers only the beans the query matches, and a server that ignores the query is
+     * read as if it had not. Lenient, as JsonParser reads, since JSONBean writes NaN and Infinity
+     * for such doubles.
+     */
+
+    /**
+     * Each bean's counter ({@code Count}) or gauge ({@code Value}), when it is a number and the
+     * bean's name matches {@code pattern}.
+     */
+    private static List<Reading> beans(String body, ObjectName pattern) throws IOException {
       List<Reading> readings = new ArrayList<>();
-      for (JsonElement e : beans) {
-        JsonObject bean = e.getAsJsonObject();
-        JsonElement v = bean.has("Count") ? bean.get("Count") : bean.get("Value");
-        if (v != null && v.isJsonPrimitive() && v.getAsJsonPrimitive().isNumber()) {
-          try {
-            readings.add(
-                new Reading(new ObjectName(bean.get("name").getAsString()), v.getAsLong()));
-          } catch (MalformedObjectNameException notABean) {
-            // the servlet names every bean by its ObjectName; anything else is not blockscope's
+      boolean sawBeans = false;
+      try (JsonReader in = new JsonReader(new StringReader(body))) {
+        in.setLenient(true);
+        in.beginObject();
+        while (in.hasNext()) {
+          if (!in.nextName().equals("beans")) {
+            in.skipValue();
+            continue;
           }
+          sawBeans = true;
+          in.beginArray();
+          while (in.hasNext()) {
+            Reading r = bean(in, pattern);
+            if (r != null) {
+              readings.add(r);
+            }
+          }
+          in.endArray();
+        }
+        in.endObject();
+        if (in.peek() != JsonToken.END_DOCUMENT || !sawBeans) {
+          throw new IOException("not one object with a bean list");
         }
       }
       return readings;
+    }
+
+    /**
+     * One bean's reading: its {@code Count} if it has one, else its {@code Value}, when that is a
+     * number (a fraction is taken as its whole part); null for a bean without a number there, or
+     * without an ObjectName that {@code pattern} matches.
+     */
+    private static Reading bean(JsonReader in, ObjectName pattern) throws IOException {
+      ObjectName name = null;
+      String count = null;
+      String value = null;
+      boolean hasCount = false;
+      in.beginObject();
+      while (in.hasNext()) {
+        String key = in.nextName();
+        if (key.equals("name") && in.peek() == JsonToken.STRING) {
+          name = objectName(in.nextString());
+          if (name == null || !pattern.apply(name)) {
+            while (in.hasNext()) {
+              in.skipValue(); // the rest of the bean's names and values, unread
+            }
+          }
+        } else if (key.equals("Count")) {
+          hasCount = true;
+          count = number(in);
+        } else if (key.equals("Value")) {
+          value = number(in);
+        } else {
+          in.skipValue();
+        }
+      }
+      in.endObject();
+      String v = hasCount ? count : value;
+      return name == null || v == null || !pattern.apply(name)
+          ? null
+          : new Reading(name, longOf(v));
+    }
+
+    /** The servlet names every bean by its ObjectName; null for anything else. */
+    private static ObjectName objectName(String name) {
+      try {
+        return new ObjectName(name);
+      } catch (MalformedObjectNameException notABean) {
+        return null;
+      }
+    }
+
+    /** A number's text, or null (the value skipped) for anything else. */
+    private static String number(JsonReader in) throws IOException {
+      if (in.peek() == JsonToken.NUMBER) {
+        return in.nextString();
+      }
+      in.skipValue();
+      return null;
+    }
+
+    private static long longOf(String number) {
+      try {
+        return Long.parseLong(number);
+      } catch (NumberFormatException notALong) {
+        return new BigDecimal(number).longValue();
+      }
     }
 
     private static String head(String body) {

@@ -147,4 +147,42 @@ public class BeanReaderTest {
       mbs.unregisterMBean(b);
     }
   }
+
+  /**
+   * What the servlet's reader takes from a bean and what it skips unread: values of every kind
+   * around the number (strings, nested objects and arrays, HBase's NaN), a Count that is not a
+   * number (the bean is skipped, not read by its Value), a fraction (its whole part), a bean
+   * without a name, a bean the query does not match (as a server that ignores the query sends it),
+   * and a key beside the bean list; a truncated answer is an error.
+   */
+  @Test
+  public void theServletsAnswerIsReadForEachBeansNumberAndTheRestSkipped() throws Exception {
+    String a = MetricKeys.objectName(MetricKeys.server("export.refreshes")).toString();
+    String b = MetricKeys.objectName(MetricKeys.probe("decode", "installed")).toString();
+    String c = MetricKeys.objectName(MetricKeys.table("t", "blockCache.hit.data")).toString();
+    String body =
+        "{\"beans\":[{\"name\":\""
+            + a
+            + "\",\"tags\":[1,{\"x\":[2,\"Count\"]}],\"mean\":NaN,\"Count\":12},"
+            + "{\"name\":\""
+            + b
+            + "\",\"Value\":2.75},"
+            + "{\"name\":\""
+            + c
+            + "\",\"Count\":\"7\",\"Value\":7},"
+            + "{\"modelerType\":\"x\",\"Count\":3},"
+            + "{\"name\":\"java.nio:type=BufferPool,name=direct\",\"Count\":4,\"x\":[5]}],"
+            + "\"after\":{\"beans\":[]}}";
+    BeanReader r = BeanReader.of(pathAndQuery -> body, "rs1:16030");
+    String ca = new ObjectName(a).getCanonicalName();
+    String cb = new ObjectName(b).getCanonicalName();
+    assertEquals(List.of(ca, cb), r.all().keySet().stream().toList());
+    assertEquals(Long.valueOf(12), r.all().get(ca));
+    assertEquals(Long.valueOf(2), r.all().get(cb));
+    BeanReader cut =
+        BeanReader.of(pathAndQuery -> body.substring(0, body.length() / 2), "rs1:16030");
+    IOException e = assertThrows(IOException.class, cut::all);
+    assertTrue(
+        e.getMessage(), e.getMessage().startsWith("rs1:16030/jmx answered without a bean list"));
+  }
 }
