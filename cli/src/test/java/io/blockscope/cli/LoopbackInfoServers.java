@@ -51,7 +51,7 @@ public final class LoopbackInfoServers implements AutoCloseable {
 
     /**
      * The replies of a stock region server with blockscope and 1,000 regions, recorded by
-     * release-it's {@code RecordJmxIT} (this module's test resources, {@code jmx/}).
+     * release-it's {@code JmxRecorder} (this module's test resources, {@code jmx/}).
      */
     public static Replies recorded() throws IOException {
       return new Replies(
