@@ -2,7 +2,7 @@ package io.blockscope.benchmarks;
 
 import io.blockscope.coprocessor.accounting.CostRegistry;
 import io.blockscope.coprocessor.accounting.CostRegistry.RegionCosts;
-import io.blockscope.coprocessor.accounting.RegionExport;
+import io.blockscope.coprocessor.accounting.ExportLimit;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.PerfLevel;
@@ -69,7 +69,7 @@ public final class RegionScale {
     List<String> exports =
         Arrays.asList(opts.getOrDefault("export", "all,top:100,none").split(","));
     for (String e : exports) {
-      RegionExport.parse(e); // a bad policy fails here, not in a child
+      ExportLimit.parse(e); // a bad policy fails here, not in a child
     }
     Path root = SourceTree.root();
     Path config = root.resolve("docs/prometheus/blockscope-jmx-exporter.yaml");
@@ -163,7 +163,7 @@ public final class RegionScale {
 
   private static void child(Map<String, String> opts) throws Exception {
     int n = Integer.parseInt(opts.get("regions"));
-    RegionExport export = RegionExport.parse(opts.get("export"));
+    ExportLimit export = ExportLimit.parse(opts.get("export"));
     String url = "http://127.0.0.1:" + opts.get("port") + "/metrics";
     MBeanServer mbs = ManagementFactory.getPlatformMBeanServer();
     ObjectName blockscope = new ObjectName("blockscope:*");
