@@ -504,7 +504,8 @@ public final class CostRegistry implements AutoCloseable {
    * set): {@link ExportSelection}. Takes effect at the next {@link #refreshExport()}.
    */
   public void hold(long holdMillis) {
-    this.holdNanos = Math.max(0, holdMillis) * 1_000_000L;
+    // a period beyond 292 years in nanoseconds is as good as forever, not a negative one
+    this.holdNanos = Math.min(Math.max(0, holdMillis), Long.MAX_VALUE / 1_000_000L) * 1_000_000L;
   }
 
   /** Adds a metric that is not a cost (probe health, for instance) under a made key. */

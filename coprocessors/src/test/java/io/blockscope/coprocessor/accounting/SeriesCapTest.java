@@ -267,6 +267,19 @@ public class SeriesCapTest {
   }
 
   @Test
+  public void aHoldTooLongForNanosecondsHoldsForever() {
+    try (CostRegistry reg = regionsAandB(0)) {
+      reg.hold(Long.MAX_VALUE);
+      read(reg, "a", 10);
+      reg.refreshExport();
+      now.addAndGet(1_000 * MINUTE_NS);
+      read(reg, "b", 10);
+      reg.refreshExport();
+      assertEquals(Set.of("a", "b"), regionsExported(reg));
+    }
+  }
+
+  @Test
   public void noneHoldsNothing() {
     try (CostRegistry reg = registry(ExportLimit.top(1), ExportLimit.top(1), 5)) {
       reg.open("t", "a", PerfLevel.COUNT);
