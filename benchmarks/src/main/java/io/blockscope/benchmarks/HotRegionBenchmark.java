@@ -3,7 +3,7 @@ package io.blockscope.benchmarks;
 import io.blockscope.coprocessor.accounting.CostAccumulator;
 import io.blockscope.coprocessor.accounting.CostRegistry;
 import io.blockscope.coprocessor.accounting.CostRegistry.RegionCosts;
-import io.blockscope.coprocessor.accounting.RegionExport;
+import io.blockscope.coprocessor.accounting.ExportLimit;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.PerfLevel;
 import java.util.Queue;
@@ -57,7 +57,7 @@ public class HotRegionBenchmark {
 
     @Setup(Level.Trial)
     public void open() {
-      registry = new CostRegistry(RegionExport.NONE);
+      registry = new CostRegistry(ExportLimit.NONE);
       region = registry.open("hot", "r1", PerfLevel.COUNT);
     }
 
@@ -103,7 +103,7 @@ public class HotRegionBenchmark {
     @Setup(Level.Trial)
     public void slots(HotRegion hot) {
       hot.handlers.add(this);
-      own = new CostRegistry(RegionExport.NONE).open("own", "r1", PerfLevel.COUNT);
+      own = new CostRegistry(ExportLimit.NONE).open("own", "r1", PerfLevel.COUNT);
       int enc = CostLayout.encodingIndex("FAST_DIFF");
       seeks = CostLayout.decode(enc, CostLayout.DECODE_SEEKS);
       cells = CostLayout.decode(enc, CostLayout.DECODE_CELLS);

@@ -2,7 +2,7 @@ package io.blockscope.benchmarks;
 
 import io.blockscope.coprocessor.accounting.CostRegistry;
 import io.blockscope.coprocessor.accounting.CostRegistry.RegionCosts;
-import io.blockscope.coprocessor.accounting.RegionExport;
+import io.blockscope.coprocessor.accounting.ExportLimit;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.PerfLevel;
@@ -31,12 +31,13 @@ import javax.management.ObjectName;
 import org.apache.hadoop.hbase.util.JSONBean;
 
 /**
- * What a region server holding thousands of regions pays for blockscope's export: one JVM per
- * setting plays the region server's part (the engine's registry with N regions in tables of 100,
- * each region having served one cold and one warm read of a GZ, FAST_DIFF block, so that every
- * region has its series) with the Prometheus JMX exporter's agent in it, configured by the shipped
- * {@code docs/prometheus/blockscope-jmx-exporter.yaml}, as docs/dashboards.md deploys it. It
- * measures:
+ * What a region server holding thousands of regions, and of tables, pays for blockscope's export:
+ * one JVM per setting plays the region server's part (the engine's registry with N regions in
+ * tables of 100, or spread evenly over {@code --tables} tables, each region having served one cold
+ * and one warm read of a GZ, FAST_DIFF block, so that every region has its series; the tables'
+ * reads differ, so that their ranking is not a tie) with the Prometheus JMX exporter's agent in it,
+ * configured by the shipped {@code docs/prometheus/blockscope-jmx-exporter.yaml}, as
+ * docs/dashboards.md deploys it. It measures:
  *
  * <ul>
  *   <li>the series (MBeans) blockscope registers, and the heap it holds per region, with and
@@ -47,7 +48,10 @@ import org.apache.hadoop.hbase.util.JSONBean;
  *   <li>the registry's share of a region open and close at that size.
  * </ul>
  *
- * <p>{@code bin/blockscope region-scale [--regions 1000,5000] [--export all,top:100,none]}
+ * <p>{@code bin/blockscope region-scale [--regions 1000,5000] [--export all,top:100,none] [--tables
+ * 1000] [--table-export all,top:200]}: {@code --export} is {@code blockscope.export.regions},
+ * {@code --table-export} {@code blockscope.export.tables} (default {@code top:200}), each setting
+ * of one run with each of the other; {@code --tables} defaults to one table per 100 regions.
  */
 public final class RegionScale {
   private static final int REGIONS_PER_TABLE = 100;
@@ -68,17 +72,25 @@ public final class RegionScale {
     }
     List<String> exports =
         Arrays.asList(opts.getOrDefault("export", "all,top:100,none").split(","));
+    List<String> tableExports =
+        Arrays.asList(opts.getOrDefault("table-export", "top:200").split(","));
     for (String e : exports) {
-      RegionExport.parse(e); // a bad policy fails here, not in a child
+      ExportLimit.parse(e); // a bad policy fails here, not in a child
     }
+    for (String e : tableExports) {
+      ExportLimit.parse(e);
+    }
+    String tables = opts.getOrDefault("tables", "");
     Path root = SourceTree.root();
     Path config = root.resolve("docs/prometheus/blockscope-jmx-exporter.yaml");
     Path agent = agentJar(root);
     System.out.printf(
         Locale.ROOT,
-        "%8s %-9s %8s %10s %10s %10s %9s %9s %10s %9s %8s %8s%n",
+        "%8s %-9s %7s %-9s %8s %10s %10s %10s %9s %9s %10s %9s %8s %8s%n",
         "regions",
         "export",
+        "tables",
+        "tbl exp",
         "series",
         "heap/reg",
         "+series",
@@ -90,9 +102,14 @@ public final class RegionScale {
         "open us",
         "close us");
     for (int n : sizes) {
+      int t =
+          tables.isEmpty()
+              ? (n + REGIONS_PER_TABLE - 1) / REGIONS_PER_TABLE
+              : Integer.parseInt(tables);
       for (String e : exports) {
-        String line = runChild(agent, config, n, e.trim());
-        System.out.println(line);
+        for (String te : tableExports) {
+          System.out.println(runChild(agent, config, n, e.trim(), t, te.trim()));
+        }
       }
     }
   }
@@ -122,7 +139,8 @@ public final class RegionScale {
   }
 
   /** Runs one setting in a JVM of its own with the exporter's agent, and returns its line. */
-  private static String runChild(Path agent, Path config, int regions, String export)
+  private static String runChild(
+      Path agent, Path config, int regions, String export, int tables, String tableExport)
       throws Exception {
     int port = StockCluster.freePort();
     List<String> cmd = new ArrayList<>();
@@ -140,6 +158,10 @@ public final class RegionScale {
             Integer.toString(regions),
             "--export",
             export,
+            "--tables",
+            Integer.toString(tables),
+            "--table-export",
+            tableExport,
             "--port",
             Integer.toString(port)));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -163,18 +185,25 @@ public final class RegionScale {
 
   private static void child(Map<String, String> opts) throws Exception {
     int n = Integer.parseInt(opts.get("regions"));
-    RegionExport export = RegionExport.parse(opts.get("export"));
+    ExportLimit export = ExportLimit.parse(opts.get("export"));
+    int nTables = Integer.parseInt(opts.get("tables"));
+    if (nTables < 1 || nTables > n) {
+      throw new IllegalArgumentException("--tables needs 1 to --regions tables, got " + nTables);
+    }
+    ExportLimit tableExport = ExportLimit.parse(opts.get("table-export"));
     String url = "http://127.0.0.1:" + opts.get("port") + "/metrics";
     MBeanServer mbs = ManagementFactory.getPlatformMBeanServer();
     ObjectName blockscope = new ObjectName("blockscope:*");
 
     long heap0 = usedHeapAfterGc();
     CostRegistry registry = new CostRegistry(export, 600_000, System::nanoTime);
+    registry.exportTables(tableExport);
+    registry.hold(300_000); // the default blockscope.export.min.ms
     registry.startJmx(mbs);
     String[] tables = new String[n];
     String[] names = new String[n];
     for (int i = 0; i < n; i++) {
-      tables[i] = String.format(Locale.ROOT, "scale_t%03d", i / REGIONS_PER_TABLE);
+      tables[i] = String.format(Locale.ROOT, "scale_t%05d", (int) ((long) i * nTables / n));
       names[i] = String.format(Locale.ROOT, "%032x", i * 0x9E3779B97F4A7C15L);
     }
     List<RegionCosts> regions = new ArrayList<>();
@@ -185,9 +214,11 @@ public final class RegionScale {
     }
     double openUs = (System.nanoTime() - t0) / 1e3 / n;
     long[] read = typicalRead();
-    for (RegionCosts r : regions) {
+    for (int i = 0; i < n; i++) {
       long[] c = read.clone();
-      r.costs().drain(c);
+      // a table's reads grow with its number, so that the tables are ranked by their reads
+      c[CostLayout.CACHE_HIT + CostLayout.KIND_DATA] += (long) i * nTables / n;
+      regions.get(i).costs().drain(c);
     }
     long heapCosts = usedHeapAfterGc();
     registry.refreshExport();
@@ -235,9 +266,11 @@ public final class RegionScale {
 
     System.out.printf(
         Locale.ROOT,
-        "RESULT %8d %-9s %8d %9.0fB %9.0fB %10d %9.1f %9d %10d %9.1f %8.2f %8.2f%n",
+        "RESULT %8d %-9s %7d %-9s %8d %9.0fB %9.0fB %10d %9.1f %9d %10d %9.1f %8.2f %8.2f%n",
         n,
         export,
+        nTables,
+        tableExport,
         series,
         (heapCosts - heap0) / (double) n,
         (heapSeries - heapCosts) / (double) n,

@@ -1,7 +1,7 @@
 package io.blockscope.coprocessor;
 
+import io.blockscope.coprocessor.accounting.ExportLimit;
 import io.blockscope.coprocessor.accounting.QueryTracker;
-import io.blockscope.coprocessor.accounting.RegionExport;
 import io.blockscope.metrics.PerfLevel;
 import java.util.List;
 import java.util.function.Function;
@@ -34,8 +34,22 @@ public final class BlockscopeConfig {
    */
   public static final String TABLE_MAX_LEVEL = "blockscope.table.max.level";
 
-  /** Which regions get their own series: all (default), none or top:N. */
+  /** Which regions get their own series: top:N (default top:100), all or none. */
   public static final String EXPORT_REGIONS = "blockscope.export.regions";
+
+  /**
+   * Which tables get their own series: top:N (default top:200), all or none; the others are summed
+   * as the table {@code (other)}.
+   */
+  public static final String EXPORT_TABLES = "blockscope.export.tables";
+
+  /**
+   * How long a region or table that enters the export keeps its series at least, in milliseconds
+   * (default 300000, five minutes; 0: no hold), even if it drops out of the top N meanwhile.
+   */
+  public static final String EXPORT_MIN_MS = "blockscope.export.min.ms";
+
+  static final long DEFAULT_MIN_MS = 300_000;
 
   /** How often series are added, ranked and removed, in milliseconds (default 10000). */
   public static final String EXPORT_INTERVAL_MS = "blockscope.export.interval.ms";
@@ -87,7 +101,9 @@ public final class BlockscopeConfig {
   final PerfLevel level;
   final PerfLevel queryMaxLevel;
   final PerfLevel tableMaxLevel;
-  final RegionExport export;
+  final ExportLimit export;
+  final ExportLimit exportTables;
+  final long exportMinMs;
   final long exportIntervalMs;
   final long retainMs;
   final boolean probesEnabled;
@@ -99,7 +115,10 @@ public final class BlockscopeConfig {
     level = parse(conf, LEVEL, PerfLevel.DEFAULT, PerfLevel::parse, problems);
     queryMaxLevel = parse(conf, QUERY_MAX_LEVEL, PerfLevel.COUNT, PerfLevel::parse, problems);
     tableMaxLevel = parse(conf, TABLE_MAX_LEVEL, PerfLevel.COUNT, PerfLevel::parse, problems);
-    export = parse(conf, EXPORT_REGIONS, RegionExport.DEFAULT, RegionExport::parse, problems);
+    export = parse(conf, EXPORT_REGIONS, ExportLimit.DEFAULT, ExportLimit::parse, problems);
+    exportTables =
+        parse(conf, EXPORT_TABLES, ExportLimit.DEFAULT_TABLES, ExportLimit::parse, problems);
+    exportMinMs = notNegative(conf, EXPORT_MIN_MS, DEFAULT_MIN_MS, problems);
     long interval = parse(conf, EXPORT_INTERVAL_MS, DEFAULT_INTERVAL_MS, Long::parseLong, problems);
     if (interval < MIN_INTERVAL_MS) {
       problems.add(
@@ -113,12 +132,7 @@ public final class BlockscopeConfig {
       interval = MIN_INTERVAL_MS;
     }
     exportIntervalMs = interval;
-    long retain = parse(conf, EXPORT_RETAIN_MS, DEFAULT_RETAIN_MS, Long::parseLong, problems);
-    if (retain < 0) {
-      problems.add(EXPORT_RETAIN_MS + "=" + retain + " is negative; using " + DEFAULT_RETAIN_MS);
-      retain = DEFAULT_RETAIN_MS;
-    }
-    retainMs = retain;
+    retainMs = notNegative(conf, EXPORT_RETAIN_MS, DEFAULT_RETAIN_MS, problems);
     probesEnabled = parse(conf, PROBES_ENABLED, true, BlockscopeConfig::bool, problems);
     long attach = parse(conf, ATTACH_TIMEOUT_MS, 30_000L, Long::parseLong, problems);
     if (attach < 1) {
@@ -134,6 +148,17 @@ public final class BlockscopeConfig {
             positive(conf, QUERY_MAX_SCANNERS, d.scanners(), problems),
             positive(conf, QUERY_MAX_RECORDS, d.records(), problems),
             positive(conf, QUERY_SHARE_USERS, d.users(), problems));
+  }
+
+  /** A time of at least 0 ms; negative, or not a whole number, the default, with the reason why. */
+  private static long notNegative(
+      Configuration conf, String key, long dflt, List<String> problems) {
+    long value = parse(conf, key, dflt, Long::parseLong, problems);
+    if (value < 0) {
+      problems.add(key + "=" + value + " is negative; using " + dflt);
+      return dflt;
+    }
+    return value;
   }
 
   /** A count of at least 1; below it, or not a whole number, the default, with the reason why. */

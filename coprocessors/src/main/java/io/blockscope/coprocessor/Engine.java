@@ -2,8 +2,8 @@ package io.blockscope.coprocessor;
 
 import com.codahale.metrics.Gauge;
 import io.blockscope.coprocessor.accounting.CostRegistry;
+import io.blockscope.coprocessor.accounting.ExportLimit;
 import io.blockscope.coprocessor.accounting.QueryTracker;
-import io.blockscope.coprocessor.accounting.RegionExport;
 import io.blockscope.coprocessor.probe.BridgeHandle;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.metrics.MetricKeys;
@@ -72,6 +72,8 @@ final class Engine implements Hooks, ConfigurationObserver {
     problems.forEach(this.problems::add);
     this.levels = new Levels(config, this.problems);
     this.registry = new CostRegistry(config.export, config.retainMs, System::nanoTime);
+    registry.exportTables(config.exportTables);
+    registry.hold(config.exportMinMs);
     this.attribution = new Attribution(registry, bridge, hookFailures);
     this.tagging =
         new QueryTagging(
@@ -283,6 +285,7 @@ final class Engine implements Hooks, ConfigurationObserver {
   /**
    * Applies {@code blockscope.level}, {@code blockscope.query.max.level}, {@code
    * blockscope.table.max.level}, {@code blockscope.export.regions}, {@code
+   * blockscope.export.tables}, {@code blockscope.export.min.ms}, {@code
    * blockscope.export.retain.ms} and the limits of query tracking ({@code blockscope.query.max.*},
    * {@code blockscope.query.share.users}) from the region server's reloaded {@code hbase-site.xml}
    * ({@code update_config} in the HBase shell): regions whose table sets its own level keep it,
@@ -295,6 +298,8 @@ final class Engine implements Hooks, ConfigurationObserver {
     found.forEach(p -> LOG.warn("blockscope: {}", p));
     found.forEach(problems::add);
     registry.export(config.export);
+    registry.exportTables(config.exportTables);
+    registry.hold(config.exportMinMs);
     registry.retain(config.retainMs);
     tagging.queries().limits(config.queryLimits);
     levels.reload(config, registry);
@@ -302,11 +307,14 @@ final class Engine implements Hooks, ConfigurationObserver {
     updateMeasuring();
     LOG.info(
         "blockscope: configuration reloaded: level {}, query max level {}, table max level {},"
-            + " regions exported {}, closed regions kept {} ms, tagged queries: {}",
+            + " regions exported {}, tables exported {}, exported at least {} ms, closed regions"
+            + " kept {} ms, tagged queries: {}",
         config.level,
         config.queryMaxLevel,
         config.tableMaxLevel,
         config.export,
+        config.exportTables,
+        config.exportMinMs,
         config.retainMs,
         config.queryLimits);
   }
@@ -366,7 +374,7 @@ final class Engine implements Hooks, ConfigurationObserver {
     return levels.server();
   }
 
-  public RegionExport export() {
+  public ExportLimit export() {
     return registry.export();
   }
 

@@ -22,6 +22,8 @@ public class BlockscopeConfigTest {
     assertEquals(
         "a table may not set TIME unless the operator allows it", PerfLevel.COUNT, c.tableMaxLevel);
     assertEquals("top:100", c.export.toString());
+    assertEquals("top:200", c.exportTables.toString());
+    assertEquals(300_000, c.exportMinMs);
     assertEquals(10_000, c.exportIntervalMs);
     assertTrue(c.probesEnabled);
     assertTrue(c.jmxEnabled);
@@ -67,6 +69,45 @@ public class BlockscopeConfigTest {
         problems.get(1).contains("blockscope.table.max.level")
             && problems.get(1).contains("EVERYTHING"));
     assertTrue(problems.get(2).contains("top:lots"));
+  }
+
+  @Test
+  public void theTableCapAndTheHoldAreReadAndBadOnesFallBackToTheirDefaults() {
+    Configuration conf = new Configuration(false);
+    conf.set(BlockscopeConfig.EXPORT_TABLES, " ALL ");
+    conf.set(BlockscopeConfig.EXPORT_MIN_MS, "0");
+    List<String> problems = new ArrayList<>();
+    BlockscopeConfig c = new BlockscopeConfig(conf, problems);
+    assertEquals("all", c.exportTables.toString());
+    assertEquals(0, c.exportMinMs);
+    assertTrue(problems.isEmpty());
+    assertEquals(
+        List.of(
+            "bad value for blockscope.export.tables ('top:0'): top:N needs 1 <= N <= 100000, got 0;"
+                + " using the default top:200",
+            "blockscope.export.min.ms=-1 is negative; using 300000"),
+        badCapAndHold("top:0", "-1"));
+    assertEquals(
+        List.of(
+            "bad value for blockscope.export.tables ('busiest'): bad export limit 'busiest';"
+                + " expected all, none or top:N; using the default top:200",
+            "bad value for blockscope.export.min.ms ('5m'): For input string: \"5m\"; using the"
+                + " default 300000"),
+        badCapAndHold("busiest", "5m"));
+  }
+
+  /**
+   * The problems of bad values of the table cap and the hold, after checking both defaults hold.
+   */
+  private static List<String> badCapAndHold(String tables, String minMs) {
+    Configuration conf = new Configuration(false);
+    conf.set(BlockscopeConfig.EXPORT_TABLES, tables);
+    conf.set(BlockscopeConfig.EXPORT_MIN_MS, minMs);
+    List<String> problems = new ArrayList<>();
+    BlockscopeConfig c = new BlockscopeConfig(conf, problems);
+    assertEquals("top:200", c.exportTables.toString());
+    assertEquals(300_000, c.exportMinMs);
+    return problems;
   }
 
   @Test

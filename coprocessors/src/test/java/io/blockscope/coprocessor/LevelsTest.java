@@ -3,7 +3,7 @@ package io.blockscope.coprocessor;
 import static org.junit.Assert.assertEquals;
 
 import io.blockscope.coprocessor.accounting.CostRegistry;
-import io.blockscope.coprocessor.accounting.RegionExport;
+import io.blockscope.coprocessor.accounting.ExportLimit;
 import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.PerfLevel;
 import java.util.ArrayList;
@@ -34,7 +34,7 @@ public class LevelsTest {
             .setValue(Attributes.TABLE_LEVEL, "TIME")
             .build();
     for (int round = 0; round < 400; round++) {
-      try (CostRegistry registry = new CostRegistry(RegionExport.ALL)) {
+      try (CostRegistry registry = new CostRegistry(ExportLimit.ALL)) {
         levels.reload(tableMax(PerfLevel.TIME), registry);
         AtomicReference<Throwable> failed = new AtomicReference<>();
         int n = round;

@@ -5,8 +5,8 @@ import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
 
 import io.blockscope.coprocessor.accounting.CostRegistry;
+import io.blockscope.coprocessor.accounting.ExportLimit;
 import io.blockscope.coprocessor.accounting.QueryTracker;
-import io.blockscope.coprocessor.accounting.RegionExport;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
@@ -41,7 +41,7 @@ public class QueryTaggingTest {
   @Test(timeout = 60_000)
   public void aTaggedScanIsNotKeptByItsThread() throws Exception {
     AtomicLong failures = new AtomicLong();
-    try (CostRegistry registry = new CostRegistry(RegionExport.ALL)) {
+    try (CostRegistry registry = new CostRegistry(ExportLimit.ALL)) {
       Levels levels =
           new Levels(
               new BlockscopeConfig(new Configuration(false), new ArrayList<>()), new Problems());

@@ -3,7 +3,7 @@ package io.blockscope.it;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import io.blockscope.coprocessor.accounting.RegionExport;
+import io.blockscope.coprocessor.accounting.ExportLimit;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.CostSnapshot;
@@ -59,7 +59,7 @@ public class JmxScrapeIT extends ClusterTestBase {
   public static void disconnect() throws Exception {
     client.close();
     connector.close();
-    cluster.diagnostics().registry().export(RegionExport.ALL);
+    cluster.diagnostics().registry().export(ExportLimit.ALL);
     // gone again, so that a second run in this JVM (the miscount drill's long form) starts afresh
     cluster.admin().disableTable(ODD);
     cluster.admin().deleteTable(ODD);
@@ -164,7 +164,7 @@ public class JmxScrapeIT extends ClusterTestBase {
     ObjectName anyRegion = new ObjectName("blockscope:type=Region,*");
     ObjectName oddRegion = new ObjectName("blockscope:type=Region,table=\"bs_ns:odd.name-1\",*");
     try {
-      cluster.diagnostics().registry().export(RegionExport.NONE);
+      cluster.diagnostics().registry().export(ExportLimit.NONE);
       cluster.diagnostics().refreshExport();
       assertTrue(jmx.queryNames(anyRegion, null).isEmpty());
       assertEquals(
@@ -178,7 +178,7 @@ public class JmxScrapeIT extends ClusterTestBase {
               .isEmpty());
 
       // The region read most since the last refresh is the one exported by top:1.
-      cluster.diagnostics().registry().export(RegionExport.top(1));
+      cluster.diagnostics().registry().export(ExportLimit.top(1));
       StoreFiles.evict(cluster.blockCache(), cluster.regions(ODD));
       RawTable.scanCells(cluster.connection(), ODD, new Scan());
       cluster.diagnostics().refreshExport();
@@ -189,7 +189,7 @@ public class JmxScrapeIT extends ClusterTestBase {
           jmx.getAttribute(
               new ObjectName("blockscope:type=Server,name=regions.exported"), "Value"));
     } finally {
-      cluster.diagnostics().registry().export(RegionExport.ALL);
+      cluster.diagnostics().registry().export(ExportLimit.ALL);
       cluster.diagnostics().refreshExport();
     }
   }

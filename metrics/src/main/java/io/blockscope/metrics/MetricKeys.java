@@ -25,6 +25,14 @@ import javax.management.ObjectName;
 public final class MetricKeys {
   private MetricKeys() {}
 
+  /**
+   * The table name of the roll-up of every table without series of its own ({@code
+   * blockscope.export.tables}) and of the tables no longer on the server. Never an HBase table's
+   * name: those allow only {@code [a-zA-Z_0-9-.]} and the namespace's {@code :}. It needs no
+   * quoting in an ObjectName: {@code blockscope:type=Table,table=(other),name=...}.
+   */
+  public static final String OTHER_TABLE = "(other)";
+
   /** The JMX domain of every blockscope bean. */
   public static final String DOMAIN = "blockscope";
 

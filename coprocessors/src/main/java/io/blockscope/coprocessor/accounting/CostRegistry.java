@@ -11,9 +11,7 @@ import io.blockscope.metrics.PerfLevel;
 import io.blockscope.metrics.ServerMetric;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 import javax.management.MBeanServer;
 
@@ -42,9 +41,14 @@ import javax.management.MBeanServer;
  *
  * <p>Metric series are registered by {@link #refreshExport()}, never on the read path: a table or
  * region series is added once its figure is non-zero, region series only for the open regions the
- * {@link RegionExport} policy selects, and a region's series go at once when it closes (they come
- * back, going on from the same figures, if it reopens within the period). Memory is bounded by the
- * regions open on the server plus those retained.
+ * regions' {@link ExportLimit} selects (the busiest since the previous refresh), table series only
+ * for the tables the tables' limit selects (the busiest since the server started); a region's
+ * series go at once when it closes (they come back, going on from the same figures, if it reopens
+ * within the period). One that enters the selection keeps its series for the hold time at least
+ * ({@link ExportSelection}). The tables without series, and those no longer here, are summed as the
+ * table {@link MetricKeys#OTHER_TABLE}, so the server's figure is exactly the exported tables' plus
+ * {@code (other)}'s, for every cost. Memory is bounded by the regions open on the server plus those
+ * retained.
  *
  * <p>A series of a cost that was 0 at the previous refresh (a new table's, a new region's, the
  * first GZ block of a table) reads 0 until the next refresh, and its figure from then on, as a
@@ -62,7 +66,7 @@ public final class CostRegistry implements AutoCloseable {
     private final String table;
     private final String region;
     private final CostAccumulator costs;
-    private final Set<String> exported = new HashSet<>();
+    private final ExportSelection.State export = new ExportSelection.State();
 
     /**
      * Set when the region closes, cleared if it reopens here while kept. Reads in flight (counted
@@ -74,13 +78,6 @@ public final class CostRegistry implements AutoCloseable {
 
     private int refs = 1;
     private long activityAtLastRank;
-
-    /**
-     * Whether every cost of this region that was non-zero at the last export refresh had its series
-     * then (or the region is new): a series it gets now is of a cost that was 0 a refresh ago, and
-     * starts at 0. Guarded by the registry's lock.
-     */
-    private boolean tracked = true;
 
     /** When the region's last read after its close ended ({@link #nanoTime}); for retention. */
     private long retiredAt;
@@ -194,13 +191,21 @@ public final class CostRegistry implements AutoCloseable {
   private final Map<String, TableRollUp> tables = new HashMap<>();
   private final CostAccumulator serverRetired = new CostAccumulator();
 
+  /** What tables no longer here left: part of {@code (other)}. */
+  private final CostAccumulator tablesGone = new CostAccumulator();
+
+  /** The series of {@code (other)}. */
+  private final ExportSelection.State other = new ExportSelection.State();
+
   /** The series exported and their JMX beans; used under this registry's lock. */
   private final SeriesExport series = new SeriesExport();
 
-  private volatile RegionExport export;
+  private volatile ExportLimit export;
+  private volatile ExportLimit exportTables = ExportLimit.ALL;
+  private volatile long holdNanos;
 
   /** A registry that keeps no closed region ({@code retainMillis} 0). */
-  public CostRegistry(RegionExport export) {
+  public CostRegistry(ExportLimit export) {
     this(export, 0, System::nanoTime);
   }
 
@@ -209,7 +214,7 @@ public final class CostRegistry implements AutoCloseable {
    *     reopens here, and its table's series with them (0: let go when its last read ends)
    * @param nanoTime the clock that retention is measured by
    */
-  public CostRegistry(RegionExport export, long retainMillis, LongSupplier nanoTime) {
+  public CostRegistry(ExportLimit export, long retainMillis, LongSupplier nanoTime) {
     this.export = export;
     this.nanoTime = nanoTime;
     retain(retainMillis);
@@ -252,7 +257,7 @@ public final class CostRegistry implements AutoCloseable {
       r.refs = 1;
     } else {
       r = new RegionCosts(this, table, region, level);
-      tables.computeIfAbsent(table, t -> new TableRollUp()).members.add(r);
+      tables.computeIfAbsent(table, TableRollUp::new).members.add(r);
     }
     regions.put(region, r);
     measured += weight(level);
@@ -286,7 +291,7 @@ public final class CostRegistry implements AutoCloseable {
     }
     r.closed = false; // undoes close(); its reads in flight stay counted
     // its series come back at the figures they had: a start at 0 would read as all of them anew
-    r.tracked = allZero(r.costs);
+    r.export.tracked = allZero(r.costs);
     return r;
   }
 
@@ -300,7 +305,8 @@ public final class CostRegistry implements AutoCloseable {
       return;
     }
     regions.remove(region);
-    series.unexport(r.exported);
+    series.unexport(r.export.keys);
+    r.export.deselect();
     measured -= weight(r.level);
     closing.put(region, r);
     r.closed = true;
@@ -341,8 +347,11 @@ public final class CostRegistry implements AutoCloseable {
     if (t != null) {
       t.members.remove(r);
       if (t.members.isEmpty()) {
+        // the table's figures stay in the server's total: (other) takes them over
+        tablesGone.addAll(t.retired);
+        tablesGone.addAll(r.costs);
         tables.remove(r.table);
-        series.unexport(t.exported);
+        series.unexport(t.export.keys);
       } else {
         t.retired.addAll(r.costs);
       }
@@ -387,15 +396,19 @@ public final class CostRegistry implements AutoCloseable {
     return r == null ? CostSnapshot.ZERO : r.costs.snapshot();
   }
 
+  /**
+   * A table's costs, or, for {@link MetricKeys#OTHER_TABLE}, those of the tables without series of
+   * their own and of the tables no longer here.
+   */
   public synchronized CostSnapshot tableSnapshot(String table) {
     TableRollUp t = tables.get(table);
-    if (t == null) {
+    if (t == null && !table.equals(MetricKeys.OTHER_TABLE)) {
       return CostSnapshot.ZERO;
     }
     long[] s = new long[CostLayout.SIZE];
-    String lost = leftOut(t);
+    String lost = t == null ? null : leftOut(t);
     for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
-      s[i] = t.get(i, lost);
+      s[i] = t == null ? otherCost(i) : t.get(i, lost);
     }
     return CostSnapshot.ofSlots(s);
   }
@@ -432,6 +445,22 @@ public final class CostRegistry implements AutoCloseable {
   }
 
   /**
+   * One cost of the {@code (other)} roll-up: the tables here not selected for series of their own,
+   * plus the tables no longer here. With the selected tables it sums to {@link #serverCost}: every
+   * region is in one table here until it is let go, and what it leaves goes to its table or, with
+   * its table's, to {@link #tablesGone}.
+   */
+  synchronized long otherCost(int slot) {
+    long sum = tablesGone.get(slot);
+    for (TableRollUp t : tables.values()) {
+      if (!t.export.selected) {
+        sum += t.get(slot, leftOut(t));
+      }
+    }
+    return sum;
+  }
+
+  /**
    * Which of a table's regions (by encoded name) its figures leave out: null, none, unless a test
    * drill set it to show that a lost roll-up is caught. Never set on a production server.
    */
@@ -449,13 +478,34 @@ public final class CostRegistry implements AutoCloseable {
     return drill.apply(names);
   }
 
-  public RegionExport export() {
+  public ExportLimit export() {
     return export;
   }
 
   /** Changes which regions are exported; takes effect at the next {@link #refreshExport()}. */
-  public void export(RegionExport policy) {
+  public void export(ExportLimit policy) {
     this.export = policy;
+  }
+
+  public ExportLimit exportTables() {
+    return exportTables;
+  }
+
+  /**
+   * Changes which tables get series of their own ({@link ExportLimit#ALL} unless set), the rest
+   * summed as {@link MetricKeys#OTHER_TABLE}; takes effect at the next {@link #refreshExport()}.
+   */
+  public void exportTables(ExportLimit policy) {
+    this.exportTables = policy;
+  }
+
+  /**
+   * Changes how long a region or table that enters the export keeps its series at least (0 unless
+   * set): {@link ExportSelection}. Takes effect at the next {@link #refreshExport()}.
+   */
+  public void hold(long holdMillis) {
+    // a period beyond 292 years in nanoseconds is as good as forever, not a negative one
+    this.holdNanos = Math.min(Math.max(0, holdMillis), Long.MAX_VALUE / 1_000_000L) * 1_000_000L;
   }
 
   /** Adds a metric that is not a cost (probe health, for instance) under a made key. */
@@ -471,45 +521,87 @@ public final class CostRegistry implements AutoCloseable {
   public synchronized void refreshExport() {
     series.showHeld();
     expireRetained();
-    for (Map.Entry<String, TableRollUp> e : tables.entrySet()) {
-      String table = e.getKey();
-      TableRollUp t = e.getValue();
-      for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
-        if (t.get(s, null) != 0) {
-          final int slot = s;
-          // a table's series are all exported while it is here: a new one's cost was 0 a
-          // refresh ago
-          series.export(
-              t.exported,
-              MetricKeys.table(table, CostLayout.name(s)),
-              () -> tableCost(table, slot),
-              true);
-        }
-      }
-    }
-    Set<RegionCosts> selected = select();
+    long now = nanoTime.getAsLong();
+    refreshTables(now);
+    Map<RegionCosts, Long> recent = new HashMap<>();
     for (RegionCosts r : regions.values()) {
-      if (!selected.contains(r)) {
-        series.unexport(r.exported);
-        // costs only grow: once a region has one, it stays untracked until exported again
-        r.tracked = r.tracked && allZero(r.costs);
-        continue;
-      }
-      for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
-        if (r.costs.get(s) != 0) {
-          final int slot = s;
-          series.export(
-              r.exported,
-              MetricKeys.region(r.table, r.region, CostLayout.name(s)),
-              () -> r.costs.get(slot),
-              r.tracked);
-        }
-      }
-      r.tracked = true;
+      long activity = CostLayout.activity(r.costs);
+      recent.put(r, activity - r.activityAtLastRank);
+      r.activityAtLastRank = activity;
+    }
+    Set<RegionCosts> selected =
+        ExportSelection.select(
+            regions.values(), r -> r.export, recent::get, r -> r.region, export, now, holdNanos);
+    for (RegionCosts r : regions.values()) {
+      exportOrNot(
+          selected.contains(r),
+          r.export,
+          r.costs,
+          s -> MetricKeys.region(r.table, r.region, CostLayout.name(s)),
+          s -> () -> r.costs.get(s));
     }
   }
 
-  private static boolean allZero(CostAccumulator costs) {
+  /**
+   * Tables are ranked by their block accesses since the server started, so the selection changes
+   * only when one table's total overtakes another's; the rest go to {@code (other)}.
+   */
+  private void refreshTables(long now) {
+    Set<TableRollUp> selected =
+        ExportSelection.select(
+            tables.values(),
+            t -> t.export,
+            t -> CostLayout.activity(s -> t.get(s, null)),
+            t -> t.name,
+            exportTables,
+            now,
+            holdNanos);
+    for (TableRollUp t : tables.values()) {
+      exportOrNot(
+          selected.contains(t),
+          t.export,
+          s -> t.get(s, null),
+          s -> MetricKeys.table(t.name, CostLayout.name(s)),
+          s -> () -> tableCost(t.name, s));
+    }
+    for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
+      if (otherCost(s) != 0) {
+        final int slot = s;
+        // shown at once: a figure that joins (other) was counted before, under a table's series
+        series.export(
+            other.keys,
+            MetricKeys.table(MetricKeys.OTHER_TABLE, CostLayout.name(s)),
+            () -> otherCost(slot),
+            false);
+      }
+    }
+  }
+
+  /**
+   * Adds the series of a selected region's or table's costs that became non-zero, or removes all of
+   * an unselected one's.
+   */
+  private void exportOrNot(
+      boolean selected,
+      ExportSelection.State state,
+      CostLayout.LongSlotReader costs,
+      IntFunction<String> key,
+      IntFunction<LongSupplier> value) {
+    if (!selected) {
+      series.unexport(state.keys);
+      // costs only grow: once it has one, it stays untracked until exported again
+      state.tracked = state.tracked && allZero(costs);
+      return;
+    }
+    for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
+      if (costs.get(s) != 0) {
+        series.export(state.keys, key.apply(s), value.apply(s), state.tracked);
+      }
+    }
+    state.tracked = true;
+  }
+
+  private static boolean allZero(CostLayout.LongSlotReader costs) {
     for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
       if (costs.get(s) != 0) {
         return false;
@@ -518,32 +610,10 @@ public final class CostRegistry implements AutoCloseable {
     return true;
   }
 
-  private Set<RegionCosts> select() {
-    int limit = export.limit();
-    List<RegionCosts> all = new ArrayList<>(regions.values());
-    Map<RegionCosts, Long> recent = new HashMap<>();
-    for (RegionCosts r : all) {
-      long now = CostLayout.activity(r.costs);
-      recent.put(r, now - r.activityAtLastRank);
-      r.activityAtLastRank = now;
-    }
-    if (limit >= all.size()) {
-      return new HashSet<>(all);
-    }
-    // among regions equally busy (all quiet, say), those with series keep them: no churn of
-    // series on a server whose regions are idle
-    all.sort(
-        Comparator.<RegionCosts>comparingLong(recent::get)
-            .reversed()
-            .thenComparing(r -> r.exported.isEmpty())
-            .thenComparing(RegionCosts::region));
-    return new HashSet<>(all.subList(0, limit));
-  }
-
   private synchronized int exportedRegions() {
     int n = 0;
     for (RegionCosts r : regions.values()) {
-      if (!r.exported.isEmpty()) {
+      if (!r.export.keys.isEmpty()) {
         n++;
       }
     }

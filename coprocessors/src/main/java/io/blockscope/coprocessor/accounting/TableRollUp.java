@@ -8,14 +8,20 @@ import java.util.Set;
  * regions kept here now, whose costs are summed when a reader asks. Used under the registry's lock.
  */
 final class TableRollUp {
+  final String name;
+
   /** What regions no longer kept here left. */
   final CostAccumulator retired = new CostAccumulator();
 
   /** The table's regions here: open, closing with reads in flight, or retained after a close. */
   final Set<CostRegistry.RegionCosts> members = new HashSet<>();
 
-  /** The keys of the table's series now exported. */
-  final Set<String> exported = new HashSet<>();
+  /** The table's series and whether it is selected for them. */
+  final ExportSelection.State export = new ExportSelection.State();
+
+  TableRollUp(String name) {
+    this.name = name;
+  }
 
   /** One cost summed over the table, leaving out region {@code lost} (null: none). */
   long get(int slot, String lost) {

@@ -40,7 +40,7 @@ public class CostRegistryTest {
 
   @Test
   public void tableAndServerTotalsStayMonotonicWhenRegionsClose() {
-    try (CostRegistry reg = new CostRegistry(RegionExport.ALL)) {
+    try (CostRegistry reg = new CostRegistry(ExportLimit.ALL)) {
       reg.open("t", "a", PerfLevel.COUNT);
       reg.open("t", "b", PerfLevel.COUNT);
       read(reg, "a", DATA_MISS, 5);
@@ -59,7 +59,7 @@ public class CostRegistryTest {
 
   @Test
   public void aRegionOpenedTwiceIsClosedOnTheSecondClose() {
-    try (CostRegistry reg = new CostRegistry(RegionExport.ALL)) {
+    try (CostRegistry reg = new CostRegistry(ExportLimit.ALL)) {
       reg.open("t", "a", PerfLevel.COUNT);
       reg.open("t", "a", PerfLevel.COUNT);
       reg.close("a");
@@ -72,7 +72,7 @@ public class CostRegistryTest {
 
   @Test
   public void seriesAppearWhenNonZeroAndVanishWithTheirRegion() {
-    try (CostRegistry reg = new CostRegistry(RegionExport.ALL)) {
+    try (CostRegistry reg = new CostRegistry(ExportLimit.ALL)) {
       reg.open("t", "a", PerfLevel.COUNT);
       reg.refreshExport();
       assertTrue(regionSeries(reg).isEmpty());
@@ -97,7 +97,7 @@ public class CostRegistryTest {
 
   @Test
   public void aNewSeriesReadsZeroUntilTheNextRefresh() {
-    try (CostRegistry reg = new CostRegistry(RegionExport.ALL)) {
+    try (CostRegistry reg = new CostRegistry(ExportLimit.ALL)) {
       reg.open("t", "a", PerfLevel.COUNT);
       read(reg, "a", DATA_MISS, 5);
       reg.refreshExport();
@@ -123,7 +123,7 @@ public class CostRegistryTest {
 
   @Test
   public void aSeriesWhoseCostWasCountedBeforeItsExportShowsItAtOnce() {
-    try (CostRegistry reg = new CostRegistry(RegionExport.top(1), 60_000, System::nanoTime)) {
+    try (CostRegistry reg = new CostRegistry(ExportLimit.top(1), 60_000, System::nanoTime)) {
       reg.open("t", "a", PerfLevel.COUNT);
       reg.open("t", "b", PerfLevel.COUNT);
       read(reg, "a", DATA_MISS, 100);
@@ -149,7 +149,7 @@ public class CostRegistryTest {
 
   @Test
   public void topNExportsTheRegionsMostActiveSinceTheLastRefresh() {
-    try (CostRegistry reg = new CostRegistry(RegionExport.top(1))) {
+    try (CostRegistry reg = new CostRegistry(ExportLimit.top(1))) {
       for (String r : new String[] {"a", "b", "c"}) {
         reg.open("t", r, PerfLevel.COUNT);
       }
@@ -167,7 +167,7 @@ public class CostRegistryTest {
       assertEquals(
           Set.of("Region|t|b|blockCache.miss.data", "Region|t|b|blockCache.hit.data"),
           regionSeries(reg));
-      reg.export(RegionExport.NONE);
+      reg.export(ExportLimit.NONE);
       reg.refreshExport();
       assertTrue(regionSeries(reg).isEmpty());
     }
@@ -191,7 +191,7 @@ public class CostRegistryTest {
    */
   @Test
   public void aReadInFlightWhenItsRegionClosesIsCountedOnce() {
-    try (CostRegistry reg = new CostRegistry(RegionExport.ALL)) {
+    try (CostRegistry reg = new CostRegistry(ExportLimit.ALL)) {
       reg.open("t", "a", PerfLevel.COUNT);
       reg.open("t", "b", PerfLevel.COUNT);
       CostRegistry.RegionCosts a = reg.region("a");
@@ -216,7 +216,7 @@ public class CostRegistryTest {
   /** The engine asks at every region open and close whether any region is measured: O(1). */
   @Test
   public void anyMeasuredFollowsOpensClosesAndLevelChanges() {
-    try (CostRegistry reg = new CostRegistry(RegionExport.ALL, 60_000, () -> 0L)) {
+    try (CostRegistry reg = new CostRegistry(ExportLimit.ALL, 60_000, () -> 0L)) {
       assertFalse(reg.anyMeasured());
       CostRegistry.RegionCosts off = reg.open("t", "off", PerfLevel.OFF);
       assertFalse(reg.anyMeasured());
@@ -248,7 +248,7 @@ public class CostRegistryTest {
    */
   @Test
   public void readsInFlightCountedInSeveralArraysRetireTheRegionOnlyWhenAllEnded() {
-    try (CostRegistry reg = new CostRegistry(RegionExport.ALL)) {
+    try (CostRegistry reg = new CostRegistry(ExportLimit.ALL)) {
       CostRegistry.RegionCosts a = reg.open("t", "a", PerfLevel.COUNT);
       CostAccumulator.Lane one = new CostAccumulator.Lane();
       CostAccumulator.Lane two = new CostAccumulator.Lane();
@@ -279,7 +279,7 @@ public class CostRegistryTest {
    */
   @Test(timeout = 60_000)
   public void totalsNeverDipAndNoAdmittedReadIsLostWhileRegionsChurn() throws Exception {
-    try (CostRegistry reg = new CostRegistry(RegionExport.ALL)) {
+    try (CostRegistry reg = new CostRegistry(ExportLimit.ALL)) {
       String[] names = {"r0", "r1", "r2", "r3"};
       for (String n : names) {
         reg.open("t", n, PerfLevel.COUNT);
@@ -351,7 +351,7 @@ public class CostRegistryTest {
 
   /** A registry that keeps closed regions ten minutes by the clock {@code now}. */
   private static CostRegistry retaining(AtomicLong now) {
-    return new CostRegistry(RegionExport.ALL, 600_000, now::get);
+    return new CostRegistry(ExportLimit.ALL, 600_000, now::get);
   }
 
   /**
@@ -447,8 +447,14 @@ public class CostRegistryTest {
       assertTrue(reg.metrics().getNames().contains(MetricKeys.table("t", "blockCache.miss.data")));
       now.addAndGet(1);
       reg.refreshExport();
-      assertFalse(reg.metrics().getNames().stream().anyMatch(n -> n.startsWith("Table|")));
+      assertEquals(
+          "only (other), which keeps what the table left",
+          Set.of(MetricKeys.table(MetricKeys.OTHER_TABLE, "blockCache.miss.data")),
+          reg.metrics().getNames().stream()
+              .filter(n -> n.startsWith("Table|"))
+              .collect(Collectors.toSet()));
       assertEquals(CostSnapshot.ZERO, reg.tableSnapshot("t"));
+      assertEquals(4, reg.tableSnapshot(MetricKeys.OTHER_TABLE).get("blockCache.miss.data"));
       assertEquals(4, reg.serverSnapshot().get("blockCache.miss.data"));
     }
   }
