@@ -8,6 +8,7 @@ import io.blockscope.harness.stock.ClusterFiles;
 import io.blockscope.harness.stock.RegionServer;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.harness.stock.StockCluster.Deployment;
+import io.blockscope.metrics.ServerMetric;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -165,7 +166,10 @@ public class StockDeployIT {
             "-javaagent:${lib}/" + page.agentJar,
             "-javaagent:" + agent + "=${prometheus.port}:" + exporterConfig,
             // no self-attach: the probes these servers weave prove the page's -javaagent works
-            "-XX:+DisableAttachMechanism"));
+            "-XX:+DisableAttachMechanism",
+            // t4p's table of 1,000 Phoenix regions, 500 a server: Phoenix's region observers copy
+            // the server's Configuration per region, and 640 MB ran out at about 400 of them
+            "-Xmx2g"));
   }
 
   /** A file of the release that a page names. */
@@ -483,6 +487,111 @@ public class StockDeployIT {
     // ANALYZE's count hit them all
     checks.assertRegionCount(rs, t, region, "blockCache.miss.data", 3 * blocks);
     checks.assertRegionCount(rs, t, region, "blockCache.hit.data", blocks);
+  }
+
+  /**
+   * A profile asks only the regions its query read, on a table of 1,000 regions over both region
+   * servers: EXPLAIN ANALYZE of a point lookup calls the profile endpoint on one region, and of a
+   * range over ten regions on those ten, by the servers' own count ({@code profile.requests} summed
+   * over their {@code /jmx}) and by what each profile says it asked. The point lookup's profile
+   * read time at 1,000 regions and at 10 is printed side by side.
+   */
+  @Test
+  public void t4p_aProfileAsksOnlyTheRegionsItRead() throws Exception {
+    String big = "RELEASE_REGIONS_1000";
+    String small = "RELEASE_REGIONS_10";
+    try {
+      splitTable(big, 1000);
+      splitTable(small, 10);
+      try (Admin admin = cluster.admin()) {
+        assertEquals(1000, admin.getRegions(TableName.valueOf(big)).size());
+      }
+      long before = profileRequests();
+      // the first statement of the process builds the driver's endpoint client: a warm-up, so
+      // that the two point lookups after it are timed alike
+      String printed =
+          sqlline(
+              "regions",
+              "EXPLAIN ANALYZE (FORMAT JSON) SELECT V FROM " + small + " WHERE PK = 200;",
+              "EXPLAIN ANALYZE (FORMAT JSON) SELECT V FROM " + big + " WHERE PK = 500;",
+              "EXPLAIN ANALYZE (FORMAT JSON) SELECT COUNT(*) FROM "
+                  + big
+                  + " WHERE PK >= 200 AND PK < 210;",
+              "EXPLAIN ANALYZE (FORMAT JSON) SELECT V FROM " + small + " WHERE PK = 500;");
+      assertEquals(printed, 1 + 1 + 10 + 1, profileRequests() - before);
+      List<long[]> reads = new ArrayList<>();
+      Matcher m =
+          Pattern.compile(
+                  "\"regionsAsked\"\\s*:\\s*(\\d+),\\s*\"calls\"\\s*:\\s*(\\d+),"
+                      + "\\s*\"nanos\"\\s*:\\s*(\\d+)")
+              .matcher(printed);
+      while (m.find()) {
+        reads.add(
+            new long[] {
+              Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long.parseLong(m.group(3))
+            });
+      }
+      assertEquals(printed, 4, reads.size());
+      assertEquals(printed, 1, reads.get(0)[0]);
+      assertEquals(printed, 1, reads.get(1)[0]);
+      assertEquals(printed, 10, reads.get(2)[0]);
+      assertEquals(printed, 1, reads.get(3)[0]);
+      System.out.printf(
+          "profile read of a point lookup: %.1f ms at 1,000 regions, %.1f ms at 10 (%.1f ms"
+              + " for the first, which builds the endpoint client); of a range over 10 of 1,000"
+              + " regions: %.1f ms in %d call(s)%n",
+          reads.get(1)[2] / 1e6,
+          reads.get(3)[2] / 1e6,
+          reads.get(0)[2] / 1e6,
+          reads.get(2)[2] / 1e6,
+          reads.get(2)[1]);
+    } finally {
+      try (java.sql.Connection c =
+          java.sql.DriverManager.getConnection("jdbc:phoenix:127.0.0.1:" + cluster.zkPort)) {
+        c.createStatement().execute("DROP TABLE IF EXISTS " + big);
+        c.createStatement().execute("DROP TABLE IF EXISTS " + small);
+      }
+    }
+  }
+
+  /** The profile endpoint's calls so far, summed over the region servers. */
+  private static long profileRequests() throws Exception {
+    long n = 0;
+    for (RegionServer rs : cluster.regionServers()) {
+      n += rs.beans().serverValue(ServerMetric.PROFILE_REQUESTS).orElseThrow();
+    }
+    return n;
+  }
+
+  /**
+   * A Phoenix table (PK INTEGER, V INTEGER) split into {@code regions} regions, with rows 200 to
+   * 209 and 500 only: a region that takes a write holds a memstore chunk (2 MB with HBase's default
+   * MSLAB), and a thousand of them do not fit the test's region servers.
+   */
+  private static void splitTable(String name, int regions) throws java.sql.SQLException {
+    int step = 1000 / regions;
+    StringBuilder splits = new StringBuilder();
+    for (int k = step; k < 1000; k += step) {
+      splits.append(splits.length() == 0 ? "" : ", ").append(k);
+    }
+    try (java.sql.Connection c =
+        java.sql.DriverManager.getConnection("jdbc:phoenix:127.0.0.1:" + cluster.zkPort)) {
+      c.createStatement()
+          .execute(
+              "CREATE TABLE "
+                  + name
+                  + " (PK INTEGER PRIMARY KEY, V INTEGER) SPLIT ON ("
+                  + splits
+                  + ")");
+      try (var ps = c.prepareStatement("UPSERT INTO " + name + " VALUES (?, ?)")) {
+        for (int i : new int[] {200, 201, 202, 203, 204, 205, 206, 207, 208, 209, 500}) {
+          ps.setInt(1, i);
+          ps.setInt(2, i * 7);
+          ps.executeUpdate();
+        }
+      }
+      c.commit();
+    }
   }
 
   /**
