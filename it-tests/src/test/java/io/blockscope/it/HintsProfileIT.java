@@ -279,7 +279,10 @@ public class HintsProfileIT extends ClusterTestBase {
     assertTrue(head, head.contains("; 4 regions of 1 table read "));
     assertTrue(lines.get(plan.size() + 2), lines.get(plan.size() + 2).startsWith("  total: "));
     assertTrue(lines.get(plan.size() + 3), lines.get(plan.size() + 3).startsWith("  skew: "));
-    List<String> regionLines = lines.subList(plan.size() + 4, lines.size());
+    // the last line says what reading the profile took: the table's four regions, one call
+    String read = lines.get(lines.size() - 1);
+    assertTrue(read, read.startsWith("  profile read: 4 regions asked in 1 call, "));
+    List<String> regionLines = lines.subList(plan.size() + 4, lines.size() - 1);
     assertEquals(4, regionLines.size());
     long missesSum = 0;
     for (HRegion r : regions()) {
