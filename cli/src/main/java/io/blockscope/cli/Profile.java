@@ -19,6 +19,7 @@ import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Table;
@@ -109,9 +110,10 @@ final class Profile implements Callable<Integer> {
     KeyRanges ranges = ranges();
     TableName name = TableName.valueOf(table);
     try (ClusterClient c = ClusterClient.connect(cluster);
+        Admin admin = c.connection.getAdmin();
         Table t = c.connection.getTable(name);
         RegionLocator locator = c.connection.getRegionLocator(name)) {
-      if (!c.connection.getAdmin().tableExists(name)) {
+      if (!admin.tableExists(name)) {
         throw new IllegalArgumentException("no table " + table);
       }
       List<KeyRanges.Call> calls =
