@@ -247,13 +247,11 @@ public class TenantIsolationIT extends ClusterTestBase {
   @Test
   public void aFloodOfAnotherUsersQueryIdsLeavesAProfileAsItWas() throws Throwable {
     TableName t = loaded("tenant_fair", null);
-    String encoded = onlyRegion(t).getRegionInfo().getEncodedName();
     TableName flood = newTable("tenant_flood");
     RawTable.create(
         cluster.admin(),
         new RawTable.Spec(flood).splits(RawTable.seedRow(ROWS / 3), RawTable.seedRow(ROWS / 2)));
     assertEquals(3, cluster.regions(flood).size());
-    String id = java.util.UUID.randomUUID().toString().replace("-", "");
     String bobs = java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 24);
     int n = 1_200;
     HRegionServer rs = cluster.regionServer();
@@ -262,6 +260,106 @@ public class TenantIsolationIT extends ClusterTestBase {
     server.set(BlockscopeConfig.QUERY_MAX_RECORDS, "400");
     server.set(BlockscopeConfig.QUERY_SHARE_USERS, "4");
     cluster.admin().updateConfiguration(rs.getServerName());
+    QueryTracker queries = cluster.diagnostics().queries();
+    try {
+      aliceKeepsHerProfile(
+          t,
+          n,
+          200,
+          bob -> {
+            for (int i = 0; i < n; i++) {
+              assertEquals(0, scanRows(bob, flood, bobs + String.format("%08x", i), "COUNT"));
+            }
+            assertEquals(3, queries.stats(bobs + String.format("%08x", n - 1), "bob").scanners());
+            assertEquals(
+                "bob's oldest query",
+                QueryTracker.Stats.NONE,
+                queries.stats(bobs + "00000000", "bob"));
+            assertAtMost("records kept", 400, queries.trackedRecords());
+          });
+    } finally {
+      server.unset(BlockscopeConfig.QUERY_MAX_IDS);
+      server.unset(BlockscopeConfig.QUERY_MAX_RECORDS);
+      server.unset(BlockscopeConfig.QUERY_SHARE_USERS);
+      cluster.admin().updateConfiguration(rs.getServerName());
+    }
+  }
+
+  /**
+   * The same flood at the shipped limits (10,000 ids and 20,000 records, shared by 10 users): bob
+   * sends 30,000 distinct query ids, each a scan of a one-region empty table from one of four
+   * threads, three times the ids the server keeps for all users together. Alice's profile, made
+   * before his flood, reads back exactly as it was; the server keeps no more than its 10,000 ids,
+   * bob's oldest among those gone.
+   */
+  @Test
+  public void thirtyThousandOfBobsIdsAtTheShippedLimitsLeaveAlicesProfile() throws Throwable {
+    HRegionServer rs = cluster.regionServer();
+    for (String key :
+        List.of(
+            BlockscopeConfig.QUERY_MAX_IDS,
+            BlockscopeConfig.QUERY_MAX_RECORDS,
+            BlockscopeConfig.QUERY_SHARE_USERS)) {
+      assertEquals(key + " as shipped", null, rs.getConfiguration().get(key));
+    }
+    TableName t = loaded("tenant_fair_shipped", null);
+    TableName flood = newTable("tenant_flood_shipped");
+    RawTable.create(cluster.admin(), new RawTable.Spec(flood));
+    assertEquals(1, cluster.regions(flood).size());
+    String bobs = java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 24);
+    int n = 30_000;
+    int threads = 4;
+    QueryTracker queries = cluster.diagnostics().queries();
+    aliceKeepsHerProfile(
+        t,
+        n,
+        QueryTracker.Limits.DEFAULT.ids(),
+        bob -> {
+          java.util.concurrent.ExecutorService pool =
+              java.util.concurrent.Executors.newFixedThreadPool(threads);
+          try {
+            List<java.util.concurrent.Future<Long>> parts = new java.util.ArrayList<>();
+            for (int p = 0; p < threads; p++) {
+              int first = p;
+              parts.add(
+                  pool.submit(
+                      () -> {
+                        long rows = 0;
+                        for (int i = first; i < n; i += threads) {
+                          rows += scanRows(bob, flood, bobs + String.format("%08x", i), "COUNT");
+                        }
+                        return rows;
+                      }));
+            }
+            for (java.util.concurrent.Future<Long> part : parts) {
+              assertEquals(0L, (long) part.get());
+            }
+          } finally {
+            pool.shutdownNow();
+          }
+          assertEquals(1, queries.stats(bobs + String.format("%08x", n - 1), "bob").scanners());
+          assertEquals(
+              "bob's oldest query",
+              QueryTracker.Stats.NONE,
+              queries.stats(bobs + "00000000", "bob"));
+        });
+  }
+
+  /** What bob does while alice's profile waits to be read. */
+  private interface Flood {
+    void run(Connection bob) throws Exception;
+  }
+
+  /**
+   * Alice profiles a COUNT scan of {@code t}; bob runs {@code flood}, {@code n} query ids; then the
+   * server keeps at most {@code kept} ids, has evicted at least {@code n - kept} queries (and at
+   * most {@code n} plus those it held before: other tests of this JVM leave some), and alice's
+   * record and her profile read back exactly as they were.
+   */
+  private static void aliceKeepsHerProfile(TableName t, int n, int kept, Flood flood)
+      throws Throwable {
+    String encoded = onlyRegion(t).getRegionInfo().getEncodedName();
+    String id = java.util.UUID.randomUUID().toString().replace("-", "");
     User alice = User.createUserForTesting(cluster.conf(), "alice", new String[0]);
     User bob = User.createUserForTesting(cluster.conf(), "bob", new String[0]);
     QueryTracker queries = cluster.diagnostics().queries();
@@ -272,28 +370,21 @@ public class TenantIsolationIT extends ClusterTestBase {
       Message before = profile(ac, t, id, null);
       assertEquals(ROWS, ProfileProtocol.rows(before));
       long evicted = serverCounter("queries.evicted");
+      int heldBefore = queries.trackedQueries();
 
-      for (int i = 0; i < n; i++) {
-        assertEquals(0, scanRows(bc, flood, bobs + String.format("%08x", i), "COUNT"));
-      }
-      assertEquals(3, queries.stats(bobs + String.format("%08x", n - 1), "bob").scanners());
-      assertEquals(
-          "bob's oldest query", QueryTracker.Stats.NONE, queries.stats(bobs + "00000000", "bob"));
-      assertAtMost("ids kept", 200, queries.trackedQueries());
-      assertAtMost("records kept", 400, queries.trackedRecords());
+      flood.run(bc);
+      assertAtMost("ids kept", kept, queries.trackedQueries());
       assertBetween(
-          "queries evicted by bob's flood", n - 200, n, serverCounter("queries.evicted") - evicted);
+          "queries evicted by bob's flood",
+          n - kept,
+          n + heldBefore,
+          serverCounter("queries.evicted") - evicted);
 
       assertArrayEquals(
           "alice's record as it was", hers, cluster.diagnostics().queryCosts(id, "alice", encoded));
       Message after = profile(ac, t, id, null);
       assertEquals(ROWS, ProfileProtocol.rows(after));
       assertEquals(ProfileProtocol.costs(before), ProfileProtocol.costs(after));
-    } finally {
-      server.unset(BlockscopeConfig.QUERY_MAX_IDS);
-      server.unset(BlockscopeConfig.QUERY_MAX_RECORDS);
-      server.unset(BlockscopeConfig.QUERY_SHARE_USERS);
-      cluster.admin().updateConfiguration(rs.getServerName());
     }
   }
 
