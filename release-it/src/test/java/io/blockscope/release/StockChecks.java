@@ -9,6 +9,8 @@ import io.blockscope.harness.stock.RegionServer;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
+import io.blockscope.metrics.PerfLevel;
+import io.blockscope.metrics.ServerMetric;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -75,7 +77,7 @@ final class StockChecks {
   }
 
   /** Waits up to {@code seconds} for {@code n} export refreshes of the server since the call. */
-  private void awaitRefreshes(RegionServer rs, int n, int seconds) throws Exception {
+  void awaitRefreshes(RegionServer rs, int n, int seconds) throws Exception {
     long start = rs.beans().exportRefreshes();
     cluster.await(
         n + " export refreshes on " + rs.infoUrl(),
@@ -83,6 +85,25 @@ final class StockChecks {
         () -> {
           try {
             return rs.beans().exportRefreshes() >= start + n;
+          } catch (Exception e) {
+            return false;
+          }
+        });
+  }
+
+  /**
+   * Sets {@code blockscope.level} in the server's hbase-site.xml, reloads it with {@code
+   * update_config} and waits for its {@code settings.level} gauge to read it.
+   */
+  void reloadLevel(RegionServer rs, PerfLevel level) throws Exception {
+    cluster.reconfigure(rs, Map.of("blockscope.level", level.name()));
+    cluster.await(
+        "settings.level " + level.ordinal() + " on " + rs.infoUrl(),
+        30,
+        () -> {
+          try {
+            return rs.beans().serverValue(ServerMetric.SETTINGS_LEVEL).orElse(-1)
+                == level.ordinal();
           } catch (Exception e) {
             return false;
           }

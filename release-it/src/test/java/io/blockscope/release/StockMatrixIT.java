@@ -7,6 +7,7 @@ import io.blockscope.harness.stock.ClusterFiles;
 import io.blockscope.harness.stock.RegionServer;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.harness.stock.StockCluster.Deployment;
+import io.blockscope.metrics.PerfLevel;
 import io.blockscope.metrics.ServerMetric;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,7 +48,7 @@ public class StockMatrixIT {
 
   @Test
   public void hbase_2_5_13() throws Exception {
-    try (StockCluster cluster = start("2.5.13", 0)) {
+    try (StockCluster cluster = start("2.5.13", 0, false)) {
       StockChecks checks = new StockChecks(cluster);
       RegionServer rs = commonChecks(cluster, checks, "2.5.13", true);
       encoderRegisteredAndCounted(cluster, checks, rs);
@@ -61,11 +62,12 @@ public class StockMatrixIT {
 
   @Test
   public void hbase_2_6_4() throws Exception {
-    try (StockCluster cluster = start("2.6.4", 0)) {
+    try (StockCluster cluster = start("2.6.4", 0, true)) {
       StockChecks checks = new StockChecks(cluster);
       RegionServer rs = commonChecks(cluster, checks, "2.6.4", false);
       encoderRegisteredAndCounted(cluster, checks, rs);
       reloadTakesTheLevel(cluster, checks, rs);
+      new ThousandTables(cluster, checks, rs).check(release);
     }
   }
 
@@ -87,17 +89,7 @@ public class StockMatrixIT {
     for (String timed : TIMES) {
       assertEquals(timed + " at COUNT: " + atCount, 0L, (long) atCount.getOrDefault(timed, 0L));
     }
-    cluster.reconfigure(rs, Map.of("blockscope.level", "TIME"));
-    cluster.await(
-        "settings.level 2 on " + rs.infoUrl(),
-        30,
-        () -> {
-          try {
-            return rs.beans().serverValue(ServerMetric.SETTINGS_LEVEL).orElse(-1) == 2;
-          } catch (Exception e) {
-            return false;
-          }
-        });
+    checks.reloadLevel(rs, PerfLevel.TIME);
     TableName t = TableName.valueOf("versions_reloaded");
     checks.load(checks.table(t).build(), 3_000);
     cluster.moveTo(t, rs);
@@ -163,7 +155,7 @@ public class StockMatrixIT {
    */
   @Test
   public void hbase_2_6_1_onHdfsProcesses() throws Exception {
-    try (StockCluster cluster = start("2.6.1", 2)) {
+    try (StockCluster cluster = start("2.6.1", 2, false)) {
       StockChecks checks = new StockChecks(cluster);
       RegionServer rs = commonChecks(cluster, checks, "2.6.1-hdfs", true);
       assertTrue(
@@ -262,6 +254,25 @@ public class StockMatrixIT {
         .build();
   }
 
+  /**
+   * docs/deploy.md's agent, and with {@code exporter} docs/dashboards.md's exporter agent with the
+   * shipped configuration and a heap for a thousand regions.
+   */
+  private static List<String> jvmOptions(boolean exporter) {
+    List<String> options = new java.util.ArrayList<>();
+    options.add("-javaagent:${lib}/" + page.agentJar);
+    if (exporter) {
+      Path agent = Path.of(System.getProperty("blockscope.prometheus.agent"));
+      Path config = release.resolve("docs/prometheus").resolve(page.exporterConfig);
+      assertTrue(config + " in the release", Files.isRegularFile(config));
+      options.add("-javaagent:" + agent + "=${prometheus.port}:" + config);
+      // ThousandTables: a stock region server's 640 MB ran into back-to-back full GCs (flushes of
+      // 4 to 16 s each) as its thousand regions were written
+      options.add("-Xmx2g");
+    }
+    return options;
+  }
+
   private static Deployment withSite(Deployment d, String key, String value) {
     Map<String, String> site = new java.util.HashMap<>(d.site());
     site.put(key, value);
@@ -313,9 +324,11 @@ public class StockMatrixIT {
   /**
    * ZooKeeper, a master with docs/encoder.md's guard and one region server with docs/deploy.md's
    * cluster-wide deployment and the encoder's registrar, on HBase {@code version}'s class path;
-   * with {@code dataNodes} above 0, on HDFS processes.
+   * with {@code dataNodes} above 0, on HDFS processes; with {@code exporter}, the region server
+   * runs docs/dashboards.md's exporter agent too.
    */
-  private static StockCluster start(String version, int dataNodes) throws Exception {
+  private static StockCluster start(String version, int dataNodes, boolean exporter)
+      throws Exception {
     Path classpath =
         version.equals("2.6.1")
             ? Path.of(System.getProperty("blockscope.server.classpath"))
@@ -340,7 +353,7 @@ public class StockMatrixIT {
                 page.siteValue + "," + page.registrar,
                 "blockscope.export.interval.ms",
                 "1000"),
-            List.of("-javaagent:${lib}/" + page.agentJar));
+            jvmOptions(exporter));
     return StockCluster.start(
         Path.of(
             System.getProperty("blockscope.work") + "-" + version + (dataNodes > 0 ? "-hdfs" : "")),
