@@ -2,12 +2,14 @@ package io.blockscope.release;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.harness.stock.ClusterFiles;
 import io.blockscope.harness.stock.RegionServer;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.harness.stock.StockCluster.Deployment;
+import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.ServerMetric;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -545,6 +547,7 @@ public class StockDeployIT {
           reads.get(0)[2] / 1e6,
           reads.get(2)[2] / 1e6,
           reads.get(2)[1]);
+      wholeTableAgainstTheRow(big);
     } finally {
       try (java.sql.Connection c =
           java.sql.DriverManager.getConnection("jdbc:phoenix:127.0.0.1:" + cluster.zkPort)) {
@@ -552,6 +555,51 @@ public class StockDeployIT {
         c.createStatement().execute("DROP TABLE IF EXISTS " + small);
       }
     }
+  }
+
+  /**
+   * A plain HBase client's tagged scan of the 1,000-region table's row 500, its profile read by the
+   * release's {@code bin/blockscope profile}: with {@code --row}, the one region holding it is
+   * asked; without, every region of the table, as every profile (PROFILE, EXPLAIN ANALYZE, the CLI)
+   * was read before profiles followed the query's reads, and as the driver still reads one when it
+   * cannot see the plan Phoenix ran. Both find the same one region's record.
+   */
+  private static void wholeTableAgainstTheRow(String table) throws Exception {
+    String id = java.util.UUID.randomUUID().toString().replace("-", "");
+    // Phoenix's INTEGER key 500: four bytes, big-endian, the sign bit flipped
+    byte[] row = {(byte) 0x80, 0x00, 0x01, (byte) 0xF4};
+    org.apache.hadoop.hbase.client.Scan scan =
+        new org.apache.hadoop.hbase.client.Scan().withStartRow(row).withStopRow(row, true);
+    scan.setAttribute(Attributes.QUERY, id.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    scan.setAttribute(
+        Attributes.PROFILE, "COUNT".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    try (org.apache.hadoop.hbase.client.Table t =
+            cluster.connection().getTable(TableName.valueOf(table));
+        org.apache.hadoop.hbase.client.ResultScanner r = t.getScanner(scan)) {
+      assertNotNull("row 500", r.next());
+    }
+    List<String> ask =
+        List.of("profile", "--zk", cluster.zkQuorum(), "--table", table, "--query", id);
+    long before = profileRequests();
+    List<String> byRow = new ArrayList<>(ask);
+    byRow.addAll(List.of("--row", "\\x80\\x00\\x01\\xF4"));
+    String one = ReleaseClients.blockscope(cluster, release, "profile-row", byRow);
+    assertEquals(one, 1, profileRequests() - before);
+    before = profileRequests();
+    String all = ReleaseClients.blockscope(cluster, release, "profile-table", ask);
+    assertEquals(all, 1000, profileRequests() - before);
+    Pattern read =
+        Pattern.compile("1 of (\\d+) regions asked recorded it \\((\\d+) calls?, ([0-9.]+) ms\\)");
+    Matcher m1 = read.matcher(one);
+    Matcher mAll = read.matcher(all);
+    assertTrue(one, m1.find());
+    assertTrue(all, mAll.find());
+    assertEquals(one, "1", m1.group(1));
+    assertEquals(all, "1000", mAll.group(1));
+    System.out.printf(
+        "bin/blockscope profile of a scan of one row of 1,000 regions: %s ms with --row"
+            + " (1 region, 1 call), %s ms without (1,000 regions in %s call(s))%n",
+        m1.group(3), mAll.group(3), mAll.group(2));
   }
 
   /** The profile endpoint's calls so far, summed over the region servers. */
