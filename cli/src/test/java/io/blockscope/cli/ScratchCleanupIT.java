@@ -91,8 +91,15 @@ public class ScratchCleanupIT {
                 () ->
                     scratchTables().stream()
                         .anyMatch(t -> t.getNameAsString().contains("T_FAST_DIFF_NONE_")));
-    run.interrupt();
-    run.join(120_000);
+    // interrupted again each second until it stops: an interrupt that lands while HBase's client
+    // checks its master connection is lost there (ConnectionImplementation's
+    // masterConnectionStateSupplier catches the InterruptedIOException of isMasterRunning, logs
+    // "Checking master connection" and goes on), and the run cannot see it
+    long deadline = System.nanoTime() + 120_000_000_000L;
+    while (run.isAlive() && System.nanoTime() < deadline) {
+      run.interrupt();
+      run.join(1_000);
+    }
     assertFalse("evaluate stopped", run.isAlive());
     assertTrue(err.toString(), code.get() != 0);
     assertEquals(List.of(), scratchTables());
