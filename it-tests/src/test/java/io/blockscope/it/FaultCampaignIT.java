@@ -467,6 +467,15 @@ public class FaultCampaignIT {
    * so is one of a region reopened with edits recovered from an aborted server's WAL not yet
    * flushed. The other kinds must always be carried out.
    */
+  /**
+   * The master's check that a region to split or merge is open ({@code
+   * RegionStateNode.checkOnline}, thrown as {@code DoNotRetryRegionException}, or within a {@code
+   * MergeRegionException}): a fault step that meets a region another step is moving or reopening,
+   * {@code ... is not OPEN; state=OPENING}.
+   */
+  private static final Pattern NOT_OPEN =
+      Pattern.compile(".*(is not OPEN|not online).*", Pattern.DOTALL);
+
   private static final Map<String, List<Map.Entry<String, Pattern>>> EXPECTED_REFUSALS =
       Map.of(
           "split",
@@ -476,6 +485,7 @@ public class FaultCampaignIT {
                   Pattern.compile(
                       ".*(NOT splittable|not splittable|Skip splitting|is not OPEN|not online).*",
                       Pattern.DOTALL)),
+              Map.entry("DoNotRetryRegionException", NOT_OPEN),
               Map.entry(
                   "IOException",
                   Pattern.compile("Recovered.edits are found in Region.*", Pattern.DOTALL))),
@@ -483,13 +493,15 @@ public class FaultCampaignIT {
           List.of(
               Map.entry(
                   "MergeRegionException",
-                  Pattern.compile("(Skip merging|Unable to merge) .*", Pattern.DOTALL)),
+                  Pattern.compile(
+                      "(Skip merging|Unable to merge) .*|.*is not OPEN.*", Pattern.DOTALL)),
               Map.entry(
                   "DoNotRetryIOException",
                   Pattern.compile(
                       ".*(not mergeable|merge qualifier|Skip merging|Unable to merge|is not OPEN"
                           + "|not online).*",
                       Pattern.DOTALL)),
+              Map.entry("DoNotRetryRegionException", NOT_OPEN),
               Map.entry(
                   "IOException",
                   Pattern.compile("Recovered.edits are found in Region.*", Pattern.DOTALL))));
