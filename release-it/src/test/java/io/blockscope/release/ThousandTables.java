@@ -220,22 +220,27 @@ final class ThousandTables {
 
   /** An export that reads the same twice in a row: no read landed while its beans were listed. */
   Export quietExport() throws Exception {
-    Export last = export();
-    for (int tries = 0; tries < 10; tries++) {
-      Export now = export();
-      if (Arrays.equals(now.server, last.server) && Arrays.equals(now.other, last.other)) {
-        return now;
-      }
-      last = now;
-      Thread.sleep(500);
-    }
-    throw new AssertionError("the server's figures kept changing: not a quiet server");
+    Export[] last = {export()};
+    cluster.await(
+        "two readings in a row of the server's figures alike (a quiet server)",
+        10,
+        500,
+        () -> {
+          try {
+            Export now = export();
+            boolean same =
+                Arrays.equals(now.server, last[0].server)
+                    && Arrays.equals(now.other, last[0].other);
+            last[0] = now;
+            return same;
+          } catch (Exception e) {
+            return false;
+          }
+        });
+    return last[0];
   }
 
-  /**
-   * The whole check; returns the series at the steady state. {@code release} is where the release's
-   * docs/deploy.md is read from.
-   */
+  /** The whole check. {@code release} is where the release's docs/deploy.md is read from. */
   void check(Path release) throws Exception {
     Scrape jmxBefore = scrape(rs.infoUrl() + "/jmx?qry=blockscope:*");
     Scrape metricsBefore = scrape("http://127.0.0.1:" + rs.prometheusPort + "/metrics");
