@@ -476,7 +476,26 @@ final class EvaluationRunner {
     if (scratch.isEmpty() && scratchHBase.isEmpty() && !createdNamespace) {
       return;
     }
-    boolean wasInterrupted = Thread.interrupted(); // let the drops' RPCs run
+    // The drops run on a thread of their own, which no interrupt of the caller's reaches: an
+    // embedding caller that interrupts again while the drops run (or a second Ctrl-C's hook)
+    // would otherwise fail an RPC and leave the table. The caller's interrupt is kept for it.
+    Thread dropper = new Thread(this::dropScratchTables, "blockscope-evaluate-drops");
+    dropper.setDaemon(true);
+    dropper.start();
+    boolean interrupted = false;
+    while (dropper.isAlive()) {
+      try {
+        dropper.join();
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private synchronized void dropScratchTables() {
     try (Connection c = shape.phoenix() && !scratch.isEmpty() ? cluster.phoenix() : null) {
       for (String table : c == null ? List.<String>of() : List.copyOf(scratch)) {
         try {
@@ -525,10 +544,6 @@ final class EvaluationRunner {
     } catch (Exception e) {
       System.err.println(
           "blockscope: could not drop scratch tables " + scratchHBase + ": " + e.getMessage());
-    } finally {
-      if (wasInterrupted) {
-        Thread.currentThread().interrupt();
-      }
     }
   }
 }

@@ -91,14 +91,15 @@ public class ScratchCleanupIT {
                 () ->
                     scratchTables().stream()
                         .anyMatch(t -> t.getNameAsString().contains("T_FAST_DIFF_NONE_")));
-    // interrupted again each second until it stops: an interrupt that lands while HBase's client
+    // interrupted again every 200 ms until it stops: an interrupt that lands while HBase's client
     // checks its master connection is lost there (ConnectionImplementation's
     // masterConnectionStateSupplier catches the InterruptedIOException of isMasterRunning, logs
-    // "Checking master connection" and goes on), and the run cannot see it
+    // "Checking master connection" and goes on), and the run cannot see it. The interrupts that
+    // land while the run drops its tables must not cost a drop (EvaluationRunner.cleanUp).
     long deadline = System.nanoTime() + 120_000_000_000L;
     while (run.isAlive() && System.nanoTime() < deadline) {
       run.interrupt();
-      run.join(1_000);
+      run.join(200);
     }
     assertFalse("evaluate stopped", run.isAlive());
     assertTrue(err.toString(), code.get() != 0);
