@@ -79,8 +79,8 @@ final class Top implements Callable<Integer> {
   @Option(
       names = "--mode",
       description =
-          "namespace, table or region: the rows the text view shows (default: tables, then"
-              + " regions; on a terminal, tables).")
+          "namespace, table, region or user (the users whose reads they were): the rows the text"
+              + " view shows (default: tables, then regions; on a terminal, tables).")
   String mode;
 
   @Option(

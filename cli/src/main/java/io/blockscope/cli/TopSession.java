@@ -17,14 +17,14 @@ final class TopSession {
   static final int BACKSPACE = 127;
 
   static final String KEYS =
-      "keys: n t r namespaces/tables/regions  < > sort  / filter  = clear  up/down select"
+      "keys: n t r w namespaces/tables/regions/users  < > sort  / filter  = clear  up/down select"
           + "  enter drill down  u up  h help  q quit";
 
   static final String HELP =
       """
       blockscope top: keys
 
-        n, t, r      show namespaces, tables or regions
+        n, t, r, w   show namespaces, tables, regions or users (who read)
         <, >         sort by the column left or right of the current one
         /            filter: type text, Enter keeps it (rows whose name contains it, any case),
                      Escape drops what was typed
@@ -83,6 +83,7 @@ final class TopSession {
       case 'n' -> mode(TopView.Mode.NAMESPACE, null);
       case 't' -> mode(TopView.Mode.TABLE, null);
       case 'r' -> mode(TopView.Mode.REGION, null);
+      case 'w' -> mode(TopView.Mode.USER, null);
       case '<', ',' -> sort = step(-1);
       case '>', '.' -> sort = step(1);
       case '/' -> typing = new StringBuilder();
@@ -145,6 +146,7 @@ final class TopSession {
       case NAMESPACE -> mode(TopView.Mode.TABLE, r.table());
       case TABLE -> mode(TopView.Mode.REGION, r.table());
       case REGION -> message = "a region is the finest level; u goes back up";
+      case USER -> message = "a user's reads are summed over every table; t shows the tables";
     }
   }
 
@@ -156,6 +158,7 @@ final class TopSession {
               scope.within() == null ? null : TopView.namespace(scope.within()));
       case TABLE -> mode(TopView.Mode.NAMESPACE, null);
       case NAMESPACE -> message = "namespaces are the top level";
+      case USER -> message = "users are one level; t shows the tables";
     }
   }
 

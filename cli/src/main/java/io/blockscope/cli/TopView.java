@@ -128,7 +128,9 @@ final class TopView {
   enum Mode {
     NAMESPACE,
     TABLE,
-    REGION;
+    REGION,
+    /** The users whose RPCs made the reads, summed over the servers, and {@code (other)}. */
+    USER;
 
     String word() {
       return name().toLowerCase(Locale.ROOT);
@@ -140,7 +142,8 @@ final class TopView {
           return m;
         }
       }
-      throw new IllegalArgumentException("bad --mode '" + s + "': use namespace, table or region");
+      throw new IllegalArgumentException(
+          "bad --mode '" + s + "': use namespace, table, region or user");
     }
   }
 
@@ -168,6 +171,7 @@ final class TopView {
             case NAMESPACE -> "namespaces";
             case TABLE -> within == null ? "tables" : "tables in namespace " + within;
             case REGION -> within == null ? "regions" : "regions of table " + within;
+            case USER -> "users";
           };
       return filter == null ? what : what + " matching '" + filter + "'";
     }
@@ -188,6 +192,9 @@ final class TopView {
   final List<Row> namespaces = new ArrayList<>();
   final List<Row> tables = new ArrayList<>();
   final List<Row> regions = new ArrayList<>();
+
+  /** A user's row holds the user in {@code table}, as a namespace's holds the namespace. */
+  final List<Row> users = new ArrayList<>();
 
   private TopView(double seconds) {
     this.seconds = seconds;
@@ -221,6 +228,7 @@ final class TopView {
     }
     Map<String, long[]> tables = new TreeMap<>();
     Map<String, Row> regions = new TreeMap<>();
+    Map<String, long[]> users = new TreeMap<>();
     for (ServerReading r : after) {
       Map<String, Long> was = earlier.getOrDefault(r.server(), Map.of());
       int installed = 0;
@@ -254,6 +262,12 @@ final class TopView {
         String table = unquoted(n.getKeyProperty("table"));
         if ("Table".equals(type)) {
           tables.computeIfAbsent(table, k -> new long[Figure.values().length])[f.ordinal()] += d;
+        } else if ("User".equals(type)) {
+          users
+                  .computeIfAbsent(
+                      unquoted(n.getKeyProperty("user")), k -> new long[Figure.values().length])[
+                  f.ordinal()] +=
+              d;
         } else if ("Region".equals(type)) {
           String region = n.getKeyProperty("region");
           regions.computeIfAbsent(
@@ -276,6 +290,7 @@ final class TopView {
         });
     namespaces.forEach((n, c) -> v.namespaces.add(new Row(n, null, null, c)));
     v.regions.addAll(regions.values());
+    users.forEach((u, c) -> v.users.add(new Row(u, null, null, c)));
     return v;
   }
 
@@ -285,6 +300,7 @@ final class TopView {
       case NAMESPACE -> namespaces;
       case TABLE -> tables;
       case REGION -> regions;
+      case USER -> users;
     };
   }
 
@@ -452,17 +468,20 @@ final class TopView {
       s.add(m);
     }
     doc.put("servers", s);
-    doc.put("namespaces", jsonRows(shown(new Scope(Mode.NAMESPACE, null, filter), sort), true));
-    doc.put("tables", jsonRows(shown(new Scope(Mode.TABLE, null, filter), sort), false));
-    doc.put("regions", jsonRows(shown(new Scope(Mode.REGION, null, filter), sort), false));
+    doc.put(
+        "namespaces", jsonRows(shown(new Scope(Mode.NAMESPACE, null, filter), sort), "namespace"));
+    doc.put("tables", jsonRows(shown(new Scope(Mode.TABLE, null, filter), sort), "table"));
+    doc.put("regions", jsonRows(shown(new Scope(Mode.REGION, null, filter), sort), "table"));
+    doc.put("users", jsonRows(shown(new Scope(Mode.USER, null, filter), sort), "user"));
     return Json.write(doc);
   }
 
-  private List<Object> jsonRows(List<Row> rows, boolean namespaces) {
+  /** Rows as JSON objects, each naming its namespace, table or user under {@code name}. */
+  private List<Object> jsonRows(List<Row> rows, String name) {
     List<Object> out = new ArrayList<>();
     for (Row r : rows) {
       Map<String, Object> m = new LinkedHashMap<>();
-      m.put(namespaces ? "namespace" : "table", r.table());
+      m.put(name, r.table());
       if (r.region() != null) {
         m.put("region", r.region());
         m.put("server", r.server());
@@ -487,7 +506,7 @@ final class TopView {
 
   /**
    * {@link #csv(Figure)} of the rows whose label contains {@code filter} (null: every row), and a
-   * line per namespace (its name in the table column).
+   * line per namespace and per user (its name in the table column).
    */
   String csv(Figure sort, String filter) {
     StringBuilder b = new StringBuilder("scope,table,region,server,seconds");
@@ -495,7 +514,7 @@ final class TopView {
       b.append(',').append(f.key);
     }
     b.append('\n');
-    for (Mode m : List.of(Mode.TABLE, Mode.REGION, Mode.NAMESPACE)) {
+    for (Mode m : List.of(Mode.TABLE, Mode.REGION, Mode.NAMESPACE, Mode.USER)) {
       for (Row r : shown(new Scope(m, null, filter), sort)) {
         csvLine(b, m.word(), r);
       }

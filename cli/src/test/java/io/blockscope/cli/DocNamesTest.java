@@ -276,7 +276,7 @@ public class DocNamesTest {
             .matcher(pages.get("docs/dashboards.md"));
     while (row.find()) {
       String name = row.group(1);
-      for (String scope : List.of("server", "table", "region")) {
+      for (String scope : List.of("server", "table", "region", "user")) {
         metrics.add(name.replace("<scope>", scope));
       }
     }
@@ -284,7 +284,7 @@ public class DocNamesTest {
     Pattern metric = Pattern.compile("(?<![\\w.<])blockscope_[a-z_]*[a-z](?![\\w<])");
     Pattern cost =
         Pattern.compile(
-            "blockscope:type=(?:Table|Region)[^`\\s]*?,name=([a-z][a-zA-Z0-9_.]*[a-zA-Z0-9])");
+            "blockscope:type=(?:Table|Region|User)[^`\\s]*?,name=([a-z][a-zA-Z0-9_.]*[a-zA-Z0-9])");
     List<String> wrong = new ArrayList<>();
     int costs = 0;
     for (Map.Entry<String, String> page : pages.entrySet()) {

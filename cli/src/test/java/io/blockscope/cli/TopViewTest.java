@@ -111,6 +111,56 @@ public class TopViewTest {
     assertTrue(json, json.contains("\"probeFailures\": 3"));
   }
 
+  private static String user(String user, String name) {
+    return "blockscope:type=User,user=" + user + ",name=" + name;
+  }
+
+  /**
+   * A user's row sums the user's accounts over the servers (a quoted name unquoted), and {@code
+   * (other)} is a row like any user's; the users' rows are in the text, CSV and JSON views.
+   */
+  @Test
+  public void usersAddUpOverServers() {
+    List<TopView.ServerReading> before =
+        List.of(
+            new TopView.ServerReading(
+                RS1, null, Map.of(user("alice", "blockCache.miss.data"), 10L)),
+            new TopView.ServerReading(RS2, null, Map.of()));
+    List<TopView.ServerReading> after =
+        List.of(
+            new TopView.ServerReading(
+                RS1,
+                null,
+                Map.of(
+                    user("alice", "blockCache.miss.data"), 16L,
+                    user("alice", "blockCache.hit.data"), 40L,
+                    user("(other)", "blockCache.hit.data"), 3L)),
+            new TopView.ServerReading(
+                RS2,
+                null,
+                Map.of(
+                    user("alice", "blockCache.miss.leafIndex"), 1L,
+                    user("\"bob,x\"", "decode.FAST_DIFF.cells"), 900L,
+                    table("t", "blockCache.miss.data"), 99L)));
+    TopView v = TopView.between(before, after, 1_000_000_000L);
+    assertEquals(
+        List.of("(other)", "alice", "bob,x"), v.users.stream().map(TopView.Row::table).toList());
+    TopView.Row alice = v.users.get(1);
+    assertEquals(7, alice.count(TopView.Figure.MISSES)); // 6 on rs1, 1 new on rs2
+    assertEquals(40, alice.count(TopView.Figure.HITS));
+    assertEquals(900, v.users.get(2).count(TopView.Figure.CELLS));
+    TopView.Scope users = new TopView.Scope(TopView.Mode.parse("user"), null, null);
+    assertEquals("users", users.describe());
+    String text = v.text(TopView.Figure.HITS, 10, "12:00:00", users, -1);
+    assertTrue(text, text.contains("users: 3 of 3"));
+    assertTrue(text, text.indexOf("alice") < text.indexOf("(other)"));
+    assertTrue(
+        v.csv(TopView.Figure.HITS),
+        v.csv(TopView.Figure.HITS).contains("\nuser,alice,,,1.000,40,7,"));
+    String json = v.json(TopView.Figure.HITS);
+    assertTrue(json, json.contains("\"user\": \"bob,x\""));
+  }
+
   @Test
   public void sortKeysAreCheckedByName() {
     assertEquals(TopView.Figure.FS_BYTES, TopView.Figure.parse("fs-bytes"));

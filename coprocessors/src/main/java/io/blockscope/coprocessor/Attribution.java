@@ -4,6 +4,7 @@ import io.blockscope.coprocessor.accounting.CostAccumulator;
 import io.blockscope.coprocessor.accounting.CostRegistry;
 import io.blockscope.coprocessor.accounting.CostRegistry.RegionCosts;
 import io.blockscope.coprocessor.accounting.QueryTracker;
+import io.blockscope.coprocessor.accounting.UserAccounts;
 import io.blockscope.coprocessor.probe.BridgeHandle;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.PerfLevel;
@@ -50,11 +51,18 @@ import org.apache.hadoop.hbase.ipc.RpcServer;
  *
  * <p>Reads outside these brackets (region open, prefetch-on-open, flushes) run at level OFF and are
  * not counted: HBase gives no region for them.
+ *
+ * <p>Each measured frame also holds the account of the user it reads for ({@link UserAccounts}):
+ * the user of the RPC call that opened the thread's first frame, as HBase's {@code
+ * RpcCall.getRequestUser()} gives it and {@link CallerAccess} names it, or the region server's own
+ * user outside an RPC call. Its costs go to that account first, then to its query and region, so
+ * the accounts never hold a cost the regions have not also been given by the time the frame ends.
  */
 final class Attribution {
   static final int MAX_DEPTH = 32;
 
   private final CostRegistry registry;
+  private final UserAccounts users;
 
   /** The probes' bridge; null where no bridge could be set up, and then nothing is attributed. */
   private final BridgeHandle bridge;
@@ -79,6 +87,12 @@ final class Attribution {
 
     /** The tagged query each frame works for, if any (see {@link QueryTagging#queryActive}). */
     final QueryTracker.RegionCosts[] query = new QueryTracker.RegionCosts[MAX_DEPTH];
+
+    /**
+     * The account of the user each measured frame reads for, acquired with it: the RPC's user of
+     * the call that opened the thread's first frame (nested frames read for the same call).
+     */
+    final UserAccounts.Account[] account = new UserAccounts.Account[MAX_DEPTH];
 
     /** Written by its thread only; volatile so that {@link #openFrames()} reads it current. */
     volatile int depth;
@@ -108,8 +122,10 @@ final class Attribution {
   /** Each thread's frames, made on the thread's first hook. */
   private final ThreadLocal<Frames> frames;
 
-  Attribution(CostRegistry registry, BridgeHandle bridge, AtomicLong hookFailures) {
+  Attribution(
+      CostRegistry registry, UserAccounts users, BridgeHandle bridge, AtomicLong hookFailures) {
     this.registry = registry;
+    this.users = users;
     this.bridge = bridge;
     this.hookFailures = hookFailures;
     this.frames =
@@ -136,11 +152,18 @@ final class Attribution {
     return droppedFrames.get();
   }
 
-  /** Hands the costs gathered so far to frame {@code d}'s query (if tagged) and region. */
+  /**
+   * Hands the costs gathered so far to frame {@code d}'s user, query (if tagged) and region; the
+   * user's account first, so that no account is ever ahead of the regions' sum.
+   */
   private static void settle(Frames f, int d, long[] costs) {
     RegionCosts region = f.stack[d];
     if (region == null) {
       return; // the costs stay on the thread for the frame that settles next
+    }
+    UserAccounts.Account account = f.account[d];
+    if (account != null) {
+      account.add(costs, f.lane);
     }
     QueryTracker.RegionCosts q = f.query[d];
     DrillSeam.Drill drill = DrillSeam.current;
@@ -157,10 +180,15 @@ final class Attribution {
   /** Closes frame {@code d}, the innermost, after its costs were settled. */
   private static void pop(Frames f, int d) {
     RegionCosts region = f.stack[d];
+    UserAccounts.Account account = f.account[d];
     f.stack[d] = null;
     f.query[d] = null;
     f.owner[d] = null;
+    f.account[d] = null;
     f.depth = d;
+    if (account != null) {
+      account.release(f.lane);
+    }
     if (region != null) {
       region.release(f.lane);
     }
@@ -185,7 +213,9 @@ final class Attribution {
       long[] costs = f.costs;
       // the call this read serves: recorded for a first frame, compared under a recorded one (a
       // nested read under a frame no call opened asks nothing)
-      long call = f.depth == 0 || f.call != 0 ? callKey() : 0;
+      Optional<RpcCall> current =
+          f.depth == 0 || f.call != 0 ? RpcServer.getCurrentCall() : Optional.empty();
+      long call = callKey(current);
       if (f.depth > 0 && f.call != 0 && call != 0 && call != f.call) {
         closeAll(f, costs); // an earlier call's frames, left open with no call end to close them
       }
@@ -208,6 +238,7 @@ final class Attribution {
       int d = f.depth;
       f.query[d] = null;
       f.owner[d] = name;
+      f.account[d] = region == null ? null : account(f, d, current);
       f.stack[d] = region;
       f.depth = d + 1;
       costs[CostLayout.DEPTH] = d + 1L;
@@ -264,12 +295,39 @@ final class Attribution {
   }
 
   /**
-   * The RPC call this thread serves now, as a number that differs between two calls of one thread
-   * (its identity hash mixed with the time HBase received it), without holding the call; 0 outside
-   * an RPC call and inside a short-circuit one.
+   * The account frame {@code d}'s reads add to, acquired; null (its costs go to its region only)
+   * should the lookup fail, so that a region the frame holds is never left acquired.
    */
-  private static long callKey() {
-    Optional<RpcCall> current = RpcServer.getCurrentCall();
+  private UserAccounts.Account account(Frames f, int d, Optional<RpcCall> current) {
+    try {
+      return users.acquire(user(f, d, current), f.lane);
+    } catch (Throwable t) {
+      hookFailures.incrementAndGet();
+      return null;
+    }
+  }
+
+  /**
+   * Whose read frame {@code d} is: the user of the frame it nests in, or of the RPC call it serves,
+   * or the region server's own user outside any (compactions, a coprocessor's own reads), as {@link
+   * CallerAccess} names users.
+   */
+  private static String user(Frames f, int d, Optional<RpcCall> current) {
+    for (int outer = d - 1; outer >= 0; outer--) {
+      if (f.account[outer] != null) {
+        return f.account[outer].user();
+      }
+    }
+    Optional<RpcCall> call = current.isPresent() ? current : RpcServer.getCurrentCall();
+    return CallerAccess.name(call.isPresent() ? call.get().getRequestUser() : Optional.empty());
+  }
+
+  /**
+   * The RPC call {@code current}, as a number that differs between two calls of one thread (its
+   * identity hash mixed with the time HBase received it), without holding the call; 0 outside an
+   * RPC call and inside a short-circuit one.
+   */
+  private static long callKey(Optional<RpcCall> current) {
     if (!current.isPresent()) {
       return 0;
     }

@@ -2,6 +2,7 @@ package io.blockscope.coprocessor;
 
 import io.blockscope.coprocessor.accounting.ExportLimit;
 import io.blockscope.coprocessor.accounting.QueryTracker;
+import io.blockscope.coprocessor.accounting.UserAccounts;
 import io.blockscope.metrics.PerfLevel;
 import java.util.List;
 import java.util.function.Function;
@@ -95,6 +96,12 @@ public final class BlockscopeConfig {
    */
   public static final String QUERY_SHARE_USERS = "blockscope.query.share.users";
 
+  /**
+   * How many users have an account of their own on each region server (default 20): the rest are
+   * summed as the user {@code (other)} ({@link io.blockscope.coprocessor.accounting.UserAccounts}).
+   */
+  public static final String USERS_MAX = "blockscope.users.max";
+
   static final long MIN_INTERVAL_MS = 1_000;
   static final long DEFAULT_INTERVAL_MS = 10_000;
 
@@ -110,6 +117,7 @@ public final class BlockscopeConfig {
   final long attachTimeoutMs;
   final boolean jmxEnabled;
   final QueryTracker.Limits queryLimits;
+  final int usersMax;
 
   BlockscopeConfig(Configuration conf, List<String> problems) {
     level = parse(conf, LEVEL, PerfLevel.DEFAULT, PerfLevel::parse, problems);
@@ -148,6 +156,7 @@ public final class BlockscopeConfig {
             positive(conf, QUERY_MAX_SCANNERS, d.scanners(), problems),
             positive(conf, QUERY_MAX_RECORDS, d.records(), problems),
             positive(conf, QUERY_SHARE_USERS, d.users(), problems));
+    usersMax = positive(conf, USERS_MAX, UserAccounts.DEFAULT_MAX, problems);
   }
 
   /** A time of at least 0 ms; negative, or not a whole number, the default, with the reason why. */

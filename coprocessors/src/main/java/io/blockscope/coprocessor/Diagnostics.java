@@ -2,6 +2,7 @@ package io.blockscope.coprocessor;
 
 import io.blockscope.coprocessor.accounting.CostRegistry;
 import io.blockscope.coprocessor.accounting.QueryTracker;
+import io.blockscope.coprocessor.accounting.UserAccounts;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.metrics.PerfLevel;
 import java.util.Arrays;
@@ -42,6 +43,11 @@ public final class Diagnostics {
   /** The costs of every open (and recently closed) region and table, and the metric series. */
   public CostRegistry registry() {
     return engine.registry();
+  }
+
+  /** The server's read costs by user. */
+  public UserAccounts users() {
+    return engine.users();
   }
 
   /** The queries tracked for PROFILE and their open scanners. */

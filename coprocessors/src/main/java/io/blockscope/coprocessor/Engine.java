@@ -4,6 +4,7 @@ import com.codahale.metrics.Gauge;
 import io.blockscope.coprocessor.accounting.CostRegistry;
 import io.blockscope.coprocessor.accounting.ExportLimit;
 import io.blockscope.coprocessor.accounting.QueryTracker;
+import io.blockscope.coprocessor.accounting.UserAccounts;
 import io.blockscope.coprocessor.probe.BridgeHandle;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.metrics.MetricKeys;
@@ -49,6 +50,7 @@ final class Engine implements Hooks, ConfigurationObserver {
   private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
 
   private final CostRegistry registry;
+  private final UserAccounts users;
   private final BridgeHandle bridge;
   private final Problems problems = new Problems();
   private final Levels levels;
@@ -74,7 +76,9 @@ final class Engine implements Hooks, ConfigurationObserver {
     this.registry = new CostRegistry(config.export, config.retainMs, System::nanoTime);
     registry.exportTables(config.exportTables);
     registry.hold(config.exportMinMs);
-    this.attribution = new Attribution(registry, bridge, hookFailures);
+    this.users = new UserAccounts(config.usersMax);
+    registry.users(users);
+    this.attribution = new Attribution(registry, users, bridge, hookFailures);
     this.tagging =
         new QueryTagging(
             registry,
@@ -287,9 +291,10 @@ final class Engine implements Hooks, ConfigurationObserver {
    * blockscope.table.max.level}, {@code blockscope.export.regions}, {@code
    * blockscope.export.tables}, {@code blockscope.export.min.ms}, {@code
    * blockscope.export.retain.ms} and the limits of query tracking ({@code blockscope.query.max.*},
-   * {@code blockscope.query.share.users}) from the region server's reloaded {@code hbase-site.xml}
-   * ({@code update_config} in the HBase shell): regions whose table sets its own level keep it,
-   * within the new cap; lowered limits drop what is over them at once.
+   * {@code blockscope.query.share.users}), and {@code blockscope.users.max}, from the region
+   * server's reloaded {@code hbase-site.xml} ({@code update_config} in the HBase shell): regions
+   * whose table sets its own level keep it, within the new cap; lowered limits drop what is over
+   * them at once.
    */
   @Override
   public void onConfigurationChange(Configuration conf) {
@@ -302,13 +307,14 @@ final class Engine implements Hooks, ConfigurationObserver {
     registry.hold(config.exportMinMs);
     registry.retain(config.retainMs);
     tagging.queries().limits(config.queryLimits);
+    users.max(config.usersMax);
     levels.reload(config, registry);
     tagging.relevel();
     updateMeasuring();
     LOG.info(
         "blockscope: configuration reloaded: level {}, query max level {}, table max level {},"
             + " regions exported {}, tables exported {}, exported at least {} ms, closed regions"
-            + " kept {} ms, tagged queries: {}",
+            + " kept {} ms, tagged queries: {}, user accounts {}",
         config.level,
         config.queryMaxLevel,
         config.tableMaxLevel,
@@ -316,7 +322,8 @@ final class Engine implements Hooks, ConfigurationObserver {
         config.exportTables,
         config.exportMinMs,
         config.retainMs,
-        config.queryLimits);
+        config.queryLimits,
+        config.usersMax);
   }
 
   // ---- export ---------------------------------------------------------------------------------
@@ -345,6 +352,11 @@ final class Engine implements Hooks, ConfigurationObserver {
 
   public CostRegistry registry() {
     return registry;
+  }
+
+  /** The server's read costs by user. */
+  public UserAccounts users() {
+    return users;
   }
 
   public boolean probeInstalled(int probe) {

@@ -148,4 +148,23 @@ public class BlockscopeConfigTest {
     assertEquals(
         "blockscope.query.share.users=-3 is below 1; using the default 10", problems.get(3));
   }
+
+  @Test
+  public void userAccountsComeFromTheSettingOrItsDefault() {
+    List<String> problems = new ArrayList<>();
+    Configuration conf = new Configuration(false);
+    assertEquals(20, new BlockscopeConfig(conf, problems).usersMax);
+    conf.set(BlockscopeConfig.USERS_MAX, "3");
+    assertEquals(3, new BlockscopeConfig(conf, problems).usersMax);
+    assertTrue(problems.isEmpty());
+    conf.set(BlockscopeConfig.USERS_MAX, "0");
+    assertEquals(20, new BlockscopeConfig(conf, problems).usersMax);
+    conf.set(BlockscopeConfig.USERS_MAX, "many");
+    assertEquals(20, new BlockscopeConfig(conf, problems).usersMax);
+    assertEquals("blockscope.users.max=0 is below 1; using the default 20", problems.get(0));
+    assertTrue(
+        problems.get(1),
+        problems.get(1).startsWith("bad value for blockscope.users.max ('many')")
+            && problems.get(1).endsWith("using the default 20"));
+  }
 }

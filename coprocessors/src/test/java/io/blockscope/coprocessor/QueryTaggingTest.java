@@ -7,6 +7,7 @@ import static org.junit.Assert.assertNull;
 import io.blockscope.coprocessor.accounting.CostRegistry;
 import io.blockscope.coprocessor.accounting.ExportLimit;
 import io.blockscope.coprocessor.accounting.QueryTracker;
+import io.blockscope.coprocessor.accounting.UserAccounts;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
@@ -45,7 +46,7 @@ public class QueryTaggingTest {
       Levels levels =
           new Levels(
               new BlockscopeConfig(new Configuration(false), new ArrayList<>()), new Problems());
-      Attribution attribution = new Attribution(registry, null, failures);
+      Attribution attribution = new Attribution(registry, new UserAccounts(1), null, failures);
       QueryTagging tagging =
           new QueryTagging(
               registry, attribution, levels, null, failures, QueryTracker.Limits.DEFAULT);

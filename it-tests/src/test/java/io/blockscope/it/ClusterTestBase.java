@@ -1,15 +1,20 @@
 package io.blockscope.it;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
 
+import io.blockscope.coprocessor.accounting.CostRegistry;
 import io.blockscope.harness.EmbeddedCluster;
+import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.MiniHBaseCluster;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.Waiter;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.util.JVMClusterUtil;
 import org.apache.hadoop.hbase.util.VersionInfo;
@@ -66,6 +71,42 @@ public abstract class ClusterTestBase {
 
   protected static CostSnapshot serverCosts() {
     return cluster.diagnostics().registry().serverSnapshot();
+  }
+
+  /**
+   * Every cost of the server equals the accounts' plus {@code (other)}'s, at a moment when no read
+   * is between adding to its account and to its region (the cluster's own reads go on beside the
+   * test): asked until one reading of the three agrees, for 30 s at most, on {@code c}'s engine.
+   */
+  static void awaitAccountsSumToTheServer(EmbeddedCluster c) throws Exception {
+    CostRegistry registry = c.diagnostics().registry();
+    List<String> last = new ArrayList<>();
+    Waiter.waitFor(
+        c.conf(),
+        30_000,
+        100,
+        false,
+        () -> {
+          last.clear();
+          CostSnapshot before = registry.serverSnapshot();
+          long[] accounts = new long[CostLayout.SIZE];
+          for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
+            accounts[s] = c.diagnostics().users().total(s);
+          }
+          CostSnapshot after = registry.serverSnapshot();
+          if (!before.equals(after)) {
+            last.add("the server read meanwhile");
+            return false;
+          }
+          for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
+            if (accounts[s] != after.get(s)) {
+              last.add(
+                  CostLayout.name(s) + ": accounts " + accounts[s] + ", server " + after.get(s));
+            }
+          }
+          return last.isEmpty();
+        });
+    assertTrue("accounts by user + (other) = server: " + last, last.isEmpty());
   }
 
   protected static HRegion onlyRegion(TableName t) {

@@ -277,6 +277,9 @@ public class PrometheusExporterIT extends ClusterTestBase {
         Set<String> region = new TreeSet<>(table);
         region.add("region");
         m.put(name.replace("<scope>", "region"), region);
+        Set<String> user = new TreeSet<>(labels);
+        user.add("user");
+        m.put(name.replace("<scope>", "user"), user);
       } else {
         m.put(name, labels);
       }
@@ -286,12 +289,16 @@ public class PrometheusExporterIT extends ClusterTestBase {
   }
 
   /**
-   * Documented metrics this test's reads cannot make appear: a region's or table's series exists
-   * only once its figure is non-zero, and no checksum fails here.
+   * Documented metrics this test's reads cannot make appear: a region's, table's or user's series
+   * exists only once its figure is non-zero, no checksum fails here, and the cluster's few users
+   * all have accounts (none inherited an estimate).
    */
   private static final Set<String> NOT_PRODUCED_HERE =
       Set.of(
-          "blockscope_table_checksum_failures_total", "blockscope_region_checksum_failures_total");
+          "blockscope_table_checksum_failures_total",
+          "blockscope_region_checksum_failures_total",
+          "blockscope_user_checksum_failures_total",
+          "blockscope_user_accesses_uncounted_max");
 
   @Test
   public void theScrapeHasEveryDocumentedMetricAndNoOther() throws Exception {
@@ -331,7 +338,7 @@ public class PrometheusExporterIT extends ClusterTestBase {
     for (String line : Files.readAllLines(docs().resolve("dashboards.md"))) {
       Matcher r = ROW.matcher(line);
       if (r.find()) {
-        for (String scope : List.of("server", "table", "region")) {
+        for (String scope : List.of("server", "table", "region", "user")) {
           rows.put(r.group(1).replace("<scope>", scope), new Row(r.group(2), r.group(3)));
         }
       }
@@ -364,6 +371,8 @@ public class PrometheusExporterIT extends ClusterTestBase {
       key = MetricKeys.region(l.get("table"), l.get("region"), cost);
     } else if (sample.name().startsWith("blockscope_table_")) {
       key = MetricKeys.table(l.get("table"), cost);
+    } else if (sample.name().startsWith("blockscope_user_")) {
+      key = MetricKeys.user(l.get("user"), cost);
     } else {
       key = MetricKeys.server(cost);
     }
@@ -439,7 +448,7 @@ public class PrometheusExporterIT extends ClusterTestBase {
       checked.merge(s.name().replaceFirst("^blockscope_([a-z]+)_.*", "$1"), 1, Integer::sum);
     }
     System.out.println("samples checked against their beans, by scope: " + checked);
-    assertEquals(Set.of("probe", "region", "server", "table"), checked.keySet());
+    assertEquals(Set.of("probe", "region", "server", "table", "user"), checked.keySet());
     assertTrue(checked.toString(), checked.get("region") >= 20 && checked.get("table") >= 20);
   }
 

@@ -14,6 +14,7 @@ import javax.management.ObjectName;
  * blockscope:type=Server,name=&lt;metric&gt;
  * blockscope:type=Table,table=&lt;table&gt;,name=&lt;metric&gt;
  * blockscope:type=Region,table=&lt;table&gt;,region=&lt;encoded region&gt;,name=&lt;metric&gt;
+ * blockscope:type=User,user=&lt;user&gt;,name=&lt;metric&gt;
  * blockscope:type=Probe,probe=&lt;probe&gt;,name=&lt;installed|failures&gt;
  * </pre>
  *
@@ -33,6 +34,13 @@ public final class MetricKeys {
    */
   public static final String OTHER_TABLE = "(other)";
 
+  /**
+   * The user name of the roll-up of every user without an account of their own ({@code
+   * blockscope.users.max}). HBase's users are named by their short names, which hold no
+   * parentheses; it needs no quoting: {@code blockscope:type=User,user=(other),name=...}.
+   */
+  public static final String OTHER_USER = "(other)";
+
   /** The JMX domain of every blockscope bean. */
   public static final String DOMAIN = "blockscope";
 
@@ -40,6 +48,7 @@ public final class MetricKeys {
   static final String TABLE = "Table";
   static final String REGION = "Region";
   static final String PROBE = "Probe";
+  static final String USER = "User";
 
   private static final char SEP = '|';
   private static final Pattern NEEDS_QUOTE = Pattern.compile("[,=:\"*?\\\\\\n]|^$");
@@ -54,6 +63,10 @@ public final class MetricKeys {
 
   public static String region(String table, String region, String metric) {
     return key(REGION, table, region, metric);
+  }
+
+  public static String user(String user, String metric) {
+    return key(USER, user, "", metric);
   }
 
   public static String probe(String probe, String metric) {
@@ -91,6 +104,9 @@ public final class MetricKeys {
       case PROBE:
         sb.append(",probe=").append(value(p[1]));
         break;
+      case USER:
+        sb.append(",user=").append(value(p[1]));
+        break;
       default:
         break;
     }
@@ -111,6 +127,11 @@ public final class MetricKeys {
   /** Every region-scope bean, of every region. */
   public static ObjectName regionBeans() {
     return pattern(DOMAIN + ":type=" + REGION + ",*");
+  }
+
+  /** Every user-scope bean, of every user account and (other). */
+  public static ObjectName userBeans() {
+    return pattern(DOMAIN + ":type=" + USER + ",*");
   }
 
   /** Every probe bean (installed, failures) of every probe. */

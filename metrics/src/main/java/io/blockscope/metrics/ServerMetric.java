@@ -28,6 +28,10 @@ public enum ServerMetric {
    * ones included.
    */
   PROFILE_REQUESTS("profile.requests"),
+  /** Gauge: user accounts kept now ({@code blockscope.users.max} at most). */
+  USERS_ACCOUNTS("users.accounts"),
+  /** Counter: user accounts let go to make room for another user's, their figures to (other). */
+  USERS_LET_GO("users.letGo"),
   /** Counter: tagged query ids dropped to stay within the limit. */
   QUERIES_EVICTED("queries.evicted"),
   /** Gauge: the server's {@code blockscope.level} in force (0, 1, 2). */

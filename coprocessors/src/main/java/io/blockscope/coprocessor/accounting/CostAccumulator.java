@@ -127,6 +127,14 @@ public final class CostAccumulator implements CostLayout.LongSlotReader {
   }
 
   /**
+   * Adds the costs of a thread's array to the array its {@code lane} picks, leaving them there (for
+   * the accumulator that drains them next); a collision moves the lane on and may grow an array.
+   */
+  public void add(long[] threadCosts, Lane lane) {
+    take(threadCosts, lane, false);
+  }
+
+  /**
    * Moves the costs of a thread's array into this accumulator and zeroes them there. Control slots
    * are left alone.
    */
@@ -139,12 +147,18 @@ public final class CostAccumulator implements CostLayout.LongSlotReader {
    * and zeroes them there; a collision with another thread moves the lane on and may grow an array.
    */
   public void drain(long[] threadCosts, Lane lane) {
+    take(threadCosts, lane, true);
+  }
+
+  private void take(long[] threadCosts, Lane lane, boolean zero) {
     AtomicLongArray a = pick(lane);
     boolean collided = false;
     for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
       long v = threadCosts[i];
       if (v != 0) {
-        threadCosts[i] = 0;
+        if (zero) {
+          threadCosts[i] = 0;
+        }
         collided |= !addOnce(a, PAD + i, v);
       }
     }

@@ -12,6 +12,7 @@ import io.blockscope.metrics.ServerMetric;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -201,6 +202,16 @@ public final class CostRegistry implements AutoCloseable {
   private final SeriesExport series = new SeriesExport();
 
   private volatile ExportLimit export;
+
+  /** The server's accounts by user, exported with the rest; null until set. */
+  private UserAccounts users;
+
+  /** The series of the user {@code (other)}. */
+  private final ExportSelection.State otherUser = new ExportSelection.State();
+
+  /** The accounts that had series at the last refresh. */
+  private final Set<UserAccounts.Account> usersExported = new HashSet<>();
+
   private volatile ExportLimit exportTables = ExportLimit.ALL;
   private volatile long holdNanos;
 
@@ -508,6 +519,17 @@ public final class CostRegistry implements AutoCloseable {
     this.holdNanos = Math.min(Math.max(0, holdMillis), Long.MAX_VALUE / 1_000_000L) * 1_000_000L;
   }
 
+  /**
+   * Exports the server's accounts by user with the regions and tables: each account's non-zero
+   * costs as {@code blockscope:type=User,user=<user>}, the rest as {@link MetricKeys#OTHER_USER}.
+   */
+  public synchronized void users(UserAccounts accounts) {
+    this.users = accounts;
+    series.registerOnce(
+        ServerMetric.USERS_ACCOUNTS.key(), (Gauge<Integer>) () -> accounts.accounts().size());
+    series.registerOnce(ServerMetric.USERS_LET_GO.key(), readOnlyCounter(accounts::lettings));
+  }
+
   /** Adds a metric that is not a cost (probe health, for instance) under a made key. */
   public synchronized void registerOnce(String key, Metric metric) {
     series.registerOnce(key, metric);
@@ -523,6 +545,7 @@ public final class CostRegistry implements AutoCloseable {
     expireRetained();
     long now = nanoTime.getAsLong();
     refreshTables(now);
+    refreshUsers();
     Map<RegionCosts, Long> recent = new HashMap<>();
     for (RegionCosts r : regions.values()) {
       long activity = CostLayout.activity(r.costs);
@@ -576,6 +599,58 @@ public final class CostRegistry implements AutoCloseable {
       }
     }
   }
+
+  /**
+   * Every account kept has series for its non-zero costs (from 0, as a new table's), and {@code
+   * (other)} for its; an account let go loses them, its figures shown in {@code (other)}'s from the
+   * moment it went. A series reads 0 once its account is gone, so that the accounts' and {@code
+   * (other)}'s series never count a read twice until the refresh removes them.
+   */
+  private void refreshUsers() {
+    UserAccounts accounts = users;
+    if (accounts == null) {
+      return;
+    }
+    Collection<UserAccounts.Account> kept = accounts.accounts();
+    for (Iterator<UserAccounts.Account> it = usersExported.iterator(); it.hasNext(); ) {
+      UserAccounts.Account a = it.next();
+      if (a.gone()) {
+        series.unexport(a.export.keys);
+        it.remove();
+      }
+    }
+    for (UserAccounts.Account a : kept) {
+      usersExported.add(a);
+      exportOrNot(
+          true,
+          a.export,
+          a::get,
+          s -> MetricKeys.user(a.user(), CostLayout.name(s)),
+          s -> () -> a.gone() ? 0 : a.get(s));
+      if (a.inherited() != 0) {
+        series.exportGauge(
+            a.export.keys,
+            MetricKeys.user(a.user(), USER_INHERITED),
+            () -> a.gone() ? 0L : a.inherited());
+      }
+    }
+    for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
+      if (accounts.other(s) != 0) {
+        final int slot = s;
+        series.export(
+            otherUser.keys,
+            MetricKeys.user(MetricKeys.OTHER_USER, CostLayout.name(s)),
+            () -> accounts.other(slot),
+            false);
+      }
+    }
+  }
+
+  /**
+   * The series of an account's {@link UserAccounts.Account#inherited()}: the most block accesses of
+   * its user's that are in {@code (other)} and not in its account.
+   */
+  public static final String USER_INHERITED = "accesses.uncounted.max";
 
   /**
    * Adds the series of a selected region's or table's costs that became non-zero, or removes all of

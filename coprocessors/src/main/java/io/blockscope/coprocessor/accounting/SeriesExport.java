@@ -1,6 +1,7 @@
 package io.blockscope.coprocessor.accounting;
 
 import com.codahale.metrics.Counter;
+import com.codahale.metrics.Gauge;
 import com.codahale.metrics.Metric;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.jmx.JmxReporter;
@@ -82,6 +83,13 @@ final class SeriesExport {
         shown = h;
       }
       metrics.register(key, readOnlyCounter(shown));
+    }
+  }
+
+  /** Registers {@code key} as a gauge of {@code value} unless {@code exported} has it already. */
+  void exportGauge(Set<String> exported, String key, Gauge<Long> value) {
+    if (exported.add(key)) {
+      metrics.register(key, value);
     }
   }
 
