@@ -124,6 +124,29 @@ public abstract class BeanReader {
     return costs(mine);
   }
 
+  /**
+   * A user's account on this server, as its series show it (zeros where none is exported; a user
+   * without an account reads all zeros).
+   */
+  public CostSnapshot user(String user) throws IOException {
+    List<Reading> mine = new ArrayList<>();
+    for (Reading r : read(MetricKeys.userBeans())) {
+      if (user.equals(MetricKeys.property(r.name(), "user"))) {
+        mine.add(r);
+      }
+    }
+    return costs(mine);
+  }
+
+  /** The users with an account's series on this server, and {@code (other)} once it has any. */
+  public java.util.Set<String> users() throws IOException {
+    java.util.Set<String> names = new java.util.TreeSet<>();
+    for (Reading r : read(MetricKeys.userBeans())) {
+      names.add(MetricKeys.property(r.name(), "user"));
+    }
+    return names;
+  }
+
   /** A region's costs since it opened, as its series show them (zeros where none is exported). */
   public CostSnapshot region(String table, String encodedRegion) throws IOException {
     List<Reading> mine = new ArrayList<>();

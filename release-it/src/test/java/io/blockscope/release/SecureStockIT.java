@@ -12,6 +12,7 @@ import io.blockscope.harness.BeanReader;
 import io.blockscope.harness.stock.RegionServer;
 import io.blockscope.harness.stock.StockCluster;
 import io.blockscope.harness.stock.StockCluster.Deployment;
+import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.ServerMetric;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -212,6 +213,26 @@ public class SecureStockIT {
       assertEquals(
           "alice's as it was", costs, ProfileAnswers.costs(profile(alice, T, ALICE_QUERY, null)));
       assertEquals(ROWS, ProfileAnswers.rows(profile(alice, T, ALICE_QUERY, null)));
+
+      // the server's accounts by user name the Kerberos users by their short names: alice's and
+      // carol's full scans decoded every cell of T each, bob's refused scan decoded none
+      RegionServer host = cluster.hosting(T);
+      BeanReader beans = securedBeans(host, "admin");
+      beans.awaitExport(60_000);
+      CostSnapshot alicesAccount = beans.user("alice");
+      assertTrue(
+          "alice's account: " + alicesAccount, alicesAccount.get("decode.FAST_DIFF.cells") >= ROWS);
+      assertTrue(
+          "carol's account: " + beans.user("carol"),
+          beans.user("carol").get("decode.FAST_DIFF.cells") >= ROWS);
+      assertEquals(
+          "bob's account: " + beans.user("bob"),
+          0,
+          beans.user("bob").get("decode.FAST_DIFF.cells"));
+      for (String u : beans.users()) {
+        assertFalse("a short name, not a principal: " + u, u.contains("@") || u.contains("/"));
+      }
+      System.out.println("secure: accounts by user on " + host.infoUrl() + ": " + beans.users());
 
       // admin holds global ADMIN (not a superuser): reads alice's by naming her
       Message byAdmin = profile(admin, T, ALICE_QUERY, "alice");
