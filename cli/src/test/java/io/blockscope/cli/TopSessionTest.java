@@ -22,7 +22,10 @@ public class TopSessionTest {
     return "blockscope:type=Table,table=" + table + ",name=" + name;
   }
 
-  /** Two namespaces, three tables, four regions; ns1:big reads the most, from the memstore. */
+  /**
+   * Two namespaces, three tables, four regions, one user; ns1:big reads the most, from the
+   * memstore.
+   */
   private static TopView view() {
     Map<String, Long> after =
         Map.ofEntries(
@@ -34,7 +37,8 @@ public class TopSessionTest {
             Map.entry(table("\"ns1:small\"", "blockCache.miss.data"), 5L),
             Map.entry(region("\"ns1:small\"", "r3", "blockCache.miss.data"), 5L),
             Map.entry(table("plain", "blockCache.miss.data"), 50L),
-            Map.entry(region("plain", "r4", "blockCache.miss.data"), 50L));
+            Map.entry(region("plain", "r4", "blockCache.miss.data"), 50L),
+            Map.entry("blockscope:type=User,user=alice,name=blockCache.miss.data", 85L));
     return TopView.between(
         List.of(new TopView.ServerReading(RS, null, Map.of())),
         List.of(new TopView.ServerReading(RS, null, after)),
@@ -127,6 +131,16 @@ public class TopSessionTest {
     assertEquals("the sort wraps", TopView.Figure.MEMSTORE_BYTES, s.sort());
     assertTrue(s.key('>', v));
     assertEquals(TopView.Figure.HITS, s.sort());
+
+    assertTrue(s.key('w', v));
+    assertEquals(new TopView.Scope(TopView.Mode.USER, null, null), s.scope());
+    assertTrue(s.key(TopSession.ENTER, v));
+    assertTrue(
+        s.screen(v, 10, "t", 1)
+            .endsWith("a user's reads are summed over every table; t shows the tables\n"));
+    assertTrue(s.key('u', v));
+    assertEquals(TopView.Mode.USER, s.scope().mode());
+    assertTrue(s.key('t', v));
 
     assertTrue(s.key('h', v));
     assertTrue(s.screen(v, 10, "t", 1).startsWith("blockscope top: keys"));

@@ -36,8 +36,9 @@ public final class MetricKeys {
 
   /**
    * The user name of the roll-up of every user without an account of their own ({@code
-   * blockscope.users.max}). HBase's users are named by their short names, which hold no
-   * parentheses; it needs no quoting: {@code blockscope:type=User,user=(other),name=...}.
+   * blockscope.users.max}); a client that calls itself so (simple authentication) is counted in it,
+   * never given an account of that name. It needs no quoting: {@code
+   * blockscope:type=User,user=(other),name=...}.
    */
   public static final String OTHER_USER = "(other)";
 

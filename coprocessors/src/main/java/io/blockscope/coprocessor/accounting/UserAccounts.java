@@ -1,6 +1,7 @@
 package io.blockscope.coprocessor.accounting;
 
 import io.blockscope.metrics.CostLayout;
+import io.blockscope.metrics.MetricKeys;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -131,6 +132,13 @@ public final class UserAccounts {
   /** What accounts let go left: part of {@code (other)}. */
   private final CostAccumulator folded = new CostAccumulator();
 
+  /**
+   * The reads of a user who calls itself {@code (other)} (with simple authentication a client names
+   * itself): counted in {@code (other)}, never an account whose series would take the roll-up's
+   * names. Never let go.
+   */
+  private final Account named = new Account(this, MetricKeys.OTHER_USER, 0);
+
   private final AtomicLong lettings = new AtomicLong();
   private volatile int max;
 
@@ -155,6 +163,10 @@ public final class UserAccounts {
    * none. Never null.
    */
   public Account acquire(String user, CostAccumulator.Lane lane) {
+    if (MetricKeys.OTHER_USER.equals(user)) {
+      named.acquire(lane);
+      return named;
+    }
     while (true) {
       Account a = accounts.get(user);
       if (a == null) {
@@ -225,7 +237,7 @@ public final class UserAccounts {
    * flight. Read under the lock that folds them, so an account is never seen in both or neither.
    */
   public synchronized long other(int slot) {
-    long sum = folded.get(slot);
+    long sum = folded.get(slot) + named.costs.get(slot);
     for (Account a : leaving) {
       sum += a.costs.get(slot);
     }

@@ -7,6 +7,7 @@ import static org.junit.Assert.assertNotSame;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.metrics.CostLayout;
+import io.blockscope.metrics.MetricKeys;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -179,6 +180,20 @@ public class UserAccountsTest {
     assertEquals("the estimate of the busiest let go", 4, accounts.account("new").inherited());
     assertFalse(accounts.account("u4").gone());
     assertEquals(15 + 1, accounts.total(CostLayout.CACHE_HIT));
+  }
+
+  /** A client that names itself (other) adds to (other), and takes no account of that name. */
+  @Test
+  public void aUserCalledOtherIsCountedInOther() {
+    UserAccounts accounts = new UserAccounts(3);
+    long[] one = new long[CostLayout.SIZE];
+    one[CostLayout.CACHE_MISS] = 2;
+    read(accounts, MetricKeys.OTHER_USER, one);
+    read(accounts, "alice", one);
+    assertEquals(null, accounts.account(MetricKeys.OTHER_USER));
+    assertEquals(1, accounts.accounts().size());
+    assertEquals(2, accounts.other(CostLayout.CACHE_MISS));
+    assertEquals(4, accounts.total(CostLayout.CACHE_MISS));
   }
 
   @Test(expected = IllegalArgumentException.class)
