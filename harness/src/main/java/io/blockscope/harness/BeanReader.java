@@ -115,9 +115,14 @@ public abstract class BeanReader {
    * quoted (namespaced) table name without a bean list.
    */
   public CostSnapshot table(String table) throws IOException {
+    return costsOf(MetricKeys.tableBeans(), "table", table);
+  }
+
+  /** The costs of the beans of {@code pattern} whose {@code key} property names {@code value}. */
+  private CostSnapshot costsOf(ObjectName pattern, String key, String value) throws IOException {
     List<Reading> mine = new ArrayList<>();
-    for (Reading r : read(MetricKeys.tableBeans())) {
-      if (table.equals(MetricKeys.property(r.name(), "table"))) {
+    for (Reading r : read(pattern)) {
+      if (value.equals(MetricKeys.property(r.name(), key))) {
         mine.add(r);
       }
     }
@@ -129,13 +134,7 @@ public abstract class BeanReader {
    * without an account reads all zeros).
    */
   public CostSnapshot user(String user) throws IOException {
-    List<Reading> mine = new ArrayList<>();
-    for (Reading r : read(MetricKeys.userBeans())) {
-      if (user.equals(MetricKeys.property(r.name(), "user"))) {
-        mine.add(r);
-      }
-    }
-    return costs(mine);
+    return costsOf(MetricKeys.userBeans(), "user", user);
   }
 
   /** The users with an account's series on this server, and {@code (other)} once it has any. */
