@@ -102,6 +102,70 @@ public class FaultPathsIT extends ClusterTestBase {
     Waiter.waitFor(cluster.conf(), 10_000, 20, () -> engine.openFrames() == 0);
   }
 
+  /** What a window checks of the server's costs over it, once they agree with CacheStats. */
+  @FunctionalInterface
+  private interface WindowCheck {
+    void check(CostSnapshot server) throws Exception;
+  }
+
+  /** A window's reads; returns what to check of the server's costs over them. */
+  @FunctionalInterface
+  private interface Window {
+    WindowCheck read() throws Exception;
+  }
+
+  /**
+   * Runs {@code window} and checks that the server's block cache lookups over it, hits and misses,
+   * are exactly the growth of HBase's {@code CacheStats}; then runs the window's own checks. The
+   * shared cluster reads beside the test: a request of its own (a chore reading hbase:meta, say)
+   * that looked blocks up before the window opened and ended after is blockscope's in the window
+   * and not CacheStats' (one CI run counted 56 hits against CacheStats' 54), and HBase looks blocks
+   * up outside any request (store files opened, a scan's files reopened after its response left:
+   * docs/metrics.md), which CacheStats counts and blockscope does not. A window that disagrees is
+   * therefore run again, up to three times in all, and the test fails with every run's figures: a
+   * miscount repeats on each run, a stray read of the cluster does not.
+   */
+  private static void againstCacheStats(Window window) throws Exception {
+    preparedAgainstCacheStats(() -> window);
+  }
+
+  /** What a window does before it opens, on each run; returns the window. */
+  @FunctionalInterface
+  private interface Prepared {
+    Window prepare() throws Exception;
+  }
+
+  /** {@link #againstCacheStats}, with reads of each run that are made before its window opens. */
+  private static void preparedAgainstCacheStats(Prepared prepared) throws Exception {
+    Diagnostics engine = cluster.diagnostics();
+    CacheStats stats = cluster.blockCache().getStats();
+    List<String> runs = new ArrayList<>();
+    for (int run = 0; run < 3; run++) {
+      Window window = prepared.prepare();
+      long hits = stats.getHitCount();
+      long misses = stats.getMissCount();
+      CostSnapshot serverBefore = serverCosts();
+      WindowCheck check = window.read();
+      awaitNoOpenFrame(engine);
+      CostSnapshot server = serverCosts().minus(serverBefore);
+      long cacheHits = stats.getHitCount() - hits;
+      long cacheMisses = stats.getMissCount() - misses;
+      if (cacheHits == hits(server) && cacheMisses == misses(server)) {
+        check.check(server);
+        return;
+      }
+      runs.add(
+          String.format(
+              Locale.ROOT,
+              "CacheStats %d hits %d misses, blockscope %d hits %d misses",
+              cacheHits,
+              cacheMisses,
+              hits(server),
+              misses(server)));
+    }
+    fail("lookups, as HBase's CacheStats count them, in no run of three: " + runs);
+  }
+
   /**
    * A frame opened by a pre-hook whose post-hook never came does not stay on the handler thread at
    * its region's level: reads outside hooks on that thread (an increment reads its current value
@@ -156,23 +220,20 @@ public class FaultPathsIT extends ClusterTestBase {
           regionCosts(faultyRegion));
 
       // and gets that go through the hooks land where they belong, as HBase's CacheStats count
-      CacheStats stats = cluster.blockCache().getStats();
-      long hits = stats.getHitCount();
-      long misses = stats.getMissCount();
-      CostSnapshot counterBefore = regionCosts(counterRegion);
-      CostSnapshot serverBefore = serverCosts();
-      for (int i = 0; i < 100; i++) {
-        assertEquals(1, c.get(new Get(RawTable.seedRow(i))).size());
-      }
-      awaitNoOpenFrame(engine);
-      CostSnapshot server = serverCosts().minus(serverBefore);
-      assertEquals(stats.getHitCount() - hits, hits(server));
-      assertEquals(stats.getMissCount() - misses, misses(server));
-      assertEquals(
-          "every lookup of the gets is the counters region's",
-          server,
-          regionCosts(counterRegion).minus(counterBefore));
-      assertEquals(faultyBefore, regionCosts(faultyRegion));
+      againstCacheStats(
+          () -> {
+            CostSnapshot counterBefore = regionCosts(counterRegion);
+            for (int i = 0; i < 100; i++) {
+              assertEquals(1, c.get(new Get(RawTable.seedRow(i))).size());
+            }
+            return server -> {
+              assertEquals(
+                  "every lookup of the gets is the counters region's",
+                  server,
+                  regionCosts(counterRegion).minus(counterBefore));
+              assertEquals(faultyBefore, regionCosts(faultyRegion));
+            };
+          });
     }
   }
 
@@ -192,58 +253,61 @@ public class FaultPathsIT extends ClusterTestBase {
     HRegion faultyRegion = onlyRegion(faulty);
     HRegion otherRegion = onlyRegion(faultyOther);
     HRegion counterRegion = onlyRegion(counters);
-    long droppedBefore = serverCounter("frames.dropped");
     MiscountDrill.injectFault(engine, ProbeBridge.RPC_CALL);
     try (Table t = cluster.connection().getTable(faulty);
         Table c = cluster.connection().getTable(counters)) {
       c.get(new Get(RawTable.seedRow(0))); // the counters' blocks in the cache
-      for (int i = 0; i < 20; i++) {
-        try {
-          t.get(faultyGet(i, "throw"));
-          fail("the observer refuses this get");
-        } catch (IOException expected) {
-          assertTrue(expected.toString(), expected.toString().contains("injected: get refused"));
-        }
-      }
-      assertTrue("refused gets' frames stay open after their calls", engine.openFrames() > 0);
-      assertEquals(
-          "each refused get's frame still open, or closed by a later call on its thread",
-          20,
-          engine.openFrames() + serverCounter("frames.dropped") - droppedBefore);
-      CostSnapshot faultyBefore = regionCosts(faultyRegion);
-      for (int i = 0; i < 100; i++) {
-        c.increment(new Increment(RawTable.seedRow(i)).addColumn(RawTable.SEED_FAMILY, COUNTER, 1));
-      }
-      try (RegionLocator meeting = cluster.connection().getRegionLocator(faultyOther)) {
-        meeting.getRegionLocation(RawTable.seedRow(0)); // hbase:meta's read, before the count
-      }
-      CacheStats stats = cluster.blockCache().getStats();
-      long hits = stats.getHitCount();
-      long misses = stats.getMissCount();
-      CostSnapshot otherBefore = regionCosts(otherRegion);
-      CostSnapshot counterBefore = regionCosts(counterRegion);
-      CostSnapshot serverBefore = serverCosts();
-      meetEveryHandler(faultyOther);
-      assertEquals("no frame left open on any handler", 0, engine.openFrames());
-      assertEquals(
-          "each refused get's frame closed once, by its thread's next read",
-          20,
-          serverCounter("frames.dropped") - droppedBefore);
-      for (int i = 0; i < 50; i++) {
-        assertEquals(1, c.get(new Get(RawTable.seedRow(i))).size());
-      }
-      CostSnapshot server = serverCosts().minus(serverBefore);
-      assertEquals(
-          "lookups, as HBase's CacheStats count them", stats.getHitCount() - hits, hits(server));
-      assertEquals(stats.getMissCount() - misses, misses(server));
-      assertEquals(
-          "every lookup is the meeting gets' region's or the 50 counter gets'",
-          server,
-          regionCosts(otherRegion)
-              .minus(otherBefore)
-              .plus(regionCosts(counterRegion).minus(counterBefore)));
-      assertEquals(
-          "nothing charged to the refused gets' region", faultyBefore, regionCosts(faultyRegion));
+      preparedAgainstCacheStats(
+          () -> {
+            long droppedBefore = serverCounter("frames.dropped");
+            for (int i = 0; i < 20; i++) {
+              try {
+                t.get(faultyGet(i, "throw"));
+                fail("the observer refuses this get");
+              } catch (IOException expected) {
+                assertTrue(
+                    expected.toString(), expected.toString().contains("injected: get refused"));
+              }
+            }
+            assertTrue("refused gets' frames stay open after their calls", engine.openFrames() > 0);
+            assertEquals(
+                "each refused get's frame still open, or closed by a later call on its thread",
+                20,
+                engine.openFrames() + serverCounter("frames.dropped") - droppedBefore);
+            CostSnapshot faultyBefore = regionCosts(faultyRegion);
+            for (int i = 0; i < 100; i++) {
+              c.increment(
+                  new Increment(RawTable.seedRow(i)).addColumn(RawTable.SEED_FAMILY, COUNTER, 1));
+            }
+            try (RegionLocator meeting = cluster.connection().getRegionLocator(faultyOther)) {
+              meeting.getRegionLocation(RawTable.seedRow(0)); // hbase:meta's read, before the count
+            }
+            return () -> {
+              CostSnapshot otherBefore = regionCosts(otherRegion);
+              CostSnapshot counterBefore = regionCosts(counterRegion);
+              meetEveryHandler(faultyOther);
+              assertEquals("no frame left open on any handler", 0, engine.openFrames());
+              assertEquals(
+                  "each refused get's frame closed once, by its thread's next read",
+                  20,
+                  serverCounter("frames.dropped") - droppedBefore);
+              for (int i = 0; i < 50; i++) {
+                assertEquals(1, c.get(new Get(RawTable.seedRow(i))).size());
+              }
+              return server -> {
+                assertEquals(
+                    "every lookup is the meeting gets' region's or the 50 counter gets'",
+                    server,
+                    regionCosts(otherRegion)
+                        .minus(otherBefore)
+                        .plus(regionCosts(counterRegion).minus(counterBefore)));
+                assertEquals(
+                    "nothing charged to the refused gets' region",
+                    faultyBefore,
+                    regionCosts(faultyRegion));
+              };
+            };
+          });
     } finally {
       MiscountDrill.injectFault(engine, -1);
       if (engine.openFrames() > 0) {
@@ -302,34 +366,30 @@ public class FaultPathsIT extends ClusterTestBase {
    */
   @Test
   public void aNestedReadThatThrowsDoesNotTakeTheOuterReadsCosts() throws Exception {
-    Diagnostics engine = cluster.diagnostics();
     HRegion outer = onlyRegion(faulty);
     HRegion inner = onlyRegion(faultyOther);
-    long droppedBefore = serverCounter("frames.dropped");
-    CostSnapshot innerBefore = regionCosts(inner);
-    CostSnapshot outerBefore = regionCosts(outer);
-    CacheStats stats = cluster.blockCache().getStats();
-    long hits = stats.getHitCount();
-    long misses = stats.getMissCount();
-    CostSnapshot serverBefore = serverCosts();
-    try (Table t = cluster.connection().getTable(faulty)) {
-      for (int i = 0; i < 20; i++) {
-        assertFalse(
-            "the outer get goes on",
-            t.get(faultyGet(100 + i, "nested:" + faultyOther.getNameAsString())).isEmpty());
-      }
-    }
-    awaitNoOpenFrame(engine);
-    CostSnapshot server = serverCosts().minus(serverBefore);
-    assertEquals(
-        "lookups, as HBase's CacheStats count them", stats.getHitCount() - hits, hits(server));
-    assertEquals(stats.getMissCount() - misses, misses(server));
-    assertEquals("the refused reads read nothing", innerBefore, regionCosts(inner));
-    assertEquals("every cost is the outer region's", server, regionCosts(outer).minus(outerBefore));
-    assertEquals(
-        "each refused nested read's frame, closed with its outer read",
-        20,
-        serverCounter("frames.dropped") - droppedBefore);
+    againstCacheStats(
+        () -> {
+          long droppedBefore = serverCounter("frames.dropped");
+          CostSnapshot innerBefore = regionCosts(inner);
+          CostSnapshot outerBefore = regionCosts(outer);
+          try (Table t = cluster.connection().getTable(faulty)) {
+            for (int i = 0; i < 20; i++) {
+              assertFalse(
+                  "the outer get goes on",
+                  t.get(faultyGet(100 + i, "nested:" + faultyOther.getNameAsString())).isEmpty());
+            }
+          }
+          return server -> {
+            assertEquals("the refused reads read nothing", innerBefore, regionCosts(inner));
+            assertEquals(
+                "every cost is the outer region's", server, regionCosts(outer).minus(outerBefore));
+            assertEquals(
+                "each refused nested read's frame, closed with its outer read",
+                20,
+                serverCounter("frames.dropped") - droppedBefore);
+          };
+        });
   }
 
   /**
