@@ -20,6 +20,41 @@ public final class Attributes {
   public static final String PROFILE = "blockscope.profile";
 
   /**
+   * Scan attribute: the statement a scan belongs to, named by its fingerprint, 16 lowercase hex
+   * digits. The Phoenix driver sets it on every scan of every statement it runs: the first 64 bits
+   * of the SHA-256 of the statement's normalized text (literals and bind values as {@code ?}, see
+   * docs/hints.md). A plain HBase client may set any 16 hex digits to name an operation of its own.
+   */
+  public static final String STATEMENT = "blockscope.statement";
+
+  /**
+   * Scan attribute: the normalized text of the statement {@link #STATEMENT} names, UTF-8, at most
+   * {@value #MAX_STATEMENT_TEXT} characters. The driver sends it with the scans of a statement's
+   * first execution in its process, and again once {@value #STATEMENT_TEXT_RESEND_MINUTES} minutes
+   * have passed, not with every scan.
+   */
+  public static final String STATEMENT_TEXT = "blockscope.statement.text";
+
+  /** The longest statement text sent or kept, in characters. */
+  public static final int MAX_STATEMENT_TEXT = 4096;
+
+  /** Minutes after which the driver sends a statement's text again. */
+  public static final int STATEMENT_TEXT_RESEND_MINUTES = 10;
+
+  /** Whether {@code v} is a statement fingerprint: 16 lowercase hex digits. */
+  public static boolean isStatementFingerprint(byte[] v) {
+    if (v == null || v.length != 16) {
+      return false;
+    }
+    for (byte b : v) {
+      if (!((b >= '0' && b <= '9') || (b >= 'a' && b <= 'f'))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
    * Table attribute (set with {@code alter 't', METADATA => {'blockscope.level' => 'TIME'}}): the
    * level of one table, overriding the region server's {@code blockscope.level} up to the server's
    * {@code blockscope.table.max.level}. The server's own settings never come from a table.

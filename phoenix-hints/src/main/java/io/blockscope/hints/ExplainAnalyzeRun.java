@@ -68,7 +68,7 @@ final class ExplainAnalyzeRun {
     QueryPlan executed;
     String id;
     List<String> refused;
-    try (QueryContext context = new QueryContext(e)) {
+    try (QueryContext context = new QueryContext(e, StatementShape.of(request.query()))) {
       for (String step : query.plan().call().getExplainPlan().getPlanSteps()) {
         if (step != null && !step.contains(REGION_LOCATIONS)) {
           plan.add(step);

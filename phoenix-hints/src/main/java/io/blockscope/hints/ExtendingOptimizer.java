@@ -26,6 +26,9 @@ final class ExtendingOptimizer extends QueryOptimizer {
   /** The id the current execution tags its scans with (SERIAL and PROFILE queries). */
   static final ThreadLocal<String> QUERY_ID = new ThreadLocal<>();
 
+  /** The statement the current execution's scans name, and its text when it is to be sent. */
+  static final ThreadLocal<StatementShape.Tag> STATEMENT = new ThreadLocal<>();
+
   /** Why SERIAL could not be applied to parts of the last plan this thread optimized. */
   static final ThreadLocal<List<String>> REFUSED = new ThreadLocal<>();
 
@@ -69,6 +72,7 @@ final class ExtendingOptimizer extends QueryOptimizer {
     byte[] tag = id == null ? null : id.getBytes(StandardCharsets.US_ASCII);
     byte[] level =
         e.profile() == QueryExtensions.Profile.NONE ? null : e.profile().level().toAttribute();
+    StatementShape.Tag statement = STATEMENT.get();
     PlanScans.forEach(
         plan,
         scan -> {
@@ -77,6 +81,9 @@ final class ExtendingOptimizer extends QueryOptimizer {
           }
           if (tag != null) {
             scan.setAttribute(Attributes.QUERY, tag);
+          }
+          if (statement != null) {
+            statement.applyTo(scan);
           }
           if (level != null) {
             scan.setAttribute(Attributes.PROFILE, level);

@@ -44,13 +44,14 @@ final class JdbcProxies {
    */
   private static Object callWith(
       QueryExtensions e,
+      StatementShape shape,
       Statement target,
       Method m,
       Object[] args,
       PhoenixConnection connection,
       AtomicReference<ResultSet> last)
       throws Throwable {
-    try (QueryContext context = new QueryContext(e)) {
+    try (QueryContext context = new QueryContext(e, shape)) {
       last.set(null);
       Object r = call(target, m, args);
       List<String> refused = context.refused();
@@ -177,7 +178,8 @@ final class JdbcProxies {
         QueryExtensions e = QueryExtensions.parse((String) args[0]);
         return proxy(
             PreparedStatement.class,
-            new PreparedHandler((PreparedStatement) r, e, analyze, target));
+            new PreparedHandler(
+                (PreparedStatement) r, e, StatementShape.of((String) args[0]), analyze, target));
       }
       if (r instanceof Statement && !(r instanceof PreparedStatement)) {
         return proxy(Statement.class, new StatementHandler((Statement) r, target));
@@ -235,7 +237,14 @@ final class JdbcProxies {
     args[0] = QueryExtensions.withoutTerminator(sql);
     ExplainAnalyze.Request analyze = ExplainAnalyze.parse((String) args[0]);
     if (analyze == null) {
-      return callWith(QueryExtensions.parse(sql), target, m, args, connection, last);
+      return callWith(
+          QueryExtensions.parse(sql),
+          StatementShape.of((String) args[0]),
+          target,
+          m,
+          args,
+          connection,
+          last);
     }
     PhoenixStatement phoenix = target.unwrap(PhoenixStatement.class);
     String q = analyze.query();
@@ -255,6 +264,7 @@ final class JdbcProxies {
   private static final class PreparedHandler implements InvocationHandler {
     private final PreparedStatement target;
     private final QueryExtensions extensions;
+    private final StatementShape shape;
     private final ExplainAnalyze.Request analyze;
     private final PhoenixConnection connection;
     private final AtomicReference<ResultSet> last = new AtomicReference<>();
@@ -262,10 +272,12 @@ final class JdbcProxies {
     PreparedHandler(
         PreparedStatement target,
         QueryExtensions extensions,
+        StatementShape shape,
         ExplainAnalyze.Request analyze,
         PhoenixConnection connection) {
       this.target = target;
       this.extensions = extensions;
+      this.shape = shape;
       this.analyze = analyze;
       this.connection = connection;
     }
@@ -285,7 +297,7 @@ final class JdbcProxies {
               connection,
               last);
         }
-        return callWith(extensions, target, m, args, connection, last);
+        return callWith(extensions, shape, target, m, args, connection, last);
       }
       if (m.getName().equals("getResultSet") && (args == null || args.length == 0)) {
         return lastResultSet(target, last);

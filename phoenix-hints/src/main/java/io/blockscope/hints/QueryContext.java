@@ -10,7 +10,7 @@ import java.util.Set;
 /**
  * This thread's extensions while a statement runs through a blockscope connection (what {@link
  * ExtendingOptimizer} reads), set on creation and put back as they were on close; for SERIAL and
- * PROFILE, with a new query id.
+ * PROFILE, with a new query id; and the statement its scans name.
  */
 final class QueryContext implements AutoCloseable {
   private static final SecureRandom IDS = new SecureRandom();
@@ -31,11 +31,14 @@ final class QueryContext implements AutoCloseable {
   private final QueryExtensions outerExtensions = ExtendingOptimizer.CURRENT.get();
   private final String outerId = ExtendingOptimizer.QUERY_ID.get();
   private final Set<String> outerTables = ExtendingOptimizer.TABLES.get();
+  private final StatementShape.Tag outerStatement = ExtendingOptimizer.STATEMENT.get();
 
-  QueryContext(QueryExtensions e) {
+  /** The context of a statement of shape {@code shape} (null: its scans name no statement). */
+  QueryContext(QueryExtensions e, StatementShape shape) {
     id = e.serial() || e.profile() != QueryExtensions.Profile.NONE ? newQueryId() : null;
     ExtendingOptimizer.CURRENT.set(e);
     ExtendingOptimizer.QUERY_ID.set(id);
+    ExtendingOptimizer.STATEMENT.set(shape == null ? null : StatementShape.SENT.tag(shape));
     ExtendingOptimizer.REFUSED.remove();
     ExtendingOptimizer.TABLES.set(tables);
   }
@@ -59,5 +62,6 @@ final class QueryContext implements AutoCloseable {
     ExtendingOptimizer.QUERY_ID.set(outerId);
     ExtendingOptimizer.REFUSED.remove();
     ExtendingOptimizer.TABLES.set(outerTables);
+    ExtendingOptimizer.STATEMENT.set(outerStatement);
   }
 }

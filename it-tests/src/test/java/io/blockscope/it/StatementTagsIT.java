@@ -1,0 +1,185 @@
+package io.blockscope.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * The statement each scan belongs to, as the region server receives it: blockscope's driver names
+ * every scan of every statement with its fingerprint (of the statement's normalized text, written
+ * out by hand here and hashed by the test), and sends the text with the scans of the statement's
+ * first execution only. A four-region table carries {@link StatementRecordingObserver}, which keeps
+ * each scan's attributes from {@code preScannerOpen}.
+ */
+public class StatementTagsIT extends ClusterTestBase {
+  private static final String TABLE = "STMT_TAGS";
+  private static Set<String> regions;
+
+  @BeforeClass
+  public static void load() throws Exception {
+    SeedTables.createSplit(cluster, TABLE, 2_000, 59, "");
+    TableName t = TableName.valueOf(TABLE);
+    cluster
+        .admin()
+        .modifyTable(
+            TableDescriptorBuilder.newBuilder(cluster.admin().getDescriptor(t))
+                .setCoprocessor(StatementRecordingObserver.class.getName())
+                .build());
+    regions = new HashSet<>();
+    for (HRegion r : cluster.regions(t)) {
+      regions.add(r.getRegionInfo().getEncodedName());
+    }
+    assertEquals(4, regions.size());
+  }
+
+  /** The first 64 bits of the SHA-256 of {@code normalized}, as 16 hex digits. */
+  private static String fingerprint(String normalized) throws Exception {
+    byte[] d =
+        MessageDigest.getInstance("SHA-256").digest(normalized.getBytes(StandardCharsets.UTF_8));
+    StringBuilder s = new StringBuilder();
+    for (int i = 0; i < 8; i++) {
+      s.append(String.format("%02x", d[i]));
+    }
+    return s.toString();
+  }
+
+  /** The scans {@code run} opened on the table. */
+  private static List<StatementRecordingObserver.Seen> scansOf(SqlRun run) throws Exception {
+    int before = StatementRecordingObserver.SEEN.size();
+    run.run();
+    List<StatementRecordingObserver.Seen> seen =
+        new ArrayList<>(
+            StatementRecordingObserver.SEEN.subList(
+                before, StatementRecordingObserver.SEEN.size()));
+    assertFalse("the statement scanned the table", seen.isEmpty());
+    return seen;
+  }
+
+  @FunctionalInterface
+  private interface SqlRun {
+    void run() throws Exception;
+  }
+
+  private static void query(Connection c, String sql) throws Exception {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      while (rs.next()) {
+        // every row, so every scan runs
+      }
+    }
+  }
+
+  private static Set<String> fingerprints(List<StatementRecordingObserver.Seen> seen) {
+    return seen.stream()
+        .map(StatementRecordingObserver.Seen::fingerprint)
+        .collect(Collectors.toCollection(HashSet::new));
+  }
+
+  @Test
+  public void statementsThatDifferInLiteralsNameTheSameStatementAndSendItsTextOnce()
+      throws Exception {
+    String shape = "SELECT COUNT (*) FROM STMT_TAGS WHERE V1 > ?";
+    String f = fingerprint(shape);
+    try (Connection c = SeedTables.blockscope(cluster)) {
+      List<StatementRecordingObserver.Seen> first =
+          scansOf(() -> query(c, "select count(*) from stmt_tags where v1 > 0.5"));
+      List<StatementRecordingObserver.Seen> second =
+          scansOf(() -> query(c, "SELECT COUNT(*)\n  FROM STMT_TAGS WHERE v1>0.25;"));
+      assertEquals(Set.of(f), fingerprints(first));
+      assertEquals(Set.of(f), fingerprints(second));
+      assertEquals(
+          "a full count reads every region",
+          regions,
+          first.stream().map(StatementRecordingObserver.Seen::region).collect(Collectors.toSet()));
+      for (StatementRecordingObserver.Seen s : first) {
+        assertEquals("the first execution's scans carry the text", shape, s.text());
+      }
+      for (StatementRecordingObserver.Seen s : second) {
+        assertNull("later executions' scans do not", s.text());
+      }
+
+      List<StatementRecordingObserver.Seen> other =
+          scansOf(() -> query(c, "select count(*) from stmt_tags where v2 > 0.5"));
+      assertEquals(
+          "another column, another statement",
+          Set.of(fingerprint("SELECT COUNT (*) FROM STMT_TAGS WHERE V2 > ?")),
+          fingerprints(other));
+    }
+  }
+
+  @Test
+  public void aPreparedStatementNamesOneStatementWhateverItsBindValues() throws Exception {
+    String shape = "SELECT PK FROM STMT_TAGS WHERE V1 > ? AND PK < ?";
+    try (Connection c = SeedTables.blockscope(cluster);
+        PreparedStatement p =
+            c.prepareStatement("select pk from stmt_tags where v1 > ? and pk < ?")) {
+      List<StatementRecordingObserver.Seen> seen = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        int bound = 500 * (i + 1);
+        seen.addAll(
+            scansOf(
+                () -> {
+                  p.setDouble(1, 0.1);
+                  p.setInt(2, bound);
+                  try (ResultSet rs = p.executeQuery()) {
+                    while (rs.next()) {
+                      // every row
+                    }
+                  }
+                }));
+      }
+      assertEquals(Set.of(fingerprint(shape)), fingerprints(seen));
+      assertTrue(
+          "the text went with the first execution",
+          seen.stream().anyMatch(s -> shape.equals(s.text())));
+    }
+  }
+
+  @Test
+  public void everyBranchOfAUnionNamesTheStatement() throws Exception {
+    String shape =
+        "SELECT PK FROM STMT_TAGS WHERE PK < ? UNION ALL SELECT PK FROM STMT_TAGS WHERE PK > ?";
+    try (Connection c = SeedTables.blockscope(cluster)) {
+      List<StatementRecordingObserver.Seen> seen =
+          scansOf(
+              () ->
+                  query(
+                      c,
+                      "select pk from stmt_tags where pk < 10 "
+                          + "union all select pk from stmt_tags where pk > 1990"));
+      assertEquals(Set.of(fingerprint(shape)), fingerprints(seen));
+      assertEquals(
+          "the first and the last region, one per branch",
+          2,
+          seen.stream().map(StatementRecordingObserver.Seen::region).distinct().count());
+    }
+  }
+
+  @Test
+  public void phoenixsOwnDriverNamesNoStatement() throws Exception {
+    try (Connection c = cluster.phoenix()) {
+      List<StatementRecordingObserver.Seen> seen =
+          scansOf(() -> query(c, "select count(*) from stmt_tags where v1 > 0.5"));
+      assertEquals(Collections.singleton(null), fingerprints(seen));
+    }
+  }
+}
