@@ -38,7 +38,7 @@ public class UserAccountsTest {
     }
   }
 
-  private static long[] costs(Random random) {
+  static long[] costs(Random random) {
     long[] c = new long[CostLayout.SIZE];
     c[CostLayout.CACHE_HIT + random.nextInt(CostLayout.N_KINDS)] = 1L + random.nextInt(4);
     c[CostLayout.CACHE_MISS + random.nextInt(CostLayout.N_KINDS)] = random.nextInt(3);
