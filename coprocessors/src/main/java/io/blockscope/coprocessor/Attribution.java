@@ -4,6 +4,7 @@ import io.blockscope.coprocessor.accounting.CostAccumulator;
 import io.blockscope.coprocessor.accounting.CostRegistry;
 import io.blockscope.coprocessor.accounting.CostRegistry.RegionCosts;
 import io.blockscope.coprocessor.accounting.QueryTracker;
+import io.blockscope.coprocessor.accounting.StatementStats;
 import io.blockscope.coprocessor.accounting.UserAccounts;
 import io.blockscope.coprocessor.probe.BridgeHandle;
 import io.blockscope.metrics.CostLayout;
@@ -94,6 +95,12 @@ final class Attribution {
      */
     final UserAccounts.Account[] account = new UserAccounts.Account[MAX_DEPTH];
 
+    /**
+     * The statement each measured frame reads for, acquired when a scanner of a scan that named one
+     * marks the frame ({@link StatementTagging#statementActive}); null for others.
+     */
+    final StatementStats.Statement[] statement = new StatementStats.Statement[MAX_DEPTH];
+
     /** Written by its thread only; volatile so that {@link #openFrames()} reads it current. */
     volatile int depth;
 
@@ -153,8 +160,9 @@ final class Attribution {
   }
 
   /**
-   * Hands the costs gathered so far to frame {@code d}'s user, query (if tagged) and region; the
-   * user's account first, so that no account is ever ahead of the regions' sum.
+   * Hands the costs gathered so far to frame {@code d}'s user, statement and query (if any) and
+   * region; the user's account and the statement first, so that neither is ever ahead of the
+   * regions' sum.
    */
   private static void settle(Frames f, int d, long[] costs) {
     RegionCosts region = f.stack[d];
@@ -164,6 +172,10 @@ final class Attribution {
     UserAccounts.Account account = f.account[d];
     if (account != null) {
       account.add(costs, f.lane);
+    }
+    StatementStats.Statement statement = f.statement[d];
+    if (statement != null) {
+      statement.add(costs, f.lane);
     }
     QueryTracker.RegionCosts q = f.query[d];
     DrillSeam.Drill drill = DrillSeam.current;
@@ -181,13 +193,18 @@ final class Attribution {
   private static void pop(Frames f, int d) {
     RegionCosts region = f.stack[d];
     UserAccounts.Account account = f.account[d];
+    StatementStats.Statement statement = f.statement[d];
     f.stack[d] = null;
     f.query[d] = null;
     f.owner[d] = null;
     f.account[d] = null;
+    f.statement[d] = null;
     f.depth = d;
     if (account != null) {
       account.release(f.lane);
+    }
+    if (statement != null) {
+      statement.release(f.lane);
     }
     if (region != null) {
       region.release(f.lane);
@@ -237,6 +254,7 @@ final class Attribution {
       }
       int d = f.depth;
       f.query[d] = null;
+      f.statement[d] = null;
       f.owner[d] = name;
       f.account[d] = region == null ? null : account(f, d, current);
       f.stack[d] = region;

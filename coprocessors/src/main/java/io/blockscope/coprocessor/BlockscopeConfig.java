@@ -2,6 +2,7 @@ package io.blockscope.coprocessor;
 
 import io.blockscope.coprocessor.accounting.ExportLimit;
 import io.blockscope.coprocessor.accounting.QueryTracker;
+import io.blockscope.coprocessor.accounting.StatementStats;
 import io.blockscope.coprocessor.accounting.UserAccounts;
 import io.blockscope.metrics.PerfLevel;
 import java.util.List;
@@ -102,6 +103,16 @@ public final class BlockscopeConfig {
    */
   public static final String USERS_MAX = "blockscope.users.max";
 
+  /**
+   * How many users keep statement statistics on each region server (default 20), each at most
+   * {@link #STATEMENTS_PER_USER} statements ({@link
+   * io.blockscope.coprocessor.accounting.StatementStats}).
+   */
+  public static final String STATEMENTS_USERS = "blockscope.statements.users";
+
+  /** How many statements each of those users keeps (default 25). */
+  public static final String STATEMENTS_PER_USER = "blockscope.statements.per.user";
+
   static final long MIN_INTERVAL_MS = 1_000;
   static final long DEFAULT_INTERVAL_MS = 10_000;
 
@@ -118,6 +129,8 @@ public final class BlockscopeConfig {
   final boolean jmxEnabled;
   final QueryTracker.Limits queryLimits;
   final int usersMax;
+  final int statementsUsers;
+  final int statementsPerUser;
 
   BlockscopeConfig(Configuration conf, List<String> problems) {
     level = parse(conf, LEVEL, PerfLevel.DEFAULT, PerfLevel::parse, problems);
@@ -157,6 +170,9 @@ public final class BlockscopeConfig {
             positive(conf, QUERY_MAX_RECORDS, d.records(), problems),
             positive(conf, QUERY_SHARE_USERS, d.users(), problems));
     usersMax = positive(conf, USERS_MAX, UserAccounts.DEFAULT_MAX, problems);
+    statementsUsers = positive(conf, STATEMENTS_USERS, StatementStats.DEFAULT_USERS, problems);
+    statementsPerUser =
+        positive(conf, STATEMENTS_PER_USER, StatementStats.DEFAULT_PER_USER, problems);
   }
 
   /** A time of at least 0 ms; negative, or not a whole number, the default, with the reason why. */

@@ -212,7 +212,20 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
                     profileLevel(scan.getAttribute(Attributes.PROFILE)));
         if (handle != null) {
           h.queryActive(handle, 0); // what opening the scanner read is the query's too
-          result = new TaggedScanner(s, h, handle);
+        }
+        byte[] fingerprint = scan.getAttribute(Attributes.STATEMENT);
+        Object statement =
+            fingerprint == null
+                ? null
+                : h.statementScan(
+                    fingerprint,
+                    scan.getAttribute(Attributes.STATEMENT_TEXT),
+                    CallerAccess.name(c.getCaller()));
+        if (statement != null) {
+          h.statementActive(statement, 0); // and the statement's
+        }
+        if (handle != null || statement != null) {
+          result = new TaggedScanner(s, h, handle, statement);
         }
       } catch (Throwable t) {
         LOG.debug("blockscope: cannot read the scan's query tag", t);

@@ -2,6 +2,7 @@ package io.blockscope.coprocessor;
 
 import io.blockscope.coprocessor.accounting.CostRegistry;
 import io.blockscope.coprocessor.accounting.QueryTracker;
+import io.blockscope.coprocessor.accounting.StatementStats;
 import io.blockscope.coprocessor.accounting.UserAccounts;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.metrics.PerfLevel;
@@ -48,6 +49,11 @@ public final class Diagnostics {
   /** The server's read costs by user. */
   public UserAccounts users() {
     return engine.users();
+  }
+
+  /** The statements by user the engine keeps. */
+  public StatementStats statements() {
+    return engine.statementStats();
   }
 
   /** The queries tracked for PROFILE and their open scanners. */

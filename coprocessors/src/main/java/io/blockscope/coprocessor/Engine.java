@@ -4,6 +4,7 @@ import com.codahale.metrics.Gauge;
 import io.blockscope.coprocessor.accounting.CostRegistry;
 import io.blockscope.coprocessor.accounting.ExportLimit;
 import io.blockscope.coprocessor.accounting.QueryTracker;
+import io.blockscope.coprocessor.accounting.StatementStats;
 import io.blockscope.coprocessor.accounting.UserAccounts;
 import io.blockscope.coprocessor.probe.BridgeHandle;
 import io.blockscope.coprocessor.probe.ProbeBridge;
@@ -51,6 +52,7 @@ final class Engine implements Hooks, ConfigurationObserver {
 
   private final CostRegistry registry;
   private final UserAccounts users;
+  private final StatementTagging statements;
   private final BridgeHandle bridge;
   private final Problems problems = new Problems();
   private final Levels levels;
@@ -79,6 +81,12 @@ final class Engine implements Hooks, ConfigurationObserver {
     this.users = new UserAccounts(config.usersMax);
     registry.users(users);
     this.attribution = new Attribution(registry, users, bridge, hookFailures);
+    this.statements =
+        new StatementTagging(
+            new StatementStats(config.statementsUsers, config.statementsPerUser),
+            attribution,
+            this.problems,
+            hookFailures);
     this.tagging =
         new QueryTagging(
             registry,
@@ -222,6 +230,21 @@ final class Engine implements Hooks, ConfigurationObserver {
   }
 
   @Override
+  public Object statementScan(byte[] fingerprint, byte[] text, String user) {
+    return statements.statementScan(fingerprint, text, user);
+  }
+
+  @Override
+  public void statementActive(Object handle, int rows) {
+    statements.statementActive(handle, rows);
+  }
+
+  /** The statements by user this server keeps. */
+  StatementStats statementStats() {
+    return statements.stats();
+  }
+
+  @Override
   public void queryActive(Object handle, int rows) {
     tagging.queryActive(handle, rows);
   }
@@ -291,7 +314,8 @@ final class Engine implements Hooks, ConfigurationObserver {
    * blockscope.table.max.level}, {@code blockscope.export.regions}, {@code
    * blockscope.export.tables}, {@code blockscope.export.min.ms}, {@code
    * blockscope.export.retain.ms} and the limits of query tracking ({@code blockscope.query.max.*},
-   * {@code blockscope.query.share.users}), and {@code blockscope.users.max}, from the region
+   * {@code blockscope.query.share.users}), {@code blockscope.users.max} and the statements kept
+   * ({@code blockscope.statements.users}, {@code blockscope.statements.per.user}), from the region
    * server's reloaded {@code hbase-site.xml} ({@code update_config} in the HBase shell): regions
    * whose table sets its own level keep it, within the new cap; lowered limits drop what is over
    * them at once.
@@ -308,13 +332,14 @@ final class Engine implements Hooks, ConfigurationObserver {
     registry.retain(config.retainMs);
     tagging.queries().limits(config.queryLimits);
     users.max(config.usersMax);
+    statements.stats().limits(config.statementsUsers, config.statementsPerUser);
     levels.reload(config, registry);
     tagging.relevel();
     updateMeasuring();
     LOG.info(
         "blockscope: configuration reloaded: level {}, query max level {}, table max level {},"
             + " regions exported {}, tables exported {}, exported at least {} ms, closed regions"
-            + " kept {} ms, tagged queries: {}, user accounts {}",
+            + " kept {} ms, tagged queries: {}, user accounts {}, statements {} users x {}",
         config.level,
         config.queryMaxLevel,
         config.tableMaxLevel,
@@ -323,7 +348,9 @@ final class Engine implements Hooks, ConfigurationObserver {
         config.exportMinMs,
         config.retainMs,
         config.queryLimits,
-        config.usersMax);
+        config.usersMax,
+        config.statementsUsers,
+        config.statementsPerUser);
   }
 
   // ---- export ---------------------------------------------------------------------------------

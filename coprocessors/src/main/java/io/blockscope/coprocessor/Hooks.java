@@ -76,4 +76,17 @@ interface Hooks {
 
   /** The profile endpoint was called on one of this server's regions, whatever it answers. */
   void profileAsked();
+
+  /**
+   * A region scanner was opened for a scan of user {@code user} that named a statement ({@code
+   * fingerprint}, the {@code blockscope.statement} attribute, with its {@code text} or null).
+   * Returns the handle {@link #statementActive} takes, or null if the value is not a fingerprint.
+   */
+  Object statementScan(byte[] fingerprint, byte[] text, String user);
+
+  /**
+   * The innermost frame on this thread serves a scanner of the statement of {@code handle}: its
+   * costs go to that statement as well. {@code rows} rows were returned.
+   */
+  void statementActive(Object handle, int rows);
 }

@@ -9,21 +9,27 @@ import org.apache.hadoop.hbase.regionserver.RegionScanner;
 import org.apache.hadoop.hbase.regionserver.ScannerContext;
 
 /**
- * The region scanner of a tagged query, unchanged but for one thing: closing it tells the engine.
- * Wrapping is how the close is seen whatever other coprocessors wrap around it afterwards
- * (Phoenix's observers run after blockscope's and wrap the scanner again; HBase closes the
- * outermost, and every wrapper closes what it wraps). HBase takes the per-batch {@code Shipper}
- * from its core scanner, not from this chain ({@code RSRpcServices.newRegionScanner}), so nothing
- * else changes.
+ * The region scanner of a tagged query or of a scan that named its statement, unchanged but for
+ * marking the frames that serve it and one thing more: closing it tells the engine. Wrapping is how
+ * the close is seen whatever other coprocessors wrap around it afterwards (Phoenix's observers run
+ * after blockscope's and wrap the scanner again; HBase closes the outermost, and every wrapper
+ * closes what it wraps). HBase takes the per-batch {@code Shipper} from its core scanner, not from
+ * this chain ({@code RSRpcServices.newRegionScanner}), so nothing else changes.
  */
 final class TaggedScanner implements RegionScanner {
   private final RegionScanner delegate;
   private final Hooks hooks;
 
-  /** Where the query's costs in this region go. */
+  /** Where the query's costs in this region go; null for a scan of no tagged query. */
   private final Object query;
 
-  /** Tells the engine this scanner is gone: on close, or when it is collected unclosed. */
+  /** The statement the scan named ({@link Hooks#statementScan}); null for none. */
+  private final Object statement;
+
+  /**
+   * Tells the engine a tagged query's scanner is gone: on close, or when it is collected unclosed;
+   * null for a scanner of a statement only, which the engine does not track.
+   */
   private final Reaper.Cleanable closed;
 
   /**
@@ -37,24 +43,38 @@ final class TaggedScanner implements RegionScanner {
   private int lastRowLength = -1;
 
   /**
-   * Registers the scanner with the engine as open, under a token of its own rather than itself, and
-   * arranges for the token to be closed when this scanner is closed or, failing that, when it
-   * becomes unreachable: if a coprocessor after blockscope throws in {@code postScannerOpen}, HBase
-   * 2.6 ({@code RSRpcServices.newRegionScanner}) closes the core scanner, never this one, and drops
-   * it; without the cleaner it would count as open for ever.
+   * For a tagged query ({@code query} not null), registers the scanner with the engine as open,
+   * under a token of its own rather than itself, and arranges for the token to be closed when this
+   * scanner is closed or, failing that, when it becomes unreachable: if a coprocessor after
+   * blockscope throws in {@code postScannerOpen}, HBase 2.6 ({@code
+   * RSRpcServices.newRegionScanner}) closes the core scanner, never this one, and drops it; without
+   * the cleaner it would count as open for ever.
    */
-  TaggedScanner(RegionScanner delegate, Hooks hooks, Object query) {
+  TaggedScanner(RegionScanner delegate, Hooks hooks, Object query, Object statement) {
     this.delegate = delegate;
     this.hooks = hooks;
     this.query = query;
+    this.statement = statement;
+    if (query == null) {
+      this.closed = null;
+      return;
+    }
     Object token = new Object();
     hooks.scannerOpened(token, query);
     this.closed = Reaper.register(this, () -> hooks.scannerClosed(token));
   }
 
-  /** Marks the frame of the read about to happen as this query's (and its profiling level). */
+  /**
+   * Marks the frame of the read about to happen as this query's (and its profiling level) and this
+   * statement's.
+   */
   private int before(List<Cell> result) {
-    hooks.queryActive(query, 0);
+    if (query != null) {
+      hooks.queryActive(query, 0);
+    }
+    if (statement != null) {
+      hooks.statementActive(statement, 0);
+    }
     return result.size();
   }
 
@@ -68,7 +88,12 @@ final class TaggedScanner implements RegionScanner {
       if (result.size() > sizeBefore) {
         Cell first = result.get(sizeBefore);
         if (lastRowLength < 0 || !CellUtil.matchingRow(first, lastRow, 0, lastRowLength)) {
-          hooks.queryActive(query, 1);
+          if (query != null) {
+            hooks.queryActive(query, 1);
+          }
+          if (statement != null) {
+            hooks.statementActive(statement, 1);
+          }
         }
         remember(result.get(result.size() - 1));
       }
@@ -92,7 +117,9 @@ final class TaggedScanner implements RegionScanner {
     try {
       delegate.close();
     } finally {
-      closed.clean(); // hooks.scannerClosed, once; never throws
+      if (closed != null) {
+        closed.clean(); // hooks.scannerClosed, once; never throws
+      }
     }
   }
 

@@ -88,4 +88,15 @@ public class RecordingHooks implements Hooks {
   public void profileAsked() {
     record("profileAsked");
   }
+
+  @Override
+  public Object statementScan(byte[] fingerprint, byte[] text, String user) {
+    record("statementScan", fingerprint, text, user);
+    return "s";
+  }
+
+  @Override
+  public void statementActive(Object handle, int rows) {
+    record("statementActive", handle, rows);
+  }
 }

@@ -61,7 +61,7 @@ public class TaggedScannerTest {
     batches.add(new ArrayList<>(Arrays.asList((Cell) cell("row-a", "q2"))));
     batches.add(new ArrayList<>(Arrays.asList((Cell) cell("row-c", "q1"))));
     RecordingHooks hooks = new RecordingHooks();
-    TaggedScanner scanner = new TaggedScanner(scripted(batches), hooks, "q");
+    TaggedScanner scanner = new TaggedScanner(scripted(batches), hooks, "q", null);
 
     scanner.nextRaw(new ArrayList<>());
     KeyValue reused = cell("row-b", "q1");
@@ -86,12 +86,36 @@ public class TaggedScannerTest {
     batches.add(new ArrayList<>(Arrays.asList(failing)));
     batches.add(new ArrayList<>(Arrays.asList((Cell) cell("row-a", "q1"))));
     RecordingHooks hooks = new RecordingHooks();
-    TaggedScanner scanner = new TaggedScanner(scripted(batches), hooks, "q");
+    TaggedScanner scanner = new TaggedScanner(scripted(batches), hooks, "q", null);
 
     List<Cell> first = new ArrayList<>();
     assertTrue("the scan goes on", scanner.nextRaw(first));
     assertEquals("HBase's cells are handed on as they came", 1, first.size());
     scanner.nextRaw(new ArrayList<>());
     assertEquals("the failing cell's row and the next one", 2, rowsCounted(hooks));
+  }
+
+  @Test
+  public void aStatementOnlyScannerMarksEachBatchAndRowForItsStatementAndIsNotTracked()
+      throws Exception {
+    Deque<List<Cell>> batches = new ArrayDeque<>();
+    batches.add(new ArrayList<>(Arrays.asList((Cell) cell("row-a", "q1"))));
+    batches.add(new ArrayList<>(Arrays.asList((Cell) cell("row-a", "q2"))));
+    batches.add(new ArrayList<>(Arrays.asList((Cell) cell("row-b", "q1"))));
+    RecordingHooks hooks = new RecordingHooks();
+    TaggedScanner scanner = new TaggedScanner(scripted(batches), hooks, null, "s");
+    for (int i = 0; i < 3; i++) {
+      scanner.nextRaw(new ArrayList<>());
+    }
+    scanner.close();
+    assertEquals(
+        "each call marks its frame, each new row counts once; no query is opened or closed",
+        Arrays.asList(
+            "statementActive[s, 0]",
+            "statementActive[s, 1]",
+            "statementActive[s, 0]",
+            "statementActive[s, 0]",
+            "statementActive[s, 1]"),
+        hooks.calls);
   }
 }

@@ -4,6 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.coprocessor.accounting.CostRegistry;
+import io.blockscope.coprocessor.accounting.SpaceSaving;
 import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
@@ -115,6 +116,18 @@ public abstract class ClusterTestBase {
       throw new IllegalStateException(t + " has " + regions.size() + " regions");
     }
     return regions.get(0);
+  }
+
+  /** An account's costs now (a user's, a statement's), as a snapshot; zero for null. */
+  protected static CostSnapshot accountCosts(SpaceSaving.Account a) {
+    if (a == null) {
+      return CostSnapshot.ZERO;
+    }
+    long[] s = new long[CostLayout.SIZE];
+    for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
+      s[i] = a.get(i);
+    }
+    return CostSnapshot.ofSlots(s);
   }
 
   protected static CostSnapshot regionCosts(HRegion r) {

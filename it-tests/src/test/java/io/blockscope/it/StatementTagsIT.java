@@ -5,6 +5,8 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.coprocessor.accounting.StatementStats;
+import io.blockscope.metrics.CostSnapshot;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.sql.Connection;
@@ -20,6 +22,7 @@ import java.util.stream.Collectors;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.security.User;
 import org.junit.BeforeClass;
 import org.junit.Test;
 
@@ -180,6 +183,42 @@ public class StatementTagsIT extends ClusterTestBase {
       List<StatementRecordingObserver.Seen> seen =
           scansOf(() -> query(c, "select count(*) from stmt_tags where v1 > 0.5"));
       assertEquals(Collections.singleton(null), fingerprints(seen));
+    }
+  }
+
+  /**
+   * The region server keeps the driver's statement for the connection's user: its costs are exactly
+   * what the table counted while the query ran, its rows are the rows the region scanners returned,
+   * and its text is the normalized one.
+   */
+  @Test
+  public void theServerKeepsTheStatementsCostsRowsAndText() throws Exception {
+    String shape = "SELECT PK FROM STMT_TAGS WHERE PK < ? AND V2 >= ?";
+    String f = fingerprint(shape);
+    String user = User.getCurrent().getShortName();
+    TableName t = TableName.valueOf(TABLE);
+    try (Connection c = SeedTables.blockscope(cluster)) {
+      query(c, "select pk from stmt_tags where pk < 1 and v2 >= 0"); // Phoenix's metadata, warm
+      StatementStats.Statement s =
+          cluster.diagnostics().statements().user(user).statements().account(f);
+      long scansBefore = s.scans();
+      long rowsBefore = s.rows();
+      CostSnapshot before = accountCosts(s);
+      CostSnapshot tableBefore = tableCosts(t);
+      long rows = 0;
+      try (Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("select pk from stmt_tags where pk < 700 and v2 >= 0")) {
+        while (rs.next()) {
+          rows++;
+        }
+      }
+      assertEquals(700, rows);
+      CostSnapshot table = tableCosts(t).minus(tableBefore);
+      assertTrue("the query read blocks: " + table, hits(table) + misses(table) > 0);
+      assertEquals("the statement's costs", table, accountCosts(s).minus(before));
+      assertEquals("rows the region scanners returned", 700, s.rows() - rowsBefore);
+      assertEquals("the two regions holding pk < 700", 2, s.scans() - scansBefore);
+      assertEquals(shape, s.text());
     }
   }
 }

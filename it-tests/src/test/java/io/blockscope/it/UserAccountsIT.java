@@ -8,7 +8,6 @@ import static org.junit.Assert.assertTrue;
 import io.blockscope.coprocessor.BlockscopeConfig;
 import io.blockscope.coprocessor.accounting.UserAccounts;
 import io.blockscope.harness.StoreFiles;
-import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
 import io.blockscope.workloads.RawTable;
@@ -43,15 +42,7 @@ public class UserAccountsIT extends ClusterTestBase {
 
   /** A user's account now, as a snapshot; zero if the user has none. */
   private static CostSnapshot account(String user) {
-    UserAccounts.Account a = users().account(user);
-    if (a == null) {
-      return CostSnapshot.ZERO;
-    }
-    long[] s = new long[CostLayout.SIZE];
-    for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
-      s[i] = a.get(i);
-    }
-    return CostSnapshot.ofSlots(s);
+    return accountCosts(users().account(user));
   }
 
   private static TableName loaded(String prefix) throws Exception {

@@ -33,6 +33,11 @@ public final class ProfileCalls {
       s.setAttribute(Attributes.QUERY, query.getBytes(StandardCharsets.US_ASCII));
       s.setAttribute(Attributes.PROFILE, level.getBytes(StandardCharsets.US_ASCII));
     }
+    return scanRows(c, t, s);
+  }
+
+  /** Runs {@code s} on {@code t} to its end; the rows it returned. */
+  public static long scanRows(Connection c, TableName t, Scan s) throws IOException {
     long rows = 0;
     try (Table table = c.getTable(t);
         ResultScanner r = table.getScanner(s)) {
