@@ -6,6 +6,7 @@ import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.coprocessor.accounting.StatementStats;
+import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.CostSnapshot;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -23,6 +24,7 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.security.User;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.junit.BeforeClass;
 import org.junit.Test;
 
@@ -203,6 +205,14 @@ public class StatementTagsIT extends ClusterTestBase {
           cluster.diagnostics().statements().user(user).statements().account(f);
       long scansBefore = s.scans();
       long rowsBefore = s.rows();
+      List<HRegion> read = new ArrayList<>();
+      for (HRegion r : cluster.regions(t)) {
+        byte[] start = r.getRegionInfo().getStartKey();
+        if (Bytes.compareTo(start, SeedTables.phoenixKey(700)) < 0) {
+          read.add(r);
+        }
+      }
+      StoreFiles.evict(cluster.blockCache(), read);
       CostSnapshot before = accountCosts(s);
       CostSnapshot tableBefore = tableCosts(t);
       long rows = 0;
@@ -214,7 +224,12 @@ public class StatementTagsIT extends ClusterTestBase {
       }
       assertEquals(700, rows);
       CostSnapshot table = tableCosts(t).minus(tableBefore);
-      assertTrue("the query read blocks: " + table, hits(table) + misses(table) > 0);
+      assertEquals(
+          "cold, the query read each data block of the first region and those of the second"
+              + " through pk 699's once: "
+              + table,
+          SeedTables.dataBlocksThrough(read, SeedTables.phoenixKey(699)),
+          table.get("blockCache.miss.data"));
       assertEquals("the statement's costs", table, accountCosts(s).minus(before));
       assertEquals("rows the region scanners returned", 700, s.rows() - rowsBefore);
       assertEquals("the two regions holding pk < 700", 2, s.scans() - scansBefore);

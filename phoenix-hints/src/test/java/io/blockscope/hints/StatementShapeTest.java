@@ -20,7 +20,10 @@ public class StatementShapeTest {
       "SELECT PK FROM S.T WHERE K IN (?, ...) LIMIT ?"
     },
     {"select /*+  no_cache */ v from \"t\" -- note", "SELECT /*+ NO_CACHE */ V FROM \"t\""},
-    {"select v from t where d = date '2024-01-01'", "SELECT V FROM T WHERE D = DATE ?"},
+    {
+      "select v from t where name like 'a%' and k <> -7",
+      "SELECT V FROM T WHERE NAME LIKE ? AND K <> ?"
+    },
     {"select * from t where k = 1", "SELECT * FROM T WHERE K = ?"},
     {"SELECT *\n  FROM t\tWHERE k='a''b';", "SELECT * FROM T WHERE K = ?"},
     {
