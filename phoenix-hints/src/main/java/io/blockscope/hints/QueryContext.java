@@ -19,9 +19,15 @@ final class QueryContext implements AutoCloseable {
   static String newQueryId() {
     byte[] b = new byte[16];
     IDS.nextBytes(b);
-    StringBuilder s = new StringBuilder(32);
-    for (byte x : b) {
-      s.append(Character.forDigit((x >> 4) & 0xf, 16)).append(Character.forDigit(x & 0xf, 16));
+    return hex(b, b.length);
+  }
+
+  /** The first {@code n} bytes of {@code b} as {@code 2n} lower-case hex digits. */
+  static String hex(byte[] b, int n) {
+    StringBuilder s = new StringBuilder(2 * n);
+    for (int i = 0; i < n; i++) {
+      s.append(Character.forDigit((b[i] >> 4) & 0xf, 16))
+          .append(Character.forDigit(b[i] & 0xf, 16));
     }
     return s.toString();
   }

@@ -154,12 +154,7 @@ final class StatementShape {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java runtime has SHA-256", e);
     }
-    StringBuilder hex = new StringBuilder(16);
-    for (int i = 0; i < 8; i++) {
-      hex.append(Character.forDigit((digest[i] >> 4) & 0xf, 16))
-          .append(Character.forDigit(digest[i] & 0xf, 16));
-    }
-    return hex.toString();
+    return QueryContext.hex(digest, 8);
   }
 
   /** The kinds of token the normalized text is made of. */
