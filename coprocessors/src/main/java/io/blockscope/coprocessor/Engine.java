@@ -260,6 +260,11 @@ final class Engine implements Hooks, ConfigurationObserver {
   }
 
   @Override
+  public byte[] statementsReport(String server, String user, boolean all, boolean reset) {
+    return statements.report(server, user, all, reset);
+  }
+
+  @Override
   public void profileAsked() {
     profileRequests.incrementAndGet();
   }

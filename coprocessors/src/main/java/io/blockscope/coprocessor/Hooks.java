@@ -89,4 +89,12 @@ interface Hooks {
    * costs go to that statement as well. {@code rows} rows were returned.
    */
   void statementActive(Object handle, int rows);
+
+  /**
+   * This server's statement statistics as a {@code StatementsResponse} ({@code StatementsWire}),
+   * named {@code server}: user {@code user}'s statements, or with {@code all} every user's and the
+   * users let go; with {@code reset} the statistics then start afresh. The caller has decided that
+   * whoever asks may read them. Null if they cannot be read.
+   */
+  byte[] statementsReport(String server, String user, boolean all, boolean reset);
 }

@@ -10,6 +10,7 @@ import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.HBaseScanMetrics;
 import io.blockscope.metrics.profile.ProfileProtocol;
 import io.blockscope.metrics.profile.ProfileWire;
+import io.blockscope.metrics.profile.StatementsWire;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -59,6 +60,10 @@ final class ProfileService implements Service {
       RpcController controller,
       Message request,
       RpcCallback<Message> done) {
+    if (method.getName().equals(ProfileWire.STATEMENTS_METHOD)) {
+      statements(controller, request, done);
+      return;
+    }
     Map<String, Long> costs = null;
     long rows = 0;
     String name = region.get();
@@ -127,13 +132,65 @@ final class ProfileService implements Service {
     return e != null && CallerAccess.mayReadOthers(caller, e) ? asked : null;
   }
 
+  /**
+   * {@code GetStatements}: this region server's statement statistics ({@link StatementsWire}). The
+   * caller's own statements for anyone; another user's, everyone's, or a reset only for an HBase
+   * superuser or a user with global ADMIN, as for profiles (anyone else gets HBase's {@code
+   * AccessDeniedException}). Statements are the server's, not the region's: every region of a
+   * server answers alike.
+   */
+  private void statements(RpcController controller, Message request, RpcCallback<Message> done) {
+    String server = "";
+    byte[] report = null;
+    try {
+      Hooks h = hooks.get();
+      if (h != null) {
+        h.profileAsked();
+      }
+      RegionCoprocessorEnvironment e = env.get();
+      server = e == null || e.getServerName() == null ? "" : e.getServerName().toString();
+      StatementsWire.Request asked = StatementsWire.parseRequest(request.toByteArray());
+      User caller = CallerAccess.current();
+      String me = caller.getShortName();
+      boolean others = asked.all || asked.reset || !(asked.user.isEmpty() || asked.user.equals(me));
+      if (others
+          && !DrillSeam.profileOwnerIgnored()
+          && !(e != null && CallerAccess.mayReadOthers(caller, e))) {
+        CoprocessorRpcUtils.setControllerException(
+            controller,
+            new AccessDeniedException(
+                "blockscope: only an HBase superuser or a user with global ADMIN may read another"
+                    + " user's statements, everyone's, or reset them"));
+        done.run(null);
+        return;
+      }
+      if (h != null) {
+        report =
+            h.statementsReport(
+                server, asked.user.isEmpty() ? me : asked.user, asked.all, asked.reset);
+      }
+    } catch (Throwable t) {
+      report = null; // answered as empty
+    }
+    if (report == null) {
+      report = new StatementsWire.ResponseWriter(server, StatementTagging.COLUMNS).bytes();
+    }
+    done.run(ProfileProtocol.statementsResponse(report));
+  }
+
   @Override
   public Message getRequestPrototype(Descriptors.MethodDescriptor method) {
-    return DynamicMessage.getDefaultInstance(ProfileProtocol.REQUEST);
+    return DynamicMessage.getDefaultInstance(
+        method.getName().equals(ProfileWire.STATEMENTS_METHOD)
+            ? ProfileProtocol.STATEMENTS_REQUEST
+            : ProfileProtocol.REQUEST);
   }
 
   @Override
   public Message getResponsePrototype(Descriptors.MethodDescriptor method) {
-    return DynamicMessage.getDefaultInstance(ProfileProtocol.RESPONSE);
+    return DynamicMessage.getDefaultInstance(
+        method.getName().equals(ProfileWire.STATEMENTS_METHOD)
+            ? ProfileProtocol.STATEMENTS_RESPONSE
+            : ProfileProtocol.RESPONSE);
   }
 }

@@ -2,9 +2,15 @@ package io.blockscope.coprocessor;
 
 import io.blockscope.coprocessor.accounting.StatementStats;
 import io.blockscope.metrics.Attributes;
+import io.blockscope.metrics.CostLayout;
+import io.blockscope.metrics.profile.StatementsWire;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +38,17 @@ final class StatementTagging {
 
   private static final Logger LOG = LoggerFactory.getLogger(StatementTagging.class);
 
-  private final StatementStats stats;
+  /**
+   * The columns of a statement's row in a report: the statement's own figures, then every cost slot
+   * ({@code CostLayout.name}).
+   */
+  static final List<String> COLUMNS = columns();
+
+  private static final int OWN_COLUMNS = 5;
+
+  /** Replaced whole by a reset: a read that acquired a statement before it ends in the old one. */
+  private volatile StatementStats stats;
+
   private final Attribution attribution;
   private final Problems problems;
   private final AtomicLong hookFailures;
@@ -103,6 +119,75 @@ final class StatementTagging {
       hookFailures.incrementAndGet();
       return null;
     }
+  }
+
+  /**
+   * The statistics as a {@code StatementsResponse} of server {@code server}: user {@code user}'s
+   * statements, or with {@code all} every user's and the users let go; with {@code reset} they then
+   * start afresh. Null if they cannot be read.
+   */
+  byte[] report(String server, String user, boolean all, boolean reset) {
+    try {
+      StatementStats s = stats;
+      StatementsWire.ResponseWriter w = new StatementsWire.ResponseWriter(server, COLUMNS);
+      for (StatementStats.User u : s.users()) {
+        if (!all && !u.user().equals(user)) {
+          continue;
+        }
+        for (StatementStats.Statement st : u.statements().accounts()) {
+          long[] v = new long[COLUMNS.size()];
+          v[0] = st.scans();
+          v[1] = st.rows();
+          v[2] = st.firstSeen();
+          v[3] = st.lastSeen();
+          v[4] = StatementStats.uncountedMax(st);
+          for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
+            v[OWN_COLUMNS + i - CostLayout.FIRST_COST] = st.get(i);
+          }
+          w.row(u.user(), st.fingerprint(), st.text(), v);
+        }
+        otherRow(w, u.user(), u.statements().lettings(), u.statements()::other);
+      }
+      if (all) {
+        otherRow(w, StatementsWire.OTHER, s.usersLetGo(), s::other);
+        w.usersLetGo(s.usersLetGo());
+      }
+      if (reset) {
+        stats = s.fresh();
+        w.reset(true);
+        LOG.info("blockscope: statement statistics reset");
+      }
+      return w.bytes();
+    } catch (Throwable t) {
+      hookFailures.incrementAndGet();
+      return null;
+    }
+  }
+
+  /** The row of what was let go ({@code lettings} accounts, costs by slot), if anything was. */
+  private static void otherRow(
+      StatementsWire.ResponseWriter w, String user, long lettings, IntToLongFunction cost) {
+    if (lettings == 0) {
+      return;
+    }
+    long[] v = new long[COLUMNS.size()];
+    for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
+      v[OWN_COLUMNS + i - CostLayout.FIRST_COST] = cost.applyAsLong(i);
+    }
+    w.row(user, StatementsWire.OTHER, "", v);
+  }
+
+  private static List<String> columns() {
+    List<String> c = new ArrayList<>();
+    c.add(StatementsWire.SCANS);
+    c.add(StatementsWire.ROWS);
+    c.add(StatementsWire.FIRST_SEEN);
+    c.add(StatementsWire.LAST_SEEN);
+    c.add(StatementsWire.UNCOUNTED_MAX);
+    for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
+      c.add(CostLayout.name(i));
+    }
+    return Collections.unmodifiableList(c);
   }
 
   private void report(String problem) {

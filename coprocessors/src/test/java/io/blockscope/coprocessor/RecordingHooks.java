@@ -99,4 +99,10 @@ public class RecordingHooks implements Hooks {
   public void statementActive(Object handle, int rows) {
     record("statementActive", handle, rows);
   }
+
+  @Override
+  public byte[] statementsReport(String server, String user, boolean all, boolean reset) {
+    record("statementsReport", server, user, all, reset);
+    return null;
+  }
 }

@@ -244,6 +244,8 @@ public class MiscountDrillIT extends ClusterTestBase {
   private static final String QUERY_CAP =
       "TenantIsolationIT#aProfileAskingTimeUnderACountQueryCapRecordsNoTime";
   private static final String OWNER = "TenantIsolationIT#aQueryProfileBelongsToTheUserWhoRanIt";
+  private static final String STATEMENTS_OWNER =
+      "StatementStatsIT#theEndpointShowsEachUserTheirOwnAndASuperuserEveryones";
   private static final String FAST_DIFF_CELLS =
       "ReadCostIT#fastDiffDecodesEveryCellTheScanVisitsAndNoneDecodesNothing";
 
@@ -270,7 +272,7 @@ public class MiscountDrillIT extends ClusterTestBase {
     CATCHERS.put("region lost from table", List.of(COLD_SCAN, DECODE_CELLS));
     CATCHERS.put("time 16x", List.of(TIME_LEVEL));
     CATCHERS.put("level cap ignored", List.of(TABLE_CAP, QUERY_CAP));
-    CATCHERS.put("profile owner ignored", List.of(OWNER));
+    CATCHERS.put("profile owner ignored", List.of(OWNER, STATEMENTS_OWNER));
   }
 
   /** The same catchers for a probe's doubled and its halved counts. */

@@ -3,15 +3,21 @@ package io.blockscope.it;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
 
 import io.blockscope.coprocessor.accounting.StatementStats;
 import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.Attributes;
+import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.metrics.profile.ProfileProtocol;
+import io.blockscope.metrics.profile.StatementsWire;
 import io.blockscope.testsupport.ProfileCalls;
 import io.blockscope.workloads.RawTable;
 import java.nio.charset.StandardCharsets;
 import java.security.PrivilegedExceptionAction;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
@@ -21,6 +27,8 @@ import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
 import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.security.AccessDeniedException;
+import org.apache.hadoop.hbase.security.Superusers;
 import org.apache.hadoop.hbase.security.User;
 import org.junit.Test;
 
@@ -53,6 +61,16 @@ public class StatementStatsIT extends ClusterTestBase {
             () -> ConnectionFactory.createConnection(cluster.conf()));
   }
 
+  /** A new one-region table of {@link #ROWS} seed rows in 4 KB FAST_DIFF blocks, flushed. */
+  private static TableName fastDiffSeed(String name) throws Exception {
+    TableName t = newTable(name);
+    RawTable.create(
+        cluster.admin(),
+        new RawTable.Spec(t).blockSize(4096).encoding(DataBlockEncoding.FAST_DIFF));
+    RawTable.loadSeed(cluster.connection(), cluster.admin(), t, ROWS, 7);
+    return t;
+  }
+
   /** Scans {@code range} of {@code t} naming {@code fingerprint} (and {@code text}); its rows. */
   private static long scan(Connection c, TableName t, Scan range, String fingerprint, byte[] text)
       throws Exception {
@@ -70,11 +88,7 @@ public class StatementStatsIT extends ClusterTestBase {
    */
   @Test
   public void eachStatementKeepsExactlyTheCostsOfItsScans() throws Exception {
-    TableName t = newTable("statement_stats_exact");
-    RawTable.create(
-        cluster.admin(),
-        new RawTable.Spec(t).blockSize(4096).encoding(DataBlockEncoding.FAST_DIFF));
-    RawTable.loadSeed(cluster.connection(), cluster.admin(), t, ROWS, 7);
+    TableName t = fastDiffSeed("statement_stats_exact");
     HRegion region = onlyRegion(t);
     String a = "00000000000000a1";
     String b = "00000000000000b2";
@@ -147,5 +161,152 @@ public class StatementStatsIT extends ClusterTestBase {
     assertEquals(200, scan(c, t, new Scan(), fp, tooLong));
     assertNotNull("the statement is kept", statement(user, fp));
     assertNull("its oversized text is not", statement(user, fp).text());
+  }
+
+  /** The statements endpoint's answer to {@code c}'s user, asked on {@code t}'s one region. */
+  private static StatementsWire.Response ask(
+      Connection c, TableName t, String user, boolean all, boolean reset) throws Throwable {
+    return StatementsWire.parseResponse(
+        ProfileCalls.askOneRegion(
+                c,
+                t,
+                ProfileProtocol.GET_STATEMENTS,
+                ProfileProtocol.statementsRequest(user, all, reset),
+                ProfileProtocol.STATEMENTS_RESPONSE)
+            .toByteArray());
+  }
+
+  private static List<StatementsWire.Row> rowsOf(StatementsWire.Response r, String user) {
+    List<StatementsWire.Row> mine = new ArrayList<>();
+    for (StatementsWire.Row row : r.rows) {
+      if (row.user.equals(user)) {
+        mine.add(row);
+      }
+    }
+    return mine;
+  }
+
+  /** Whether HBase refused the call with its AccessDeniedException, saying {@code what}. */
+  private static boolean refused(Throwable e, String what) {
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      String m = String.valueOf(c.getMessage());
+      if ((c instanceof AccessDeniedException || m.contains(AccessDeniedException.class.getName()))
+          && m.contains(what)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The refusal {@code c}'s user gets for a statements request, or a failure if it is answered. */
+  private static void assertRefused(
+      String why, Connection c, TableName t, String user, boolean all, boolean reset) {
+    Throwable e = assertThrows(why, Throwable.class, () -> ask(c, t, user, all, reset));
+    assertTrue(
+        why + ": " + e, refused(e, "may read another user's statements, everyone's, or reset"));
+  }
+
+  /**
+   * The endpoint's {@code GetStatements}: gina and hugo each read their own statement, with exactly
+   * the costs the server keeps for it (a cold whole-table scan's: the store file's data blocks
+   * missed, its cells decoded); hugo may not read gina's, everyone's, or reset them; the region
+   * server's own user (a superuser) reads everyone's, whose rows with the (other) rows add up to
+   * every statement-named read the server counted, and resets them.
+   */
+  @Test
+  public void theEndpointShowsEachUserTheirOwnAndASuperuserEveryones() throws Throwable {
+    TableName t = fastDiffSeed("statement_stats_endpoint");
+    HRegion region = onlyRegion(t);
+    String g = "0000000000000c01";
+    String h = "0000000000000c02";
+    User gina = User.createUserForTesting(cluster.conf(), "gina", new String[0]);
+    User hugo = User.createUserForTesting(cluster.conf(), "hugo", new String[0]);
+    try (Connection gc = connect(gina);
+        Connection hc = connect(hugo)) {
+      try (Table table = gc.getTable(t)) {
+        table.get(new Get(RawTable.seedRow(0))); // the region's location, before the count
+      }
+      cluster.admin().clearBlockCache(t);
+      assertEquals(
+          ROWS,
+          scan(
+              gc,
+              t,
+              new Scan(),
+              g,
+              "SCAN STATEMENT_STATS_ENDPOINT".getBytes(StandardCharsets.UTF_8)));
+      assertEquals(100, scan(hc, t, new Scan().withStopRow(RawTable.seedRow(100)), h, null));
+
+      StatementsWire.Response ginas = ask(gc, t, null, false, false);
+      assertEquals(
+          cluster
+              .util()
+              .getMiniHBaseCluster()
+              .getServerHoldingRegion(t, region.getRegionInfo().getRegionName())
+              .toString(),
+          ginas.server);
+      assertEquals("gina's own statement only: " + ginas.rows, 1, ginas.rows.size());
+      StatementsWire.Row row = ginas.rows.get(0);
+      assertEquals("gina", row.user);
+      assertEquals(g, row.fingerprint);
+      assertEquals("SCAN STATEMENT_STATS_ENDPOINT", row.text);
+      assertEquals(1, row.get(StatementsWire.SCANS));
+      assertEquals(ROWS, row.get(StatementsWire.ROWS));
+      long[] file = StoreFiles.trailerDataBlocksAndCells(List.of(region));
+      assertEquals(row.values.toString(), file[0], row.get("blockCache.miss.data"));
+      assertEquals(row.values.toString(), file[1], row.get("decode.FAST_DIFF.cells"));
+      StatementStats.Statement kept = statement("gina", g);
+      for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
+        assertEquals(CostLayout.name(i), kept.get(i), row.get(CostLayout.name(i)));
+      }
+      assertEquals(kept.firstSeen(), row.get(StatementsWire.FIRST_SEEN));
+      assertEquals(StatementStats.uncountedMax(kept), row.get(StatementsWire.UNCOUNTED_MAX));
+
+      StatementsWire.Response hugos = ask(hc, t, null, false, false);
+      assertEquals(1, hugos.rows.size());
+      assertEquals(h, hugos.rows.get(0).fingerprint);
+      assertEquals("", hugos.rows.get(0).text);
+      assertRefused("hugo naming gina", hc, t, "gina", false, false);
+      assertRefused("hugo asking for everyone's", hc, t, null, true, false);
+      assertRefused("hugo resetting", hc, t, null, false, true);
+      assertEquals("hugo naming himself", 1, ask(hc, t, "hugo", false, false).rows.size());
+
+      // the region server's own user, a superuser: named anew, with other groups, it would lose
+      // the HDFS rights the server writes with
+      try (Connection su = connect(Superusers.getSystemUser())) {
+        assertEquals(
+            "gina's, named by a superuser",
+            row.values,
+            ask(su, t, "gina", false, false).rows.get(0).values);
+        StatementsWire.Response everyone = ask(su, t, null, true, false);
+        assertEquals(List.of(row.fingerprint), fingerprints(rowsOf(everyone, "gina")));
+        assertEquals(List.of(h), fingerprints(rowsOf(everyone, "hugo")));
+        assertEquals(statements().usersLetGo(), everyone.usersLetGo);
+        for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
+          long sum = 0;
+          for (StatementsWire.Row r : everyone.rows) {
+            sum += r.get(CostLayout.name(i));
+          }
+          assertEquals(
+              "every row, (other)s included, adds up to the server's: " + CostLayout.name(i),
+              statements().total(i),
+              sum);
+        }
+
+        StatementsWire.Response reset = ask(su, t, null, true, true);
+        assertTrue(reset.reset);
+        assertEquals("answered before it reset", everyone.rows.size(), reset.rows.size());
+        assertNull("gina's statements start afresh", statements().user("gina"));
+        assertEquals(0, ask(gc, t, null, false, false).rows.size());
+      }
+    }
+  }
+
+  private static List<String> fingerprints(List<StatementsWire.Row> rows) {
+    List<String> f = new ArrayList<>();
+    for (StatementsWire.Row r : rows) {
+      f.add(r.fingerprint);
+    }
+    return f;
   }
 }

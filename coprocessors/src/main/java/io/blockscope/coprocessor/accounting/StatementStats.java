@@ -151,6 +151,7 @@ public final class StatementStats {
   }
 
   private final SpaceSaving<User> users;
+  private final LongSupplier clock;
   private volatile int perUser;
 
   /** Tables of {@code users} users of {@code perUser} statements each, timed by {@code clock}. */
@@ -159,6 +160,7 @@ public final class StatementStats {
       throw new IllegalArgumentException("at least one statement per user: " + perUser);
     }
     this.perUser = perUser;
+    this.clock = clock;
     this.users =
         new SpaceSaving<>(users, MAX_STRIPES, (t, u, i) -> new User(t, u, i, this.perUser, clock));
   }
@@ -178,6 +180,11 @@ public final class StatementStats {
       u.statements.max(perUser);
     }
     return u.statements.acquire(fingerprint, lane);
+  }
+
+  /** Empty tables of the same limits and clock, to start counting afresh. */
+  public StatementStats fresh() {
+    return new StatementStats(users.max(), perUser, clock);
   }
 
   /** Changes how many users and statements per user are kept, from the next one created. */

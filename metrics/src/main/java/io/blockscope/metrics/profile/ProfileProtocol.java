@@ -11,10 +11,11 @@ import java.util.Map;
 
 /**
  * The coprocessor endpoint that returns a profiled query's costs, region by region: service {@code
- * blockscope.BlockscopeProfile}, method {@code GetProfile}, for the region server's side, in
- * protobuf 2.5 (the protobuf HBase 2.6 keeps for endpoints). The messages are described at run time
- * from {@link ProfileWire}'s descriptor ({@code DynamicMessage}), so neither side needs generated
- * code, and a client without {@code com.google.protobuf} speaks it through {@link ProfileWire}:
+ * blockscope.BlockscopeProfile}, method {@code GetProfile} (and {@code GetStatements}, a region
+ * server's statement statistics: {@link StatementsWire}), for the region server's side, in protobuf
+ * 2.5 (the protobuf HBase 2.6 keeps for endpoints). The messages are described at run time from
+ * {@link ProfileWire}'s descriptor ({@code DynamicMessage}), so neither side needs generated code,
+ * and a client without {@code com.google.protobuf} speaks it through {@link ProfileWire}:
  *
  * <pre>
  * message ProfileRequest  { optional string query_id = 1; optional string user = 2; }
@@ -36,6 +37,12 @@ public final class ProfileProtocol {
   public static final Descriptors.Descriptor REQUEST;
   public static final Descriptors.Descriptor RESPONSE;
 
+  /** The second method: a region server's statement statistics ({@link StatementsWire}). */
+  public static final Descriptors.MethodDescriptor GET_STATEMENTS;
+
+  public static final Descriptors.Descriptor STATEMENTS_REQUEST;
+  public static final Descriptors.Descriptor STATEMENTS_RESPONSE;
+
   static {
     try {
       Descriptors.FileDescriptor d =
@@ -46,6 +53,9 @@ public final class ProfileProtocol {
       GET_PROFILE = SERVICE.findMethodByName(ProfileWire.METHOD);
       REQUEST = d.findMessageTypeByName(ProfileWire.REQUEST);
       RESPONSE = d.findMessageTypeByName(ProfileWire.RESPONSE);
+      GET_STATEMENTS = SERVICE.findMethodByName(ProfileWire.STATEMENTS_METHOD);
+      STATEMENTS_REQUEST = d.findMessageTypeByName(ProfileWire.STATEMENTS_REQUEST);
+      STATEMENTS_RESPONSE = d.findMessageTypeByName(ProfileWire.STATEMENTS_RESPONSE);
     } catch (Descriptors.DescriptorValidationException | InvalidProtocolBufferException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -124,5 +134,23 @@ public final class ProfileProtocol {
       m.put((String) names.get(i), (Long) values.get(i));
     }
     return m;
+  }
+
+  /** A StatementsRequest ({@link StatementsWire#request}) as the endpoint's message. */
+  public static DynamicMessage statementsRequest(String user, boolean all, boolean reset) {
+    return parse(STATEMENTS_REQUEST, StatementsWire.request(user, all, reset));
+  }
+
+  /** A StatementsResponse's bytes ({@link StatementsWire.ResponseWriter}) as the message. */
+  public static DynamicMessage statementsResponse(byte[] bytes) {
+    return parse(STATEMENTS_RESPONSE, bytes);
+  }
+
+  private static DynamicMessage parse(Descriptors.Descriptor type, byte[] bytes) {
+    try {
+      return DynamicMessage.parseFrom(type, bytes);
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalArgumentException("blockscope: not a " + type.getName(), e);
+    }
   }
 }

@@ -1,7 +1,5 @@
 package io.blockscope.metrics.profile;
 
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -26,6 +24,14 @@ public final class ProfileWire {
   public static final String METHOD = "GetProfile";
   public static final String REQUEST = "ProfileRequest";
   public static final String RESPONSE = "ProfileResponse";
+
+  /**
+   * The service's second method: a region server's statement statistics ({@link StatementsWire}).
+   */
+  public static final String STATEMENTS_METHOD = "GetStatements";
+
+  public static final String STATEMENTS_REQUEST = "StatementsRequest";
+  public static final String STATEMENTS_RESPONSE = "StatementsResponse";
 
   // descriptor.proto's enum values: FieldDescriptorProto.Label and .Type
   private static final int OPTIONAL = 1;
@@ -69,7 +75,16 @@ public final class ProfileWire {
    * message ProfileResponse { optional string region = 1; optional bool found = 2;
    *                           optional int64 rows = 3;
    *                           repeated string name = 4; repeated int64 value = 5; }
-   * service BlockscopeProfile { rpc GetProfile(ProfileRequest) returns (ProfileResponse); }
+   * message StatementsRequest  { optional string user = 1; optional bool all = 2;
+   *                              optional bool reset = 3; }
+   * message StatementsResponse { optional string server = 1; repeated string column = 2;
+   *                              repeated string user = 3; repeated string fingerprint = 4;
+   *                              repeated string text = 5; repeated int64 value = 6;
+   *                              optional int64 users_let_go = 7; optional bool reset = 8; }
+   * service BlockscopeProfile {
+   *   rpc GetProfile(ProfileRequest) returns (ProfileResponse);
+   *   rpc GetStatements(StatementsRequest) returns (StatementsResponse);
+   * }
    * </pre>
    */
   public static byte[] fileDescriptor() {
@@ -77,12 +92,12 @@ public final class ProfileWire {
   }
 
   private static byte[] describe() {
-    Writer request = new Writer();
+    Protobuf.Writer request = new Protobuf.Writer();
     request.string(1, REQUEST);
     request.message(2, field("query_id", 1, OPTIONAL, STRING));
     request.message(2, field("user", 2, OPTIONAL, STRING));
 
-    Writer response = new Writer();
+    Protobuf.Writer response = new Protobuf.Writer();
     response.string(1, RESPONSE);
     response.message(2, field("region", 1, OPTIONAL, STRING));
     response.message(2, field("found", 2, OPTIONAL, BOOL));
@@ -90,27 +105,52 @@ public final class ProfileWire {
     response.message(2, field("name", 4, REPEATED, STRING));
     response.message(2, field("value", 5, REPEATED, INT64));
 
-    Writer method = new Writer();
-    method.string(1, METHOD);
-    method.string(2, "." + PACKAGE + "." + REQUEST);
-    method.string(3, "." + PACKAGE + "." + RESPONSE);
-    Writer service = new Writer();
+    Protobuf.Writer statementsRequest = new Protobuf.Writer();
+    statementsRequest.string(1, STATEMENTS_REQUEST);
+    statementsRequest.message(2, field("user", 1, OPTIONAL, STRING));
+    statementsRequest.message(2, field("all", 2, OPTIONAL, BOOL));
+    statementsRequest.message(2, field("reset", 3, OPTIONAL, BOOL));
+
+    Protobuf.Writer statementsResponse = new Protobuf.Writer();
+    statementsResponse.string(1, STATEMENTS_RESPONSE);
+    statementsResponse.message(2, field("server", 1, OPTIONAL, STRING));
+    statementsResponse.message(2, field("column", 2, REPEATED, STRING));
+    statementsResponse.message(2, field("user", 3, REPEATED, STRING));
+    statementsResponse.message(2, field("fingerprint", 4, REPEATED, STRING));
+    statementsResponse.message(2, field("text", 5, REPEATED, STRING));
+    statementsResponse.message(2, field("value", 6, REPEATED, INT64));
+    statementsResponse.message(2, field("users_let_go", 7, OPTIONAL, INT64));
+    statementsResponse.message(2, field("reset", 8, OPTIONAL, BOOL));
+
+    Protobuf.Writer service = new Protobuf.Writer();
     service.string(1, SERVICE);
-    service.message(2, method);
+    service.message(2, method(METHOD, REQUEST, RESPONSE));
+    service.message(2, method(STATEMENTS_METHOD, STATEMENTS_REQUEST, STATEMENTS_RESPONSE));
 
     // FileDescriptorProto: name 1, package 2, message_type 4, service 6
-    Writer file = new Writer();
+    Protobuf.Writer file = new Protobuf.Writer();
     file.string(1, FILE);
     file.string(2, PACKAGE);
     file.message(4, request);
     file.message(4, response);
+    file.message(4, statementsRequest);
+    file.message(4, statementsResponse);
     file.message(6, service);
     return file.bytes();
   }
 
+  /** A MethodDescriptorProto: name 1, input_type 2, output_type 3. */
+  private static Protobuf.Writer method(String name, String request, String response) {
+    Protobuf.Writer w = new Protobuf.Writer();
+    w.string(1, name);
+    w.string(2, "." + PACKAGE + "." + request);
+    w.string(3, "." + PACKAGE + "." + response);
+    return w;
+  }
+
   /** A FieldDescriptorProto: name 1, number 3, label 4, type 5. */
-  private static Writer field(String name, int number, int label, int type) {
-    Writer w = new Writer();
+  private static Protobuf.Writer field(String name, int number, int label, int type) {
+    Protobuf.Writer w = new Protobuf.Writer();
     w.string(1, name);
     w.varint(3, number);
     w.varint(4, label);
@@ -123,7 +163,7 @@ public final class ProfileWire {
    * empty: the caller's own).
    */
   public static byte[] request(String queryId, String user) {
-    Writer w = new Writer();
+    Protobuf.Writer w = new Protobuf.Writer();
     w.string(1, queryId == null ? "" : queryId);
     if (user != null && !user.isEmpty()) {
       w.string(2, user);
@@ -155,33 +195,30 @@ public final class ProfileWire {
    *     type it cannot skip, or a different number of names and values)
    */
   public static Answer answer(byte[] bytes) {
-    Reader r = new Reader(bytes);
+    Protobuf.Reader r = new Protobuf.Reader(bytes);
     String region = "";
     boolean found = false;
     long rows = 0;
     List<String> names = new ArrayList<>();
     List<Long> values = new ArrayList<>();
-    while (r.more()) {
-      long tag = r.varint();
-      int number = (int) (tag >>> 3);
-      int wire = (int) (tag & 7);
-      if (number == 1 && wire == 2) {
+    while (r.field()) {
+      if (r.is(1, 2)) {
         region = r.string();
-      } else if (number == 2 && wire == 0) {
+      } else if (r.is(2, 0)) {
         found = r.varint() != 0;
-      } else if (number == 3 && wire == 0) {
+      } else if (r.is(3, 0)) {
         rows = r.varint();
-      } else if (number == 4 && wire == 2) {
+      } else if (r.is(4, 2)) {
         names.add(r.string());
-      } else if (number == 5 && wire == 0) {
+      } else if (r.is(5, 0)) {
         values.add(r.varint());
-      } else if (number == 5 && wire == 2) { // packed, as a newer writer may send it
-        Reader packed = new Reader(r.bytes());
+      } else if (r.is(5, 2)) { // packed, as a newer writer may send it
+        Protobuf.Reader packed = new Protobuf.Reader(r.bytes());
         while (packed.more()) {
           values.add(packed.varint());
         }
       } else {
-        r.skip(wire);
+        r.skip(r.wire);
       }
     }
     if (names.size() != values.size()) {
@@ -193,111 +230,5 @@ public final class ProfileWire {
       costs.put(names.get(i), values.get(i));
     }
     return new Answer(region, found, rows, costs);
-  }
-
-  /** Protobuf's wire format, the three field kinds this protocol writes. */
-  private static final class Writer {
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-
-    void varint(int number, long value) {
-      raw((long) number << 3);
-      raw(value);
-    }
-
-    void string(int number, String value) {
-      bytes(number, value.getBytes(StandardCharsets.UTF_8));
-    }
-
-    void message(int number, Writer value) {
-      bytes(number, value.bytes());
-    }
-
-    private void bytes(int number, byte[] value) {
-      raw(((long) number << 3) | 2);
-      raw(value.length);
-      out.write(value, 0, value.length);
-    }
-
-    private void raw(long v) {
-      while ((v & ~0x7FL) != 0) {
-        out.write((int) ((v & 0x7F) | 0x80));
-        v >>>= 7;
-      }
-      out.write((int) v);
-    }
-
-    byte[] bytes() {
-      return out.toByteArray();
-    }
-  }
-
-  private static final class Reader {
-    private final byte[] b;
-    private int at;
-
-    Reader(byte[] b) {
-      this.b = b;
-    }
-
-    boolean more() {
-      return at < b.length;
-    }
-
-    long varint() {
-      long v = 0;
-      for (int shift = 0; shift < 64; shift += 7) {
-        if (at >= b.length) {
-          throw new IllegalArgumentException("blockscope profile: truncated varint");
-        }
-        byte x = b[at++];
-        v |= (long) (x & 0x7F) << shift;
-        if (x >= 0) {
-          return v;
-        }
-      }
-      throw new IllegalArgumentException("blockscope profile: varint longer than 10 bytes");
-    }
-
-    byte[] bytes() {
-      long n = varint();
-      if (n < 0 || n > b.length - at) {
-        throw new IllegalArgumentException(
-            "blockscope profile: truncated field of " + n + " bytes");
-      }
-      byte[] v = new byte[(int) n];
-      System.arraycopy(b, at, v, 0, v.length);
-      at += v.length;
-      return v;
-    }
-
-    String string() {
-      return new String(bytes(), StandardCharsets.UTF_8);
-    }
-
-    void skip(int wire) {
-      switch (wire) {
-        case 0:
-          varint();
-          return;
-        case 1:
-          advance(8);
-          return;
-        case 2:
-          bytes();
-          return;
-        case 5:
-          advance(4);
-          return;
-        default:
-          throw new IllegalArgumentException("blockscope profile: wire type " + wire);
-      }
-    }
-
-    private void advance(int n) {
-      if (n > b.length - at) {
-        throw new IllegalArgumentException("blockscope profile: truncated field");
-      }
-      at += n;
-    }
   }
 }

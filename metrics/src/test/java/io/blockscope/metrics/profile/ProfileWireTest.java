@@ -41,6 +41,23 @@ public class ProfileWireTest {
                     .addField(field("rows", 3, FieldDescriptorProto.Type.TYPE_INT64, false))
                     .addField(field("name", 4, FieldDescriptorProto.Type.TYPE_STRING, true))
                     .addField(field("value", 5, FieldDescriptorProto.Type.TYPE_INT64, true)))
+            .addMessageType(
+                DescriptorProto.newBuilder()
+                    .setName("StatementsRequest")
+                    .addField(field("user", 1, FieldDescriptorProto.Type.TYPE_STRING, false))
+                    .addField(field("all", 2, FieldDescriptorProto.Type.TYPE_BOOL, false))
+                    .addField(field("reset", 3, FieldDescriptorProto.Type.TYPE_BOOL, false)))
+            .addMessageType(
+                DescriptorProto.newBuilder()
+                    .setName("StatementsResponse")
+                    .addField(field("server", 1, FieldDescriptorProto.Type.TYPE_STRING, false))
+                    .addField(field("column", 2, FieldDescriptorProto.Type.TYPE_STRING, true))
+                    .addField(field("user", 3, FieldDescriptorProto.Type.TYPE_STRING, true))
+                    .addField(field("fingerprint", 4, FieldDescriptorProto.Type.TYPE_STRING, true))
+                    .addField(field("text", 5, FieldDescriptorProto.Type.TYPE_STRING, true))
+                    .addField(field("value", 6, FieldDescriptorProto.Type.TYPE_INT64, true))
+                    .addField(field("users_let_go", 7, FieldDescriptorProto.Type.TYPE_INT64, false))
+                    .addField(field("reset", 8, FieldDescriptorProto.Type.TYPE_BOOL, false)))
             .addService(
                 ServiceDescriptorProto.newBuilder()
                     .setName("BlockscopeProfile")
@@ -48,12 +65,18 @@ public class ProfileWireTest {
                         MethodDescriptorProto.newBuilder()
                             .setName("GetProfile")
                             .setInputType(".blockscope.ProfileRequest")
-                            .setOutputType(".blockscope.ProfileResponse")))
+                            .setOutputType(".blockscope.ProfileResponse"))
+                    .addMethod(
+                        MethodDescriptorProto.newBuilder()
+                            .setName("GetStatements")
+                            .setInputType(".blockscope.StatementsRequest")
+                            .setOutputType(".blockscope.StatementsResponse")))
             .build();
     assertEquals(expected, FileDescriptorProto.parseFrom(ProfileWire.fileDescriptor()));
     assertArrayEquals(expected.toByteArray(), ProfileWire.fileDescriptor());
     assertEquals("blockscope.BlockscopeProfile", ProfileProtocol.SERVICE.getFullName());
     assertEquals("GetProfile", ProfileProtocol.GET_PROFILE.getName());
+    assertEquals("GetStatements", ProfileProtocol.GET_STATEMENTS.getName());
   }
 
   private static FieldDescriptorProto.Builder field(
@@ -145,7 +168,7 @@ public class ProfileWireTest {
         // a cut between two fields is a shorter, well-formed message: never a made-up value
         assertTrue(a.costs.isEmpty() || a.costs.equals(Map.of("x", 300L)));
       } catch (IllegalArgumentException e) {
-        assertTrue(e.getMessage(), e.getMessage().startsWith("blockscope profile: "));
+        assertTrue(e.getMessage(), e.getMessage().startsWith("blockscope "));
       }
     }
     byte[] namesOnly = {0x22, 0x01, 'x'};
