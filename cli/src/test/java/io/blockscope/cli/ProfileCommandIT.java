@@ -12,7 +12,6 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Put;
@@ -68,13 +67,6 @@ public class ProfileCommandIT {
     cluster.admin().deleteTable(TABLE);
   }
 
-  private static String zk() {
-    Configuration c = cluster.conf();
-    return c.get("hbase.zookeeper.quorum").split(",")[0]
-        + ":"
-        + c.get("hbase.zookeeper.property.clientPort");
-  }
-
   /** A scan of {@code [start, stop)} tagged as query {@code id}; returns its rows. */
   private static int taggedScan(String id, String start, String stop) throws Exception {
     Scan s = new Scan().withStartRow(Bytes.toBytes(start)).withStopRow(Bytes.toBytes(stop));
@@ -103,7 +95,8 @@ public class ProfileCommandIT {
   private record Run(int exit, String out, String err, long asked) {}
 
   private static Run profile(String... args) {
-    List<String> line = new ArrayList<>(List.of("profile", "--zk", zk(), "--table", "profile_cli"));
+    List<String> line =
+        new ArrayList<>(List.of("profile", "--zk", cluster.zkAddress(), "--table", "profile_cli"));
     line.addAll(List.of(args));
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();

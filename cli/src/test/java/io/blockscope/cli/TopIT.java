@@ -92,19 +92,12 @@ public class TopIT {
     mini.waitOnRegionServer(index);
   }
 
-  private static String zk() {
-    Configuration c = cluster.conf();
-    return c.get("hbase.zookeeper.quorum").split(",")[0]
-        + ":"
-        + c.get("hbase.zookeeper.property.clientPort");
-  }
-
   @Test(timeout = 180_000)
   public void aColdScanBetweenTwoReadingsIsWhatTheTrailerHas() throws Exception {
     List<HRegion> regions = cluster.regions(TABLE);
     String region = regions.get(0).getRegionInfo().getEncodedName();
     ClusterOptions options = new ClusterOptions();
-    options.zk = zk();
+    options.zk = cluster.zkAddress();
     options.maxReplyMb = 256;
     try (ClusterClient c = ClusterClient.connect(options);
         ServerReads reads = new ServerReads()) {
@@ -161,7 +154,15 @@ public class TopIT {
       System.setOut(capture);
       code =
           new CommandLine(new BlockscopeCli())
-              .execute("top", "--zk", zk(), "--once", "--interval", "1", "--sort", "misses");
+              .execute(
+                  "top",
+                  "--zk",
+                  cluster.zkAddress(),
+                  "--once",
+                  "--interval",
+                  "1",
+                  "--sort",
+                  "misses");
     } finally {
       System.setOut(saved);
     }
@@ -301,7 +302,7 @@ public class TopIT {
             + File.pathSeparator
             + Files.readString(target.resolve("classpath.txt")).trim()
             + "' io.blockscope.cli.BlockscopeCli top --zk "
-            + zk()
+            + cluster.zkAddress()
             + " --interval 1 --limit 8\necho \"top exited with $?\"\nsleep 600\n");
     StringBuilder session = new StringBuilder();
     try {

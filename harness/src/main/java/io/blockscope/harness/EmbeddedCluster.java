@@ -114,6 +114,14 @@ public final class EmbeddedCluster implements AutoCloseable {
     return util.getConfiguration();
   }
 
+  /** The first ZooKeeper server of the cluster, as {@code --zk} takes it: host:port. */
+  public String zkAddress() {
+    Configuration c = conf();
+    return c.get("hbase.zookeeper.quorum").split(",")[0]
+        + ":"
+        + c.get("hbase.zookeeper.property.clientPort");
+  }
+
   public Connection connection() throws IOException {
     return util.getConnection();
   }

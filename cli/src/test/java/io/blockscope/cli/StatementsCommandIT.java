@@ -1,0 +1,194 @@
+package io.blockscope.cli;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+
+import io.blockscope.coprocessor.accounting.StatementStats;
+import io.blockscope.harness.EmbeddedCluster;
+import io.blockscope.metrics.Attributes;
+import io.blockscope.metrics.CostLayout;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.security.User;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.hbase.thirdparty.com.google.gson.Gson;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * {@code blockscope statements} against the shared embedded cluster through ZooKeeper: scans that
+ * name two statements, read back as the server keeps them, filtered by table, sorted, as JSON; a
+ * request for everyone's statements by a user who is not a superuser is refused by name.
+ */
+public class StatementsCommandIT {
+  private static final TableName TABLE = TableName.valueOf("statements_cli");
+  private static final byte[] FAMILY = Bytes.toBytes("f");
+  private static final String WHOLE = "5ca1ab1e00000001";
+  private static final String SOME = "5ca1ab1e00000002";
+  private static EmbeddedCluster cluster;
+  private static String me;
+
+  @BeforeClass
+  public static void load() throws Exception {
+    cluster = EmbeddedCluster.shared();
+    me = User.getCurrent().getShortName();
+    cluster
+        .admin()
+        .createTable(
+            TableDescriptorBuilder.newBuilder(TABLE)
+                .setColumnFamily(ColumnFamilyDescriptorBuilder.of(FAMILY))
+                .build());
+    try (Table t = cluster.connection().getTable(TABLE)) {
+      List<Put> puts = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        puts.add(
+            new Put(Bytes.toBytes(String.format("r%02d", i)))
+                .addColumn(FAMILY, Bytes.toBytes("q"), Bytes.toBytes(i)));
+      }
+      t.put(puts);
+    }
+    cluster.admin().flush(TABLE);
+    assertEquals(100, scan(WHOLE, "SELECT * FROM STATEMENTS_CLI", null));
+    assertEquals(100, scan(WHOLE, null, null));
+    assertEquals(10, scan(SOME, "SELECT * FROM OTHER_TABLE WHERE K < ?", "r10"));
+  }
+
+  @AfterClass
+  public static void drop() throws Exception {
+    cluster.admin().disableTable(TABLE);
+    cluster.admin().deleteTable(TABLE);
+  }
+
+  /**
+   * A scan naming {@code fingerprint} (with {@code text} or none), stopping before {@code stop}.
+   */
+  private static int scan(String fingerprint, String text, String stop) throws Exception {
+    Scan s = new Scan();
+    if (stop != null) {
+      s.withStopRow(Bytes.toBytes(stop));
+    }
+    s.setAttribute(Attributes.STATEMENT, fingerprint.getBytes(StandardCharsets.US_ASCII));
+    if (text != null) {
+      s.setAttribute(Attributes.STATEMENT_TEXT, text.getBytes(StandardCharsets.UTF_8));
+    }
+    int rows = 0;
+    try (Table t = cluster.connection().getTable(TABLE);
+        ResultScanner r = t.getScanner(s)) {
+      for (Result ignored : r) {
+        rows++;
+      }
+    }
+    return rows;
+  }
+
+  private record Run(int exit, String out, String err) {}
+
+  private static Run statements(String... args) {
+    List<String> line = new ArrayList<>(List.of("statements", "--zk", cluster.zkAddress()));
+    line.addAll(List.of(args));
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int exit =
+        BlockscopeCli.execute(
+            line.toArray(new String[0]), new PrintWriter(out, true), new PrintWriter(err, true));
+    System.out.println("blockscope " + String.join(" ", line) + " printed:\n" + out + err);
+    return new Run(exit, out.toString(), err.toString());
+  }
+
+  private static StatementStats.Statement kept(String fingerprint) {
+    StatementStats.User u = cluster.diagnostics().statements().user(me);
+    assertNotNull("the server keeps " + me + "'s statements", u);
+    StatementStats.Statement s = u.statements().account(fingerprint);
+    assertNotNull(fingerprint, s);
+    return s;
+  }
+
+  @Test(timeout = 180_000)
+  public void jsonHasEveryFigureTheServerKeeps() throws Exception {
+    Run r = statements("--json", "--limit", "0");
+    assertEquals(r.err(), 0, r.exit());
+    @SuppressWarnings("unchecked")
+    Map<String, Object> doc = (Map<String, Object>) new Gson().fromJson(r.out(), Map.class);
+    @SuppressWarnings("unchecked")
+    List<Map<String, Object>> rows = (List<Map<String, Object>>) doc.get("statements");
+    Map<String, Object> whole = null;
+    for (Map<String, Object> row : rows) {
+      assertEquals("only the caller's own", me, row.get("user"));
+      if (WHOLE.equals(row.get("fingerprint"))) {
+        whole = row;
+      }
+    }
+    assertNotNull(r.out(), whole);
+    assertEquals("SELECT * FROM STATEMENTS_CLI", whole.get("text"));
+    @SuppressWarnings("unchecked")
+    Map<String, Object> figures = (Map<String, Object>) whole.get("figures");
+    StatementStats.Statement s = kept(WHOLE);
+    assertEquals(2L, ((Number) figures.get("scans")).longValue());
+    assertEquals(200L, ((Number) figures.get("rows")).longValue());
+    for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
+      Number v = (Number) figures.get(CostLayout.name(i));
+      assertEquals(CostLayout.name(i), s.get(i), v == null ? 0 : v.longValue());
+    }
+    assertTrue(
+        "two scans of the whole table read its blocks: " + figures, s.get(4) + s.get(10) > 0);
+  }
+
+  @Test(timeout = 180_000)
+  public void aTableFilterKeepsTheStatementsWhoseTextNamesIt() {
+    Run r = statements("--table", "statements_cli");
+    assertEquals(r.err(), 0, r.exit());
+    assertTrue(r.out(), r.out().contains(WHOLE));
+    assertTrue(r.out(), r.out().contains("SELECT * FROM STATEMENTS_CLI"));
+    assertFalse("its text names OTHER_TABLE: " + r.out(), r.out().contains(SOME));
+    assertTrue(r.out(), r.out().startsWith("1 statement on 1 of 1 region servers, by misses"));
+  }
+
+  @Test(timeout = 180_000)
+  public void sortingByRowsPutsTheWholeTableScansFirst() {
+    Run r = statements("--sort", "rows", "--limit", "1");
+    assertEquals(r.err(), 0, r.exit());
+    assertTrue(r.out(), r.out().contains("(first 1)"));
+    assertTrue(r.out(), r.out().contains(WHOLE));
+    assertFalse(r.out(), r.out().contains(SOME));
+  }
+
+  @Test(timeout = 180_000)
+  public void everyonesStatementsAndAResetAreRefusedToAUserWhoIsNotASuperuser() throws Exception {
+    long before = kept(WHOLE).scans();
+    for (String option : new String[] {"--all", "--reset"}) {
+      Run r = statements(option);
+      assertEquals(r.err(), BlockscopeCli.BAD_INPUT, r.exit());
+      assertTrue(r.err(), r.err().contains("AccessDeniedException"));
+      assertTrue(r.err(), r.err().contains("need an HBase superuser or global ADMIN"));
+      assertEquals("one line, no server stack: " + r.err(), 1, r.err().strip().split("\n").length);
+    }
+    assertEquals("nothing was reset", before, kept(WHOLE).scans());
+  }
+
+  @Test(timeout = 180_000)
+  public void badInputIsRefusedBeforeAnyServerIsAsked() {
+    Run sort = statements("--sort", "bogus");
+    assertEquals(sort.err(), BlockscopeCli.BAD_INPUT, sort.exit());
+    assertTrue(sort.err(), sort.err().contains("--sort bogus is not a figure the servers keep"));
+    Run both = statements("--all", "--user", "x");
+    assertEquals(both.err(), BlockscopeCli.BAD_INPUT, both.exit());
+    assertTrue(both.err(), both.err().contains("give --user or --all, not both"));
+    Run limit = statements("--limit", "-1");
+    assertEquals(limit.err(), BlockscopeCli.BAD_INPUT, limit.exit());
+  }
+}
