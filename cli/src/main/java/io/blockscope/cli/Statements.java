@@ -50,6 +50,9 @@ final class Statements implements Callable<Integer> {
           "fs.blocks", "fs.read.blocks.",
           "fs.bytes", "fs.read.bytes.");
 
+  /** The start of blockscope's own refusal, as the endpoint words it. */
+  static final String REFUSAL = "blockscope: only an HBase superuser or a user with global ADMIN";
+
   /** Tables a server's regions are tried on, at most, to find one that runs blockscope. */
   static final int TABLES_TRIED = 10;
 
@@ -175,18 +178,19 @@ final class Statements implements Callable<Integer> {
     try (ClusterClient c = ClusterClient.connect(cluster);
         Admin admin = c.connection.getAdmin()) {
       List<StatementsWire.Response> answers = new ArrayList<>();
-      List<String> silent = new ArrayList<>();
+      Map<String, String> silent = new TreeMap<>();
       for (ServerName server : admin.getRegionServers()) {
-        StatementsWire.Response r = ask(c, admin, server);
+        StringBuilder why = new StringBuilder();
+        StatementsWire.Response r = ask(c, admin, server, why);
         if (r == null) {
-          silent.add(server.toString());
+          silent.put(server.toString(), why.length() == 0 ? "it holds no region" : why.toString());
         } else {
           answers.add(r);
         }
       }
       if (answers.isEmpty()) {
         throw new IllegalStateException(
-            "no region server answered: blockscope's endpoint is not loaded on any region of "
+            "no region server answered (blockscope's endpoint is not loaded where you may call it): "
                 + silent);
       }
       List<Summed> rows = sum(answers);
@@ -214,12 +218,14 @@ final class Statements implements Callable<Integer> {
   }
 
   /**
-   * One server's statements, asked of the first region of each table it holds until one runs
-   * blockscope's endpoint (at most {@link #TABLES_TRIED} tables); null if none does. A refusal
-   * (HBase's {@code AccessDeniedException}) ends the command.
+   * One server's statements, asked of the first region of each table it holds until one answers (at
+   * most {@link #TABLES_TRIED} tables): a table without blockscope's endpoint, or one HBase does
+   * not let the caller call it on (EXEC, where HBase checks it), is passed over. Null if none
+   * answers, with the last reason in {@code why}. blockscope's own refusal (another user's
+   * statements asked by one who may not) ends the command.
    */
-  private StatementsWire.Response ask(ClusterClient c, Admin admin, ServerName server)
-      throws IOException {
+  private StatementsWire.Response ask(
+      ClusterClient c, Admin admin, ServerName server, StringBuilder why) throws IOException {
     Set<TableName> tried = new LinkedHashSet<>();
     List<RegionInfo> regions = new ArrayList<>(admin.getRegions(server));
     // user tables first: the endpoint runs where blockscope is loaded, per table or everywhere
@@ -243,10 +249,10 @@ final class Statements implements Callable<Integer> {
           }
         }
       } catch (Throwable e) {
-        String why = BlockscopeCli.describe(e);
-        int denied = why.indexOf("AccessDeniedException");
+        String failure = BlockscopeCli.describe(e);
+        int denied = failure.indexOf(REFUSAL);
         if (denied >= 0) {
-          String refusal = why.substring(denied);
+          String refusal = "AccessDeniedException: " + failure.substring(denied);
           int end = refusal.indexOf('\n');
           throw new IllegalArgumentException(
               "refused by "
@@ -256,7 +262,11 @@ final class Statements implements Callable<Integer> {
                   + " (--user naming another user, --all and --reset need an HBase superuser or"
                   + " global ADMIN)");
         }
-        // no endpoint on this table's regions, or the region moved: try the next table
+        // no endpoint on this table's regions, not the caller's to call, or the region moved
+        int line = failure.indexOf('\n');
+        why.setLength(0);
+        why.append(region.getTable()).append(": ");
+        why.append(line < 0 ? failure : failure.substring(0, line));
       }
     }
     return null;
@@ -293,7 +303,7 @@ final class Statements implements Callable<Integer> {
   }
 
   private void print(
-      List<Summed> rows, List<StatementsWire.Response> answers, List<String> silent) {
+      List<Summed> rows, List<StatementsWire.Response> answers, Map<String, String> silent) {
     PrintWriter out = spec.commandLine().getOut();
     List<Summed> shown = limit == 0 || rows.size() <= limit ? rows : rows.subList(0, limit);
     boolean wasReset = false;
@@ -309,7 +319,7 @@ final class Statements implements Callable<Integer> {
         servers.add(a.server);
       }
       doc.put("servers", servers);
-      doc.put("serversWithoutBlockscope", silent);
+      doc.put("serversNotAnswering", silent);
       doc.put("sort", sort);
       doc.put("usersLetGo", letGo);
       doc.put("reset", wasReset);
@@ -343,8 +353,8 @@ final class Statements implements Callable<Integer> {
         sort,
         shown.size() < rows.size() ? " (first " + shown.size() + ")" : "",
         wasReset ? "; statistics reset after reading" : "");
-    if (!silent.isEmpty()) {
-      out.println("no blockscope endpoint on: " + String.join(", ", silent));
+    for (Map.Entry<String, String> e : silent.entrySet()) {
+      out.println("no answer from " + e.getKey() + ": " + e.getValue());
     }
     if (shown.isEmpty()) {
       return;
