@@ -4,20 +4,17 @@ import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.Message;
 import io.blockscope.metrics.Json;
 import io.blockscope.metrics.profile.ProfileProtocol;
+import io.blockscope.metrics.profile.StatementTotals;
 import io.blockscope.metrics.profile.StatementsWire;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
@@ -42,20 +39,6 @@ import picocli.CommandLine.Spec;
         "Read costs by statement and user, summed over every region server: what each normalized"
             + " statement cost in block cache hits and misses, file-system reads and decoding.")
 final class Statements implements Callable<Integer> {
-  /** Figures summed over a row's cost columns, named for sorting and printing. */
-  static final Map<String, String> SUMS =
-      Map.of(
-          "hits", "blockCache.hit.",
-          "misses", "blockCache.miss.",
-          "fs.blocks", "fs.read.blocks.",
-          "fs.bytes", "fs.read.bytes.");
-
-  /** The start of blockscope's own refusal, as the endpoint words it. */
-  static final String REFUSAL = "blockscope: only an HBase superuser or a user with global ADMIN";
-
-  /** Tables a server's regions are tried on, at most, to find one that runs blockscope. */
-  static final int TABLES_TRIED = 10;
-
   @Mixin ClusterOptions cluster = new ClusterOptions();
 
   @Option(
@@ -106,60 +89,6 @@ final class Statements implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  /** One statement summed over the servers that kept it. */
-  static final class Summed {
-    final String user;
-    final String fingerprint;
-    String text = "";
-    final Map<String, Long> values = new LinkedHashMap<>();
-    int servers;
-
-    Summed(String user, String fingerprint) {
-      this.user = user;
-      this.fingerprint = fingerprint;
-    }
-
-    void add(StatementsWire.Row r) {
-      servers++;
-      if (text.isEmpty()) {
-        text = r.text;
-      }
-      for (Map.Entry<String, Long> e : r.values.entrySet()) {
-        String k = e.getKey();
-        long v = e.getValue();
-        Long had = values.get(k);
-        if (had == null) {
-          values.put(k, v);
-        } else if (k.equals(StatementsWire.FIRST_SEEN)) {
-          values.put(k, had == 0 ? v : v == 0 ? had : Math.min(had, v));
-        } else if (k.equals(StatementsWire.LAST_SEEN)) {
-          values.put(k, Math.max(had, v));
-        } else {
-          values.put(k, had + v);
-        }
-      }
-    }
-
-    /** A figure: a column, or a sum of {@link #SUMS}' or of the decoded cells. */
-    long figure(String name) {
-      String prefix = SUMS.get(name);
-      if (prefix == null && !name.equals("cells")) {
-        Long v = values.get(name);
-        return v == null ? 0 : v;
-      }
-      long sum = 0;
-      for (Map.Entry<String, Long> e : values.entrySet()) {
-        String k = e.getKey();
-        if (prefix != null
-            ? k.startsWith(prefix)
-            : k.startsWith("decode.") && k.endsWith(".cells")) {
-          sum += e.getValue();
-        }
-      }
-      return sum;
-    }
-  }
-
   @Override
   public Integer call() throws Exception {
     if (!cluster.remote()) {
@@ -193,7 +122,7 @@ final class Statements implements Callable<Integer> {
             "no region server answered (blockscope's endpoint is not loaded where you may call it): "
                 + silent);
       }
-      List<Summed> rows = sum(answers);
+      List<StatementTotals.Summed> rows = sum(answers);
       validateSort(answers);
       print(rows, answers, silent);
     }
@@ -201,7 +130,7 @@ final class Statements implements Callable<Integer> {
   }
 
   private void validateSort(List<StatementsWire.Response> answers) {
-    if (SUMS.containsKey(sort) || sort.equals("cells")) {
+    if (StatementTotals.isSum(sort)) {
       return;
     }
     for (StatementsWire.Response r : answers) {
@@ -218,94 +147,61 @@ final class Statements implements Callable<Integer> {
   }
 
   /**
-   * One server's statements, asked of the first region of each table it holds until one answers (at
-   * most {@link #TABLES_TRIED} tables): a table without blockscope's endpoint, or one HBase does
-   * not let the caller call it on (EXEC, where HBase checks it), is passed over. Null if none
-   * answers, with the last reason in {@code why}. blockscope's own refusal (another user's
-   * statements asked by one who may not) ends the command.
+   * One server's statements ({@link StatementTotals#askServer}); null if no region of it answers,
+   * with the reason in {@code why}. blockscope's own refusal ends the command.
    */
   private StatementsWire.Response ask(
       ClusterClient c, Admin admin, ServerName server, StringBuilder why) throws IOException {
-    Set<TableName> tried = new LinkedHashSet<>();
-    List<RegionInfo> regions = new ArrayList<>(admin.getRegions(server));
-    // user tables first: the endpoint runs where blockscope is loaded, per table or everywhere
-    regions.sort(Comparator.comparing((RegionInfo r) -> r.getTable().isSystemTable()));
-    for (RegionInfo region : regions) {
-      if (tried.size() >= TABLES_TRIED || !tried.add(region.getTable())) {
-        continue;
-      }
-      try (Table t = c.connection.getTable(region.getTable())) {
-        Map<byte[], Message> replies =
-            t.batchCoprocessorService(
-                ProfileProtocol.GET_STATEMENTS,
-                ProfileProtocol.statementsRequest(user, all, reset),
-                region.getStartKey(),
-                region.getStartKey(),
-                DynamicMessage.getDefaultInstance(ProfileProtocol.STATEMENTS_RESPONSE));
-        for (Message m : replies.values()) {
-          StatementsWire.Response r = StatementsWire.parseResponse(m.toByteArray());
-          if (r.server.equals(server.toString())) {
-            return r;
-          }
-        }
-      } catch (Throwable e) {
-        String failure = BlockscopeCli.describe(e);
-        int denied = failure.indexOf(REFUSAL);
-        if (denied >= 0) {
-          String refusal = "AccessDeniedException: " + failure.substring(denied);
-          int end = refusal.indexOf('\n');
-          throw new IllegalArgumentException(
-              "refused by "
-                  + server
-                  + ": "
-                  + (end < 0 ? refusal : refusal.substring(0, end)).trim()
-                  + " (--user naming another user, --all and --reset need an HBase superuser or"
-                  + " global ADMIN)");
-        }
-        // no endpoint on this table's regions, not the caller's to call, or the region moved
-        int line = failure.indexOf('\n');
-        why.setLength(0);
-        why.append(region.getTable()).append(": ");
-        why.append(line < 0 ? failure : failure.substring(0, line));
-      }
+    List<StatementTotals.Region> regions = new ArrayList<>();
+    for (RegionInfo r : admin.getRegions(server)) {
+      regions.add(
+          new StatementTotals.Region(
+              r.getTable().getNameAsString(), r.getTable().isSystemTable(), r.getStartKey()));
     }
-    return null;
+    try {
+      return StatementTotals.askServer(
+          server.toString(),
+          regions,
+          (table, row) -> {
+            try (Table t = c.connection.getTable(TableName.valueOf(table))) {
+              List<StatementsWire.Response> answers = new ArrayList<>();
+              for (Message m :
+                  t.batchCoprocessorService(
+                          ProfileProtocol.GET_STATEMENTS,
+                          ProfileProtocol.statementsRequest(user, all, reset),
+                          row,
+                          row,
+                          DynamicMessage.getDefaultInstance(ProfileProtocol.STATEMENTS_RESPONSE))
+                      .values()) {
+                answers.add(StatementsWire.parseResponse(m.toByteArray()));
+              }
+              return answers;
+            }
+          },
+          why);
+    } catch (StatementTotals.Refused e) {
+      throw new IllegalArgumentException(
+          "refused by "
+              + server
+              + ": "
+              + e.getMessage()
+              + " (--user naming another user, --all and --reset need an HBase superuser or"
+              + " global ADMIN)");
+    }
   }
 
-  /** Rows summed by user and fingerprint over the servers, filtered by {@code --table}. */
-  List<Summed> sum(List<StatementsWire.Response> answers) {
-    Pattern named =
-        table == null
-            ? null
-            : Pattern.compile(
-                "(?<![A-Za-z0-9_.\"])\"?" + Pattern.quote(table) + "\"?(?![A-Za-z0-9_])",
-                Pattern.CASE_INSENSITIVE);
-    Map<String, Summed> byKey = new LinkedHashMap<>();
-    for (StatementsWire.Response a : answers) {
-      for (StatementsWire.Row r : a.rows) {
-        byKey
-            .computeIfAbsent(r.user + '\0' + r.fingerprint, k -> new Summed(r.user, r.fingerprint))
-            .add(r);
-      }
-    }
-    List<Summed> rows = new ArrayList<>();
-    for (Summed s : byKey.values()) {
-      if (named == null || named.matcher(s.text).find()) {
-        rows.add(s);
-      }
-    }
-    rows.sort(
-        Comparator.comparingLong((Summed s) -> s.figure(sort))
-            .reversed()
-            .thenComparing(s -> s.user)
-            .thenComparing(s -> s.fingerprint));
-    return rows;
+  /** Rows summed by user and fingerprint over the servers, filtered by {@code --table}, sorted. */
+  List<StatementTotals.Summed> sum(List<StatementsWire.Response> answers) {
+    return StatementTotals.sum(answers, table, sort);
   }
 
   private void print(
-      List<Summed> rows, List<StatementsWire.Response> answers, Map<String, String> silent) {
+      List<StatementTotals.Summed> rows,
+      List<StatementsWire.Response> answers,
+      Map<String, String> silent) {
     PrintWriter out = spec.commandLine().getOut();
-    List<Summed> shown = limit == 0 || rows.size() <= limit ? rows : rows.subList(0, limit);
+    List<StatementTotals.Summed> shown =
+        limit == 0 || rows.size() <= limit ? rows : rows.subList(0, limit);
     boolean wasReset = false;
     long letGo = 0;
     for (StatementsWire.Response a : answers) {
@@ -324,7 +220,7 @@ final class Statements implements Callable<Integer> {
       doc.put("usersLetGo", letGo);
       doc.put("reset", wasReset);
       List<Object> list = new ArrayList<>();
-      for (Summed s : shown) {
+      for (StatementTotals.Summed s : shown) {
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("user", s.user);
         r.put("fingerprint", s.fingerprint);
@@ -371,7 +267,7 @@ final class Statements implements Callable<Integer> {
         "fs.bytes",
         "cells",
         "text");
-    for (Summed s : shown) {
+    for (StatementTotals.Summed s : shown) {
       String text = s.text.isEmpty() ? "(no text)" : s.text;
       out.printf(
           Locale.ROOT,

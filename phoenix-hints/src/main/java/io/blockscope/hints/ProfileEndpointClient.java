@@ -1,6 +1,7 @@
 package io.blockscope.hints;
 
 import io.blockscope.metrics.profile.ProfileWire;
+import io.blockscope.metrics.profile.StatementsWire;
 import java.lang.reflect.Array;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -29,6 +30,9 @@ final class ProfileEndpointClient {
   private final Object request;
   private final Method parse;
   private final Object responsePrototype;
+  private final Object getStatements;
+  private final Object statementsRequest;
+  private final Object statementsPrototype;
 
   private ProfileEndpointClient(Method batch) throws ReflectiveOperationException {
     this.batch = batch;
@@ -58,7 +62,20 @@ final class ProfileEndpointClient {
         dynamic
             .getMethod("getDefaultInstance", descriptor)
             .invoke(null, findType.invoke(built, ProfileWire.RESPONSE));
-    if (getProfile == null || request == null || !methodDescriptor.isInstance(getProfile)) {
+    this.getStatements =
+        service
+            .getMethod("findMethodByName", String.class)
+            .invoke(svc, ProfileWire.STATEMENTS_METHOD);
+    this.statementsRequest = findType.invoke(built, ProfileWire.STATEMENTS_REQUEST);
+    this.statementsPrototype =
+        dynamic
+            .getMethod("getDefaultInstance", descriptor)
+            .invoke(null, findType.invoke(built, ProfileWire.STATEMENTS_RESPONSE));
+    if (getProfile == null
+        || request == null
+        || !methodDescriptor.isInstance(getProfile)
+        || !methodDescriptor.isInstance(getStatements)
+        || statementsRequest == null) {
       throw new IllegalStateException("the profile protocol's descriptor did not build");
     }
   }
@@ -132,6 +149,28 @@ final class ProfileEndpointClient {
     List<ProfileWire.Answer> out = new ArrayList<>(answers.size());
     for (Object m : answers.values()) {
       out.add(ProfileWire.answer((byte[]) m.getClass().getMethod("toByteArray").invoke(m)));
+    }
+    return out;
+  }
+
+  /**
+   * Asks the region of {@code table} holding row {@code row} for its server's statement statistics
+   * ({@link StatementsWire#request}: {@code user}'s, or with {@code all} everyone's; {@code reset}
+   * clears them after answering). Throws what HBase's client throws.
+   */
+  List<StatementsWire.Response> askStatements(
+      Table table, byte[] row, String user, boolean all, boolean reset) throws Throwable {
+    Object req = parse.invoke(null, statementsRequest, StatementsWire.request(user, all, reset));
+    Map<?, ?> answers;
+    try {
+      answers = (Map<?, ?>) batch.invoke(table, getStatements, req, row, row, statementsPrototype);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
+    List<StatementsWire.Response> out = new ArrayList<>(answers.size());
+    for (Object m : answers.values()) {
+      out.add(
+          StatementsWire.parseResponse((byte[]) m.getClass().getMethod("toByteArray").invoke(m)));
     }
     return out;
   }

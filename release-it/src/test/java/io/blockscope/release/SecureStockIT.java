@@ -37,6 +37,7 @@ import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
@@ -65,7 +66,8 @@ import org.junit.runners.MethodSorters;
  * superuser); the test's own connection is the service user {@code hbase}, HBase's superuser.
  *
  * <ol>
- *   <li>query profiles belong to their user, on the wire, with HBase's ACLs around them;
+ *   <li>query profiles belong to their user, on the wire, with HBase's ACLs around them, and so do
+ *       statement statistics, read with {@code bin/blockscope statements};
  *   <li>alice's EXPLAIN ANALYZE through the release's driver in sqlline, logged in from her keytab;
  *   <li>a region server restarted with a tenant's table carrying blockscope's server keys in its
  *       METADATA opened first keeps the server's own settings;
@@ -251,6 +253,101 @@ public class SecureStockIT {
     } finally {
       queryCap("COUNT");
     }
+  }
+
+  /**
+   * {@code bin/blockscope statements} from the release, logged in from each user's keytab: alice
+   * reads her own statement (its scan's data blocks, exactly); carol, who may call the endpoint on
+   * T, is refused alice's by blockscope; bob, who may call it nowhere, is answered by no server;
+   * admin (global ADMIN) reads everyone's, alice's among them with the same figures.
+   */
+  @Test
+  public void t1b_statementsAreTheirUsersOnly() throws Throwable {
+    String fp = "5ec0de0000000a11";
+    try (Connection alice = connect("alice")) {
+      Scan s = new Scan();
+      s.setAttribute("blockscope.statement", fp.getBytes(StandardCharsets.US_ASCII));
+      s.setAttribute(
+          "blockscope.statement.text", "SELECT * FROM SECURE_T".getBytes(StandardCharsets.UTF_8));
+      assertEquals(ROWS, scanRows(alice, T, s));
+    }
+    long blocks = cluster.dataBlocks(T, "f");
+
+    JsonObject hers = statementRow(statements("alice", "--json"), "alice", fp);
+    JsonObject figures = hers.getAsJsonObject("figures");
+    assertEquals(hers.toString(), 1, figures.get("scans").getAsLong());
+    assertEquals(hers.toString(), ROWS, figures.get("rows").getAsLong());
+    assertEquals(
+        hers.toString(),
+        blocks,
+        longOf(figures, "blockCache.hit.data") + longOf(figures, "blockCache.miss.data"));
+    assertEquals("SELECT * FROM SECURE_T", hers.get("text").getAsString());
+
+    AssertionError carols =
+        assertThrows(AssertionError.class, () -> statements("carol", "--user", "alice"));
+    assertTrue(carols.getMessage(), carols.getMessage().contains("exited 2"));
+    assertTrue(
+        carols.getMessage(),
+        carols
+            .getMessage()
+            .contains(
+                "only an HBase superuser or a user with global ADMIN may read another user's"
+                    + " statements"));
+    AssertionError bobs = assertThrows(AssertionError.class, () -> statements("bob"));
+    assertTrue(bobs.getMessage(), bobs.getMessage().contains("no region server answered"));
+    assertTrue(bobs.getMessage(), bobs.getMessage().contains("Insufficient permissions"));
+
+    JsonObject everyone = firstView(statements("admin", "--all", "--json", "--limit", "0"));
+    assertEquals(everyone.toString(), figures, statementRow(everyone, "alice", fp).get("figures"));
+    System.out.println(
+        "secure: statements: alice's "
+            + fp
+            + " "
+            + figures
+            + " (store file: "
+            + blocks
+            + " data blocks); carol refused by blockscope, bob by HBase, admin read everyone's");
+  }
+
+  /** {@code bin/blockscope statements args...} from the release as {@code user}; its output. */
+  private static String statements(String user, String... args) throws Exception {
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                "statements",
+                "--config",
+                cluster.clientConfDir().toString(),
+                "--principal",
+                SecureRealm.principal(user),
+                "--keytab",
+                realm.keytab(user).toString()));
+    cmd.addAll(List.of(args));
+    return ReleaseClients.blockscope(
+        cluster,
+        release,
+        "statements-" + user,
+        cmd,
+        Map.of("KRB5_CONFIG", realm.krb5Conf.toString()));
+  }
+
+  /** The row of {@code user}'s statement {@code fp} in the JSON {@code statements} printed. */
+  private static JsonObject statementRow(String printed, String user, String fp) {
+    return statementRow(firstView(printed), user, fp);
+  }
+
+  private static JsonObject statementRow(JsonObject doc, String user, String fp) {
+    for (var r : doc.getAsJsonArray("statements")) {
+      JsonObject row = r.getAsJsonObject();
+      if (row.get("user").getAsString().equals(user)
+          && row.get("fingerprint").getAsString().equals(fp)) {
+        return row;
+      }
+    }
+    throw new AssertionError("no statement " + fp + " of " + user + " in " + doc);
+  }
+
+  private static long longOf(JsonObject o, String name) {
+    return o.has(name) ? o.get(name).getAsLong() : 0;
   }
 
   /**
@@ -726,8 +823,8 @@ public class SecureStockIT {
   }
 
   /**
-   * The view {@code top --format json} printed: the JSON document that starts a line (the output
-   * holds the log's lines too).
+   * The document {@code top --format json} or {@code statements --json} printed: the JSON that
+   * starts a line (the output holds the log's lines too).
    */
   private static JsonObject firstView(String printed) {
     Matcher doc = Pattern.compile("(?m)^\\{").matcher(printed);
