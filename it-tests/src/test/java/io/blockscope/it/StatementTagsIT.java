@@ -3,21 +3,26 @@ package io.blockscope.it;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.coprocessor.accounting.StatementStats;
 import io.blockscope.harness.StoreFiles;
+import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.apache.hadoop.hbase.TableName;
@@ -234,6 +239,67 @@ public class StatementTagsIT extends ClusterTestBase {
       assertEquals("rows the region scanners returned", 700, s.rows() - rowsBefore);
       assertEquals("the two regions holding pk < 700", 2, s.scans() - scansBefore);
       assertEquals(shape, s.text());
+    }
+  }
+
+  /**
+   * {@code SHOW BLOCKSCOPE STATEMENTS} through the driver returns the statement as the server keeps
+   * it, for the connection's user only: every cost column, its scans, rows and text; everyone's is
+   * refused to a user who is not a superuser (SQLState 42501), a malformed one is a syntax error
+   * (42601), and a prepared one is not supported.
+   */
+  @Test
+  public void showBlockscopeStatementsIsTheServersRecordOfTheUsersOwn() throws Exception {
+    String shape = "SELECT COUNT (*) FROM STMT_TAGS WHERE V1 < ?";
+    String f = fingerprint(shape);
+    String user = User.getCurrent().getShortName();
+    try (Connection c = SeedTables.blockscope(cluster)) {
+      query(c, "select count(*) from stmt_tags where v1 < 0.25");
+      query(c, "select count(*) from stmt_tags where v1 < 0.75");
+      StatementStats.Statement s =
+          cluster.diagnostics().statements().user(user).statements().account(f);
+      int found = 0;
+      try (Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("show blockscope statements")) {
+        while (rs.next()) {
+          assertEquals("the connection's user's own", user, rs.getString("USER"));
+          if (!rs.getString("STATEMENT").equals(f)) {
+            continue;
+          }
+          found++;
+          assertEquals(shape, rs.getString("TEXT"));
+          assertEquals(s.scans(), rs.getLong("SCANS"));
+          assertEquals(s.rows(), rs.getLong("ROWS"));
+          assertEquals(1, rs.getLong("SERVERS"));
+          long misses = 0;
+          for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
+            String column = CostLayout.name(i).replace('.', '_').toUpperCase(Locale.ROOT);
+            assertEquals(column, s.get(i), rs.getLong(column));
+            if (CostLayout.name(i).startsWith("blockCache.miss.")) {
+              misses += s.get(i);
+            }
+          }
+          assertEquals(misses, rs.getLong("MISSES"));
+          assertTrue("two queries over four regions read blocks", rs.getLong("HITS") + misses > 0);
+        }
+      }
+      assertEquals("one row for the statement", 1, found);
+
+      try (Statement st = c.createStatement()) {
+        SQLException all =
+            assertThrows(
+                SQLException.class,
+                () -> st.executeQuery("SHOW BLOCKSCOPE STATEMENTS FOR ALL USERS"));
+        assertEquals(all.getMessage(), "42501", all.getSQLState());
+        assertTrue(all.getMessage(), all.getMessage().contains("may read another user's"));
+        SQLException malformed =
+            assertThrows(
+                SQLException.class, () -> st.execute("show blockscope statements for user"));
+        assertEquals("42601", malformed.getSQLState());
+      }
+      assertThrows(
+          SQLFeatureNotSupportedException.class,
+          () -> c.prepareStatement("SHOW BLOCKSCOPE STATEMENTS"));
     }
   }
 }

@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Types;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -54,26 +55,47 @@ final class ExplainResults {
    * first column; what SQL tools ask of a column before they print it.
    */
   private static ResultSetMetaData planColumn() {
+    return columns(
+        "EXPLAIN ANALYZE",
+        Collections.singletonList("PLAN"),
+        Collections.singletonList(Types.VARCHAR));
+  }
+
+  /**
+   * A result of the driver's own ({@code what} names it in messages): columns {@code names} of JDBC
+   * types {@code types} (VARCHAR or BIGINT), all nullable, one array per row.
+   */
+  static ResultSet table(
+      String what, List<String> names, List<Integer> types, List<Object[]> rows) {
+    return of(columns(what, names, types), rows);
+  }
+
+  private static ResultSetMetaData columns(String what, List<String> names, List<Integer> types) {
     return (ResultSetMetaData)
         Proxy.newProxyInstance(
             ExplainResults.class.getClassLoader(),
             new Class<?>[] {ResultSetMetaData.class},
             (proxy, m, args) -> {
+              int type =
+                  args != null && args.length == 1 && args[0] instanceof Integer
+                      ? types.get((Integer) args[0] - 1)
+                      : Types.VARCHAR;
               switch (m.getName()) {
                 case "getColumnCount":
-                  return 1;
+                  return names.size();
                 case "getColumnLabel":
                 case "getColumnName":
-                  return "PLAN";
+                  return names.get((Integer) args[0] - 1);
                 case "getColumnType":
-                  return Types.VARCHAR;
+                  return type;
                 case "getColumnTypeName":
-                  return "VARCHAR";
+                  return type == Types.BIGINT ? "BIGINT" : "VARCHAR";
                 case "getColumnClassName":
-                  return String.class.getName();
+                  return (type == Types.BIGINT ? Long.class : String.class).getName();
                 case "getColumnDisplaySize":
-                  return Integer.MAX_VALUE;
+                  return type == Types.BIGINT ? 20 : Integer.MAX_VALUE;
                 case "getPrecision":
+                  return type == Types.BIGINT ? 19 : 0;
                 case "getScale":
                   return 0;
                 case "isNullable":
@@ -82,13 +104,15 @@ final class ExplainResults {
                 case "getTableName":
                 case "getCatalogName":
                   return "";
+                case "isSigned":
+                  return type == Types.BIGINT;
                 case "isCaseSensitive":
+                  return type != Types.BIGINT;
                 case "isSearchable":
                 case "isReadOnly":
                   return true;
                 case "isAutoIncrement":
                 case "isCurrency":
-                case "isSigned":
                 case "isWritable":
                 case "isDefinitelyWritable":
                 case "isWrapperFor":
@@ -100,10 +124,10 @@ final class ExplainResults {
                 case "equals":
                   return proxy == args[0];
                 case "toString":
-                  return "blockscope EXPLAIN ANALYZE metadata (PLAN VARCHAR)";
+                  return "blockscope " + what + " metadata " + names;
                 default:
                   throw new SQLFeatureNotSupportedException(
-                      "blockscope EXPLAIN ANALYZE metadata does not support " + m.getName());
+                      "blockscope " + what + " metadata does not support " + m.getName());
               }
             });
   }
@@ -136,7 +160,7 @@ final class ExplainResults {
                 case "getLong":
                 case "getInt":
                   if (position[0] < 0 || position[0] >= rows.size()) {
-                    throw new SQLException("blockscope EXPLAIN result: no current row");
+                    throw new SQLException("blockscope result: no current row");
                   }
                   int c =
                       args[0] instanceof String
@@ -159,10 +183,10 @@ final class ExplainResults {
                 case "equals":
                   return proxy == args[0];
                 case "toString":
-                  return "blockscope EXPLAIN result (" + rows.size() + " rows)";
+                  return "blockscope result (" + rows.size() + " rows)";
                 default:
                   throw new SQLFeatureNotSupportedException(
-                      "blockscope EXPLAIN result does not support " + m.getName());
+                      "blockscope result does not support " + m.getName());
               }
             });
   }
@@ -173,6 +197,6 @@ final class ExplainResults {
         return i;
       }
     }
-    throw new SQLException("blockscope EXPLAIN result: no column " + name);
+    throw new SQLException("blockscope result: no column " + name);
   }
 }

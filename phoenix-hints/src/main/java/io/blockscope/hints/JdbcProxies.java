@@ -7,6 +7,7 @@ import java.lang.reflect.Proxy;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
@@ -168,6 +169,13 @@ final class JdbcProxies {
       ExplainAnalyze.Request analyze = null;
       if (m.getName().startsWith("prepare") && args != null && args[0] instanceof String) {
         args[0] = QueryExtensions.withoutTerminator((String) args[0]);
+        if (StatementsQuery.parse((String) args[0]) != null) {
+          throw new SQLFeatureNotSupportedException(
+              "blockscope: SHOW and RESET BLOCKSCOPE STATEMENTS take no parameters: run them with"
+                  + " a Statement (createStatement), not "
+                  + m.getName(),
+              ExplainAnalyze.NOT_SUPPORTED);
+        }
         analyze = ExplainAnalyze.parse((String) args[0]);
         if (analyze != null) {
           args[0] = analyze.query(); // Phoenix prepares the query; execute explains and runs it
@@ -224,7 +232,8 @@ final class JdbcProxies {
   }
 
   /**
-   * {@code m}, an execute method given the SQL text {@code sql}: EXPLAIN ANALYZE or a statement.
+   * {@code m}, an execute method given the SQL text {@code sql}: one of the driver's statements
+   * about statement statistics ({@link StatementsQuery}), EXPLAIN ANALYZE, or a statement.
    */
   private static Object executeSql(
       Statement target,
@@ -235,6 +244,10 @@ final class JdbcProxies {
       AtomicReference<ResultSet> last)
       throws Throwable {
     args[0] = QueryExtensions.withoutTerminator(sql);
+    StatementsQuery statements = StatementsQuery.parse((String) args[0]);
+    if (statements != null) {
+      return statements.run(connection, m.getName(), last);
+    }
     ExplainAnalyze.Request analyze = ExplainAnalyze.parse((String) args[0]);
     if (analyze == null) {
       return callWith(
