@@ -440,7 +440,8 @@ public class SecureStockIT {
                 + realm.keytab("alice"),
             realm.jvmOptions(),
             cluster.clientConfDir(),
-            "EXPLAIN ANALYZE (FORMAT JSON) SELECT COUNT(*) FROM SECURE_P;");
+            "EXPLAIN ANALYZE (FORMAT JSON) SELECT COUNT(*) FROM SECURE_P;\n"
+                + "SHOW BLOCKSCOPE STATEMENTS;");
     assertTrue(printed, Pattern.compile("\"version\"\\s*:\\s*1\\b").matcher(printed).find());
     // her profile: the table's one store file read cold, every data block missed once
     assertTrue(
@@ -449,6 +450,13 @@ public class SecureStockIT {
             .matcher(printed)
             .find());
     assertTrue(printed, Pattern.compile("\"rowsReturned\"\\s*:\\s*1\\b").matcher(printed).find());
+    // the statement the EXPLAIN ANALYZE ran, kept by the region servers as hers, read back
+    // through the driver over Kerberos
+    assertTrue(
+        printed,
+        Pattern.compile("\\balice\\b.*SELECT COUNT \\(\\*\\) FROM SECURE_P")
+            .matcher(printed)
+            .find());
     System.out.println(
         "secure: alice's EXPLAIN ANALYZE over Kerberos: blockCache.miss.data "
             + blocks
