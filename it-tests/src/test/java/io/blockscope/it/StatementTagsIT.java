@@ -280,7 +280,12 @@ public class StatementTagsIT extends ClusterTestBase {
             }
           }
           assertEquals(misses, rs.getLong("MISSES"));
-          assertTrue("two queries over four regions read blocks", rs.getLong("HITS") + misses > 0);
+          long dataBlocks =
+              SeedTables.dataBlocksAndCells(cluster.regions(TableName.valueOf(TABLE)))[0];
+          assertEquals(
+              "two whole-table count queries look each data block of the four regions up twice",
+              2 * dataBlocks,
+              rs.getLong("BLOCKCACHE_HIT_DATA") + rs.getLong("BLOCKCACHE_MISS_DATA"));
         }
       }
       assertEquals("one row for the statement", 1, found);
