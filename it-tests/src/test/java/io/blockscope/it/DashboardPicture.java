@@ -21,11 +21,11 @@ import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
  * panels' own queries: each panel where its {@code gridPos} puts it on Grafana's 24-column grid, a
  * time series panel as one line per series over the queried range, a table panel as its rows at the
  * range's end, each value in the panel's unit. The variables are at "All", and {@code
- * $__rate_interval} is what Grafana makes of a 1 s scrape interval on a short range: four scrape
- * intervals. A table panel's rows are one instant query at the range's end, whose rates are taken
- * over {@link #TABLE_RATE_INTERVAL} instead: on a loaded machine the exporter's scrapes of a region
- * server's beans take longer than a second, and a 4 s window at one instant can then hold fewer
- * than the two samples a rate needs.
+ * $__rate_interval} is what Grafana makes of the test's scrape interval ({@link
+ * PrometheusServer#SCRAPE_SECONDS}) on a short range: four scrape intervals. A table panel's rows
+ * are one instant query at the range's end, whose rates are taken over {@link #TABLE_RATE_INTERVAL}
+ * instead: on a loaded machine a scrape can end late, and a window of four intervals at one instant
+ * can then hold fewer than the two samples a rate needs.
  */
 final class DashboardPicture {
   /** Asks the panels' queries of a Prometheus server. */
@@ -37,7 +37,7 @@ final class DashboardPicture {
     JsonArray instant(String promql) throws IOException;
   }
 
-  static final String RATE_INTERVAL = "4s";
+  static final String RATE_INTERVAL = 4 * PrometheusServer.SCRAPE_SECONDS + "s";
 
   /** The rate window of a table panel's instant query (see the class comment). */
   static final String TABLE_RATE_INTERVAL = "1m";

@@ -667,7 +667,7 @@ public class PrometheusExporterIT extends ClusterTestBase {
               + "\",kind=\"data\"}";
       // right after a periodic export refresh (every 10 s here), the table's first reads and one
       // refresh: its series are registered and read 0 until the next, seconds later, which
-      // Prometheus (scraping every second) takes as their first samples
+      // Prometheus (scraping every few seconds) takes as their first samples
       long refreshes = serverCounter("export.refreshes");
       Waiter.waitFor(
           cluster.conf(), 30_000, 20, () -> serverCounter("export.refreshes") != refreshes);
@@ -693,6 +693,7 @@ public class PrometheusExporterIT extends ClusterTestBase {
         }
       }
 
+      System.out.println("scrape targets after the rounds: " + server.targets());
       // the table's series started at 0 in Prometheus, so its rates count its first reads, and
       // it ends at the table's figure: every data block of its store file read once per cold scan
       long dataBlocks = SeedTables.dataBlocksAndCells(cluster.regions(RATED))[0];

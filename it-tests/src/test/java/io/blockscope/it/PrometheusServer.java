@@ -10,6 +10,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,11 +25,19 @@ import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 
 /**
- * A Prometheus server process on a loopback port, scraping every second and evaluating its rules
- * every second, asked through its HTTP API ({@code /api/v1/query}, {@code
+ * A Prometheus server process on a loopback port, scraping every {@value #SCRAPE_SECONDS} seconds
+ * and evaluating its rules every second, asked through its HTTP API ({@code /api/v1/query}, {@code
  * /api/v1/label/.../values}, {@code /api/v1/rules}, {@code /api/v1/targets}).
  */
 final class PrometheusServer {
+  /**
+   * The scrape interval, and the scrape timeout (Prometheus allows no timeout longer than the
+   * interval). An exporter reading the minicluster's beans over remote JMX, one RMI call per bean,
+   * outlasted a one-second timeout beside the release suite's stock processes on two cores: every
+   * scrape failed and no new series ever reached Prometheus.
+   */
+  static final int SCRAPE_SECONDS = 5;
+
   private final Process process;
   private final Path log;
   private final String base;
@@ -51,7 +60,12 @@ final class PrometheusServer {
     Files.writeString(
         config,
         "global:\n"
-            + "  scrape_interval: 1s\n"
+            + "  scrape_interval: "
+            + SCRAPE_SECONDS
+            + "s\n"
+            + "  scrape_timeout: "
+            + SCRAPE_SECONDS
+            + "s\n"
             + "  evaluation_interval: 1s\n"
             + "rule_files:\n"
             + "  - "
@@ -209,6 +223,32 @@ final class PrometheusServer {
     boolean holds() throws Exception;
   }
 
+  /**
+   * Each target's health, last error and last scrape's duration in seconds, as {@code
+   * /api/v1/targets} gives them.
+   */
+  String targets() {
+    try {
+      List<String> out = new ArrayList<>();
+      for (JsonElement t :
+          api("/api/v1/targets").getAsJsonObject().getAsJsonArray("activeTargets")) {
+        JsonObject o = t.getAsJsonObject();
+        out.add(
+            o.get("scrapeUrl").getAsString()
+                + " "
+                + o.get("health").getAsString()
+                + " lastScrapeDuration="
+                + o.get("lastScrapeDuration").getAsString()
+                + " lastError='"
+                + o.get("lastError").getAsString()
+                + "'");
+      }
+      return out.toString();
+    } catch (IOException | RuntimeException | AssertionError e) {
+      return "(not answered: " + e + ")";
+    }
+  }
+
   /** Waits up to 60 s for {@code check}; fails with Prometheus's log if it never holds. */
   private void await(String what, Check check) throws Exception {
     Waiter.waitFor(
@@ -227,7 +267,12 @@ final class PrometheusServer {
 
           @Override
           public String explainFailure() throws Exception {
-            return "Prometheus: not " + what + "; its log:\n" + String.join("\n", tail());
+            return "Prometheus: not "
+                + what
+                + "; its targets: "
+                + targets()
+                + "; its log:\n"
+                + String.join("\n", tail());
           }
         });
   }
