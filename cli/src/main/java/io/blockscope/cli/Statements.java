@@ -64,8 +64,8 @@ final class Statements implements Callable<Integer> {
       names = "--sort",
       defaultValue = "misses",
       description =
-          "The figure to sort by, largest first: hits, misses, fs.blocks, fs.bytes, cells, scans,"
-              + " rows, or any cost name (blockCache.miss.data, decode.FAST_DIFF.nanos, ...)."
+          "The figure to sort by, largest first: hits, misses, fs.blocks, fs.bytes, cells,"
+              + " executions, regions, scans, rows, or any cost name (blockCache.miss.data, decode.FAST_DIFF.nanos, ...)."
               + " Default ${DEFAULT-VALUE}.")
   String sort;
 
@@ -257,9 +257,11 @@ final class Statements implements Callable<Integer> {
     }
     out.printf(
         Locale.ROOT,
-        "%-12s %-16s %8s %10s %10s %10s %12s %10s  %s%n",
+        "%-12s %-16s %6s %7s %8s %10s %10s %10s %12s %10s  %s%n",
         "user",
         "statement",
+        "execs",
+        "regions",
         "scans",
         "rows",
         "hits",
@@ -271,9 +273,11 @@ final class Statements implements Callable<Integer> {
       String text = s.text.isEmpty() ? "(no text)" : s.text;
       out.printf(
           Locale.ROOT,
-          "%-12s %-16s %8d %10d %10d %10d %12d %10d  %s%n",
+          "%-12s %-16s %6d %7d %8d %10d %10d %10d %12d %10d  %s%n",
           s.user,
           s.fingerprint,
+          s.figure(StatementsWire.EXECUTIONS),
+          s.figure(StatementsWire.REGIONS),
           s.figure(StatementsWire.SCANS),
           s.figure(StatementsWire.ROWS),
           s.figure("hits"),

@@ -66,9 +66,9 @@ public class StatementsCommandIT {
       t.put(puts);
     }
     cluster.admin().flush(TABLE);
-    assertEquals(100, scan(WHOLE, "SELECT * FROM STATEMENTS_CLI", null));
-    assertEquals(100, scan(WHOLE, null, null));
-    assertEquals(10, scan(SOME, "SELECT * FROM OTHER_TABLE WHERE K < ?", "r10"));
+    assertEquals(100, scan(WHOLE, "SELECT * FROM STATEMENTS_CLI", null, "00000000000e0001"));
+    assertEquals(100, scan(WHOLE, null, null, "00000000000e0002"));
+    assertEquals(10, scan(SOME, "SELECT * FROM OTHER_TABLE WHERE K < ?", "r10", null));
   }
 
   @AfterClass
@@ -78,9 +78,11 @@ public class StatementsCommandIT {
   }
 
   /**
-   * A scan naming {@code fingerprint} (with {@code text} or none), stopping before {@code stop}.
+   * A scan naming {@code fingerprint} (with {@code text} or none) in execution {@code execution}
+   * (or none), stopping before {@code stop}.
    */
-  private static int scan(String fingerprint, String text, String stop) throws Exception {
+  private static int scan(String fingerprint, String text, String stop, String execution)
+      throws Exception {
     Scan s = new Scan();
     if (stop != null) {
       s.withStopRow(Bytes.toBytes(stop));
@@ -88,6 +90,9 @@ public class StatementsCommandIT {
     s.setAttribute(Attributes.STATEMENT, fingerprint.getBytes(StandardCharsets.US_ASCII));
     if (text != null) {
       s.setAttribute(Attributes.STATEMENT_TEXT, text.getBytes(StandardCharsets.UTF_8));
+    }
+    if (execution != null) {
+      s.setAttribute(Attributes.STATEMENT_EXECUTION, execution.getBytes(StandardCharsets.US_ASCII));
     }
     int rows = 0;
     try (Table t = cluster.connection().getTable(TABLE);
@@ -145,6 +150,8 @@ public class StatementsCommandIT {
     StatementStats.Statement s = kept(WHOLE);
     assertEquals(2L, (long) printed.get("scans"));
     assertEquals(200L, (long) printed.get("rows"));
+    assertEquals("two execution ids", 2L, (long) printed.get("executions"));
+    assertEquals("each of the one region", 2L, (long) printed.get("regions"));
     for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
       assertEquals(
           CostLayout.name(i), s.get(i), (long) printed.getOrDefault(CostLayout.name(i), 0L));
@@ -165,6 +172,14 @@ public class StatementsCommandIT {
     assertTrue(r.out(), r.out().contains("SELECT * FROM STATEMENTS_CLI"));
     assertFalse("its text names OTHER_TABLE: " + r.out(), r.out().contains(SOME));
     assertTrue(r.out(), r.out().startsWith("1 statement on 1 of 1 region servers, by misses"));
+    Matcher row =
+        Pattern.compile("(?m)^\\S+ +" + WHOLE + " +(\\d+) +(\\d+) +(\\d+) +(\\d+) ")
+            .matcher(r.out());
+    assertTrue(r.out(), row.find());
+    assertEquals(
+        "execs, regions, scans, rows: " + r.out(),
+        "2 2 2 200",
+        row.group(1) + " " + row.group(2) + " " + row.group(3) + " " + row.group(4));
   }
 
   @Test(timeout = 180_000)

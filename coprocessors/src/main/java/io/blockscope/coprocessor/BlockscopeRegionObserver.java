@@ -220,6 +220,8 @@ public class BlockscopeRegionObserver implements RegionCoprocessor, RegionObserv
                 : h.statementScan(
                     fingerprint,
                     scan.getAttribute(Attributes.STATEMENT_TEXT),
+                    scan.getAttribute(Attributes.STATEMENT_EXECUTION),
+                    c.getEnvironment().getRegionInfo().getEncodedName(),
                     CallerAccess.name(c.getCaller()));
         if (statement != null) {
           h.statementActive(statement, 0); // and the statement's

@@ -230,8 +230,9 @@ final class Engine implements Hooks, ConfigurationObserver {
   }
 
   @Override
-  public Object statementScan(byte[] fingerprint, byte[] text, String user) {
-    return statements.statementScan(fingerprint, text, user);
+  public Object statementScan(
+      byte[] fingerprint, byte[] text, byte[] execution, String region, String user) {
+    return statements.statementScan(fingerprint, text, execution, region, user);
   }
 
   @Override

@@ -78,11 +78,13 @@ interface Hooks {
   void profileAsked();
 
   /**
-   * A region scanner was opened for a scan of user {@code user} that named a statement ({@code
-   * fingerprint}, the {@code blockscope.statement} attribute, with its {@code text} or null).
-   * Returns the handle {@link #statementActive} takes, or null if the value is not a fingerprint.
+   * A region scanner was opened on region {@code region} (its encoded name) for a scan of user
+   * {@code user} that named a statement ({@code fingerprint}, the {@code blockscope.statement}
+   * attribute, with its {@code text} and {@code execution} id or null). Returns the handle {@link
+   * #statementActive} takes, or null if the value is not a fingerprint.
    */
-  Object statementScan(byte[] fingerprint, byte[] text, String user);
+  Object statementScan(
+      byte[] fingerprint, byte[] text, byte[] execution, String region, String user);
 
   /**
    * The innermost frame on this thread serves a scanner of the statement of {@code handle}: its

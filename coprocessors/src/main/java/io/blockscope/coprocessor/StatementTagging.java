@@ -44,7 +44,7 @@ final class StatementTagging {
    */
   static final List<String> COLUMNS = columns();
 
-  private static final int OWN_COLUMNS = 5;
+  private static final int OWN_COLUMNS = 7;
 
   /** Replaced whole by a reset: a read that acquired a statement before it ends in the old one. */
   private volatile StatementStats stats;
@@ -54,6 +54,7 @@ final class StatementTagging {
   private final AtomicLong hookFailures;
   private final AtomicBoolean badFingerprintReported = new AtomicBoolean();
   private final AtomicBoolean longTextReported = new AtomicBoolean();
+  private final AtomicBoolean badExecutionReported = new AtomicBoolean();
 
   StatementTagging(
       StatementStats stats, Attribution attribution, Problems problems, AtomicLong hookFailures) {
@@ -68,11 +69,13 @@ final class StatementTagging {
   }
 
   /**
-   * A scanner opened for a scan of {@code user} that carried {@code fingerprint} (and {@code text},
-   * or null): counts the scan for the statement and returns the tag its batches mark frames with,
-   * or null if the value is not a fingerprint.
+   * A scanner opened on region {@code region} (its encoded name) for a scan of {@code user} that
+   * carried {@code fingerprint} (and {@code text} and {@code execution}, or null): counts the scan,
+   * and the execution and region if new, for the statement and returns the tag its batches mark
+   * frames with, or null if the value is not a fingerprint.
    */
-  Object statementScan(byte[] fingerprint, byte[] text, String user) {
+  Object statementScan(
+      byte[] fingerprint, byte[] text, byte[] execution, String region, String user) {
     try {
       if (user == null || fingerprint == null) {
         return null;
@@ -106,11 +109,29 @@ final class StatementTagging {
         }
         text = null;
       }
+      if (execution != null && !Attributes.isStatementFingerprint(execution)) {
+        if (badExecutionReported.compareAndSet(false, true)) {
+          report(
+              "a scan of user "
+                  + user
+                  + " named its statement's execution with a value that is not 16 lower-case hex"
+                  + " digits (attribute "
+                  + Attributes.STATEMENT_EXECUTION
+                  + ", "
+                  + execution.length
+                  + " bytes): its scan counted without an execution, as every such scan from now"
+                  + " on, reported once");
+        }
+        execution = null;
+      }
       Tag tag = new Tag(user, new String(fingerprint, StandardCharsets.US_ASCII));
       Attribution.Frames f = attribution.frames();
       StatementStats.Statement s = stats.acquire(tag.user, tag.fingerprint, f.lane);
       try {
         s.scanOpened(text);
+        if (execution != null) {
+          s.executionScan(Attributes.hex64(execution), region.hashCode());
+        }
       } finally {
         s.release(f.lane);
       }
@@ -138,9 +159,11 @@ final class StatementTagging {
           long[] v = new long[COLUMNS.size()];
           v[0] = st.scans();
           v[1] = st.rows();
-          v[2] = st.firstSeen();
-          v[3] = st.lastSeen();
-          v[4] = StatementStats.uncountedMax(st);
+          v[2] = st.executions();
+          v[3] = st.regions();
+          v[4] = st.firstSeen();
+          v[5] = st.lastSeen();
+          v[6] = StatementStats.uncountedMax(st);
           for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {
             v[OWN_COLUMNS + i - CostLayout.FIRST_COST] = st.get(i);
           }
@@ -181,6 +204,8 @@ final class StatementTagging {
     List<String> c = new ArrayList<>();
     c.add(StatementsWire.SCANS);
     c.add(StatementsWire.ROWS);
+    c.add(StatementsWire.EXECUTIONS);
+    c.add(StatementsWire.REGIONS);
     c.add(StatementsWire.FIRST_SEEN);
     c.add(StatementsWire.LAST_SEEN);
     c.add(StatementsWire.UNCOUNTED_MAX);

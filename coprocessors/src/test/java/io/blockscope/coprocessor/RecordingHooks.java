@@ -90,8 +90,9 @@ public class RecordingHooks implements Hooks {
   }
 
   @Override
-  public Object statementScan(byte[] fingerprint, byte[] text, String user) {
-    record("statementScan", fingerprint, text, user);
+  public Object statementScan(
+      byte[] fingerprint, byte[] text, byte[] execution, String region, String user) {
+    record("statementScan", fingerprint, text, execution, region, user);
     return "s";
   }
 

@@ -16,8 +16,11 @@ import org.apache.hadoop.hbase.coprocessor.RegionObserver;
  * as the region server received them: the truth a test holds the driver's tagging to.
  */
 public class StatementRecordingObserver implements RegionCoprocessor, RegionObserver {
-  /** One scan opened: its region, its statement fingerprint and text (null where absent). */
-  public record Seen(String region, String fingerprint, String text) {}
+  /**
+   * One scan opened: its region, its statement fingerprint, text and execution id (null where
+   * absent).
+   */
+  public record Seen(String region, String fingerprint, String text, String execution) {}
 
   public static final List<Seen> SEEN = new CopyOnWriteArrayList<>();
 
@@ -32,7 +35,8 @@ public class StatementRecordingObserver implements RegionCoprocessor, RegionObse
         new Seen(
             c.getEnvironment().getRegionInfo().getEncodedName(),
             string(scan.getAttribute(Attributes.STATEMENT)),
-            string(scan.getAttribute(Attributes.STATEMENT_TEXT))));
+            string(scan.getAttribute(Attributes.STATEMENT_TEXT)),
+            string(scan.getAttribute(Attributes.STATEMENT_EXECUTION))));
   }
 
   private static String string(byte[] v) {

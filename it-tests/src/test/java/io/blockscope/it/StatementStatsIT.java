@@ -133,7 +133,8 @@ public class StatementStatsIT extends ClusterTestBase {
 
   /**
    * A value that is not 16 lower-case hex digits names no statement and is reported once; a text
-   * over 4,096 bytes is not kept, its statement is.
+   * over 4,096 bytes is not kept, its statement is; an execution id that is not 16 lower-case hex
+   * digits counts its scan but no execution, and is reported once.
    */
   @Test
   public void malformedValuesAreNotStored() throws Exception {
@@ -160,6 +161,27 @@ public class StatementStatsIT extends ClusterTestBase {
     assertEquals(200, scan(c, t, new Scan(), fp, tooLong));
     assertNotNull("the statement is kept", statement(user, fp));
     assertNull("its oversized text is not", statement(user, fp).text());
+
+    // a plain client's execution ids: each distinct one is an execution of the one region, a
+    // malformed one counts the scan without an execution and is reported once
+    String named = "00000000000e0001";
+    for (String execution :
+        new String[] {"00000000000000e1", "00000000000000e1", "00000000000000e2", "E1", "e1"}) {
+      Scan scan = new Scan();
+      scan.setAttribute(
+          Attributes.STATEMENT_EXECUTION, execution.getBytes(StandardCharsets.US_ASCII));
+      assertEquals(200, scan(c, t, scan, named, null));
+    }
+    StatementStats.Statement s = statement(user, named);
+    assertEquals(5, s.scans());
+    assertEquals("two distinct execution ids", 2, s.executions());
+    assertEquals("each read the one region", 2, s.regions());
+    assertEquals(
+        "reported once",
+        1,
+        cluster.diagnostics().problems().stream()
+            .filter(p -> p.contains("named its statement's execution with a value that is not"))
+            .count());
   }
 
   /** The statements endpoint's answer to {@code c}'s user, asked on {@code t}'s one region. */

@@ -2,12 +2,14 @@ package io.blockscope.it;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.coprocessor.accounting.StatementStats;
 import io.blockscope.harness.StoreFiles;
+import io.blockscope.metrics.Attributes;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
 import java.nio.charset.StandardCharsets;
@@ -98,6 +100,12 @@ public class StatementTagsIT extends ClusterTestBase {
     }
   }
 
+  private static Set<String> executions(List<StatementRecordingObserver.Seen> seen) {
+    return seen.stream()
+        .map(StatementRecordingObserver.Seen::execution)
+        .collect(Collectors.toCollection(HashSet::new));
+  }
+
   private static Set<String> fingerprints(List<StatementRecordingObserver.Seen> seen) {
     return seen.stream()
         .map(StatementRecordingObserver.Seen::fingerprint)
@@ -126,6 +134,15 @@ public class StatementTagsIT extends ClusterTestBase {
       for (StatementRecordingObserver.Seen s : second) {
         assertNull("later executions' scans do not", s.text());
       }
+      Set<String> firstIds = executions(first);
+      Set<String> secondIds = executions(second);
+      assertEquals("one execution id on every scan of the first: " + firstIds, 1, firstIds.size());
+      assertEquals("and of the second: " + secondIds, 1, secondIds.size());
+      assertTrue(
+          "16 hex digits: " + firstIds,
+          Attributes.isStatementFingerprint(
+              firstIds.iterator().next().getBytes(StandardCharsets.US_ASCII)));
+      assertNotEquals("each execution its own id", firstIds, secondIds);
 
       List<StatementRecordingObserver.Seen> other =
           scansOf(() -> query(c, "select count(*) from stmt_tags where v2 > 0.5"));
@@ -210,6 +227,8 @@ public class StatementTagsIT extends ClusterTestBase {
           cluster.diagnostics().statements().user(user).statements().account(f);
       long scansBefore = s.scans();
       long rowsBefore = s.rows();
+      long executionsBefore = s.executions();
+      long regionsBefore = s.regions();
       List<HRegion> read = new ArrayList<>();
       for (HRegion r : cluster.regions(t)) {
         byte[] start = r.getRegionInfo().getStartKey();
@@ -238,6 +257,8 @@ public class StatementTagsIT extends ClusterTestBase {
       assertEquals("the statement's costs", table, accountCosts(s).minus(before));
       assertEquals("rows the region scanners returned", 700, s.rows() - rowsBefore);
       assertEquals("the two regions holding pk < 700", 2, s.scans() - scansBefore);
+      assertEquals("one execution", 1, s.executions() - executionsBefore);
+      assertEquals("of two regions", 2, s.regions() - regionsBefore);
       assertEquals(shape, s.text());
     }
   }
@@ -254,10 +275,16 @@ public class StatementTagsIT extends ClusterTestBase {
     String f = fingerprint(shape);
     String user = User.getCurrent().getShortName();
     try (Connection c = SeedTables.blockscope(cluster)) {
+      StatementStats.User mine = cluster.diagnostics().statements().user(user);
+      StatementStats.Statement had = mine == null ? null : mine.statements().account(f);
+      long executionsBefore = had == null ? 0 : had.executions();
+      long regionsBefore = had == null ? 0 : had.regions();
       query(c, "select count(*) from stmt_tags where v1 < 0.25");
       query(c, "select count(*) from stmt_tags where v1 < 0.75");
       StatementStats.Statement s =
           cluster.diagnostics().statements().user(user).statements().account(f);
+      assertEquals("two executions", 2, s.executions() - executionsBefore);
+      assertEquals("each read the four regions", 8, s.regions() - regionsBefore);
       int found = 0;
       try (Statement st = c.createStatement();
           ResultSet rs = st.executeQuery("show blockscope statements")) {
@@ -270,6 +297,8 @@ public class StatementTagsIT extends ClusterTestBase {
           assertEquals(shape, rs.getString("TEXT"));
           assertEquals(s.scans(), rs.getLong("SCANS"));
           assertEquals(s.rows(), rs.getLong("ROWS"));
+          assertEquals(s.executions(), rs.getLong("EXECUTIONS"));
+          assertEquals(s.regions(), rs.getLong("REGIONS"));
           assertEquals(1, rs.getLong("SERVERS"));
           long misses = 0;
           for (int i = CostLayout.FIRST_COST; i < CostLayout.SIZE; i++) {

@@ -41,6 +41,30 @@ public final class Attributes {
   /** Minutes after which the driver sends a statement's text again. */
   public static final int STATEMENT_TEXT_RESEND_MINUTES = 10;
 
+  /**
+   * Scan attribute: which execution of the statement {@link #STATEMENT} names a scan belongs to, 16
+   * lowercase hex digits the client draws afresh for each execution. The driver sets it on every
+   * scan of every execution; the region server counts a statement's executions and the regions each
+   * read from the distinct values it sees. A scan without it counts no execution.
+   */
+  public static final String STATEMENT_EXECUTION = "blockscope.statement.execution";
+
+  /**
+   * The 64 bits that 16 lowercase hex digits spell (a fingerprint or an execution id).
+   *
+   * @throws IllegalArgumentException if {@code v} is not 16 lowercase hex digits
+   */
+  public static long hex64(byte[] v) {
+    if (!isStatementFingerprint(v)) {
+      throw new IllegalArgumentException("not 16 lowercase hex digits");
+    }
+    long id = 0;
+    for (byte b : v) {
+      id = (id << 4) | (b <= '9' ? b - '0' : b - 'a' + 10);
+    }
+    return id;
+  }
+
   /** Whether {@code v} is a statement fingerprint: 16 lowercase hex digits. */
   public static boolean isStatementFingerprint(byte[] v) {
     if (v == null || v.length != 16) {

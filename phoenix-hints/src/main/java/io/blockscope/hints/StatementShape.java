@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.apache.hadoop.hbase.client.Scan;
@@ -78,14 +79,26 @@ final class StatementShape {
     return fingerprint;
   }
 
-  /** What the scans of one execution of a statement carry. */
+  /**
+   * What the scans of one execution of a statement carry: its fingerprint, an execution id drawn
+   * for this execution alone (64 random bits as 16 hex digits), and its text when it is due.
+   */
   static final class Tag {
     private final byte[] fingerprint;
+    private final byte[] execution;
     private final byte[] text;
 
     Tag(StatementShape shape, boolean withText) {
       this.fingerprint = shape.fingerprint.getBytes(StandardCharsets.US_ASCII);
+      byte[] id = new byte[8];
+      ThreadLocalRandom.current().nextBytes(id);
+      this.execution = QueryContext.hex(id, id.length).getBytes(StandardCharsets.US_ASCII);
       this.text = withText ? shape.text.getBytes(StandardCharsets.UTF_8) : null;
+    }
+
+    /** This execution's id, 16 lowercase hex digits. */
+    String execution() {
+      return new String(execution, StandardCharsets.US_ASCII);
     }
 
     /** Whether this execution's scans carry the statement's text. */
@@ -95,6 +108,7 @@ final class StatementShape {
 
     void applyTo(Scan scan) {
       scan.setAttribute(Attributes.STATEMENT, fingerprint);
+      scan.setAttribute(Attributes.STATEMENT_EXECUTION, execution);
       if (text != null) {
         scan.setAttribute(Attributes.STATEMENT_TEXT, text);
       }

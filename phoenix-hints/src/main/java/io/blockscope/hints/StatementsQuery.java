@@ -54,6 +54,8 @@ final class StatementsQuery {
     "SERVERS",
     "SCANS",
     "ROWS",
+    "EXECUTIONS",
+    "REGIONS",
     "HITS",
     "MISSES",
     "FS_BLOCKS",
@@ -68,6 +70,8 @@ final class StatementsQuery {
   private static final String[] FIGURES = {
     StatementsWire.SCANS,
     StatementsWire.ROWS,
+    StatementsWire.EXECUTIONS,
+    StatementsWire.REGIONS,
     "hits",
     "misses",
     "fs.blocks",

@@ -71,26 +71,29 @@ public class StatementsQueryTest {
   public void theResultHasTheSumsThenEveryCost() throws SQLException {
     List<String> columns = new ArrayList<>();
     columns.add(StatementsWire.SCANS);
+    columns.add(StatementsWire.EXECUTIONS);
     columns.add("blockCache.miss.data");
     columns.add("blockCache.miss.leafIndex");
     columns.add("decode.FAST_DIFF.cells");
     byte[] bytes =
         new StatementsWire.ResponseWriter("rs1", columns)
-            .row("alice", "00112233445566ff", "SELECT * FROM T", new long[] {3, 7, 1, 500})
-            .row("bob", "ffeeddccbbaa9988", "", new long[] {1, 0, 0, 0})
+            .row("alice", "00112233445566ff", "SELECT * FROM T", new long[] {3, 2, 7, 1, 500})
+            .row("bob", "ffeeddccbbaa9988", "", new long[] {1, 1, 0, 0, 0})
             .bytes();
     List<StatementsWire.Response> answers = new ArrayList<>();
     answers.add(StatementsWire.parseResponse(bytes));
     ResultSet rs = StatementsQuery.rows(StatementTotals.sum(answers, null, "misses"));
     ResultSetMetaData meta = rs.getMetaData();
-    assertEquals(14 + CostLayout.SIZE - CostLayout.FIRST_COST, meta.getColumnCount());
+    assertEquals(16 + CostLayout.SIZE - CostLayout.FIRST_COST, meta.getColumnCount());
     assertEquals("USER", meta.getColumnLabel(1));
     assertEquals(Types.VARCHAR, meta.getColumnType(3));
     assertEquals(Types.BIGINT, meta.getColumnType(5));
-    assertEquals("BLOCKCACHE_HIT_DATA", meta.getColumnLabel(15));
+    assertEquals("BLOCKCACHE_HIT_DATA", meta.getColumnLabel(17));
     assertTrue(rs.next());
     assertEquals("alice", rs.getString("USER"));
     assertEquals(3, rs.getLong("SCANS"));
+    assertEquals(2, rs.getLong("EXECUTIONS"));
+    assertEquals("a column no server sent", 0, rs.getLong("REGIONS"));
     assertEquals("data and leaf index", 8, rs.getLong("MISSES"));
     assertEquals(7, rs.getLong("BLOCKCACHE_MISS_DATA"));
     assertEquals(500, rs.getLong("CELLS"));

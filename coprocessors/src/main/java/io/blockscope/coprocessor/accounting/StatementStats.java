@@ -2,6 +2,7 @@ package io.blockscope.coprocessor.accounting;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -32,9 +33,10 @@ import java.util.function.LongSupplier;
  * </ul>
  *
  * <p>Besides costs a statement keeps the scans that named it (region scanners opened), the rows
- * they returned, the times it was first and last seen here, and its text once a scan carried it
- * (UTF-8, at most {@value #MAX_TEXT_BYTES} bytes kept). Those are the kept statement's since its
- * account was created and are not summed into {@code (other)}.
+ * they returned, its executions and the regions each read (from the execution ids its scans
+ * carried; {@link Statement#executions}), the times it was first and last seen here, and its text
+ * once a scan carried it (UTF-8, at most {@value #MAX_TEXT_BYTES} bytes kept). Those are the kept
+ * statement's since its account was created and are not summed into {@code (other)}.
  */
 public final class StatementStats {
   /** Users kept by default: {@value}. */
@@ -49,6 +51,15 @@ public final class StatementStats {
   /** Arrays the accounts of each level may grow under contention, beyond their first. */
   static final int MAX_STRIPES = 64;
 
+  /**
+   * The executions of a statement it remembers, the most recently first seen: {@value}. A scanner
+   * of an execution remembered is not a new execution.
+   */
+  public static final int RECENT_EXECUTIONS = 8;
+
+  /** The regions it remembers of each execution remembered: {@value}. */
+  public static final int RECENT_REGIONS = 64;
+
   /** One statement of one user. */
   public static final class Statement extends SpaceSaving.Account {
     private final User user;
@@ -57,6 +68,15 @@ public final class StatementStats {
     private volatile byte[] text;
     private final AtomicLong scans = new AtomicLong();
     private final AtomicLong rows = new AtomicLong();
+    private final AtomicLong executions = new AtomicLong();
+    private final AtomicLong regions = new AtomicLong();
+    // the executions remembered (a ring, the oldest replaced) and, for each, the hashes of the
+    // regions it read here; guarded by recentExecutions
+    private final long[] recentExecutions = new long[RECENT_EXECUTIONS];
+    private final int[][] recentRegions = new int[RECENT_EXECUTIONS][];
+    private final int[] recentRegionCount = new int[RECENT_EXECUTIONS];
+    private int recentFilled;
+    private int recentNext;
 
     Statement(SpaceSaving<?> owner, String fingerprint, long inherited, User user) {
       super(owner, fingerprint, inherited);
@@ -105,6 +125,69 @@ public final class StatementStats {
       lastSeen = user.clock.getAsLong();
       if (text != null && this.text == null && text.length > 0 && text.length <= MAX_TEXT_BYTES) {
         this.text = text.clone();
+      }
+    }
+
+    /**
+     * Executions of the statement seen here: the distinct execution ids its scanners carried. An
+     * execution counts again only if more than {@value #RECENT_EXECUTIONS} others of the statement
+     * were first seen here between two of its scanners.
+     */
+    public long executions() {
+      return executions.get();
+    }
+
+    /**
+     * Regions those executions read here, each counted once per execution. A region counts again
+     * for an execution only if that execution counts again, or if it read more than {@value
+     * #RECENT_REGIONS} regions here before that region's second scanner.
+     */
+    public long regions() {
+      return regions.get();
+    }
+
+    /**
+     * A scanner of execution {@code execution} of the statement opened on the region whose name
+     * hashes to {@code region}.
+     */
+    public void executionScan(long execution, int region) {
+      synchronized (recentExecutions) {
+        int slot = -1;
+        for (int i = 0; i < recentFilled; i++) {
+          if (recentExecutions[i] == execution) {
+            slot = i;
+            break;
+          }
+        }
+        if (slot < 0) {
+          if (recentFilled < RECENT_EXECUTIONS) {
+            slot = recentFilled++;
+          } else {
+            slot = recentNext;
+            recentNext = (recentNext + 1) % RECENT_EXECUTIONS;
+          }
+          recentExecutions[slot] = execution;
+          recentRegionCount[slot] = 0;
+          executions.incrementAndGet();
+        }
+        int[] seen = recentRegions[slot];
+        int n = recentRegionCount[slot];
+        for (int i = 0; i < n; i++) {
+          if (seen[i] == region) {
+            return;
+          }
+        }
+        regions.incrementAndGet();
+        if (n < RECENT_REGIONS) {
+          if (seen == null || seen.length == n) {
+            seen =
+                Arrays.copyOf(
+                    seen == null ? new int[0] : seen, Math.min(RECENT_REGIONS, n + 4 + n));
+            recentRegions[slot] = seen;
+          }
+          seen[n] = region;
+          recentRegionCount[slot] = n + 1;
+        }
       }
     }
 

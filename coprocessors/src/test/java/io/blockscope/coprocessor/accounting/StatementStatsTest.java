@@ -7,8 +7,13 @@ import static org.junit.Assert.assertTrue;
 
 import io.blockscope.metrics.CostLayout;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.Test;
@@ -183,6 +188,96 @@ public class StatementStatsTest {
     assertEquals(10, s.rows());
     assertEquals(1_000, s.firstSeen());
     assertEquals(2_000, s.lastSeen());
+  }
+
+  /**
+   * A thousand executions of one statement, each reading 1 to {@value
+   * StatementStats#RECENT_REGIONS} regions in one to three scanners a region, interleaved in random
+   * order but never with an unfinished execution among those first seen more than {@value
+   * StatementStats#RECENT_EXECUTIONS} starts ago: executions and regions are exact.
+   */
+  @Test
+  public void executionsAndTheirRegionsAreExactWhileAtMostEightRunAtOnce() {
+    StatementStats stats = new StatementStats(20, 25);
+    StatementStats.Statement s = stats.acquire("alice", "00000000000000aa", lane);
+    s.release(lane);
+    Random random = new Random(29);
+    ArrayDeque<long[]> started = new ArrayDeque<>(); // {id, scanners left}
+    List<List<Integer>> scanners = new ArrayList<>();
+    long executions = 0;
+    long regions = 0;
+    List<long[]> live = new ArrayList<>();
+    while (executions < 1_000 || !live.isEmpty()) {
+      boolean mayStart =
+          executions < 1_000
+              && (started.size() < StatementStats.RECENT_EXECUTIONS || started.peek()[1] == 0);
+      if (mayStart && (live.isEmpty() || random.nextInt(3) == 0)) {
+        if (started.size() == StatementStats.RECENT_EXECUTIONS) {
+          started.poll();
+        }
+        int n = 1 + random.nextInt(StatementStats.RECENT_REGIONS);
+        List<Integer> plan = new ArrayList<>();
+        for (int r = 0; r < n; r++) {
+          int region = random.nextInt(); // a region's name hash
+          for (int c = 1 + random.nextInt(3); c > 0; c--) {
+            plan.add(region);
+          }
+        }
+        Collections.shuffle(plan, random);
+        long[] e = {random.nextLong(), plan.size(), scanners.size()};
+        scanners.add(plan);
+        started.add(e);
+        live.add(e);
+        executions++;
+        regions += new HashSet<>(plan).size();
+        scan(s, e, plan, live); // started by its first scanner: the order the server sees
+      } else if (!live.isEmpty()) {
+        long[] e = live.get(random.nextInt(live.size()));
+        scan(s, e, scanners.get((int) e[2]), live);
+      }
+    }
+    assertEquals(1_000, executions);
+    assertEquals("executions", executions, s.executions());
+    assertEquals("regions, each once per execution", regions, s.regions());
+  }
+
+  /** The next scanner of execution {@code e} ({id, scanners left, plan}) opens. */
+  private static void scan(
+      StatementStats.Statement s, long[] e, List<Integer> plan, List<long[]> live) {
+    s.executionScan(e[0], plan.get((int) (plan.size() - e[1])));
+    if (--e[1] == 0) {
+      live.remove(e);
+    }
+  }
+
+  /**
+   * Past the bounds the counts go up, never down: an execution whose scanner comes after eight
+   * others were first seen counts again, and a region past an execution's 64th counts each time.
+   */
+  @Test
+  public void pastItsBoundsAnExecutionOrRegionCountsAgain() {
+    StatementStats stats = new StatementStats(20, 25);
+    StatementStats.Statement s = stats.acquire("alice", "00000000000000aa", lane);
+    s.release(lane);
+    s.executionScan(1, 100);
+    for (long other = 2; other < 2 + StatementStats.RECENT_EXECUTIONS; other++) {
+      s.executionScan(other, 100);
+    }
+    assertEquals(1 + StatementStats.RECENT_EXECUTIONS, s.executions());
+    s.executionScan(1, 100); // forgotten: a new execution and region again
+    assertEquals(2 + StatementStats.RECENT_EXECUTIONS, s.executions());
+    assertEquals(2 + StatementStats.RECENT_EXECUTIONS, s.regions());
+
+    StatementStats.Statement t = stats.acquire("alice", "00000000000000bb", lane);
+    t.release(lane);
+    for (int region = 0; region <= StatementStats.RECENT_REGIONS; region++) {
+      t.executionScan(7, region);
+    }
+    t.executionScan(7, 0); // remembered
+    assertEquals(StatementStats.RECENT_REGIONS + 1, t.regions());
+    t.executionScan(7, StatementStats.RECENT_REGIONS); // the 65th, not remembered
+    assertEquals(StatementStats.RECENT_REGIONS + 2, t.regions());
+    assertEquals(1, t.executions());
   }
 
   @Test

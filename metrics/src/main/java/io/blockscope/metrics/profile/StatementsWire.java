@@ -26,6 +26,15 @@ public final class StatementsWire {
   /** Rows they returned. */
   public static final String ROWS = "rows";
 
+  /**
+   * Executions of the statement that read on the server: the distinct execution ids its scans
+   * carried ({@code blockscope.statement.execution}).
+   */
+  public static final String EXECUTIONS = "executions";
+
+  /** Regions those executions read, each region counted once per execution. */
+  public static final String REGIONS = "regions";
+
   /** When the statement was first and last seen on the server, epoch ms (0 for an other row). */
   public static final String FIRST_SEEN = "first.seen.ms";
 
