@@ -22,12 +22,17 @@ import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
+import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.security.User;
@@ -128,9 +133,28 @@ public class StatementTagsIT extends ClusterTestBase {
           "a full count reads every region",
           regions,
           first.stream().map(StatementRecordingObserver.Seen::region).collect(Collectors.toSet()));
-      for (StatementRecordingObserver.Seen s : first) {
-        assertEquals("the first execution's scans carry the text", shape, s.text());
+      // the first execution sends the text once to each region server it reads, on one scan
+      Map<String, String> serverOf = new HashMap<>();
+      try (RegionLocator locator =
+          cluster.connection().getRegionLocator(TableName.valueOf(TABLE))) {
+        for (HRegionLocation l : locator.getAllRegionLocations()) {
+          serverOf.put(l.getRegion().getEncodedName(), l.getServerName().getServerName());
+        }
       }
+      Set<String> serversRead = new HashSet<>();
+      List<String> textTo = new ArrayList<>();
+      for (StatementRecordingObserver.Seen s : first) {
+        serversRead.add(serverOf.get(s.region()));
+        if (s.text() != null) {
+          assertEquals(shape, s.text());
+          textTo.add(serverOf.get(s.region()));
+        }
+      }
+      Collections.sort(textTo);
+      assertEquals(
+          "one scan to each server carries the text, of " + first.size() + " scans",
+          new ArrayList<>(new TreeSet<>(serversRead)),
+          textTo);
       for (StatementRecordingObserver.Seen s : second) {
         assertNull("later executions' scans do not", s.text());
       }

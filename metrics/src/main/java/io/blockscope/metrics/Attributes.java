@@ -29,9 +29,10 @@ public final class Attributes {
 
   /**
    * Scan attribute: the normalized text of the statement {@link #STATEMENT} names, UTF-8, at most
-   * {@value #MAX_STATEMENT_TEXT} characters. The driver sends it with the scans of a statement's
-   * first execution in its process, and again once {@value #STATEMENT_TEXT_RESEND_MINUTES} minutes
-   * have passed, not with every scan.
+   * {@value #MAX_STATEMENT_TEXT} characters. The driver sends it once to each region server that
+   * has not had it from its process in the last {@value #STATEMENT_TEXT_RESEND_MINUTES} minutes, on
+   * one scan (where it cannot tell a scan's server, with the scans of the statement's first
+   * execution in its process and again after that interval), not with every scan.
    */
   public static final String STATEMENT_TEXT = "blockscope.statement.text";
 

@@ -31,6 +31,7 @@ public final class BlockscopePhoenix {
     PhoenixConnection extended =
         new PhoenixConnection(
             new ExtendingQueryServices(pc.getQueryServices()), pc.getURL(), pc.getClientInfo());
+    StatementTextPlacer.install(extended, StatementShape.SENT);
     return JdbcProxies.proxy(Connection.class, new JdbcProxies.ConnectionHandler(extended));
   }
 

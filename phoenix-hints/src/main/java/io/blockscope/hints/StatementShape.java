@@ -116,40 +116,78 @@ final class StatementShape {
   }
 
   /**
-   * The statements whose text this process sent lately: a statement's text goes with the scans of
-   * its first execution and again once the resend interval has passed since, so that a region
-   * server that lost it (restarted, or let the statement go) learns it back. At most {@code max}
-   * statements are remembered, the least recently run forgotten first (and its text sent again if
-   * it runs again).
+   * The statements whose text this process sent lately, and to which region servers.
+   *
+   * <p>A statement's text goes with the scans of its first execution and again once the resend
+   * interval has passed since ({@link #tag}): the rule for scans whose server the driver does not
+   * know. A scan whose server it knows (each region scan of a parallel plan, {@link
+   * StatementTextPlacer}) carries the text only if that server has not had it from this process
+   * within the interval ({@link #dueAt}), so that a region server that lost it (restarted, or let
+   * the statement go) learns it back. At most {@code max} statements and {@code 4 × max}
+   * (statement, server) pairs are remembered, the least recently used forgotten first (and the text
+   * sent again if it runs again).
    */
   static final class Sent {
     private final long resendNanos;
     private final LongSupplier clock;
     private final Map<String, Long> sentAt;
+    private final Map<String, byte[]> texts;
+    private final Map<String, Long> sentToServerAt;
 
     Sent(int max, long resendNanos, LongSupplier clock) {
       this.resendNanos = resendNanos;
       this.clock = clock;
-      this.sentAt =
-          new LinkedHashMap<String, Long>(16, 0.75f, true) {
-            private static final long serialVersionUID = 1L;
+      this.sentAt = lru(max);
+      this.texts = lru(max);
+      this.sentToServerAt = lru(4 * max);
+    }
 
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
-              return size() > max;
-            }
-          };
+    private static <V> Map<String, V> lru(int max) {
+      return new LinkedHashMap<String, V>(16, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, V> eldest) {
+          return size() > max;
+        }
+      };
     }
 
     /** The tag of an execution of {@code shape} starting now. */
     synchronized Tag tag(StatementShape shape) {
       long now = clock.getAsLong();
+      texts.put(shape.fingerprint, shape.text.getBytes(StandardCharsets.UTF_8));
       Long last = sentAt.get(shape.fingerprint);
       boolean send = last == null || now - last >= resendNanos;
       if (send) {
         sentAt.put(shape.fingerprint, now);
       }
       return new Tag(shape, send);
+    }
+
+    /**
+     * The text of statement {@code fingerprint} if a scan about to go to region server {@code
+     * server} is to carry it (counted as sent from now), or null if that server had it from this
+     * process within the resend interval. Null too for a statement this process does not know.
+     */
+    synchronized byte[] dueAt(String fingerprint, String server) {
+      byte[] text = texts.get(fingerprint);
+      if (text == null) {
+        return null;
+      }
+      long now = clock.getAsLong();
+      String key = fingerprint + ' ' + server;
+      Long last = sentToServerAt.get(key);
+      if (last != null && now - last < resendNanos) {
+        return null;
+      }
+      sentToServerAt.put(key, now);
+      return text;
+    }
+
+    /** Whether this process knows the text of statement {@code fingerprint}. */
+    synchronized boolean knows(String fingerprint) {
+      return texts.containsKey(fingerprint);
     }
   }
 

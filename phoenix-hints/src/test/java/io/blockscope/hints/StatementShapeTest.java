@@ -1,10 +1,14 @@
 package io.blockscope.hints;
 
+import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotEquals;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -190,5 +194,31 @@ public class StatementShapeTest {
     assertTrue(sent.tag(c).sendsText()); // a is the least recently run of three: forgotten
     assertFalse(sent.tag(b).sendsText());
     assertTrue("forgotten, so sent again", sent.tag(a).sendsText());
+  }
+
+  @Test
+  public void aScanWhoseServerIsKnownCarriesTheTextIfThatServerHadItNotLately() {
+    long[] now = {0};
+    StatementShape.Sent sent = new StatementShape.Sent(2, 100, () -> now[0]);
+    StatementShape a = StatementShape.of("select v from t where k = 1");
+    String f = a.fingerprint();
+    assertNull("a statement this process never ran", sent.dueAt(f, "rs1,16020,1"));
+    assertFalse(sent.knows(f));
+    sent.tag(a);
+    assertTrue(sent.knows(f));
+    assertArrayEquals(a.text().getBytes(StandardCharsets.UTF_8), sent.dueAt(f, "rs1,16020,1"));
+    assertNull("the same server again", sent.dueAt(f, "rs1,16020,1"));
+    assertNotNull("another server", sent.dueAt(f, "rs2,16020,1"));
+    assertNotNull("the first, restarted (a new start code)", sent.dueAt(f, "rs1,16020,2"));
+    now[0] = 99;
+    assertNull(sent.dueAt(f, "rs1,16020,1"));
+    now[0] = 100;
+    assertNotNull("the interval passed", sent.dueAt(f, "rs1,16020,1"));
+    assertNull(sent.dueAt(f, "rs1,16020,1"));
+    // eight (statement, server) pairs are kept at most (4 x 2): the eldest forgotten
+    for (int i = 0; i < 8; i++) {
+      assertNotNull(sent.dueAt(f, "other" + i + ",16020,1"));
+    }
+    assertNotNull("forgotten, so sent again", sent.dueAt(f, "rs1,16020,1"));
   }
 }
