@@ -296,9 +296,20 @@ public class FaultCampaignIT {
       }
       cluster.util().waitUntilNoRegionsInTransition(120_000);
       EPOCH.incrementAndGet();
-      // a quiet moment, so that some profiled queries run with no fault in between
+      // a quiet moment, so that some profiled queries run with no fault in between; until a
+      // batched query scan has been checked, long enough for one to run whole in it too (a
+      // moment that ends at the first quiet profile can be too short for one, and on a loaded
+      // machine none fitted in a whole campaign)
       long quietBefore = quietProfiles.get();
-      Waiter.waitFor(cluster.conf(), 5_000, 20, false, () -> quietProfiles.get() > quietBefore);
+      long batchedBefore = batchedChecked.get();
+      Waiter.waitFor(
+          cluster.conf(),
+          5_000,
+          20,
+          false,
+          () ->
+              quietProfiles.get() > quietBefore
+                  && (batchedBefore > 0 || batchedChecked.get() > batchedBefore));
     }
     stop.set(true);
     scraper.shutdown();
