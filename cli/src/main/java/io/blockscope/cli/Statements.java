@@ -65,7 +65,8 @@ final class Statements implements Callable<Integer> {
       defaultValue = "misses",
       description =
           "The figure to sort by, largest first: hits, misses, fs.blocks, fs.bytes, cells,"
-              + " executions, regions, scans, rows, or any cost name (blockCache.miss.data, decode.FAST_DIFF.nanos, ...)."
+              + " executions, regions, scans, rows, or any cost name (blockCache.miss.data,"
+              + " decode.FAST_DIFF.nanos, ...)."
               + " Default ${DEFAULT-VALUE}.")
   String sort;
 

@@ -32,9 +32,11 @@ import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
 final class PrometheusServer {
   /**
    * The scrape interval, and the scrape timeout (Prometheus allows no timeout longer than the
-   * interval). An exporter reading the minicluster's beans over remote JMX, one RMI call per bean,
-   * outlasted a one-second timeout beside the release suite's stock processes on two cores: every
-   * scrape failed and no new series ever reached Prometheus.
+   * interval). The exporter reads the minicluster's beans over remote JMX, one RMI call per bean;
+   * with one second, a CI run beside the release suite's stock processes saw no new series reach
+   * Prometheus, a slow scrape being the likely cause (not reproduced: a local scrape of this test
+   * took 0.3 s with both cores busy). A failed wait names each scrape's duration ({@link
+   * #targets}).
    */
   static final int SCRAPE_SECONDS = 5;
 

@@ -88,17 +88,13 @@ final class StatementShape {
     private final byte[] execution;
     private final byte[] text;
 
-    Tag(StatementShape shape, boolean withText) {
+    /** A tag of {@code shape}'s execution whose scans carry {@code text} (UTF-8), or none. */
+    Tag(StatementShape shape, byte[] text) {
       this.fingerprint = shape.fingerprint.getBytes(StandardCharsets.US_ASCII);
       byte[] id = new byte[8];
       ThreadLocalRandom.current().nextBytes(id);
       this.execution = QueryContext.hex(id, id.length).getBytes(StandardCharsets.US_ASCII);
-      this.text = withText ? shape.text.getBytes(StandardCharsets.UTF_8) : null;
-    }
-
-    /** This execution's id, 16 lowercase hex digits. */
-    String execution() {
-      return new String(execution, StandardCharsets.US_ASCII);
+      this.text = text;
     }
 
     /** Whether this execution's scans carry the statement's text. */
@@ -128,17 +124,26 @@ final class StatementShape {
    * sent again if it runs again).
    */
   static final class Sent {
+    /** A statement this process ran: its text, and when the per-process rule last sent it. */
+    private static final class Known {
+      final byte[] text;
+      long sentAt;
+      boolean sent;
+
+      Known(byte[] text) {
+        this.text = text;
+      }
+    }
+
     private final long resendNanos;
     private final LongSupplier clock;
-    private final Map<String, Long> sentAt;
-    private final Map<String, byte[]> texts;
+    private final Map<String, Known> known;
     private final Map<String, Long> sentToServerAt;
 
     Sent(int max, long resendNanos, LongSupplier clock) {
       this.resendNanos = resendNanos;
       this.clock = clock;
-      this.sentAt = lru(max);
-      this.texts = lru(max);
+      this.known = lru(max);
       this.sentToServerAt = lru(4 * max);
     }
 
@@ -156,13 +161,17 @@ final class StatementShape {
     /** The tag of an execution of {@code shape} starting now. */
     synchronized Tag tag(StatementShape shape) {
       long now = clock.getAsLong();
-      texts.put(shape.fingerprint, shape.text.getBytes(StandardCharsets.UTF_8));
-      Long last = sentAt.get(shape.fingerprint);
-      boolean send = last == null || now - last >= resendNanos;
-      if (send) {
-        sentAt.put(shape.fingerprint, now);
+      Known k = known.get(shape.fingerprint);
+      if (k == null) {
+        k = new Known(shape.text.getBytes(StandardCharsets.UTF_8));
+        known.put(shape.fingerprint, k);
       }
-      return new Tag(shape, send);
+      boolean send = !k.sent || now - k.sentAt >= resendNanos;
+      if (send) {
+        k.sent = true;
+        k.sentAt = now;
+      }
+      return new Tag(shape, send ? k.text : null);
     }
 
     /**
@@ -171,8 +180,8 @@ final class StatementShape {
      * process within the resend interval. Null too for a statement this process does not know.
      */
     synchronized byte[] dueAt(String fingerprint, String server) {
-      byte[] text = texts.get(fingerprint);
-      if (text == null) {
+      Known k = known.get(fingerprint);
+      if (k == null) {
         return null;
       }
       long now = clock.getAsLong();
@@ -182,12 +191,12 @@ final class StatementShape {
         return null;
       }
       sentToServerAt.put(key, now);
-      return text;
+      return k.text;
     }
 
     /** Whether this process knows the text of statement {@code fingerprint}. */
     synchronized boolean knows(String fingerprint) {
-      return texts.containsKey(fingerprint);
+      return known.containsKey(fingerprint);
     }
   }
 

@@ -82,17 +82,31 @@ final class StatementTextPlacer implements TableResultIteratorFactory {
    * rule alone decides (StatementTagsIT fails then). Never throws.
    */
   static void install(PhoenixConnection pc, StatementShape.Sent sent) {
+    if (!FITS) {
+      return; // another Phoenix: the text goes as the plan's scans carry it
+    }
+    try {
+      pc.setTableResultIteratorFactory(
+          new StatementTextPlacer(pc.getTableResultIteratorFactory(), pc.getQueryServices(), sent));
+    } catch (RuntimeException | LinkageError e) {
+      // the connection keeps its own factory
+    }
+  }
+
+  /** Whether this JVM's Phoenix has the factory interface this class implements, checked once. */
+  private static final boolean FITS = fits();
+
+  private static boolean fits() {
     try {
       Method[] methods = TableResultIteratorFactory.class.getMethods();
       if (methods.length != 1) {
-        return;
+        return false;
       }
       // throws NoSuchMethodException unless this class implements that method as it is now
       StatementTextPlacer.class.getMethod(methods[0].getName(), methods[0].getParameterTypes());
-      pc.setTableResultIteratorFactory(
-          new StatementTextPlacer(pc.getTableResultIteratorFactory(), pc.getQueryServices(), sent));
+      return true;
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-      // another Phoenix: the text goes as the plan's scans carry it
+      return false;
     }
   }
 

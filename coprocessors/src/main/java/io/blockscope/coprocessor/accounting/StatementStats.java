@@ -70,13 +70,12 @@ public final class StatementStats {
     private final AtomicLong rows = new AtomicLong();
     private final AtomicLong executions = new AtomicLong();
     private final AtomicLong regions = new AtomicLong();
-    // the executions remembered (a ring, the oldest replaced) and, for each, the hashes of the
-    // regions it read here; guarded by recentExecutions
+    // the executions remembered and, for each, the hashes of the regions it read here; guarded by
+    // recentExecutions. A ring in the order executions were counted: the k-th counted (from 0) is
+    // in slot k % RECENT_EXECUTIONS, so the count says which slots are filled and which is oldest
     private final long[] recentExecutions = new long[RECENT_EXECUTIONS];
     private final int[][] recentRegions = new int[RECENT_EXECUTIONS][];
     private final int[] recentRegionCount = new int[RECENT_EXECUTIONS];
-    private int recentFilled;
-    private int recentNext;
 
     Statement(SpaceSaving<?> owner, String fingerprint, long inherited, User user) {
       super(owner, fingerprint, inherited);
@@ -152,20 +151,16 @@ public final class StatementStats {
      */
     public void executionScan(long execution, int region) {
       synchronized (recentExecutions) {
+        long counted = executions.get();
         int slot = -1;
-        for (int i = 0; i < recentFilled; i++) {
+        for (int i = 0; i < Math.min(counted, RECENT_EXECUTIONS); i++) {
           if (recentExecutions[i] == execution) {
             slot = i;
             break;
           }
         }
         if (slot < 0) {
-          if (recentFilled < RECENT_EXECUTIONS) {
-            slot = recentFilled++;
-          } else {
-            slot = recentNext;
-            recentNext = (recentNext + 1) % RECENT_EXECUTIONS;
-          }
+          slot = (int) (counted % RECENT_EXECUTIONS);
           recentExecutions[slot] = execution;
           recentRegionCount[slot] = 0;
           executions.incrementAndGet();
@@ -179,11 +174,10 @@ public final class StatementStats {
         }
         regions.incrementAndGet();
         if (n < RECENT_REGIONS) {
-          if (seen == null || seen.length == n) {
-            seen =
-                Arrays.copyOf(
-                    seen == null ? new int[0] : seen, Math.min(RECENT_REGIONS, n + 4 + n));
-            recentRegions[slot] = seen;
+          if (seen == null) {
+            seen = recentRegions[slot] = new int[4];
+          } else if (seen.length == n) {
+            seen = recentRegions[slot] = Arrays.copyOf(seen, Math.min(RECENT_REGIONS, 2 * n));
           }
           seen[n] = region;
           recentRegionCount[slot] = n + 1;
