@@ -80,6 +80,9 @@ final class Engine implements Hooks, ConfigurationObserver {
     registry.hold(config.exportMinMs);
     this.users = new UserAccounts(config.usersMax);
     registry.users(users);
+    if (bridge != null) {
+      registry.cacheReuse(bridge.cacheReuseCounts(), bridge::cacheTables);
+    }
     this.attribution = new Attribution(registry, users, bridge, hookFailures);
     this.statements =
         new StatementTagging(
@@ -109,6 +112,9 @@ final class Engine implements Hooks, ConfigurationObserver {
         ServerMetric.QUERIES_EVICTED.key(),
         CostRegistry.readOnlyCounter(tagging.queries()::evicted));
     registry.registerOnce(ServerMetric.FRAMES_OPEN.key(), (Gauge<Integer>) this::openFrames);
+    registry.registerOnce(
+        ServerMetric.BLOCK_CACHE_FILES.key(),
+        (Gauge<Integer>) () -> bridge == null ? 0 : bridge.cacheFiles());
     // the settings in force, as level ordinals (OFF 0, COUNT 1, TIME 2): what the server's own
     // configuration says, whatever a table asks
     registry.registerOnce(

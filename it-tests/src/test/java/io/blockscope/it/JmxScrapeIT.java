@@ -6,6 +6,7 @@ import static org.junit.Assert.assertTrue;
 import io.blockscope.coprocessor.accounting.ExportLimit;
 import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.harness.StoreFiles;
+import io.blockscope.metrics.CacheReuse;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.workloads.RawTable;
 import java.util.List;
@@ -101,10 +102,16 @@ public class JmxScrapeIT extends ClusterTestBase {
 
     Set<ObjectName> tableBeans =
         jmx.queryNames(new ObjectName("blockscope:type=Table,table=\"bs_ns:odd.name-1\",*"), null);
+    long cacheReuse =
+        tableBeans.stream().filter(n -> CacheReuse.slotOf(n.getKeyProperty("name")) >= 0).count();
     assertEquals(
-        "a bean for each counter of the table that is not 0",
+        "a bean for each cost of the table that is not 0",
         tableCosts(ODD).nonZero().size(),
-        tableBeans.size());
+        tableBeans.size() - cacheReuse);
+    assertTrue(
+        "and for the blocks its cold scan put into the cache",
+        count("blockscope:type=Table,table=\"bs_ns:odd.name-1\",name=blockCache.inserted.data")
+            >= table.get("blockCache.miss.data"));
     for (ObjectName n : tableBeans) {
       assertEquals("bs_ns:odd.name-1", ObjectName.unquote(n.getKeyProperty("table")));
       assertEquals(3, n.getKeyPropertyList().size()); // type, table, name: nothing injected

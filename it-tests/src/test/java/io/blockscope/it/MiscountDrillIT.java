@@ -217,7 +217,8 @@ public class MiscountDrillIT extends ClusterTestBase {
           LevelsAndLifecycleIT.class,
           BlockCacheRelationsIT.class,
           MemstoreReadsIT.class,
-          TenantIsolationIT.class);
+          TenantIsolationIT.class,
+          CacheReuseIT.class);
 
   private static final String DECODE_WORK =
       "DecodeWorkRelationsIT#decompressionFollowsBlocksReadAndDecodingIsZeroWithoutEncoding";
@@ -248,6 +249,10 @@ public class MiscountDrillIT extends ClusterTestBase {
       "StatementStatsIT#theEndpointShowsEachUserTheirOwnAndASuperuserEveryones";
   private static final String FAST_DIFF_CELLS =
       "ReadCostIT#fastDiffDecodesEveryCellTheScanVisitsAndNoneDecodesNothing";
+  private static final String CACHE_IN_OUT =
+      "CacheReuseIT#theServersCacheCountsEachBlockOfTheTableInAndOut";
+  private static final String CACHE_UNREAD =
+      "CacheReuseIT#evictionsOfUnreadBlocksAreExactAgainstTheCachesOwnPriorities";
 
   /**
    * For each miscount, the tests that must catch it (the short form): the cheapest exact-count
@@ -262,6 +267,7 @@ public class MiscountDrillIT extends ClusterTestBase {
     doubledAndHalved("decompress", DECODE_WORK, GZ_SCAN);
     doubledAndHalved("decode", DECODE_CELLS, FAST_DIFF_CELLS);
     doubledAndHalved("memstore", MEMSTORE, MEMSTORE_PROFILE);
+    doubledAndHalved("cacheReuse", CACHE_UNREAD, CACHE_IN_OUT);
     // a move, not a loss: caught where a scan reads several regions
     CATCHERS.put("wrong region", List.of(PROFILE, TWO_QUERIES));
     CATCHERS.put("wrong query", List.of(PROFILE));

@@ -34,6 +34,8 @@ public enum ServerMetric {
   USERS_LET_GO("users.letGo"),
   /** Counter: tagged query ids dropped to stay within the limit. */
   QUERIES_EVICTED("queries.evicted"),
+  /** Gauge: HFile names kept with their table for the block cache reuse series. */
+  BLOCK_CACHE_FILES("blockCache.files"),
   /** Gauge: the server's {@code blockscope.level} in force (0, 1, 2). */
   SETTINGS_LEVEL("settings.level"),
   /** Gauge: the server's {@code blockscope.query.max.level} in force (0, 1, 2). */

@@ -1,5 +1,6 @@
 package io.blockscope.metrics;
 
+import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import java.nio.file.Files;
@@ -17,6 +18,18 @@ public class MetricsDocTest {
         assertTrue(name + " is missing from docs/metrics.md", doc.contains("`" + name + "`"));
       }
     }
+  }
+
+  @Test
+  public void everyBlockCacheReuseSeriesIsDocumented() throws Exception {
+    String doc = Files.readString(Path.of("..", "docs", "metrics.md"));
+    for (String counter : CacheReuse.COUNTERS) {
+      String name = "blockCache." + counter + ".<kind>";
+      assertTrue(name + " is missing from docs/metrics.md", doc.contains("`" + name + "`"));
+    }
+    assertEquals(
+        "blockCache.evictedUnread.bloom",
+        CacheReuse.name(CacheReuse.slot(CostLayout.KIND_BLOOM, CacheReuse.EVICTED_UNREAD)));
   }
 
   /** docs/deploy.md gives the number of cost series a region can have; it follows the layout. */

@@ -4,6 +4,7 @@ import com.codahale.metrics.Counter;
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.Metric;
 import com.codahale.metrics.MetricRegistry;
+import io.blockscope.metrics.CacheReuse;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
@@ -19,9 +20,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import javax.management.MBeanServer;
 
 /**
@@ -194,6 +197,15 @@ public final class CostRegistry implements AutoCloseable {
 
   /** What tables no longer here left: part of {@code (other)}. */
   private final CostAccumulator tablesGone = new CostAccumulator();
+
+  /** The block cache's counters by table slot ({@code CacheReuse}); null: none counted. */
+  private AtomicLongArray cacheReuseCounts;
+
+  /** The tables of those slots, by slot. */
+  private Supplier<String[]> cacheReuseTables;
+
+  /** Which table slots had series of their own at the last refresh. */
+  private volatile boolean[] cacheReuseOwn = new boolean[0];
 
   /** The series of {@code (other)}. */
   private final ExportSelection.State other = new ExportSelection.State();
@@ -570,6 +582,14 @@ public final class CostRegistry implements AutoCloseable {
    * only when one table's total overtakes another's; the rest go to {@code (other)}.
    */
   private void refreshTables(long now) {
+    String[] cacheTables = cacheReuseTables == null ? new String[0] : cacheReuseTables.get();
+    Map<String, Integer> cacheSlots = new HashMap<>();
+    for (int i = 0; i < cacheTables.length; i++) {
+      if (cacheTables[i] != null) {
+        cacheSlots.put(cacheTables[i], i);
+      }
+    }
+    boolean[] ownCacheSeries = new boolean[cacheTables.length];
     Set<TableRollUp> selected =
         ExportSelection.select(
             tables.values(),
@@ -580,12 +600,28 @@ public final class CostRegistry implements AutoCloseable {
             now,
             holdNanos);
     for (TableRollUp t : tables.values()) {
+      Integer cacheSlot = cacheSlots.get(t.name);
+      if (selected.contains(t) && cacheSlot != null) {
+        ownCacheSeries[cacheSlot] = true;
+        exportCacheReuse(t.export, t.name, cacheSlot);
+      }
       exportOrNot(
           selected.contains(t),
           t.export,
           s -> t.get(s, null),
           s -> MetricKeys.table(t.name, CostLayout.name(s)),
           s -> () -> tableCost(t.name, s));
+    }
+    cacheReuseOwn = ownCacheSeries;
+    for (int i = 0; i < CacheReuse.WIDTH; i++) {
+      final int counter = i;
+      if (otherCacheReuse(counter) != 0) {
+        series.export(
+            other.keys,
+            MetricKeys.table(MetricKeys.OTHER_TABLE, CacheReuse.name(counter)),
+            () -> otherCacheReuse(counter),
+            false);
+      }
     }
     for (int s = CostLayout.FIRST_COST; s < CostLayout.SIZE; s++) {
       if (otherCost(s) != 0) {
@@ -598,6 +634,43 @@ public final class CostRegistry implements AutoCloseable {
             false);
       }
     }
+  }
+
+  /**
+   * Series for a selected table's non-zero block cache counters (its keys go with its cost series',
+   * in {@code state}); a new one starts from 0 as a new cost's does.
+   */
+  private void exportCacheReuse(ExportSelection.State state, String table, int slot) {
+    AtomicLongArray counts = cacheReuseCounts;
+    for (int i = 0; i < CacheReuse.WIDTH; i++) {
+      int index = slot * CacheReuse.WIDTH + i;
+      if (counts.get(index) != 0) {
+        series.export(
+            state.keys,
+            MetricKeys.table(table, CacheReuse.name(i)),
+            () -> counts.get(index),
+            state.tracked);
+      }
+    }
+  }
+
+  /**
+   * One block cache counter summed over the table slots without series of their own: tables not
+   * selected, tables with no blockscope region here, files of no known table.
+   */
+  private long otherCacheReuse(int counter) {
+    AtomicLongArray counts = cacheReuseCounts;
+    if (counts == null) {
+      return 0;
+    }
+    boolean[] own = cacheReuseOwn;
+    long sum = 0;
+    for (int slot = 0; slot * CacheReuse.WIDTH < counts.length(); slot++) {
+      if (slot >= own.length || !own[slot]) {
+        sum += counts.get(slot * CacheReuse.WIDTH + counter);
+      }
+    }
+    return sum;
   }
 
   /**
@@ -693,6 +766,15 @@ public final class CostRegistry implements AutoCloseable {
       }
     }
     return n;
+  }
+
+  /**
+   * Exports the block cache's counters by table ({@code CacheReuse}) with the tables' series:
+   * {@code tables} names each slot of {@code counts}.
+   */
+  public synchronized void cacheReuse(AtomicLongArray counts, Supplier<String[]> tables) {
+    cacheReuseCounts = counts;
+    cacheReuseTables = tables;
   }
 
   /** The registry the JMX reporter (and tests) read. */

@@ -37,6 +37,9 @@ public final class BridgeHandle {
   private final MethodHandle engine;
   private final MethodHandle maps;
   private final MethodHandle onCallEnd;
+  private final MethodHandle cacheTables;
+  private final MethodHandle cacheFiles;
+  private final AtomicLongArray cacheReuseCounts;
 
   /** {@code ProbeBridge.measuring}, looked up once (read and written as the volatile it is). */
   private final Field measuringFlag;
@@ -58,6 +61,9 @@ public final class BridgeHandle {
             MethodType.methodType(void.class, int[].class, int[].class, ToIntFunction.class));
     onCallEnd =
         lookup.findStatic(type, "onCallEnd", MethodType.methodType(void.class, IntConsumer.class));
+    cacheTables = lookup.findStatic(type, "cacheTables", MethodType.methodType(String[].class));
+    cacheFiles = lookup.findStatic(type, "cacheFiles", MethodType.methodType(int.class));
+    cacheReuseCounts = (AtomicLongArray) type.getField("CACHE_REUSE_COUNTS").get(null);
     measuringFlag = type.getField("measuring");
     installed = (AtomicIntegerArray) type.getField("INSTALLED").get(null);
     failures = (AtomicLongArray) type.getField("FAILURES").get(null);
@@ -137,6 +143,32 @@ public final class BridgeHandle {
       out.closeEntry();
     }
     return jar;
+  }
+
+  /** Tables by their slot in {@link #cacheReuseCounts}: a copy, null past the last slot used. */
+  public String[] cacheTables() {
+    try {
+      return (String[]) cacheTables.invokeExact();
+    } catch (Throwable t) {
+      throw new IllegalStateException(t);
+    }
+  }
+
+  /** HFile names whose table the bridge keeps now. */
+  public int cacheFiles() {
+    try {
+      return (int) cacheFiles.invokeExact();
+    } catch (Throwable t) {
+      throw new IllegalStateException(t);
+    }
+  }
+
+  /**
+   * Blocks entering and leaving the block cache, JVM-wide: {@code CacheReuse.WIDTH} counters per
+   * table slot of {@link #cacheTables}.
+   */
+  public AtomicLongArray cacheReuseCounts() {
+    return cacheReuseCounts;
   }
 
   /** The calling thread's cost array. */

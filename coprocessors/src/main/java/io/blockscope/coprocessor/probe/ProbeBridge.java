@@ -1,6 +1,11 @@
 package io.blockscope.coprocessor.probe;
 
+import io.blockscope.metrics.CacheReuse;
 import io.blockscope.metrics.CostLayout;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -9,9 +14,13 @@ import java.util.function.IntUnaryOperator;
 import java.util.function.ToIntFunction;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.io.compress.Compression;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
+import org.apache.hadoop.hbase.io.hfile.BlockPriority;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
+import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.apache.hadoop.hbase.io.hfile.HFileBlock;
 import org.apache.hadoop.hbase.io.hfile.HFileContext;
+import org.apache.hadoop.hbase.io.hfile.LruCachedBlock;
 import org.apache.hadoop.hbase.nio.ByteBuff;
 
 /**
@@ -65,11 +74,18 @@ public final class ProbeBridge {
   /** Cells a read takes from the memstore ({@link #memstoreCell}). */
   public static final int MEMSTORE = 6;
 
-  public static final int N_PROBES = 7;
+  /**
+   * Not a cost: blocks entering and leaving the block cache, by table ({@link #hfileOpened}, {@link
+   * #cacheInserted}, {@link #cacheEvicted}); counted on whatever thread inserts or evicts, whatever
+   * the regions' levels.
+   */
+  public static final int CACHE_REUSE = 7;
+
+  public static final int N_PROBES = 8;
 
   @SuppressWarnings("MutablePublicArray") // the bridge links JDK types only; nothing writes it
   public static final String[] PROBE_NAMES = {
-    "blockCache", "fsRead", "checksum", "decompress", "decode", "rpcCall", "memstore"
+    "blockCache", "fsRead", "checksum", "decompress", "decode", "rpcCall", "memstore", "cacheReuse"
   };
 
   /** 1 where a probe's advice is in place. */
@@ -497,6 +513,187 @@ public final class ProbeBridge {
       c[CostLayout.MEMSTORE_BYTES] += (long) n * cell.getSerializedSize();
     } catch (Throwable t) {
       fail(MEMSTORE);
+    }
+  }
+
+  // ---- block cache reuse, by table --------------------------------------------------------------
+
+  /*
+   * A BlockCacheKey names its block's file and nothing else (HBase 2.5 and 2.6), so the table of a
+   * block entering or leaving the cache comes from a map of file names to tables that every HFile
+   * reader and writer JVM-wide fills as it opens (hfileOpened). The map is bounded: it keeps the
+   * CACHE_FILES names used last, and a block of a file no longer in it counts under slot 0,
+   * (unknown), as does one whose path is not a table's store file. Tables past CACHE_TABLES - 1 in
+   * one JVM count under (unknown) too. Memory: CACHE_TABLES x CacheReuse.WIDTH counters (240 KB)
+   * and about 100 bytes per file name kept.
+   */
+
+  /** Table slots, (unknown) in slot 0 included. */
+  public static final int CACHE_TABLES = 1024;
+
+  /** File names whose table is kept, the ones used last. */
+  public static final int CACHE_FILES = 65_536;
+
+  /** The name of slot 0: blocks of files whose table is not known. */
+  public static final String UNKNOWN_TABLE = "(unknown)";
+
+  /** Each table slot's {@link CacheReuse} counters, {@code slot * CacheReuse.WIDTH} on. */
+  public static final AtomicLongArray CACHE_REUSE_COUNTS =
+      new AtomicLongArray(CACHE_TABLES * CacheReuse.WIDTH);
+
+  /** Guards the three fields below. */
+  private static final Object CACHE_TABLES_LOCK = new Object();
+
+  private static final String[] cacheTableNames = initialTableNames();
+  private static final Map<String, Integer> cacheTableSlots = new HashMap<>();
+
+  /** File name to table slot, in access order: the eldest goes when the map is full. */
+  private static final LinkedHashMap<String, Integer> cacheFileTables =
+      new LinkedHashMap<>(1024, 0.75f, true);
+
+  private static String[] initialTableNames() {
+    String[] names = new String[CACHE_TABLES];
+    names[0] = UNKNOWN_TABLE;
+    return names;
+  }
+
+  /** The tables by slot: a copy, null past the last slot given out. */
+  public static String[] cacheTables() {
+    synchronized (CACHE_TABLES_LOCK) {
+      return cacheTableNames.clone();
+    }
+  }
+
+  /** File names whose table is kept now ({@link #CACHE_FILES} at most). */
+  public static int cacheFiles() {
+    synchronized (CACHE_TABLES_LOCK) {
+      return cacheFileTables.size();
+    }
+  }
+
+  /**
+   * An HFile reader or writer was made for {@code path} (a Hadoop Path), its blocks cached under
+   * {@code name}: remembers the file's table.
+   */
+  public static void hfileOpened(String name, Object path) {
+    try {
+      if (name == null || path == null) {
+        return;
+      }
+      String table = tableOfPath(path.toString());
+      synchronized (CACHE_TABLES_LOCK) {
+        int slot = 0;
+        if (table != null) {
+          Integer known = cacheTableSlots.get(table);
+          if (known != null) {
+            slot = known;
+          } else if (cacheTableSlots.size() < CACHE_TABLES - 1) {
+            slot = cacheTableSlots.size() + 1;
+            cacheTableSlots.put(table, slot);
+            cacheTableNames[slot] = table;
+          }
+        }
+        cacheFileTables.put(name, slot);
+        if (cacheFileTables.size() > CACHE_FILES) {
+          Iterator<String> eldest = cacheFileTables.keySet().iterator();
+          eldest.next();
+          eldest.remove();
+        }
+      }
+    } catch (Throwable t) {
+      fail(CACHE_REUSE);
+    }
+  }
+
+  /**
+   * The table of a store file's path ({@code .../data/<namespace>/<table>/<region>/[.tmp/]<family>/
+   * <file>}, under the root, the archive or the MOB directory), as HBase names it ({@code t} in the
+   * default namespace, {@code ns:t} elsewhere); null for any other path.
+   */
+  static String tableOfPath(String path) {
+    String[] parts = path.split("/");
+    int family = parts.length - 2;
+    int region = family - 1;
+    if (region >= 0 && parts[region].equals(".tmp")) {
+      region--;
+    }
+    if (region < 3 || !isEncodedRegionName(parts[region]) || !parts[region - 3].equals("data")) {
+      return null;
+    }
+    String namespace = parts[region - 2];
+    String table = parts[region - 1];
+    if (namespace.isEmpty() || table.isEmpty() || parts[family].isEmpty()) {
+      return null;
+    }
+    return namespace.equals("default") ? table : namespace + ":" + table;
+  }
+
+  private static boolean isEncodedRegionName(String s) {
+    if (s.length() != 32) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The table slot of a cached block's file; 0 when not known. */
+  private static int tableSlot(BlockCacheKey key) {
+    String file = key.getHfileName();
+    synchronized (CACHE_TABLES_LOCK) {
+      Integer slot = file == null ? null : cacheFileTables.get(file);
+      return slot == null ? 0 : slot;
+    }
+  }
+
+  private static void countReuse(int table, int kind, int counter) {
+    CACHE_REUSE_COUNTS.addAndGet(
+        table * CacheReuse.WIDTH + kind * CacheReuse.N_COUNTERS + counter, events(CACHE_REUSE));
+  }
+
+  /**
+   * {@code LruCachedBlock(BlockCacheKey, Cacheable, long, boolean)} was made: the LRU caches (and
+   * the adaptive one) make one for each block that becomes resident, and for nothing else.
+   */
+  public static void cacheInserted(BlockCacheKey key, Cacheable block) {
+    try {
+      countReuse(tableSlot(key), kind(block.getBlockType()), CacheReuse.INSERTED);
+    } catch (Throwable t) {
+      fail(CACHE_REUSE);
+    }
+  }
+
+  /**
+   * {@code LruBlockCache.evictBlock(LruCachedBlock, boolean)} returned {@code freed} bytes ({@code
+   * 0}: the block was gone already): {@code capacity} is HBase's own flag for an eviction that made
+   * room, as against a file's blocks taken out. A block still of SINGLE priority was never found by
+   * a lookup since its insert (a lookup's {@code access} makes it MULTI); an in-memory block stays
+   * MEMORY whatever its lookups.
+   */
+  public static void cacheEvicted(LruCachedBlock block, boolean capacity, long freed) {
+    if (freed <= 0) {
+      return;
+    }
+    try {
+      int table = tableSlot(block.getCacheKey());
+      int kind = kind(block.getBuffer().getBlockType());
+      if (!capacity) {
+        countReuse(table, kind, CacheReuse.REMOVED);
+        return;
+      }
+      countReuse(table, kind, CacheReuse.EVICTED);
+      BlockPriority priority = block.getPriority();
+      if (priority == BlockPriority.SINGLE) {
+        countReuse(table, kind, CacheReuse.EVICTED_UNREAD);
+      } else if (priority == BlockPriority.MEMORY) {
+        countReuse(table, kind, CacheReuse.EVICTED_HIT_UNKNOWN);
+      }
+    } catch (Throwable t) {
+      fail(CACHE_REUSE);
     }
   }
 

@@ -1,8 +1,8 @@
 package io.blockscope.coprocessor.probe;
 
 import io.blockscope.coprocessor.probe.ProbeTargets.Target;
+import java.lang.reflect.Executable;
 import java.lang.reflect.Field;
-import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -59,11 +59,13 @@ final class ProbeChecks {
    * Checks that a target method (and any field its advice reads) exists; returns it. Of a
    * parameter's alternatives, the first that the class takes is the one.
    */
-  static Method verify(Target t, ClassLoader loader) throws ReflectiveOperationException {
+  static Executable verify(Target t, ClassLoader loader) throws ReflectiveOperationException {
     Class<?> type = Class.forName(t.type(), false, loader);
-    Method m = null;
-    for (Method candidate : type.getDeclaredMethods()) {
-      if (candidate.getName().equals(t.method()) && takes(candidate, t, loader)) {
+    boolean constructor = t.method().equals(ProbeTargets.CONSTRUCTOR);
+    Executable m = null;
+    for (Executable candidate :
+        constructor ? type.getDeclaredConstructors() : type.getDeclaredMethods()) {
+      if ((constructor || candidate.getName().equals(t.method())) && takes(candidate, t, loader)) {
         m = candidate;
         break;
       }
@@ -81,10 +83,14 @@ final class ProbeChecks {
     if (t.advice() == ReadPathAdvice.MemstoreCell.class) {
       field(type, "current");
     }
+    if (t.advice() == ReadPathAdvice.FileOpened.class) {
+      field(type, "name");
+      field(type, "path");
+    }
     return m;
   }
 
-  private static boolean takes(Method m, Target t, ClassLoader loader)
+  private static boolean takes(Executable m, Target t, ClassLoader loader)
       throws ClassNotFoundException {
     Class<?>[] actual = m.getParameterTypes();
     if (actual.length != t.params().length) {

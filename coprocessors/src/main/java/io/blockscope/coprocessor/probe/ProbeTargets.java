@@ -171,6 +171,9 @@ final class ProbeTargets {
   private static final String BUFFERED_SEEKER =
       ENCODING + "BufferedDataBlockEncoder$BufferedEncodedSeeker";
 
+  /** The method name a {@link Target} gives for a constructor. */
+  static final String CONSTRUCTOR = "<init>";
+
   /** Every probe's targets, indexed by probe id. */
   static final List<List<Target>> PROBES =
       list(
@@ -240,7 +243,50 @@ final class ProbeTargets {
               new Target(
                   REGION_SERVER + "SegmentScanner",
                   "updateCurrent",
-                  ReadPathAdvice.MemstoreCell.class)));
+                  ReadPathAdvice.MemstoreCell.class)),
+          cacheReuseTargets());
+
+  private static List<Target> cacheReuseTargets() {
+    List<Target> t = new ArrayList<>();
+    t.add(
+        new Target(
+            HFILE + "HFileReaderImpl",
+            CONSTRUCTOR,
+            ReadPathAdvice.FileOpened.class,
+            HFILE + "ReaderContext",
+            HFILE + "HFileInfo",
+            HFILE + "CacheConfig",
+            "org.apache.hadoop.conf.Configuration"));
+    t.add(
+        new Target(
+            HFILE + "HFileWriterImpl",
+            CONSTRUCTOR,
+            ReadPathAdvice.FileOpened.class,
+            "org.apache.hadoop.conf.Configuration",
+            HFILE + "CacheConfig",
+            "org.apache.hadoop.fs.Path",
+            "org.apache.hadoop.fs.FSDataOutputStream",
+            HFILE + "HFileContext"));
+    t.add(
+        new Target(
+            HFILE + "LruCachedBlock",
+            CONSTRUCTOR,
+            ReadPathAdvice.CacheInsert.class,
+            HFILE + "BlockCacheKey",
+            HFILE + "Cacheable",
+            "long",
+            "boolean"));
+    for (String cache : list("LruBlockCache", "LruAdaptiveBlockCache")) {
+      t.add(
+          new Target(
+              HFILE + cache,
+              "evictBlock",
+              ReadPathAdvice.CacheEvict.class,
+              HFILE + "LruCachedBlock",
+              "boolean"));
+    }
+    return t;
+  }
 
   private static List<Target> decodeTargets() {
     List<Target> t = new ArrayList<>();

@@ -1,6 +1,7 @@
 package io.blockscope.coprocessor.probe;
 
 import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
+import static net.bytebuddy.matcher.ElementMatchers.isConstructor;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.not;
 import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
@@ -200,11 +201,14 @@ final class ProbeWeaver {
   }
 
   /**
-   * The target's method as Byte Buddy matches it: by name and parameter type names, not abstract.
+   * The target's method as Byte Buddy matches it: by name (a constructor: {@link
+   * ProbeTargets#CONSTRUCTOR}) and parameter type names, not abstract.
    */
   private static ElementMatcher<MethodDescription> matcher(Target t) {
+    ElementMatcher.Junction<MethodDescription> named =
+        t.method().equals(ProbeTargets.CONSTRUCTOR) ? isConstructor() : named(t.method());
     ElementMatcher.Junction<MethodDescription> m =
-        named(t.method()).and(takesArguments(t.params().length)).and(not(isAbstract()));
+        named.and(takesArguments(t.params().length)).and(not(isAbstract()));
     for (int i = 0; i < t.params().length; i++) {
       ElementMatcher.Junction<TypeDescription> p = null;
       for (String alternative : t.alternatives(i)) {

@@ -6,9 +6,12 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import net.bytebuddy.asm.Advice;
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.io.hfile.BlockCacheKey;
 import org.apache.hadoop.hbase.io.hfile.BlockType;
+import org.apache.hadoop.hbase.io.hfile.Cacheable;
 import org.apache.hadoop.hbase.io.hfile.HFileBlock;
 import org.apache.hadoop.hbase.io.hfile.HFileContext;
+import org.apache.hadoop.hbase.io.hfile.LruCachedBlock;
 import org.apache.hadoop.hbase.nio.ByteBuff;
 
 /**
@@ -184,6 +187,47 @@ final class ReadPathAdvice {
     @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
     static void exit(@Advice.Enter long depthAtStart) {
       ProbeBridge.callEnded(depthAtStart);
+    }
+  }
+
+  /**
+   * The constructors {@code HFileReaderImpl(ReaderContext, HFileInfo, CacheConfig, Configuration)}
+   * (every reader: pread, stream, prefetch's) and {@code HFileWriterImpl(Configuration,
+   * CacheConfig, Path, FSDataOutputStream, HFileContext)} (cache-on-write in flushes and
+   * compactions): the file's blocks are cached under its {@code name}, and its {@code path} tells
+   * the table.
+   */
+  static final class FileOpened {
+    @Advice.OnMethodExit(suppress = Throwable.class)
+    static void exit(
+        @Advice.FieldValue("name") String name, @Advice.FieldValue("path") Object path) {
+      ProbeBridge.hfileOpened(name, path);
+    }
+  }
+
+  /**
+   * The constructor {@code LruCachedBlock(BlockCacheKey, Cacheable, long accessTime, boolean
+   * inMemory)}: a block became resident in an LRU block cache (the 3-argument one delegates here).
+   */
+  static final class CacheInsert {
+    @Advice.OnMethodExit(suppress = Throwable.class)
+    static void exit(@Advice.Argument(0) BlockCacheKey key, @Advice.Argument(1) Cacheable block) {
+      ProbeBridge.cacheInserted(key, block);
+    }
+  }
+
+  /**
+   * {@code LruBlockCache.evictBlock(LruCachedBlock, boolean evictedByEvictionProcess)} (and
+   * LruAdaptiveBlockCache's): every removal of a block by the cache's own logic; it returns the
+   * bytes freed, 0 when the block was gone already.
+   */
+  static final class CacheEvict {
+    @Advice.OnMethodExit(suppress = Throwable.class)
+    static void exit(
+        @Advice.Argument(0) LruCachedBlock block,
+        @Advice.Argument(1) boolean capacity,
+        @Advice.Return long freed) {
+      ProbeBridge.cacheEvicted(block, capacity, freed);
     }
   }
 }

@@ -5,6 +5,7 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.metrics.CacheReuse;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
@@ -16,6 +17,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.stream.Collectors;
 import org.junit.Test;
 
@@ -93,6 +95,40 @@ public class CostRegistryTest {
 
   private static long count(CostRegistry reg, String key) {
     return reg.metrics().getCounters().get(key).getCount();
+  }
+
+  /**
+   * The block cache's counters by table: a table with a region here has its own series beside its
+   * costs, and loses them with its costs' when it leaves the selection; the others, and files of no
+   * known table, are summed in {@code (other)}.
+   */
+  @Test
+  public void blockCacheCountersFollowTheirTablesSeriesAndTheRestGoToOther() {
+    int inserted = CacheReuse.slot(CostLayout.KIND_DATA, CacheReuse.INSERTED);
+    AtomicLongArray counts = new AtomicLongArray(3 * CacheReuse.WIDTH);
+    String[] tables = {"(unknown)", "t", "elsewhere"};
+    counts.set(inserted, 2);
+    counts.set(CacheReuse.WIDTH + inserted, 5);
+    counts.set(2 * CacheReuse.WIDTH + inserted, 7);
+    try (CostRegistry reg = new CostRegistry(ExportLimit.ALL)) {
+      reg.cacheReuse(counts, () -> tables.clone());
+      reg.open("t", "a", PerfLevel.COUNT);
+      read(reg, "a", DATA_HIT, 1);
+      reg.refreshExport();
+      reg.refreshExport();
+      assertEquals(5L, count(reg, "Table|t||blockCache.inserted.data"));
+      assertEquals(9L, count(reg, "Table|(other)||blockCache.inserted.data"));
+      counts.incrementAndGet(CacheReuse.WIDTH + inserted);
+      assertEquals("read live", 6L, count(reg, "Table|t||blockCache.inserted.data"));
+
+      reg.exportTables(ExportLimit.NONE);
+      reg.refreshExport();
+      assertFalse(reg.metrics().getNames().contains("Table|t||blockCache.inserted.data"));
+      assertEquals(
+          "(other) takes the table's figure over",
+          15L,
+          count(reg, "Table|(other)||blockCache.inserted.data"));
+    }
   }
 
   @Test

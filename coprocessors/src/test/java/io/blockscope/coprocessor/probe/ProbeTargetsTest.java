@@ -35,8 +35,9 @@ public class ProbeTargetsTest {
     // BLOCKSCOPE_V1's, and rewind, setCurrentBuffer, seekToKeyInBlock of three (not next: a
     // cell step is the decodeNext it calls); the rpcCall probe: CallRunner.run and the
     // short-circuit connection's doCall, where frames left open by a failed read are closed; the
-    // memstore probe: SegmentScanner.updateCurrent
-    assertEquals(2 + 1 + 1 + 1 + (5 + 2 + 1 + 3 * 3) + 2 + 1, targets);
+    // memstore probe: SegmentScanner.updateCurrent; the cacheReuse probe: the HFile reader's and
+    // writer's constructors, LruCachedBlock's, and evictBlock of the two LRU caches
+    assertEquals(2 + 1 + 1 + 1 + (5 + 2 + 1 + 3 * 3) + 2 + 1 + 5, targets);
   }
 
   /**
