@@ -72,8 +72,9 @@ final class Top implements Callable<Integer> {
       names = "--sort",
       defaultValue = "fs-bytes",
       description =
-          "hits, misses, fs-blocks, fs-bytes, checksum, decompress, decode, cells,"
-              + " memstore-cells or memstore-bytes (default ${DEFAULT-VALUE}).")
+          "hits, misses, cache-inserts, cache-unread, fs-blocks, fs-bytes, checksum,"
+              + " decompress, decode, cells, memstore-cells or memstore-bytes"
+              + " (default ${DEFAULT-VALUE}).")
   String sort;
 
   @Option(

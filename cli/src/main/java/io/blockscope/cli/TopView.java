@@ -31,6 +31,8 @@ final class TopView {
   enum Figure {
     HITS("cache hit/s", "hits"),
     MISSES("cache miss/s", "misses"),
+    CACHE_INSERTS("cache in/s", "cacheInserts"),
+    CACHE_UNREAD("unread out/s", "cacheEvictedUnread"),
     FS_BLOCKS("fs blocks/s", "fsBlocks"),
     FS_BYTES("fs MiB/s", "fsBytes"),
     CHECKSUM("checksum ms/s", "checksumNanos"),
@@ -55,6 +57,12 @@ final class TopView {
       }
       if (metric.startsWith("blockCache.miss.")) {
         return MISSES;
+      }
+      if (metric.startsWith("blockCache.inserted.")) {
+        return CACHE_INSERTS;
+      }
+      if (metric.startsWith("blockCache.evictedUnread.")) {
+        return CACHE_UNREAD;
       }
       if (metric.startsWith("fs.read.blocks.")) {
         return FS_BLOCKS;

@@ -162,6 +162,17 @@ public class TopViewTest {
   }
 
   @Test
+  public void blockCacheInsertsAndUnreadEvictionsAreTheTablesOfEveryKind() {
+    assertEquals(TopView.Figure.CACHE_INSERTS, TopView.Figure.of("blockCache.inserted.data"));
+    assertEquals(TopView.Figure.CACHE_INSERTS, TopView.Figure.of("blockCache.inserted.bloom"));
+    assertEquals(
+        TopView.Figure.CACHE_UNREAD, TopView.Figure.of("blockCache.evictedUnread.leafIndex"));
+    assertNull(TopView.Figure.of("blockCache.evicted.data"));
+    assertNull(TopView.Figure.of("blockCache.removed.data"));
+    assertEquals(TopView.Figure.CACHE_UNREAD, TopView.Figure.parse("cache-unread"));
+  }
+
+  @Test
   public void sortKeysAreCheckedByName() {
     assertEquals(TopView.Figure.FS_BYTES, TopView.Figure.parse("fs-bytes"));
     assertEquals(TopView.Figure.MISSES, TopView.Figure.parse("MISSES"));
