@@ -3,9 +3,8 @@ package io.blockscope.coprocessor.probe;
 import io.blockscope.metrics.CacheReuse;
 import io.blockscope.metrics.CostLayout;
 import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -521,17 +520,21 @@ public final class ProbeBridge {
   /*
    * A BlockCacheKey names its block's file and nothing else (HBase 2.5 and 2.6), so the table of a
    * block entering or leaving the cache comes from a map of file names to tables that every HFile
-   * reader and writer JVM-wide fills as it opens (hfileOpened). The map is bounded: it keeps the
-   * CACHE_FILES names used last, and a block of a file no longer in it counts under slot 0,
-   * (unknown), as does one whose path is not a table's store file. Tables past CACHE_TABLES - 1 in
-   * one JVM count under (unknown) too. Memory: CACHE_TABLES x CacheReuse.WIDTH counters (240 KB)
-   * and about 100 bytes per file name kept.
+   * reader and writer JVM-wide fills as it opens (hfileOpened). Inserts and evictions look a name
+   * up without a lock: the map is two generations of concurrent maps, each of at most
+   * CACHE_FILES / 2 names. A name opens into the newer one, and a lookup that finds a name only in
+   * the older one copies it into the newer one. When the newer one is full, it becomes the older
+   * one and the older one is dropped. So the names used in the last generation stay, and at most
+   * CACHE_FILES are kept. A block of a file no longer in either counts under slot 0, (unknown), as
+   * does one whose path is not a table's store file. Tables past CACHE_TABLES - 1 in one JVM count
+   * under (unknown) too. Memory: CACHE_TABLES x CacheReuse.WIDTH counters (240 KB) and about 100
+   * bytes per file name kept.
    */
 
   /** Table slots, (unknown) in slot 0 included. */
   public static final int CACHE_TABLES = 1024;
 
-  /** File names whose table is kept, the ones used last. */
+  /** File names whose table is kept, at most: the ones used last. */
   public static final int CACHE_FILES = 65_536;
 
   /** The name of slot 0: blocks of files whose table is not known. */
@@ -541,15 +544,18 @@ public final class ProbeBridge {
   public static final AtomicLongArray CACHE_REUSE_COUNTS =
       new AtomicLongArray(CACHE_TABLES * CacheReuse.WIDTH);
 
-  /** Guards the three fields below. */
+  /** Guards the table slots and the turn of the file generations. */
   private static final Object CACHE_TABLES_LOCK = new Object();
 
   private static final String[] cacheTableNames = initialTableNames();
   private static final Map<String, Integer> cacheTableSlots = new HashMap<>();
 
-  /** File name to table slot, in access order: the eldest goes when the map is full. */
-  private static final LinkedHashMap<String, Integer> cacheFileTables =
-      new LinkedHashMap<>(1024, 0.75f, true);
+  /** File names to table slots: the newer generation, and the older one. */
+  private static volatile ConcurrentHashMap<String, Integer> cacheFilesNew =
+      new ConcurrentHashMap<>();
+
+  private static volatile ConcurrentHashMap<String, Integer> cacheFilesOld =
+      new ConcurrentHashMap<>();
 
   private static String[] initialTableNames() {
     String[] names = new String[CACHE_TABLES];
@@ -567,7 +573,7 @@ public final class ProbeBridge {
   /** File names whose table is kept now ({@link #CACHE_FILES} at most). */
   public static int cacheFiles() {
     synchronized (CACHE_TABLES_LOCK) {
-      return cacheFileTables.size();
+      return cacheFilesNew.size() + cacheFilesOld.size();
     }
   }
 
@@ -581,9 +587,9 @@ public final class ProbeBridge {
         return;
       }
       String table = tableOfPath(path.toString());
-      synchronized (CACHE_TABLES_LOCK) {
-        int slot = 0;
-        if (table != null) {
+      int slot = 0;
+      if (table != null) {
+        synchronized (CACHE_TABLES_LOCK) {
           Integer known = cacheTableSlots.get(table);
           if (known != null) {
             slot = known;
@@ -593,16 +599,28 @@ public final class ProbeBridge {
             cacheTableNames[slot] = table;
           }
         }
-        cacheFileTables.put(name, slot);
-        if (cacheFileTables.size() > CACHE_FILES) {
-          Iterator<String> eldest = cacheFileTables.keySet().iterator();
-          eldest.next();
-          eldest.remove();
-        }
       }
+      keepFile(name, slot);
     } catch (Throwable t) {
       fail(CACHE_REUSE);
     }
+  }
+
+  /**
+   * Puts a file's table slot into the newer generation, turning the generations when it is full.
+   */
+  private static void keepFile(String name, int slot) {
+    ConcurrentHashMap<String, Integer> newer = cacheFilesNew;
+    if (newer.size() >= CACHE_FILES / 2) {
+      synchronized (CACHE_TABLES_LOCK) {
+        if (cacheFilesNew.size() >= CACHE_FILES / 2) {
+          cacheFilesOld = cacheFilesNew;
+          cacheFilesNew = new ConcurrentHashMap<>();
+        }
+        newer = cacheFilesNew;
+      }
+    }
+    newer.put(name, slot);
   }
 
   /**
@@ -641,13 +659,24 @@ public final class ProbeBridge {
     return true;
   }
 
-  /** The table slot of a cached block's file; 0 when not known. */
+  /**
+   * The table slot of a cached block's file; 0 when not known. A name found only in the older
+   * generation is copied into the newer one, so that the names in use outlive the next turn.
+   */
   private static int tableSlot(BlockCacheKey key) {
     String file = key.getHfileName();
-    synchronized (CACHE_TABLES_LOCK) {
-      Integer slot = file == null ? null : cacheFileTables.get(file);
-      return slot == null ? 0 : slot;
+    if (file == null) {
+      return 0;
     }
+    Integer slot = cacheFilesNew.get(file);
+    if (slot == null) {
+      slot = cacheFilesOld.get(file);
+      if (slot == null) {
+        return 0;
+      }
+      keepFile(file, slot);
+    }
+    return slot;
   }
 
   private static void countReuse(int table, int kind, int counter) {

@@ -2,6 +2,7 @@ package io.blockscope.coprocessor.probe;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
 
 import io.blockscope.metrics.CacheReuse;
 import io.blockscope.metrics.CostLayout;
@@ -83,26 +84,35 @@ public class CacheReuseBridgeTest {
   }
 
   /**
-   * The map keeps the {@link ProbeBridge#CACHE_FILES} names used last: a block of a file that fell
-   * out of it counts under (unknown), never under another table, and the map does not grow.
+   * The map keeps at most {@link ProbeBridge#CACHE_FILES} names, the ones used last: a name that
+   * blocks keep using stays; a block of a file whose name fell out counts under (unknown), never
+   * under another table.
    */
   @Test
   public void theFileMapKeepsTheNamesUsedLastAndNoMore() {
     String table = "CAP_" + System.nanoTime();
     Path dir = new Path("hdfs://nn/hbase/data/default/" + table + "/" + REGION + "/f");
     ProbeBridge.hfileOpened("first", new Path(dir, "first"));
+    ProbeBridge.hfileOpened("used", new Path(dir, "used"));
     ProbeBridge.cacheInserted(new BlockCacheKey("first", 0), dataBlock());
     assertEquals(1, inserted(table));
 
-    for (int i = 0; i < ProbeBridge.CACHE_FILES; i++) {
+    int lookups = 0;
+    for (int i = 0; i < 2 * ProbeBridge.CACHE_FILES; i++) {
       ProbeBridge.hfileOpened("file" + i, new Path(dir, "file" + i));
+      if (i % 1_000 == 0) {
+        ProbeBridge.cacheInserted(new BlockCacheKey("used", i), dataBlock());
+        lookups++;
+      }
+      assertTrue("names kept", ProbeBridge.cacheFiles() <= ProbeBridge.CACHE_FILES);
     }
-    assertEquals(ProbeBridge.CACHE_FILES, ProbeBridge.cacheFiles());
+    assertEquals("a name in use stays", 1 + lookups, inserted(table));
     long unknown = insertedAt(0);
     ProbeBridge.cacheInserted(new BlockCacheKey("first", 0), dataBlock());
-    assertEquals("the eldest name is gone", 1, inserted(table));
+    assertEquals("a name unused since two turns is gone", 1 + lookups, inserted(table));
     assertEquals("its block counts as (unknown)", unknown + 1, insertedAt(0));
-    ProbeBridge.cacheInserted(new BlockCacheKey("file0", 0), dataBlock());
-    assertEquals(2, inserted(table));
+    ProbeBridge.cacheInserted(
+        new BlockCacheKey("file" + (2 * ProbeBridge.CACHE_FILES - 1), 0), dataBlock());
+    assertEquals("the last name opened is kept", 2 + lookups, inserted(table));
   }
 }
