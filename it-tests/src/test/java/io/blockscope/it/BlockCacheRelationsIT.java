@@ -4,6 +4,8 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.blockscope.harness.StoreFiles;
+import io.blockscope.metrics.CacheReuse;
+import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
 import java.io.IOException;
 import java.sql.Connection;
@@ -219,6 +221,31 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
     return (double) hits / (hits + d.get("blockCache.miss.data"));
   }
 
+  /**
+   * Waits until the L2's writer threads have written every block handed to them (its block count,
+   * which counts the blocks waiting to be written too, equals its written entries) and its figures
+   * stay still for half a second.
+   */
+  private static void awaitL2Written() throws Exception {
+    long[] last = {-1, -1};
+    long[] since = {0};
+    cluster
+        .util()
+        .waitFor(
+            30_000,
+            50,
+            () -> {
+              long[] now = {l2.getBackingMap().size(), l2.getStats().getEvictedCount()};
+              if (now[0] != last[0] || now[1] != last[1] || l2.getBlockCount() != now[0]) {
+                last[0] = now[0];
+                last[1] = now[1];
+                since[0] = System.nanoTime();
+                return false;
+              }
+              return System.nanoTime() - since[0] > 500_000_000L;
+            });
+  }
+
   private static void evictTable() {
     StoreFiles.evict(
         server.getRegionServer().getBlockCache().get(), cluster.regions(TableName.valueOf(TABLE)));
@@ -356,7 +383,37 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
 
     evictTable();
     gets(workingSet);
+    TableName t = TableName.valueOf(TABLE);
+    int data = CostLayout.KIND_DATA;
+    long inserted = cacheReuse(t, data, CacheReuse.INSERTED);
+    long evicted = cacheReuse(t, data, CacheReuse.EVICTED);
+    long unknown = cacheReuse(t, data, CacheReuse.EVICTED_HIT_UNKNOWN);
+    long removed = cacheReuse(t, data, CacheReuse.REMOVED);
+    long l2Evicted = l2.getStats().getEvictedCount();
+    long l2Resident = l2.getBackingMap().size();
     SeedTables.queryLong(cluster, "SELECT COUNT(*) FROM " + TABLE);
+    awaitL2Written();
+    // the bucket cache's own figures: its evictions, and its entries (every one the table's)
+    long evictions = l2.getStats().getEvictedCount() - l2Evicted;
+    assertTrue("the caching scan made the L2 evict: " + evictions, evictions > 0);
+    assertEquals(
+        "data blocks evicted from the L2",
+        evictions,
+        cacheReuse(t, data, CacheReuse.EVICTED) - evicted);
+    assertEquals(
+        "a bucket entry keeps no trace of its hits",
+        evictions,
+        cacheReuse(t, data, CacheReuse.EVICTED_HIT_UNKNOWN) - unknown);
+    assertEquals(
+        "inserted less evicted and removed: the L2's entries",
+        l2.getBackingMap().size() - l2Resident,
+        cacheReuse(t, data, CacheReuse.INSERTED)
+            - inserted
+            - evictions
+            - (cacheReuse(t, data, CacheReuse.REMOVED) - removed));
+    System.out.printf(
+        "caching scan through the L2: %d data blocks inserted, %d evicted, %d entries after%n",
+        cacheReuse(t, data, CacheReuse.INSERTED) - inserted, evictions, l2.getBackingMap().size());
     CostSnapshot afterCaching = gets(workingSet);
     System.out.println("working set after a caching scan: " + afterCaching.nonZero());
     assertTrue(

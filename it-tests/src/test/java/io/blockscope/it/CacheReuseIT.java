@@ -51,22 +51,8 @@ public class CacheReuseIT extends ClusterTestBase {
     cluster.admin().deleteTable(table);
   }
 
-  /** A counter of the table as the bridge holds it, summed over its slots of that name. */
-  private static long bridgeCount(int kind, int counter) {
-    String[] tables = ProbeBridge.cacheTables();
-    long n = 0;
-    for (int slot = 0; slot < tables.length; slot++) {
-      if (table.getNameAsString().equals(tables[slot])) {
-        n +=
-            ProbeBridge.CACHE_REUSE_COUNTS.get(
-                slot * CacheReuse.WIDTH + CacheReuse.slot(kind, counter));
-      }
-    }
-    return n;
-  }
-
   private static long data(int counter) {
-    return bridgeCount(CostLayout.KIND_DATA, counter);
+    return cacheReuse(table, CostLayout.KIND_DATA, counter);
   }
 
   /** The table's exported series of a counter (0 while it has none), after three refreshes. */

@@ -5,7 +5,9 @@ import static org.junit.Assert.assertTrue;
 
 import io.blockscope.coprocessor.accounting.CostRegistry;
 import io.blockscope.coprocessor.accounting.SpaceSaving;
+import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.harness.EmbeddedCluster;
+import io.blockscope.metrics.CacheReuse;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
@@ -68,6 +70,23 @@ public abstract class ClusterTestBase {
         .getCounters()
         .get(MetricKeys.server(name))
         .getCount();
+  }
+
+  /**
+   * One block cache counter ({@link CacheReuse}) of a table and block kind, JVM-wide, as the
+   * read-path bridge counts it.
+   */
+  protected static long cacheReuse(TableName t, int kind, int counter) {
+    String[] tables = ProbeBridge.cacheTables();
+    long n = 0;
+    for (int slot = 0; slot < tables.length; slot++) {
+      if (t.getNameAsString().equals(tables[slot])) {
+        n +=
+            ProbeBridge.CACHE_REUSE_COUNTS.get(
+                slot * CacheReuse.WIDTH + CacheReuse.slot(kind, counter));
+      }
+    }
+    return n;
   }
 
   protected static CostSnapshot serverCosts() {

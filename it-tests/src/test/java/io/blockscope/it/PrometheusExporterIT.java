@@ -294,7 +294,8 @@ public class PrometheusExporterIT extends ClusterTestBase {
   /**
    * Documented metrics this test's reads cannot make appear: a region's, table's or user's series
    * exists only once its figure is non-zero, no checksum fails here, the cluster's few users all
-   * have accounts (none inherited an estimate), and no block of an in-memory family is evicted.
+   * have accounts (none inherited an estimate), and no block of an in-memory family or of a
+   * BucketCache is evicted here.
    */
   private static final Set<String> NOT_PRODUCED_HERE =
       Set.of(

@@ -726,6 +726,44 @@ public final class ProbeBridge {
     }
   }
 
+  /**
+   * {@code BucketCache.putIntoBackingMap} returned: a block became resident in the bucket cache.
+   * Its key's block type is set by then on HBase 2.6; a key without one is a data block's (with a
+   * BucketCache, HBase keeps only data blocks in it).
+   */
+  public static void bucketInserted(BlockCacheKey key) {
+    try {
+      countReuse(tableSlot(key), bucketKind(key), CacheReuse.INSERTED);
+    } catch (Throwable t) {
+      fail(CACHE_REUSE);
+    }
+  }
+
+  /**
+   * {@code BucketCache.blockEvicted} returned: an entry left the bucket cache, to make room when
+   * {@code capacity} (what HBase counts as an eviction). A bucket entry keeps no trace of its hits,
+   * so such an eviction is counted neither read nor unread.
+   */
+  public static void bucketEvicted(BlockCacheKey key, boolean capacity) {
+    try {
+      int table = tableSlot(key);
+      int kind = bucketKind(key);
+      if (!capacity) {
+        countReuse(table, kind, CacheReuse.REMOVED);
+        return;
+      }
+      countReuse(table, kind, CacheReuse.EVICTED);
+      countReuse(table, kind, CacheReuse.EVICTED_HIT_UNKNOWN);
+    } catch (Throwable t) {
+      fail(CACHE_REUSE);
+    }
+  }
+
+  private static int bucketKind(BlockCacheKey key) {
+    BlockType type = key.getBlockType();
+    return type == null ? CostLayout.KIND_DATA : kind(type);
+  }
+
   // ---- helpers --------------------------------------------------------------------------------
 
   private static long nanoTimeCost() {

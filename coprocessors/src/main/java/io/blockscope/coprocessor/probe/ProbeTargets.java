@@ -276,6 +276,23 @@ final class ProbeTargets {
             HFILE + "Cacheable",
             "long",
             "boolean"));
+    String bucket = HFILE + "bucket.";
+    t.add(
+        new Target(
+            bucket + "BucketCache",
+            "putIntoBackingMap",
+            ReadPathAdvice.BucketInsert.class,
+            HFILE + "BlockCacheKey",
+            bucket + "BucketEntry"));
+    t.add(
+        new Target(
+            bucket + "BucketCache",
+            "blockEvicted",
+            ReadPathAdvice.BucketEvict.class,
+            HFILE + "BlockCacheKey",
+            bucket + "BucketEntry",
+            "boolean",
+            "boolean"));
     for (String cache : list("LruBlockCache", "LruAdaptiveBlockCache")) {
       t.add(
           new Target(

@@ -230,4 +230,26 @@ final class ReadPathAdvice {
       ProbeBridge.cacheEvicted(block, capacity, freed);
     }
   }
+
+  /**
+   * {@code BucketCache.putIntoBackingMap(BlockCacheKey, BucketEntry)}: a block the cache's writer
+   * wrote into a bucket became resident (the only place entries are added).
+   */
+  static final class BucketInsert {
+    @Advice.OnMethodExit(suppress = Throwable.class)
+    static void exit(@Advice.Argument(0) BlockCacheKey key) {
+      ProbeBridge.bucketInserted(key);
+    }
+  }
+
+  /**
+   * {@code BucketCache.blockEvicted(BlockCacheKey, BucketEntry, boolean decrementBlockNumber,
+   * boolean evictedByEvictionProcess)}: an entry left the bucket cache, to make room or not.
+   */
+  static final class BucketEvict {
+    @Advice.OnMethodExit(suppress = Throwable.class)
+    static void exit(@Advice.Argument(0) BlockCacheKey key, @Advice.Argument(3) boolean capacity) {
+      ProbeBridge.bucketEvicted(key, capacity);
+    }
+  }
 }
