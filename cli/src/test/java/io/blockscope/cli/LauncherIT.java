@@ -3,6 +3,7 @@ package io.blockscope.cli;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.coprocessor.probe.ProbeBridge;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,6 +13,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.junit.Test;
 
 /**
@@ -66,9 +68,10 @@ public class LauncherIT {
             .filter(
                 l ->
                     l.equals(
-                        "Probes: blockCache installed, fsRead installed, checksum installed,"
-                            + " decompress installed, decode installed, rpcCall installed,"
-                            + " memstore installed"))
+                        "Probes: "
+                            + Arrays.stream(ProbeBridge.PROBE_NAMES)
+                                .map(n -> n + " installed")
+                                .collect(Collectors.joining(", "))))
             .count());
     // a full scan of 1,000 FAST_DIFF rows decodes each of their 2,000 cells once
     assertTrue(
