@@ -41,7 +41,7 @@ public class CacheReuseBenchmark extends ProbeModeBenchmark {
   private HFileBlock block;
   private String name;
   private long next;
-  private long insertedAtStart;
+  private long countedAtStart;
 
   @Setup(Level.Trial)
   public void setUp() throws IOException {
@@ -79,10 +79,11 @@ public class CacheReuseBenchmark extends ProbeModeBenchmark {
     cache =
         new LruBlockCache(
             overhead + 256L * (block.heapSize() + 256), block.getOnDiskSizeWithHeader(), false);
-    insertedAtStart = inserted();
+    countedAtStart = counted();
   }
 
-  private static long inserted() {
+  /** Every count of the probe, all tables and counters together. */
+  private static long counted() {
     long n = 0;
     for (int i = 0; i < ProbeBridge.CACHE_REUSE_COUNTS.length(); i++) {
       n += ProbeBridge.CACHE_REUSE_COUNTS.get(i);
@@ -93,7 +94,7 @@ public class CacheReuseBenchmark extends ProbeModeBenchmark {
   /** A probe that is installed and counted nothing measured nothing: fail the run instead. */
   @TearDown(Level.Trial)
   public void checkTheProbeCounted() {
-    if (!mode.equals("NOT_INSTALLED") && inserted() == insertedAtStart) {
+    if (!mode.equals("NOT_INSTALLED") && counted() == countedAtStart) {
       throw new IllegalStateException("the cacheReuse probe counted nothing at " + mode);
     }
     if (cache.getStats().getEvictedCount() == 0) {

@@ -318,7 +318,9 @@ public class DocNamesTest {
         boolean ok =
             c.group(2) != null
                 ? serverNames.stream().anyMatch(n -> n.startsWith(name + "."))
-                : serverNames.contains(name) || CostLayout.slotOf(name) >= 0;
+                : serverNames.contains(name)
+                    || CostLayout.slotOf(name) >= 0
+                    || CacheReuse.slotOf(name) >= 0;
         if (!ok) {
           wrong.add(page.getKey() + ": server bean " + c.group());
         }

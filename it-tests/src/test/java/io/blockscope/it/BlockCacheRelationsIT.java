@@ -383,6 +383,7 @@ public class BlockCacheRelationsIT extends ClusterTestBase {
 
     evictTable();
     gets(workingSet);
+    awaitL2Written(); // the gets' blocks written before the figures are taken
     TableName t = TableName.valueOf(TABLE);
     int data = CostLayout.KIND_DATA;
     long inserted = cacheReuse(t, data, CacheReuse.INSERTED);

@@ -77,16 +77,7 @@ public abstract class ClusterTestBase {
    * read-path bridge counts it.
    */
   protected static long cacheReuse(TableName t, int kind, int counter) {
-    String[] tables = ProbeBridge.cacheTables();
-    long n = 0;
-    for (int slot = 0; slot < tables.length; slot++) {
-      if (t.getNameAsString().equals(tables[slot])) {
-        n +=
-            ProbeBridge.CACHE_REUSE_COUNTS.get(
-                slot * CacheReuse.WIDTH + CacheReuse.slot(kind, counter));
-      }
-    }
-    return n;
+    return ProbeBridge.cacheReuse(t.getNameAsString(), CacheReuse.slot(kind, counter));
   }
 
   protected static CostSnapshot serverCosts() {

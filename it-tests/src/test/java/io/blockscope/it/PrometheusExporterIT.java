@@ -300,6 +300,7 @@ public class PrometheusExporterIT extends ClusterTestBase {
   private static final Set<String> NOT_PRODUCED_HERE =
       Set.of(
           "blockscope_table_block_cache_evicted_hit_unknown_total",
+          "blockscope_server_block_cache_evicted_hit_unknown_total",
           "blockscope_table_checksum_failures_total",
           "blockscope_region_checksum_failures_total",
           "blockscope_user_checksum_failures_total",

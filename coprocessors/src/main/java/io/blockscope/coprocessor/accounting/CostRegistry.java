@@ -204,8 +204,8 @@ public final class CostRegistry implements AutoCloseable {
   /** The tables of those slots, by slot. */
   private Supplier<String[]> cacheReuseTables;
 
-  /** Which table slots had series of their own at the last refresh. */
-  private volatile boolean[] cacheReuseOwn = new boolean[0];
+  /** The server's series of the block cache counters, each registered once it is not 0. */
+  private final Set<String> cacheReuseServer = new HashSet<>();
 
   /** The series of {@code (other)}. */
   private final ExportSelection.State other = new ExportSelection.State();
@@ -280,7 +280,7 @@ public final class CostRegistry implements AutoCloseable {
       r.refs = 1;
     } else {
       r = new RegionCosts(this, table, region, level);
-      tables.computeIfAbsent(table, TableRollUp::new).members.add(r);
+      tables.computeIfAbsent(table, t -> new TableRollUp(t, cacheCounts(t))).members.add(r);
     }
     regions.put(region, r);
     measured += weight(level);
@@ -582,14 +582,7 @@ public final class CostRegistry implements AutoCloseable {
    * only when one table's total overtakes another's; the rest go to {@code (other)}.
    */
   private void refreshTables(long now) {
-    String[] cacheTables = cacheReuseTables == null ? new String[0] : cacheReuseTables.get();
-    Map<String, Integer> cacheSlots = new HashMap<>();
-    for (int i = 0; i < cacheTables.length; i++) {
-      if (cacheTables[i] != null) {
-        cacheSlots.put(cacheTables[i], i);
-      }
-    }
-    boolean[] ownCacheSeries = new boolean[cacheTables.length];
+    Map<String, Integer> cacheSlots = cacheSlots();
     Set<TableRollUp> selected =
         ExportSelection.select(
             tables.values(),
@@ -602,8 +595,7 @@ public final class CostRegistry implements AutoCloseable {
     for (TableRollUp t : tables.values()) {
       Integer cacheSlot = cacheSlots.get(t.name);
       if (selected.contains(t) && cacheSlot != null) {
-        ownCacheSeries[cacheSlot] = true;
-        exportCacheReuse(t.export, t.name, cacheSlot);
+        exportCacheReuse(t.export, t.name, cacheSlot, t.cacheBase);
       }
       exportOrNot(
           selected.contains(t),
@@ -612,14 +604,13 @@ public final class CostRegistry implements AutoCloseable {
           s -> MetricKeys.table(t.name, CostLayout.name(s)),
           s -> () -> tableCost(t.name, s));
     }
-    cacheReuseOwn = ownCacheSeries;
     for (int i = 0; i < CacheReuse.WIDTH; i++) {
       final int counter = i;
-      if (otherCacheReuse(counter) != 0) {
+      if (serverCacheReuse(counter) != 0) {
         series.export(
-            other.keys,
-            MetricKeys.table(MetricKeys.OTHER_TABLE, CacheReuse.name(counter)),
-            () -> otherCacheReuse(counter),
+            cacheReuseServer,
+            MetricKeys.server(CacheReuse.name(counter)),
+            () -> serverCacheReuse(counter),
             false);
       }
     }
@@ -636,39 +627,64 @@ public final class CostRegistry implements AutoCloseable {
     }
   }
 
+  /** The block cache's table slots by table name (none while no counters are set). */
+  private Map<String, Integer> cacheSlots() {
+    String[] names = cacheReuseTables == null ? new String[0] : cacheReuseTables.get();
+    Map<String, Integer> slots = new HashMap<>();
+    for (int i = 0; i < names.length; i++) {
+      if (names[i] != null) {
+        slots.put(names[i], i);
+      }
+    }
+    return slots;
+  }
+
+  /** A table's block cache counters now: the base of a new roll-up's. */
+  private long[] cacheCounts(String table) {
+    long[] now = new long[CacheReuse.WIDTH];
+    Integer slot = cacheReuseCounts == null ? null : cacheSlots().get(table);
+    if (slot != null) {
+      for (int i = 0; i < CacheReuse.WIDTH; i++) {
+        now[i] = cacheReuseCounts.get(slot * CacheReuse.WIDTH + i);
+      }
+    }
+    return now;
+  }
+
   /**
-   * Series for a selected table's non-zero block cache counters (its keys go with its cost series',
-   * in {@code state}); a new one starts from 0 as a new cost's does.
+   * Series for a selected table's block cache counters that grew since its roll-up was made (its
+   * keys go with its cost series', in {@code state}; the counts before that are in the server's
+   * series only); a new one starts from 0 as a new cost's does.
    */
-  private void exportCacheReuse(ExportSelection.State state, String table, int slot) {
+  private void exportCacheReuse(ExportSelection.State state, String table, int slot, long[] base) {
     AtomicLongArray counts = cacheReuseCounts;
     for (int i = 0; i < CacheReuse.WIDTH; i++) {
       int index = slot * CacheReuse.WIDTH + i;
-      if (counts.get(index) != 0) {
+      long from = base[i];
+      if (counts.get(index) != from) {
         series.export(
             state.keys,
             MetricKeys.table(table, CacheReuse.name(i)),
-            () -> counts.get(index),
+            () -> counts.get(index) - from,
             state.tracked);
       }
     }
   }
 
   /**
-   * One block cache counter summed over the table slots without series of their own: tables not
-   * selected, tables with no blockscope region here, files of no known table.
+   * One block cache counter summed over every table slot: the server's figure, which the tables
+   * with series of their own do not add up to (the others have no series of these, not even in
+   * {@code (other)}: a table's counts from before it had a region here would leave it when the
+   * table got series, which would then go down).
    */
-  private long otherCacheReuse(int counter) {
+  private long serverCacheReuse(int counter) {
     AtomicLongArray counts = cacheReuseCounts;
     if (counts == null) {
       return 0;
     }
-    boolean[] own = cacheReuseOwn;
     long sum = 0;
     for (int slot = 0; slot * CacheReuse.WIDTH < counts.length(); slot++) {
-      if (slot >= own.length || !own[slot]) {
-        sum += counts.get(slot * CacheReuse.WIDTH + counter);
-      }
+      sum += counts.get(slot * CacheReuse.WIDTH + counter);
     }
     return sum;
   }

@@ -19,8 +19,16 @@ final class TableRollUp {
   /** The table's series and whether it is selected for them. */
   final ExportSelection.State export = new ExportSelection.State();
 
-  TableRollUp(String name) {
+  /**
+   * The table's block cache counters ({@code CacheReuse}) when this roll-up was made: its series
+   * count from there, what the cache did with its blocks before the table had a region here being
+   * in the server's series only.
+   */
+  final long[] cacheBase;
+
+  TableRollUp(String name, long[] cacheBase) {
     this.name = name;
+    this.cacheBase = cacheBase;
   }
 
   /** One cost summed over the table, leaving out region {@code lost} (null: none). */

@@ -61,9 +61,6 @@ public final class BridgeHandle {
             MethodType.methodType(void.class, int[].class, int[].class, ToIntFunction.class));
     onCallEnd =
         lookup.findStatic(type, "onCallEnd", MethodType.methodType(void.class, IntConsumer.class));
-    cacheTables = lookup.findStatic(type, "cacheTables", MethodType.methodType(String[].class));
-    cacheFiles = lookup.findStatic(type, "cacheFiles", MethodType.methodType(int.class));
-    cacheReuseCounts = (AtomicLongArray) type.getField("CACHE_REUSE_COUNTS").get(null);
     measuringFlag = type.getField("measuring");
     installed = (AtomicIntegerArray) type.getField("INSTALLED").get(null);
     failures = (AtomicLongArray) type.getField("FAILURES").get(null);
@@ -76,6 +73,10 @@ public final class BridgeHandle {
     if (skew != null) {
       throw new IllegalStateException(skew);
     }
+    // after the skew check: an older bridge lacks these, and the skew is what to report then
+    cacheTables = lookup.findStatic(type, "cacheTables", MethodType.methodType(String[].class));
+    cacheFiles = lookup.findStatic(type, "cacheFiles", MethodType.methodType(int.class));
+    cacheReuseCounts = (AtomicLongArray) type.getField("CACHE_REUSE_COUNTS").get(null);
   }
 
   /**

@@ -2,7 +2,6 @@ package io.blockscope.coprocessor.probe;
 
 import io.blockscope.metrics.CacheReuse;
 import io.blockscope.metrics.CostLayout;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -47,7 +46,9 @@ import org.apache.hadoop.hbase.nio.ByteBuff;
  * while blockscope's RegionObserver has opened a frame on it; all other reads (region open,
  * prefetch, flush) cost one thread-local read and a compare. While no region of the server is
  * measured ({@link #measuring} false: every region at OFF), a probe returns after one static field
- * read, before the thread-local.
+ * read, before the thread-local. The cacheReuse probe reads no thread's costs: it counts blocks
+ * entering and leaving the block cache by table, on whatever thread inserts or evicts them, while
+ * any region of the server is measured.
  *
  * <p>What each probe costs where it is paid most often (docs/performance.md): the decode probe runs
  * once per decoded cell and does one thread-local read and one increment there; at TIME the
@@ -548,7 +549,9 @@ public final class ProbeBridge {
   private static final Object CACHE_TABLES_LOCK = new Object();
 
   private static final String[] cacheTableNames = initialTableNames();
-  private static final Map<String, Integer> cacheTableSlots = new HashMap<>();
+
+  /** Table to slot: read without the lock, written under it. */
+  private static final Map<String, Integer> cacheTableSlots = new ConcurrentHashMap<>();
 
   /** File names to table slots: the newer generation, and the older one. */
   private static volatile ConcurrentHashMap<String, Integer> cacheFilesNew =
@@ -570,11 +573,12 @@ public final class ProbeBridge {
     }
   }
 
-  /** File names whose table is kept now ({@link #CACHE_FILES} at most). */
+  /**
+   * Entries of the file-name map now: names kept, a name copied into the newer generation counted
+   * twice ({@link #CACHE_FILES} at most).
+   */
   public static int cacheFiles() {
-    synchronized (CACHE_TABLES_LOCK) {
-      return cacheFilesNew.size() + cacheFilesOld.size();
-    }
+    return cacheFilesNew.size() + cacheFilesOld.size();
   }
 
   /**
@@ -587,16 +591,17 @@ public final class ProbeBridge {
         return;
       }
       String table = tableOfPath(path.toString());
-      int slot = 0;
-      if (table != null) {
+      Integer slot = table == null ? Integer.valueOf(0) : cacheTableSlots.get(table);
+      if (slot == null) {
         synchronized (CACHE_TABLES_LOCK) {
-          Integer known = cacheTableSlots.get(table);
-          if (known != null) {
-            slot = known;
-          } else if (cacheTableSlots.size() < CACHE_TABLES - 1) {
-            slot = cacheTableSlots.size() + 1;
-            cacheTableSlots.put(table, slot);
-            cacheTableNames[slot] = table;
+          slot = cacheTableSlots.get(table);
+          if (slot == null) {
+            slot = 0; // past the last slot: (unknown), asked again at the file's next open
+            if (cacheTableSlots.size() < CACHE_TABLES - 1) {
+              slot = cacheTableSlots.size() + 1;
+              cacheTableNames[slot] = table;
+              cacheTableSlots.put(table, slot);
+            }
           }
         }
       }
@@ -646,24 +651,27 @@ public final class ProbeBridge {
     return namespace.equals("default") ? table : namespace + ":" + table;
   }
 
+  /**
+   * An encoded region name: 32 lower-case hex digits (an MD5), or the decimal Jenkins hash older
+   * regions kept, as {@code hbase:meta}'s {@code 1588230740} still does.
+   */
   private static boolean isEncodedRegionName(String s) {
-    if (s.length() != 32) {
-      return false;
-    }
+    boolean digits = !s.isEmpty() && s.length() <= 10;
+    boolean hex = s.length() == 32;
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
-      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
-        return false;
-      }
+      digits &= c >= '0' && c <= '9';
+      hex &= (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
     }
-    return true;
+    return digits || hex;
   }
 
   /**
    * The table slot of a cached block's file; 0 when not known. A name found only in the older
-   * generation is copied into the newer one, so that the names in use outlive the next turn.
+   * generation is copied into the newer one, so that the names in use outlive the next turn, unless
+   * the block leaves with its file ({@code promote} false).
    */
-  private static int tableSlot(BlockCacheKey key) {
+  private static int tableSlot(BlockCacheKey key, boolean promote) {
     String file = key.getHfileName();
     if (file == null) {
       return 0;
@@ -674,11 +682,17 @@ public final class ProbeBridge {
       if (slot == null) {
         return 0;
       }
-      keepFile(file, slot);
+      if (promote) {
+        keepFile(file, slot);
+      }
     }
     return slot;
   }
 
+  /**
+   * Adds to a counter; the slot is CacheReuse.slot's, written out (the bridge calls no method of
+   * another blockscope class).
+   */
   private static void countReuse(int table, int kind, int counter) {
     CACHE_REUSE_COUNTS.addAndGet(
         table * CacheReuse.WIDTH + kind * CacheReuse.N_COUNTERS + counter, events(CACHE_REUSE));
@@ -686,11 +700,15 @@ public final class ProbeBridge {
 
   /**
    * {@code LruCachedBlock(BlockCacheKey, Cacheable, long, boolean)} was made: the LRU caches (and
-   * the adaptive one) make one for each block that becomes resident, and for nothing else.
+   * the adaptive one) make one for each block that becomes resident, and for the block that
+   * replaces a cached one of the same key (which leaves without an eviction).
    */
   public static void cacheInserted(BlockCacheKey key, Cacheable block) {
+    if (!measuring) {
+      return;
+    }
     try {
-      countReuse(tableSlot(key), kind(block.getBlockType()), CacheReuse.INSERTED);
+      countReuse(tableSlot(key, true), kind(block.getBlockType()), CacheReuse.INSERTED);
     } catch (Throwable t) {
       fail(CACHE_REUSE);
     }
@@ -704,23 +722,16 @@ public final class ProbeBridge {
    * MEMORY whatever its lookups.
    */
   public static void cacheEvicted(LruCachedBlock block, boolean capacity, long freed) {
-    if (freed <= 0) {
+    if (!measuring || freed <= 0) {
       return;
     }
     try {
-      int table = tableSlot(block.getCacheKey());
-      int kind = kind(block.getBuffer().getBlockType());
-      if (!capacity) {
-        countReuse(table, kind, CacheReuse.REMOVED);
-        return;
-      }
-      countReuse(table, kind, CacheReuse.EVICTED);
       BlockPriority priority = block.getPriority();
-      if (priority == BlockPriority.SINGLE) {
-        countReuse(table, kind, CacheReuse.EVICTED_UNREAD);
-      } else if (priority == BlockPriority.MEMORY) {
-        countReuse(table, kind, CacheReuse.EVICTED_HIT_UNKNOWN);
-      }
+      int hits =
+          priority == BlockPriority.SINGLE
+              ? CacheReuse.EVICTED_UNREAD
+              : priority == BlockPriority.MEMORY ? CacheReuse.EVICTED_HIT_UNKNOWN : -1;
+      countEviction(block.getCacheKey(), kind(block.getBuffer().getBlockType()), capacity, hits);
     } catch (Throwable t) {
       fail(CACHE_REUSE);
     }
@@ -732,8 +743,11 @@ public final class ProbeBridge {
    * BucketCache, HBase keeps only data blocks in it).
    */
   public static void bucketInserted(BlockCacheKey key) {
+    if (!measuring) {
+      return;
+    }
     try {
-      countReuse(tableSlot(key), bucketKind(key), CacheReuse.INSERTED);
+      countReuse(tableSlot(key, true), bucketKind(key), CacheReuse.INSERTED);
     } catch (Throwable t) {
       fail(CACHE_REUSE);
     }
@@ -745,18 +759,45 @@ public final class ProbeBridge {
    * so such an eviction is counted neither read nor unread.
    */
   public static void bucketEvicted(BlockCacheKey key, boolean capacity) {
+    if (!measuring) {
+      return;
+    }
     try {
-      int table = tableSlot(key);
-      int kind = bucketKind(key);
-      if (!capacity) {
-        countReuse(table, kind, CacheReuse.REMOVED);
-        return;
-      }
-      countReuse(table, kind, CacheReuse.EVICTED);
-      countReuse(table, kind, CacheReuse.EVICTED_HIT_UNKNOWN);
+      countEviction(key, bucketKind(key), capacity, CacheReuse.EVICTED_HIT_UNKNOWN);
     } catch (Throwable t) {
       fail(CACHE_REUSE);
     }
+  }
+
+  /**
+   * A block left a cache: removed with its file, or evicted to make room ({@code capacity}) and
+   * then also counted under {@code hits} (unread, hit unknown; -1: read, nothing more).
+   */
+  private static void countEviction(BlockCacheKey key, int kind, boolean capacity, int hits) {
+    int table = tableSlot(key, capacity); // a file's removed blocks need not keep its name
+    if (!capacity) {
+      countReuse(table, kind, CacheReuse.REMOVED);
+      return;
+    }
+    countReuse(table, kind, CacheReuse.EVICTED);
+    if (hits >= 0) {
+      countReuse(table, kind, hits);
+    }
+  }
+
+  /**
+   * One counter of a table, summed over the table slots of that name (one, unless none): {@code
+   * slot} is the counter's {@link CacheReuse} slot.
+   */
+  public static long cacheReuse(String table, int slot) {
+    String[] tables = cacheTables();
+    long n = 0;
+    for (int t = 0; t < tables.length; t++) {
+      if (table.equals(tables[t])) {
+        n += CACHE_REUSE_COUNTS.get(t * CacheReuse.WIDTH + slot);
+      }
+    }
+    return n;
   }
 
   private static int bucketKind(BlockCacheKey key) {

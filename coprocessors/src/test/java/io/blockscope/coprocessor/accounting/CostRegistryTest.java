@@ -98,36 +98,41 @@ public class CostRegistryTest {
   }
 
   /**
-   * The block cache's counters by table: a table with a region here has its own series beside its
-   * costs, and loses them with its costs' when it leaves the selection; the others, and files of no
-   * known table, are summed in {@code (other)}.
+   * The block cache's counters by table: a table with a region here has series of its own beside
+   * its costs, from what its counters were when its first region opened, and loses them with its
+   * costs' when it leaves the selection; the server's series sum every table's, those without a
+   * region here and the files of no known table included, and only grow.
    */
   @Test
-  public void blockCacheCountersFollowTheirTablesSeriesAndTheRestGoToOther() {
+  public void blockCacheCountersFollowTheirTablesSeriesAndTheServerHasThemAll() {
     int inserted = CacheReuse.slot(CostLayout.KIND_DATA, CacheReuse.INSERTED);
     AtomicLongArray counts = new AtomicLongArray(3 * CacheReuse.WIDTH);
     String[] tables = {"(unknown)", "t", "elsewhere"};
     counts.set(inserted, 2);
-    counts.set(CacheReuse.WIDTH + inserted, 5);
+    counts.set(CacheReuse.WIDTH + inserted, 5); // before t's first region opened here
     counts.set(2 * CacheReuse.WIDTH + inserted, 7);
     try (CostRegistry reg = new CostRegistry(ExportLimit.ALL)) {
       reg.cacheReuse(counts, () -> tables.clone());
       reg.open("t", "a", PerfLevel.COUNT);
       read(reg, "a", DATA_HIT, 1);
+      counts.addAndGet(CacheReuse.WIDTH + inserted, 3);
       reg.refreshExport();
       reg.refreshExport();
-      assertEquals(5L, count(reg, "Table|t||blockCache.inserted.data"));
-      assertEquals(9L, count(reg, "Table|(other)||blockCache.inserted.data"));
+      assertEquals("since its region opened", 3L, count(reg, "Table|t||blockCache.inserted.data"));
+      assertEquals(17L, count(reg, "Server|||blockCache.inserted.data"));
+      assertFalse(reg.metrics().getNames().contains("Table|(other)||blockCache.inserted.data"));
       counts.incrementAndGet(CacheReuse.WIDTH + inserted);
-      assertEquals("read live", 6L, count(reg, "Table|t||blockCache.inserted.data"));
+      assertEquals("read live", 4L, count(reg, "Table|t||blockCache.inserted.data"));
 
       reg.exportTables(ExportLimit.NONE);
       reg.refreshExport();
       assertFalse(reg.metrics().getNames().contains("Table|t||blockCache.inserted.data"));
+      assertEquals(18L, count(reg, "Server|||blockCache.inserted.data"));
+      reg.exportTables(ExportLimit.ALL);
+      reg.refreshExport();
+      reg.refreshExport();
       assertEquals(
-          "(other) takes the table's figure over",
-          15L,
-          count(reg, "Table|(other)||blockCache.inserted.data"));
+          "back with its count, not from 0", 4L, count(reg, "Table|t||blockCache.inserted.data"));
     }
   }
 

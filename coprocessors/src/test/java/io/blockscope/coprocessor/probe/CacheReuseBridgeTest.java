@@ -45,9 +45,11 @@ public class CacheReuseBridgeTest {
         "ns:T",
         ProbeBridge.tableOfPath(root + "/mobdir/data/ns/T/" + REGION + "/f/abc"));
     assertEquals(
-        "hbase:meta",
-        ProbeBridge.tableOfPath(
-            "file:/tmp/x/data/hbase/meta/1588230740" + "0".repeat(22) + "/info/abc"));
+        "hbase:meta", ProbeBridge.tableOfPath("file:/tmp/x/data/hbase/meta/1588230740/info/abc"));
+    assertEquals(
+        "an old region's decimal name",
+        "t",
+        ProbeBridge.tableOfPath(root + "/data/default/t/12345/f/abc"));
     assertNull("not a region directory", ProbeBridge.tableOfPath(root + "/data/default/T/r/f/abc"));
     assertNull(
         "not under data", ProbeBridge.tableOfPath(root + "/tmp/default/T/" + REGION + "/f/x"));
@@ -69,13 +71,8 @@ public class CacheReuseBridgeTest {
   }
 
   private static long inserted(String table) {
-    String[] tables = ProbeBridge.cacheTables();
-    for (int slot = 0; slot < tables.length; slot++) {
-      if (table.equals(tables[slot])) {
-        return insertedAt(slot);
-      }
-    }
-    return 0;
+    return ProbeBridge.cacheReuse(
+        table, CacheReuse.slot(CostLayout.KIND_DATA, CacheReuse.INSERTED));
   }
 
   private static long insertedAt(int slot) {
