@@ -8,6 +8,7 @@ import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import com.google.protobuf.Message;
+import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.harness.BeanReader;
 import io.blockscope.harness.stock.RegionServer;
 import io.blockscope.harness.stock.StockCluster;
@@ -604,7 +605,10 @@ public class SecureStockIT {
     for (JsonObject v : views) {
       for (var s : v.getAsJsonArray("servers")) {
         assertTrue(s.toString(), s.getAsJsonObject().get("error").isJsonNull());
-        assertEquals(s.toString(), 7, s.getAsJsonObject().get("probesInstalled").getAsInt());
+        assertEquals(
+            s.toString(),
+            ProbeBridge.N_PROBES,
+            s.getAsJsonObject().get("probesInstalled").getAsInt());
       }
       for (var row : v.getAsJsonArray("tables")) {
         JsonObject r = row.getAsJsonObject();
