@@ -10,6 +10,7 @@ import io.blockscope.coprocessor.probe.ProbeBridge;
 import io.blockscope.harness.EmbeddedCluster;
 import io.blockscope.harness.StoreFiles;
 import io.blockscope.metrics.Attributes;
+import io.blockscope.metrics.CacheReuse;
 import io.blockscope.metrics.CostLayout;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.MetricKeys;
@@ -756,8 +757,11 @@ public class FaultCampaignIT {
   private static Set<ObjectName> serverBeans() throws Exception {
     Set<ObjectName> of = new TreeSet<>();
     for (ObjectName n : beans()) {
-      // a user's series come with the user's first read, as a table's do: not the server's
-      if (n.getKeyProperty("table") == null && n.getKeyProperty("user") == null) {
+      // a user's series come with the user's first read, as a table's do, and the server's block
+      // cache counts with their first count (a block kind first removed, say): not the server's
+      if (n.getKeyProperty("table") == null
+          && n.getKeyProperty("user") == null
+          && CacheReuse.slotOf(n.getKeyProperty("name")) < 0) {
         of.add(n);
       }
     }
