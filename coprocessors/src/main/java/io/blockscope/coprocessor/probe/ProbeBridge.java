@@ -587,8 +587,8 @@ public final class ProbeBridge {
    */
   public static void hfileOpened(String name, Object path) {
     try {
-      if (name == null || path == null) {
-        return;
+      if (name == null || path == null || cacheFilesNew.containsKey(name)) {
+        return; // a file opened again (a scan's stream reader, say) whose name is kept already
       }
       String table = tableOfPath(path.toString());
       Integer slot = table == null ? Integer.valueOf(0) : cacheTableSlots.get(table);
