@@ -15,7 +15,14 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = BlockscopeCli.Version.class,
     description = "Where HBase and Phoenix reads spend their time.",
-    subcommands = {Evaluate.class, Demo.class, Top.class, Profile.class, Statements.class})
+    subcommands = {
+      Evaluate.class,
+      Demo.class,
+      Top.class,
+      Profile.class,
+      Statements.class,
+      Advise.class
+    })
 public final class BlockscopeCli implements Runnable {
   /** Exit code of bad input: an unknown option, a bad value, an unreachable cluster. */
   static final int BAD_INPUT = 2;

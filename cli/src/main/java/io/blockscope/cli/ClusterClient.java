@@ -1,5 +1,6 @@
 package io.blockscope.cli;
 
+import io.blockscope.harness.BeanReader;
 import java.io.IOException;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.net.InetSocketAddress;
@@ -12,6 +13,8 @@ import java.util.Map;
 import java.util.Properties;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.ServerMetrics;
+import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.security.User;
@@ -207,6 +210,52 @@ final class ClusterClient implements AutoCloseable {
     } catch (UndeclaredThrowableException e) {
       Throwable why = e.getCause() != null ? e.getCause() : e;
       throw new IOException(why.toString(), why);
+    }
+  }
+
+  /** A region server's info server. */
+  record InfoServer(String host, int port) {
+    @Override
+    public String toString() {
+      return host + ":" + port;
+    }
+  }
+
+  /** The info server of a live region server, or null when it is not live or serves none. */
+  InfoServer infoServer(ServerName server) throws IOException {
+    ServerMetrics m = connection.getAdmin().getClusterMetrics().getLiveServerMetrics().get(server);
+    return m == null || m.getInfoServerPort() <= 0
+        ? null
+        : new InfoServer(server.getHostname(), m.getInfoServerPort());
+  }
+
+  /** A region server's beans, read as the cluster serves {@code /jmx} (HTTPS, SPNEGO). */
+  BeanReader beans(InfoServer server) {
+    return BeanReader.of(
+        pathAndQuery -> infoServers.get(server.host(), server.port(), pathAndQuery),
+        server.toString());
+  }
+
+  /**
+   * Why blockscope's figures cannot be read from a region server (no info port, an unreadable
+   * {@code /jmx}, no blockscope there), or null when they can.
+   */
+  String whyNoBlockscope(ServerName server) throws IOException {
+    InfoServer where = infoServer(server);
+    if (where == null) {
+      return "has no info port (hbase.regionserver.info.port), so no /jmx to read";
+    }
+    try {
+      return beans(where).deployed()
+          ? null
+          : "has no blockscope beans on its /jmx (the coprocessor is not loaded there)";
+    } catch (IOException e) {
+      return "could not be read: "
+          + infoServers.scheme()
+          + "://"
+          + where
+          + "/jmx: "
+          + e.getMessage();
     }
   }
 

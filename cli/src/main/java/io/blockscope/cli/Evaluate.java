@@ -85,8 +85,9 @@ final class Evaluate implements Callable<Integer> {
       names = "--sample",
       paramLabel = "TABLE",
       description =
-          "Copy the first --rows rows of this existing table (any schema, as raw"
-              + " cells) into the scratch tables, and compare on your own data. Read only.")
+          "Copy --rows rows of this existing table (any schema, as raw cells), an equal share"
+              + " from each of up to 64 of its regions, into the scratch tables, and compare on"
+              + " your own data. Read only.")
   String sample;
 
   @Option(
@@ -246,11 +247,7 @@ final class Evaluate implements Callable<Integer> {
       }
     } finally {
       runner = null;
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException shuttingDown) {
-        // the hook runs anyway
-      }
+      removeHook(hook);
       if (cluster != null) {
         closeQuietly(cluster);
       }
@@ -284,6 +281,15 @@ final class Evaluate implements Callable<Integer> {
     }
     console.printf(Locale.ROOT, "Done in %.0f s.%n", (System.nanoTime() - t0) / 1e9);
     return passed ? 0 : 1;
+  }
+
+  /** Removes a shutdown hook that has not run; one that is running goes on. */
+  static void removeHook(Thread hook) {
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException shuttingDown) {
+      // the hook runs anyway
+    }
   }
 
   /**

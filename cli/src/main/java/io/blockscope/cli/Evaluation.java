@@ -95,6 +95,9 @@ final class Evaluation {
   /** The run's id: the end of its scratch tables' names and their blockscope.evaluate.run. */
   String runId;
 
+  /** What the sampled shape copied from the user's table, or null for the other shapes. */
+  io.blockscope.workloads.RawTable.Sample sample;
+
   /** What a reader of the summary and the report must know about the results (shown with them). */
   final List<String> notes = new ArrayList<>();
 
@@ -106,6 +109,15 @@ final class Evaluation {
     m.put("settings", settings);
     m.put("costsUnavailable", costsUnavailable);
     m.put("notes", notes);
+    if (sample != null) {
+      Map<String, Object> sm = new LinkedHashMap<>();
+      sm.put("rows", sample.rows());
+      sm.put("cellBytes", sample.bytes());
+      sm.put("regionsRead", sample.regionsRead());
+      sm.put("regions", sample.regions());
+      sm.put("keysForGets", sample.keys().size());
+      m.put("sample", sm);
+    }
     Map<String, Object> workloads = new LinkedHashMap<>();
     for (Workload w : Workload.values()) {
       Map<String, Object> d = new LinkedHashMap<>();

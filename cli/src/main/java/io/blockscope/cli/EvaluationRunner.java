@@ -82,6 +82,12 @@ final class EvaluationRunner {
   private final Progress progress;
   private String labelSuffix = "";
   private boolean keepTables;
+  private long sampleBytes = Long.MAX_VALUE;
+
+  /** The sample's copy in this run's own table, which every configuration's table copies. */
+  private TableName sampleSource;
+
+  private RawTable.Sample sampled;
 
   /** Phoenix tables to drop (SQL names), and HBase tables to drop if still there. */
   private final Set<String> scratch = ConcurrentHashMap.newKeySet();
@@ -137,9 +143,8 @@ final class EvaluationRunner {
         mark(hbaseName(phoenix, source));
         progress.note(String.format("writing %,d rows of the seeds' table", rows));
         SeedTable.fill(phoenix, source, rows, 20160217L);
-      } else if (shape == DataShape.SAMPLE
-          && !cluster.admin().tableExists(TableName.valueOf(sample))) {
-        throw new IllegalArgumentException("--sample: no table '" + sample + "' on this cluster");
+      } else if (shape == DataShape.SAMPLE) {
+        copySample(result);
       }
       for (TableConfig config : configs) {
         checkInterrupt();
@@ -176,6 +181,55 @@ final class EvaluationRunner {
     }
     result.cluster.put("storeFileSizeResolution", cluster.storeFileSizeResolution());
     return result;
+  }
+
+  /**
+   * Reads the sample from the user's table once, spread over its regions ({@link
+   * RawTable#copySample}), into this run's source table, unencoded and uncompressed with the user
+   * table's families; each configuration's table is then filled from that copy, so the user's table
+   * is read once whatever the number of configurations.
+   */
+  private void copySample(Evaluation result) throws Exception {
+    Admin admin = cluster.admin();
+    TableName user = TableName.valueOf(sample);
+    if (!admin.tableExists(user)) {
+      throw new IllegalArgumentException("--sample: no table '" + sample + "' on this cluster");
+    }
+    ensureNamespace(admin);
+    sampleSource = TableName.valueOf(SCHEMA, "SOURCE_" + runId);
+    if (admin.tableExists(sampleSource)) {
+      throw new IllegalStateException(
+          sampleSource
+              + " exists already: this run ("
+              + runId
+              + ") creates only tables of its own");
+    }
+    scratchHBase.add(sampleSource.getNameAsString());
+    RawTable.create(
+        admin,
+        sampleSource,
+        List.of(admin.getDescriptor(user).getColumnFamilies()),
+        TableConfig.parse("NONE"));
+    mark(sampleSource);
+    progress.note(
+        String.format(
+            Locale.ROOT,
+            "sampling up to %,d rows (%,d MB) of %s, spread over its regions",
+            rows,
+            Math.min(sampleBytes >> 20, 1L << 30),
+            sample));
+    sampled = RawTable.copySample(cluster.hbase(), user, sampleSource, rows, sampleBytes, 7);
+    if (sampled.rows() == 0) {
+      throw new IllegalArgumentException("--sample: table '" + sample + "' has no rows");
+    }
+    result.sample = sampled;
+    admin.flush(sampleSource);
+  }
+
+  /** The most cell bytes the sample copies from the user's table (default: no bound). */
+  EvaluationRunner sampleBytes(long bytes) {
+    this.sampleBytes = bytes;
+    return this;
   }
 
   /** Shown with any result set that has blockscope's own encoding in it. */
@@ -217,8 +271,8 @@ final class EvaluationRunner {
               admin, tn, List.of(ColumnFamilyDescriptorBuilder.of(RawTable.PE_FAMILY)), config);
           RawTable.loadPe(cluster.hbase(), tn, rows, 20100401L);
         } else {
-          TableName src = TableName.valueOf(sample);
-          RawTable.create(admin, tn, List.of(admin.getDescriptor(src).getColumnFamilies()), config);
+          RawTable.create(
+              admin, tn, List.of(admin.getDescriptor(sampleSource).getColumnFamilies()), config);
         }
       }
       default -> throw new IllegalStateException(shape.name());
@@ -229,11 +283,9 @@ final class EvaluationRunner {
       case SEEDS -> cr.keys = Workload.seedKeys(rows);
       case PE -> cr.keys = r -> RawTable.peRow(r.nextInt(rows));
       default -> {
-        List<byte[]> keys =
-            RawTable.copySample(cluster.hbase(), TableName.valueOf(sample), tn, rows, 7);
-        if (keys.isEmpty()) {
-          throw new IllegalArgumentException("--sample: table '" + sample + "' has no rows");
-        }
+        RawTable.copySample(
+            cluster.hbase(), sampleSource, tn, Integer.MAX_VALUE, Long.MAX_VALUE, 7);
+        List<byte[]> keys = sampled.keys();
         cr.keys = r -> keys.get(r.nextInt(keys.size()));
       }
     }

@@ -1,6 +1,6 @@
 package io.blockscope.cli;
 
-import io.blockscope.harness.BeanReader;
+import io.blockscope.cli.ClusterClient.InfoServer;
 import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.PerfLevel;
 import io.blockscope.metrics.ServerMetric;
@@ -68,6 +68,11 @@ final class RemoteEvalCluster implements EvalCluster {
     return connect(o);
   }
 
+  /** The connection and the info servers' reader this cluster uses. */
+  ClusterClient client() {
+    return client;
+  }
+
   /** Who the run acts as on the cluster. */
   String user() {
     return client.describeUser();
@@ -130,7 +135,7 @@ final class RemoteEvalCluster implements EvalCluster {
   }
 
   private long refreshes(InfoServer base) throws IOException {
-    return beans(base).exportRefreshes();
+    return client.beans(base).exportRefreshes();
   }
 
   private CostSource newCostSource() {
@@ -148,7 +153,7 @@ final class RemoteEvalCluster implements EvalCluster {
           }
           awaitExports(bases);
           for (InfoServer base : bases) {
-            sum = sum.plus(beans(base).table(table));
+            sum = sum.plus(client.beans(base).table(table));
           }
           return sum;
         } catch (InterruptedException e) {
@@ -171,7 +176,7 @@ final class RemoteEvalCluster implements EvalCluster {
               return why;
             }
             for (InfoServer base : infoServers()) {
-              any |= beans(base).deployed();
+              any |= client.beans(base).deployed();
             }
             if (!any) {
               why =
@@ -187,14 +192,6 @@ final class RemoteEvalCluster implements EvalCluster {
     };
   }
 
-  /** A region server's info server. */
-  private record InfoServer(String host, int port) {
-    @Override
-    public String toString() {
-      return host + ":" + port;
-    }
-  }
-
   private List<InfoServer> infoServers() throws IOException {
     List<InfoServer> servers = new ArrayList<>();
     ClusterMetrics cm = connection.getAdmin().getClusterMetrics();
@@ -208,15 +205,6 @@ final class RemoteEvalCluster implements EvalCluster {
   }
 
   /**
-   * A region server's blockscope beans, read as the cluster serves {@code /jmx} (HTTPS, SPNEGO).
-   */
-  private BeanReader beans(InfoServer server) {
-    return BeanReader.of(
-        pathAndQuery -> client.infoServers.get(server.host(), server.port(), pathAndQuery),
-        server.toString());
-  }
-
-  /**
    * The servers whose {@code blockscope.table.max.level} (the gauge {@code
    * settings.table.max.level}) keeps this run's scratch tables below TIME, named; null when every
    * server allows TIME or none can say.
@@ -226,7 +214,8 @@ final class RemoteEvalCluster implements EvalCluster {
     List<String> capped = new ArrayList<>();
     try {
       for (InfoServer server : infoServers()) {
-        OptionalLong level = beans(server).serverValue(ServerMetric.SETTINGS_TABLE_MAX_LEVEL);
+        OptionalLong level =
+            client.beans(server).serverValue(ServerMetric.SETTINGS_TABLE_MAX_LEVEL);
         if (level.isPresent() && level.getAsLong() < PerfLevel.TIME.ordinal()) {
           capped.add(server + " (" + PerfLevel.values()[(int) level.getAsLong()] + ")");
         }

@@ -21,11 +21,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hbase.MiniHBaseCluster;
 import org.apache.hadoop.hbase.NamespaceDescriptor;
-import org.apache.hadoop.hbase.ServerMetrics;
-import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Scan;
@@ -55,27 +51,7 @@ public class TopIT {
   @BeforeClass
   public static void start() throws Exception {
     cluster = EmbeddedCluster.shared();
-    MiniHBaseCluster mini = cluster.util().getMiniHBaseCluster();
-    Configuration conf = mini.getConf(); // what a region server it starts copies
-    String saved = conf.get("hbase.regionserver.info.port");
-    conf.setInt("hbase.regionserver.info.port", 0); // any free port, reported to the master
-    try {
-      withInfoPort = mini.startRegionServerAndWait(60_000);
-    } finally {
-      conf.set("hbase.regionserver.info.port", saved);
-    }
-    // the master learns the port from the server's next report (every 3 s)
-    ServerName started = withInfoPort.getRegionServer().getServerName();
-    cluster
-        .util()
-        .waitFor(
-            30_000,
-            200,
-            () -> {
-              ServerMetrics m =
-                  cluster.admin().getClusterMetrics().getLiveServerMetrics().get(started);
-              return m != null && m.getInfoServerPort() > 0;
-            });
+    withInfoPort = InfoPortServer.start(cluster);
     RawTable.create(
         cluster.admin(),
         new RawTable.Spec(TABLE).encoding(DataBlockEncoding.FAST_DIFF).level(PerfLevel.TIME));
@@ -86,10 +62,7 @@ public class TopIT {
   public static void stop() throws Exception {
     cluster.admin().disableTable(TABLE);
     cluster.admin().deleteTable(TABLE);
-    MiniHBaseCluster mini = cluster.util().getMiniHBaseCluster();
-    int index = mini.getLiveRegionServerThreads().indexOf(withInfoPort);
-    mini.stopRegionServer(index);
-    mini.waitOnRegionServer(index);
+    InfoPortServer.stop(cluster, withInfoPort);
   }
 
   @Test(timeout = 180_000)

@@ -15,6 +15,7 @@ import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
@@ -85,38 +86,75 @@ public final class RawTable {
     }
   }
 
+  /** The most regions a sample reads from; beyond it, regions spread evenly over the table. */
+  public static final int SAMPLE_REGIONS = 64;
+
   /**
-   * Copies the first {@code rows} rows of {@code source} (newest version of each cell) into {@code
-   * target}, which must have the same families; returns up to 1,000 of the copied row keys, sampled
-   * uniformly (reservoir), for the point-read workloads. Only reads the source.
+   * What {@link #copySample} copied: up to 1,000 of the copied row keys, sampled uniformly
+   * (reservoir), for the point-read workloads; the rows and cell bytes copied; and the regions read
+   * of the table's.
    */
-  public static List<byte[]> copySample(
-      Connection c, TableName source, TableName target, int rows, long seed) throws IOException {
+  public record Sample(List<byte[]> keys, long rows, long bytes, int regionsRead, int regions) {}
+
+  /**
+   * Copies up to {@code rows} rows of {@code source} (newest version of each cell) into {@code
+   * target}, which must have the same families: an equal share from each of up to {@value
+   * #SAMPLE_REGIONS} of its regions, spread evenly over them, from each region's first row on, and
+   * no more than {@code maxBytes} of cells in all. Only reads the source, without caching its
+   * blocks.
+   */
+  public static Sample copySample(
+      Connection c, TableName source, TableName target, int rows, long maxBytes, long seed)
+      throws IOException {
+    byte[][] starts;
+    byte[][] ends;
+    try (RegionLocator locator = c.getRegionLocator(source)) {
+      starts = locator.getStartKeys();
+      ends = locator.getEndKeys();
+    }
+    int regions = starts.length;
+    int read = Math.min(regions, SAMPLE_REGIONS);
+    long perRegion = Math.max(1, (rows + read - 1) / read);
     Random r = new Random(seed);
     List<byte[]> keys = new ArrayList<>();
-    int seen = 0;
+    long seen = 0;
+    long bytes = 0;
     try (Table src = c.getTable(source);
-        ResultScanner scanner =
-            src.getScanner(new Scan().setLimit(rows).setCaching(500).setCacheBlocks(false));
         BufferedMutator m = c.getBufferedMutator(target)) {
-      for (Result res : scanner) {
-        Put put = new Put(res.getRow());
-        for (Cell cell : res.rawCells()) {
-          put.add(cell);
-        }
-        m.mutate(put);
-        seen++;
-        if (keys.size() < 1000) {
-          keys.add(res.getRow());
-        } else {
-          int j = r.nextInt(seen);
-          if (j < 1000) {
-            keys.set(j, res.getRow());
+      for (int i = 0; i < read && seen < rows && bytes < maxBytes; i++) {
+        int region = (int) ((long) i * regions / read);
+        Scan scan =
+            new Scan()
+                .withStartRow(starts[region])
+                .withStopRow(ends[region])
+                .setLimit((int) Math.min(perRegion, rows - seen))
+                .setCaching(500)
+                .setCacheBlocks(false);
+        try (ResultScanner scanner = src.getScanner(scan)) {
+          for (Result res : scanner) {
+            Put put = new Put(res.getRow());
+            for (Cell cell : res.rawCells()) {
+              put.add(cell);
+              bytes += cell.getSerializedSize();
+            }
+            m.mutate(put);
+            seen++;
+            if (keys.size() < 1000) {
+              keys.add(res.getRow());
+            } else {
+              long j = (long) (r.nextDouble() * seen);
+              if (j < 1000) {
+                keys.set((int) j, res.getRow());
+              }
+            }
+            if (bytes >= maxBytes) {
+              break;
+            }
           }
         }
       }
     }
-    return keys;
+    return new Sample(keys, seen, bytes, read, regions);
   }
 
   /** The settings of one seed-shaped table. */

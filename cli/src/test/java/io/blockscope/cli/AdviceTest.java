@@ -1,0 +1,235 @@
+package io.blockscope.cli;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import io.blockscope.workloads.TableConfig;
+import io.blockscope.workloads.Workload;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.hbase.TableName;
+import org.junit.Test;
+
+public class AdviceTest {
+  /** A replayed setting whose gets and scans took these runs' times. */
+  private static Evaluation.ConfigResult config(
+      String label, long bytes, List<Double> getRuns, List<Double> scanRuns) {
+    Evaluation.ConfigResult c =
+        new Evaluation.ConfigResult(TableConfig.parse(label), "T_" + label, "T_" + label);
+    c.label = label;
+    c.storeFileBytes = bytes;
+    c.rawBytes = bytes;
+    Evaluation.Measured get = new Evaluation.Measured();
+    get.millis.addAll(getRuns);
+    c.workloads.put(Workload.RAW_GET, get);
+    Evaluation.Measured scan = new Evaluation.Measured();
+    scan.millis.addAll(scanRuns);
+    c.workloads.put(Workload.RAW_SCAN, scan);
+    return c;
+  }
+
+  private static final Recommendation.Weights GETS = new Recommendation.Weights(0.1, 0.9, 0.25);
+  private static final Recommendation.Weights SCANS = new Recommendation.Weights(0.9, 0.1, 0.25);
+
+  @Test
+  public void aWinnerBeyondTheSpreadIsAdvisedWithWhatItWinsOn() {
+    Evaluation e = new Evaluation();
+    e.configs.add(config("NONE", 1000, List.of(50.0, 52.0, 55.0), List.of(10.0, 11.0, 12.0)));
+    e.configs.add(
+        config("ROW_INDEX_V1", 1010, List.of(30.0, 31.0, 33.0), List.of(11.0, 12.0, 13.0)));
+    Advice a = Advice.of(e, "NONE", GETS);
+    assertFalse(a.keep);
+    assertEquals("ROW_INDEX_V1", a.winner);
+    assertEquals("get", a.figure);
+    assertTrue(a.why, a.why.contains("raw.get 31.0 ms against 52.0 ms"));
+    assertEquals(0.6, a.ranked.get(0).getTime(), 0.01);
+  }
+
+  @Test
+  public void runsThatOverlapKeepTheCurrentSetting() {
+    Evaluation e = new Evaluation();
+    // faster in the median, but its slowest run is slower than the current setting's fastest
+    e.configs.add(config("NONE", 1000, List.of(50.0, 52.0, 55.0), List.of(10.0, 11.0, 12.0)));
+    e.configs.add(config("PREFIX", 1000, List.of(30.0, 31.0, 50.0), List.of(10.0, 11.0, 12.0)));
+    Advice a = Advice.of(e, "NONE", GETS);
+    assertEquals("PREFIX", a.winner);
+    assertTrue(a.keep);
+    assertTrue(
+        a.why,
+        a.why.contains("not better than the current setting's by more than the runs' spread"));
+  }
+
+  @Test
+  public void theCurrentSettingFirstIsKept() {
+    Evaluation e = new Evaluation();
+    e.configs.add(config("FAST_DIFF", 1000, List.of(50.0, 52.0), List.of(5.0, 5.5)));
+    e.configs.add(config("NONE", 3000, List.of(40.0, 41.0), List.of(10.0, 11.0)));
+    Advice a = Advice.of(e, "FAST_DIFF", SCANS);
+    assertTrue(a.keep);
+    assertEquals("FAST_DIFF", a.winner);
+    assertEquals("scan", a.figure);
+  }
+
+  @Test
+  public void theMixDecidesTheWinner() {
+    Evaluation e = new Evaluation();
+    e.configs.add(config("NONE", 1000, List.of(50.0, 51.0), List.of(20.0, 21.0)));
+    e.configs.add(config("ROW_INDEX_V1", 1000, List.of(30.0, 31.0), List.of(25.0, 26.0)));
+    e.configs.add(config("FAST_DIFF", 1000, List.of(60.0, 61.0), List.of(10.0, 11.0)));
+    assertEquals("ROW_INDEX_V1", Advice.of(e, "NONE", GETS).winner);
+    assertEquals("FAST_DIFF", Advice.of(e, "NONE", SCANS).winner);
+  }
+
+  @Test
+  public void sizeWinsOnlyByItsMargin() {
+    Evaluation.ConfigResult base = config("NONE", 1000, List.of(1.0), List.of(1.0));
+    assertNull(Advice.beats(config("GZ", 990, List.of(1.0), List.of(1.0)), base, "size"));
+    assertTrue(
+        Advice.beats(config("GZ", 980, List.of(1.0), List.of(1.0)), base, "size")
+            .contains("2% smaller"));
+    assertEquals("size", Advice.figure(new Recommendation.Weights(0.1, 0.1, 1)));
+  }
+
+  @Test
+  public void anUnreplayedCurrentSettingIsAnError() {
+    Evaluation e = new Evaluation();
+    e.configs.add(config("NONE", 1000, List.of(1.0), List.of(1.0)));
+    assertThrows(IllegalStateException.class, () -> Advice.of(e, "GZ", GETS));
+  }
+
+  @Test
+  public void theAlterStatementsQuoteWhatTheyName() {
+    assertEquals(
+        "alter 'ns:it\\'s', {NAME => 'f', DATA_BLOCK_ENCODING => 'ROW_INDEX_V1', COMPRESSION =>"
+            + " 'ZSTD'}, {NAME => 'g', DATA_BLOCK_ENCODING => 'ROW_INDEX_V1', COMPRESSION =>"
+            + " 'ZSTD'}",
+        Advice.hbaseAlter("ns:it's", List.of("f", "g"), TableConfig.parse("ROW_INDEX_V1+ZSTD")));
+    assertEquals(
+        "ALTER TABLE \"S\".\"T\"\"X\" SET DATA_BLOCK_ENCODING='FAST_DIFF', COMPRESSION='NONE'",
+        Advice.phoenixAlter("S", "T\"X", TableConfig.parse("FAST_DIFF")));
+    assertEquals(
+        "ALTER TABLE \"T\" SET DATA_BLOCK_ENCODING='NONE', COMPRESSION='GZ'",
+        Advice.phoenixAlter(null, "T", TableConfig.parse("GZ")));
+  }
+
+  @Test
+  public void theDefaultCandidatesAreEveryEncodingWithTwoCompressions() {
+    List<TableConfig> c = Advise.defaultCandidates(TableConfig.parse("FAST_DIFF+GZ"));
+    assertEquals(c.toString(), 11, c.size());
+    assertFalse(c.contains(TableConfig.parse("FAST_DIFF+GZ")));
+    assertTrue(c.contains(TableConfig.parse("ROW_INDEX_V1+ZSTD")));
+    assertTrue(c.contains(TableConfig.parse("BLOCKSCOPE_V1+GZ")));
+    assertEquals(5, Advise.defaultCandidates(TableConfig.parse("ZSTD")).size());
+  }
+
+  @Test
+  public void windowsAreSecondsMinutesOrStart() {
+    assertEquals(90, Advise.parseWindow("90s").toSeconds());
+    assertEquals(180, Advise.parseWindow("3m").toSeconds());
+    assertNull(Advise.parseWindow("START"));
+    for (String bad : List.of("5", "5s", "61m", "-1m", "xm", "")) {
+      assertThrows(bad, IllegalArgumentException.class, () -> Advise.parseWindow(bad));
+    }
+  }
+
+  // the live mix
+
+  private static LiveMix mix(Map<String, Long> series, long gets, long scans) {
+    return LiveMix.between(
+        List.of(new LiveMix.Reading("rs1", Map.of(), 0, 0, true)),
+        List.of(new LiveMix.Reading("rs1", series, gets, scans, true)),
+        60);
+  }
+
+  @Test
+  public void theMixIsTheDifferenceAndACounterThatWentDownCountsFromZero() {
+    LiveMix m =
+        LiveMix.between(
+            List.of(
+                new LiveMix.Reading("rs1", Map.of("blockCache.hit.data", 100L), 10, 5, true),
+                new LiveMix.Reading("rs2", Map.of("blockCache.hit.data", 500L), 50, 0, true)),
+            List.of(
+                new LiveMix.Reading("rs1", Map.of("blockCache.hit.data", 160L), 40, 5, true),
+                new LiveMix.Reading("rs2", Map.of("blockCache.hit.data", 7L), 3, 1, true),
+                new LiveMix.Reading("rs3", Map.of("blockCache.miss.data", 9L), 2, 0, true)),
+            10);
+    assertEquals(60 + 7, m.hits("data"));
+    assertEquals(9, m.misses("data"));
+    assertEquals(30 + 3 + 2, m.gets);
+    assertEquals(1, m.scans);
+    assertEquals(3, m.servers);
+    assertEquals(35 / 36.0, m.getShare(), 1e-9);
+    assertFalse(m.empty());
+    assertTrue(mix(Map.of(), 0, 0).empty());
+  }
+
+  @Test
+  public void scansThatEvictUnreadGetTheNoCacheAdviceWithItsFigures() {
+    LiveMix m =
+        mix(
+            Map.of(
+                "blockCache.inserted.data", 1000L,
+                "blockCache.evictedUnread.data", 800L,
+                "blockCache.hit.data", 10L,
+                "blockCache.miss.data", 1000L),
+            5,
+            200);
+    List<String> advice = m.cacheAdvice("t", List.of("f"), true);
+    assertEquals(advice.toString(), 1, advice.size());
+    assertTrue(advice.get(0), advice.get(0).contains("80% of the data blocks"));
+    assertTrue(advice.get(0), advice.get(0).contains("(800 of 1,000 in the window"));
+    assertTrue(advice.get(0), advice.get(0).contains("SELECT /*+ NO_CACHE */"));
+    assertTrue(
+        advice.get(0), advice.get(0).contains("alter 't', {NAME => 'f', BLOCKCACHE => false}"));
+    // below the share, and below the least number of blocks: nothing
+    assertEquals(
+        List.of(),
+        mix(Map.of("blockCache.inserted.data", 1000L, "blockCache.evictedUnread.data", 499L), 1, 1)
+            .cacheAdvice("t", List.of("f"), false));
+    assertEquals(
+        List.of(),
+        mix(Map.of("blockCache.inserted.data", 99L, "blockCache.evictedUnread.data", 99L), 1, 1)
+            .cacheAdvice("t", List.of("f"), false));
+  }
+
+  @Test
+  public void indexAndBloomMissesGetCacheOnWrite() {
+    LiveMix m =
+        mix(
+            Map.of(
+                "blockCache.hit.leafIndex", 80L,
+                "blockCache.miss.leafIndex", 20L,
+                "blockCache.hit.bloom", 950L,
+                "blockCache.miss.bloom", 50L),
+            100,
+            0);
+    List<String> advice = m.cacheAdvice("t", List.of("f"), false);
+    assertEquals(advice.toString(), 1, advice.size());
+    assertTrue(advice.get(0), advice.get(0).contains("20% of its index block lookups"));
+    assertTrue(advice.get(0), advice.get(0).contains("CACHE_INDEX_ON_WRITE => true"));
+  }
+
+  @Test
+  public void hbaseRequestCountsAreReadFromEitherVersionsBean() {
+    TableName t = TableName.valueOf("ns:t1");
+    String v26 =
+        "{\"beans\":[{\"name\":\"Hadoop:service=HBase,name=RegionServer,sub=TableRequests_Namespace_ns_table_t1\","
+            + "\"GetTime_num_ops\":12,\"GetTime_mean\":3.5,\"ScanTime_num_ops\":7}]}";
+    String v25 =
+        "{\"beans\":[{\"name\":\"Hadoop:service=HBase,name=RegionServer,sub=TableLatencies\","
+            + "\"Namespace_ns_table_t0_metric_getTime_num_ops\":99,"
+            + "\"Namespace_ns_table_t1_metric_getTime_num_ops\":12,"
+            + "\"Namespace_ns_table_t1_metric_scanTime_num_ops\":7}]}";
+    assertEquals(List.of(12L, 7L), List.of(box(LiveMix.requests(v26, t))));
+    assertEquals(List.of(12L, 7L), List.of(box(LiveMix.requests(v25, t))));
+    assertNull(LiveMix.requests("{\"beans\":[]}", t));
+    assertNull(LiveMix.requests(v26, TableName.valueOf("ns:t2")));
+  }
+
+  private static Long[] box(long[] a) {
+    return new Long[] {a[0], a[1]};
+  }
+}

@@ -1,0 +1,358 @@
+package io.blockscope.cli;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+import io.blockscope.harness.EmbeddedCluster;
+import io.blockscope.harness.StoreFiles;
+import io.blockscope.metrics.CostSnapshot;
+import io.blockscope.metrics.PerfLevel;
+import io.blockscope.workloads.RawTable;
+import io.blockscope.workloads.TableConfig;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.io.hfile.BlockCache;
+import org.apache.hadoop.hbase.util.JVMClusterUtil;
+import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
+import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+/**
+ * {@code blockscope advise} against the shared embedded cluster through ZooKeeper and a region
+ * server's {@code /jmx}, as against a real cluster: each refusal with its own exit code and no
+ * scratch table left, a window's gets and scans counted exactly as the test drove them, and a
+ * replay on a sample spread over the table's regions that leaves the user's table as it was.
+ */
+public class AdviseIT {
+  private static EmbeddedCluster cluster;
+  private static JVMClusterUtil.RegionServerThread withInfoPort;
+  private static final TableName READ = TableName.valueOf("advise_read");
+  private static final TableName QUIET = TableName.valueOf("advise_quiet");
+  private static final TableName OFF = TableName.valueOf("advise_off");
+  private static final TableName ELSEWHERE = TableName.valueOf("advise_elsewhere");
+  private static final TableName GETS = TableName.valueOf("advise_gets");
+  private static final TableName SCANS = TableName.valueOf("advise_scans");
+  private static final int ROWS = 6_000;
+
+  @BeforeClass
+  public static void start() throws Exception {
+    cluster = EmbeddedCluster.shared();
+    cluster.admin().balancerSwitch(false, true); // the tables stay where the test puts them
+    // a block cache of about 8 MB (of the test JVM's 2 GB heap), so that a scan can flood it
+    withInfoPort = InfoPortServer.start(cluster, Map.of("hfile.block.cache.size", "0.004"));
+    ServerName readable = withInfoPort.getRegionServer().getServerName();
+    Admin admin = cluster.admin();
+    RawTable.create(
+        admin,
+        new RawTable.Spec(READ)
+            .level(PerfLevel.TIME)
+            .splits(RawTable.seedRow(ROWS / 3), RawTable.seedRow(2 * ROWS / 3)));
+    RawTable.create(admin, new RawTable.Spec(QUIET));
+    RawTable.create(admin, new RawTable.Spec(OFF).level("off"));
+    RawTable.create(admin, new RawTable.Spec(ELSEWHERE));
+    for (TableName t : List.of(READ, QUIET, OFF)) {
+      for (RegionInfo r : admin.getRegions(t)) {
+        admin.move(r.getEncodedNameAsBytes(), readable);
+      }
+    }
+    ServerName other = cluster.regionServer().getServerName();
+    for (RegionInfo r : admin.getRegions(ELSEWHERE)) {
+      admin.move(r.getEncodedNameAsBytes(), other);
+    }
+    for (TableName t : List.of(READ, QUIET, OFF, ELSEWHERE)) {
+      cluster.waitTableAvailable(t, 60_000);
+    }
+    RawTable.loadSeed(cluster.connection(), admin, READ, ROWS, 3);
+    RawTable.loadSeed(cluster.connection(), admin, QUIET, 1_000, 4);
+  }
+
+  @AfterClass
+  public static void stop() throws Exception {
+    for (TableName t : List.of(READ, QUIET, OFF, ELSEWHERE, GETS, SCANS)) {
+      if (!cluster.admin().tableExists(t)) {
+        continue;
+      }
+      cluster.admin().disableTable(t);
+      cluster.admin().deleteTable(t);
+    }
+    InfoPortServer.stop(cluster, withInfoPort);
+    cluster.admin().balancerSwitch(true, true);
+  }
+
+  private static String zk() {
+    return cluster.zkAddress();
+  }
+
+  /** Runs the command line; its exit code, and its standard output and error after a newline. */
+  private static Object[] advise(String... given) throws Exception {
+    // each run's report goes to a directory of its own, not the working directory
+    String[] args = java.util.Arrays.copyOf(given, given.length + 2);
+    args[given.length] = "--out";
+    args[given.length + 1] = Files.createTempDirectory("advise-it").toString();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code = BlockscopeCli.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+    return new Object[] {code, out + "\n" + err};
+  }
+
+  private static List<TableName> scratch() throws Exception {
+    return List.of(cluster.admin().listTableNames(EvaluationRunner.SCRATCH_TABLES));
+  }
+
+  @Test(timeout = 300_000)
+  public void eachRefusalHasItsOwnCodeAndLeavesNothing() throws Exception {
+    Object[] missing = advise("advise", "--zk", zk(), "no_such_table", "--no-replay");
+    assertEquals(missing[1].toString(), Advise.MISSING_TABLE, missing[0]);
+    assertTrue(missing[1].toString(), missing[1].toString().contains("no table 'no_such_table'"));
+
+    Object[] off = advise("advise", "--zk", zk(), OFF.getNameAsString());
+    assertEquals(off[1].toString(), Advise.NO_BLOCKSCOPE, off[0]);
+    assertTrue(off[1].toString(), off[1].toString().contains("blockscope level OFF"));
+
+    Object[] elsewhere = advise("advise", "--zk", zk(), ELSEWHERE.getNameAsString());
+    assertEquals(elsewhere[1].toString(), Advise.NO_BLOCKSCOPE, elsewhere[0]);
+    assertTrue(elsewhere[1].toString(), elsewhere[1].toString().contains("has no info port"));
+
+    Object[] quiet =
+        advise("advise", "--zk", zk(), QUIET.getNameAsString(), "--window", "10s", "--no-replay");
+    assertEquals(quiet[1].toString(), Advise.EMPTY_WINDOW, quiet[0]);
+    assertTrue(quiet[1].toString(), quiet[1].toString().contains("had no reads in the 10s window"));
+
+    Object[] badWindow = advise("advise", "--zk", zk(), READ.getNameAsString(), "--window", "5");
+    assertEquals(badWindow[1].toString(), BlockscopeCli.BAD_INPUT, badWindow[0]);
+
+    Object[] noCluster = advise("advise", READ.getNameAsString());
+    assertEquals(noCluster[1].toString(), BlockscopeCli.BAD_INPUT, noCluster[0]);
+
+    assertEquals(List.of(), scratch());
+    assertFalse(List.of(cluster.admin().listNamespaces()).contains(EvaluationRunner.SCHEMA));
+  }
+
+  @Test(timeout = 600_000)
+  public void theWindowCountsWhatWasReadAndTheReplayLeavesTheTableAsItWas() throws Exception {
+    long described = cluster.admin().getDescriptor(READ).hashCode();
+    Path out = Files.createTempDirectory("advise");
+    AtomicInteger code = new AtomicInteger(-1);
+    StringWriter text = new StringWriter();
+    PrintWriter console = new PrintWriter(text, true);
+    StringWriter err = new StringWriter();
+    Thread run =
+        new Thread(
+            () ->
+                code.set(
+                    BlockscopeCli.execute(
+                        new String[] {
+                          "advise",
+                          "--zk",
+                          zk(),
+                          READ.getNameAsString(),
+                          "--window",
+                          "20s",
+                          "--rows",
+                          "3000",
+                          "--runs",
+                          "2",
+                          "--configs",
+                          "FAST_DIFF",
+                          "--out",
+                          out.toString()
+                        },
+                        console,
+                        new PrintWriter(err, true))));
+    // the replay waits for three export refreshes per cost reading: the test turns the export's
+    // clock (10 s here) faster instead of waiting for it
+    Thread exports =
+        new Thread(
+            () -> {
+              while (!Thread.currentThread().isInterrupted()) {
+                try {
+                  Thread.sleep(200);
+                  cluster.diagnostics().refreshExport();
+                } catch (InterruptedException e) {
+                  return;
+                } catch (Exception stopping) {
+                  return;
+                }
+              }
+            },
+            "advise-it-exports");
+    exports.setDaemon(true);
+    run.start();
+    long deadline = System.nanoTime() + 120_000_000_000L;
+    while (!text.toString().contains("Watching the reads") && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertTrue(text + "\n" + err, text.toString().contains("Watching the reads"));
+    int gets = 300;
+    int scans = 4;
+    Random random = new Random(5);
+    try (Table t = cluster.connection().getTable(READ)) {
+      for (int i = 0; i < gets; i++) {
+        t.get(new Get(RawTable.seedRow(random.nextInt(ROWS))));
+      }
+    }
+    for (int i = 0; i < scans; i++) {
+      // one region's rows, in one RPC
+      RawTable.scanCells(
+          cluster.connection(),
+          READ,
+          new Scan()
+              .withStartRow(RawTable.seedRow(0))
+              .withStopRow(RawTable.seedRow(100))
+              .setCaching(1000));
+    }
+    exports.start(); // the series of these reads registered, then showing them, then the replay's
+    try {
+      run.join(540_000);
+    } finally {
+      exports.interrupt();
+    }
+    assertEquals(text + "\n" + err, 0, code.get());
+    System.out.println(text);
+
+    JsonObject json =
+        JsonParser.parseString(
+                Files.readString(out.resolve(READ.getNameAsString()).resolve("results.json")))
+            .getAsJsonObject();
+    JsonObject advice = json.getAsJsonObject("advice");
+    JsonObject mix = advice.getAsJsonObject("mix");
+    assertEquals(mix.toString(), gets, mix.get("gets").getAsLong());
+    assertEquals(mix.toString(), scans, mix.get("scanRpcs").getAsLong());
+    JsonObject series = mix.getAsJsonObject("series");
+    long lookups = 0;
+    for (String k : List.of("blockCache.hit.data", "blockCache.miss.data")) {
+      lookups += series.has(k) ? series.get(k).getAsLong() : 0;
+    }
+    assertTrue("each get looks up a data block at least: " + series, lookups >= gets);
+    JsonObject sample = json.getAsJsonObject("sample");
+    assertEquals(sample.toString(), 3, sample.get("regionsRead").getAsInt());
+    assertEquals(sample.toString(), 3000, sample.get("rows").getAsLong());
+    List<String> ranked = new ArrayList<>();
+    advice
+        .getAsJsonArray("ranking")
+        .forEach(e -> ranked.add(e.getAsJsonObject().get("config").getAsString()));
+    assertEquals(ranked.toString(), 2, ranked.size());
+    assertTrue(ranked.toString(), ranked.contains("NONE") && ranked.contains("FAST_DIFF"));
+    boolean keep = advice.get("keep").getAsBoolean();
+    assertEquals(advice.toString(), keep, advice.getAsJsonArray("alter").isEmpty());
+    assertTrue(Files.exists(out.resolve(READ.getNameAsString()).resolve("report.html")));
+
+    assertEquals(List.of(), scratch());
+    assertEquals(described, cluster.admin().getDescriptor(READ).hashCode());
+    assertEquals(
+        "the user's table is as it was: every row's two cells",
+        2L * ROWS,
+        RawTable.scanCells(cluster.connection(), READ, new Scan()));
+  }
+
+  /**
+   * Seed 004's shape on the small-cache server: a get table whose blocks fill 70 % of the cache,
+   * and a scan table four times the cache, read with caching. advise tells the scan table to stop
+   * caching, from its own unread evictions; following it, the get table keeps every block it reads.
+   */
+  @Test(timeout = 600_000)
+  public void scansThatEvictUnreadAreToldNoCacheAndFollowingItKeepsTheGetTablesBlocks()
+      throws Exception {
+    BlockCache cache = withInfoPort.getRegionServer().getBlockCache().orElseThrow();
+    long bytes = cache.getMaxSize();
+    int getRows = (int) (0.7 * bytes / 1_100); // a PE row: 1,000-byte value, key, cell overhead
+    int scanRows = (int) (4 * bytes / 1_100);
+    Admin admin = cluster.admin();
+    ServerName readable = withInfoPort.getRegionServer().getServerName();
+    for (TableName t : List.of(GETS, SCANS)) {
+      RawTable.create(
+          admin,
+          t,
+          List.of(ColumnFamilyDescriptorBuilder.of(RawTable.PE_FAMILY)),
+          TableConfig.parse("NONE"));
+      for (RegionInfo r : admin.getRegions(t)) {
+        admin.move(r.getEncodedNameAsBytes(), readable);
+      }
+      cluster.waitTableAvailable(t, 60_000);
+    }
+    RawTable.loadPe(cluster.connection(), GETS, getRows, 1);
+    RawTable.loadPe(cluster.connection(), SCANS, scanRows, 2);
+    admin.flush(GETS);
+    admin.flush(SCANS);
+
+    long[] polluted = rounds(getRows, true);
+    for (int i = 0; i < 3; i++) { // the tables' series registered, then showing their figures
+      cluster.diagnostics().refreshExport();
+    }
+    Object[] scans =
+        advise("advise", "--zk", zk(), SCANS.getNameAsString(), "--no-replay", "--window", "start");
+    assertEquals(scans[1].toString(), 0, scans[0]);
+    String said = scans[1].toString();
+    assertTrue(said, said.contains("evicted without a single hit"));
+    assertTrue(said, said.contains("Scan.setCacheBlocks(false)"));
+    assertTrue(said, said.contains("BLOCKCACHE => false"));
+    Object[] gets =
+        advise("advise", "--zk", zk(), GETS.getNameAsString(), "--no-replay", "--window", "start");
+    assertEquals(gets[1].toString(), 0, gets[0]);
+    assertFalse(gets[1].toString(), gets[1].toString().contains("evicted without a single hit"));
+
+    // the scans' blocks leave the cache (as they would in time), and the scans stop caching
+    StoreFiles.evict(cache, cluster.regions(SCANS));
+    long[] followed = rounds(getRows, false);
+    System.out.printf(
+        "cache %,d bytes; get table %,d rows, scan table %,d rows; get misses per round of %d"
+            + " gets: scans caching %s, scans not caching %s%n",
+        bytes,
+        getRows,
+        scanRows,
+        GETS_PER_ROUND,
+        java.util.Arrays.toString(polluted),
+        java.util.Arrays.toString(followed));
+    assertTrue(java.util.Arrays.toString(polluted), polluted[1] > 0 && polluted[2] > 0);
+    assertEquals(
+        "nothing evicts the get table's blocks once the scans stop caching",
+        List.of(0L, 0L),
+        List.of(followed[1], followed[2]));
+  }
+
+  private static final int GETS_PER_ROUND = 2_000;
+
+  /**
+   * Three rounds, each of {@value #GETS_PER_ROUND} random gets of the get table and a full scan of
+   * the scan table; the get table's data block misses in each round's gets (the engine's count).
+   */
+  private static long[] rounds(int getRows, boolean scansCache) throws Exception {
+    long[] misses = new long[3];
+    Random random = new Random(11);
+    try (Table t = cluster.connection().getTable(GETS)) {
+      for (int round = 0; round < misses.length; round++) {
+        long before = missesOf(GETS);
+        for (int i = 0; i < GETS_PER_ROUND; i++) {
+          t.get(new Get(RawTable.peRow(random.nextInt(getRows))));
+        }
+        misses[round] = missesOf(GETS) - before;
+        RawTable.scanCells(
+            cluster.connection(), SCANS, new Scan().setCaching(100).setCacheBlocks(scansCache));
+      }
+    }
+    return misses;
+  }
+
+  private static long missesOf(TableName t) {
+    CostSnapshot s = cluster.diagnostics().registry().tableSnapshot(t.getNameAsString());
+    return s == null ? 0 : s.get("blockCache.miss.data");
+  }
+}
