@@ -146,18 +146,27 @@ final class Advice {
       if (wl.group() != group || a == null || b == null) {
         continue;
       }
-      if (Stats.max(a.millis) >= Stats.min(b.millis)) {
+      double gain = 1 - a.medianMillis() / b.medianMillis();
+      double spread = Math.max(spread(a), spread(b));
+      if (!(gain > spread)) {
         return null;
       }
       parts.add(
           String.format(
               Locale.ROOT,
-              "%s %.1f ms against %.1f ms (every run faster)",
+              "%s %.1f ms against %.1f ms (%.0f%% less, beyond the runs' spread of %.0f%%)",
               wl.key(),
               a.medianMillis(),
-              b.medianMillis()));
+              b.medianMillis(),
+              100 * gain,
+              100 * spread));
     }
     return parts.isEmpty() ? null : String.join("; ", parts);
+  }
+
+  /** Half the range of a setting's runs, as a share of their median. */
+  static double spread(Evaluation.Measured m) {
+    return (Stats.max(m.millis) - Stats.min(m.millis)) / (2 * m.medianMillis());
   }
 
   private static Evaluation.ConfigResult find(Evaluation e, String label) {

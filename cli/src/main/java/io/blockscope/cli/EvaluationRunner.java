@@ -149,20 +149,22 @@ final class EvaluationRunner {
       for (TableConfig config : configs) {
         checkInterrupt();
         Evaluation.ConfigResult cr;
-        if (config.encoding().equals("BLOCKSCOPE_V1")) {
-          if (!result.notes.contains(ENCODER_NOTE)) {
-            result.notes.add(ENCODER_NOTE);
-          }
-          try {
-            cr = prepare(phoenix, source, config);
-          } catch (Exception refused) {
-            // a cluster without the encoder: its master's guard refuses the table
-            result.notes.add(config.label() + " skipped: " + refused.getMessage());
-            progress.note(config.label() + " skipped: " + refused.getMessage());
-            continue; // what it left is a scratch table, dropped at the end
-          }
-        } else {
+        boolean encoder = config.encoding().equals("BLOCKSCOPE_V1");
+        if (encoder && !result.notes.contains(ENCODER_NOTE)) {
+          result.notes.add(ENCODER_NOTE);
+        }
+        try {
           cr = prepare(phoenix, source, config);
+        } catch (Exception e) {
+          String refused = encoder ? e.getMessage() : refusal(e);
+          if (refused == null) {
+            throw e;
+          }
+          // a cluster without the encoder (its master's guard refuses the table), or one whose
+          // master refuses the compression (HBase's sanity check: no codec for it there)
+          result.notes.add(config.label() + " skipped: " + refused);
+          progress.note(config.label() + " skipped: " + refused);
+          continue; // what it left is a scratch table, dropped at the end
         }
         result.configs.add(cr);
         measure(phoenix, cr);
@@ -230,6 +232,23 @@ final class EvaluationRunner {
   EvaluationRunner sampleBytes(long bytes) {
     this.sampleBytes = bytes;
     return this;
+  }
+
+  /**
+   * Why the master refused a configuration's table (HBase's table sanity check, a {@code
+   * DoNotRetryIOException}: a compression without a codec on the cluster), on one line; null for
+   * any other failure.
+   */
+  static String refusal(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      // the check's own class, not its subclasses (an access denial, a table that exists)
+      if (c.getClass() == org.apache.hadoop.hbase.DoNotRetryIOException.class) {
+        String m = String.valueOf(c.getMessage());
+        int nl = m.indexOf('\n');
+        return "the master refused its table: " + (nl < 0 ? m : m.substring(0, nl));
+      }
+    }
+    return null;
   }
 
   /** Shown with any result set that has blockscope's own encoding in it. */

@@ -180,10 +180,7 @@ final class LiveMix {
     long inserted = series("blockCache.inserted.data");
     long unread = series("blockCache.evictedUnread.data");
     if (inserted >= MIN_BLOCKS && unread >= UNREAD_SHARE * inserted) {
-      String hint =
-          phoenix
-              ? "SELECT /*+ NO_CACHE */ on its scans"
-              : "Scan.setCacheBlocks(false) on its scans";
+      String hint = phoenix ? "SELECT /*+ NO_CACHE */" : "Scan.setCacheBlocks(false)";
       String off =
           "alter "
               + Advice.rubyString(hbaseTable)

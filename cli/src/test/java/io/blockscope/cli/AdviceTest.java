@@ -44,16 +44,19 @@ public class AdviceTest {
     assertFalse(a.keep);
     assertEquals("ROW_INDEX_V1", a.winner);
     assertEquals("get", a.figure);
-    assertTrue(a.why, a.why.contains("raw.get 31.0 ms against 52.0 ms"));
+    assertTrue(
+        a.why,
+        a.why.contains(
+            "raw.get 31.0 ms against 52.0 ms (40% less, beyond the runs' spread of 5%)"));
     assertEquals(0.6, a.ranked.get(0).getTime(), 0.01);
   }
 
   @Test
   public void runsThatOverlapKeepTheCurrentSetting() {
     Evaluation e = new Evaluation();
-    // faster in the median, but its slowest run is slower than the current setting's fastest
+    // 40% faster in the median, but its runs spread over 48% of it (half of 30 ms around 31 ms)
     e.configs.add(config("NONE", 1000, List.of(50.0, 52.0, 55.0), List.of(10.0, 11.0, 12.0)));
-    e.configs.add(config("PREFIX", 1000, List.of(30.0, 31.0, 50.0), List.of(10.0, 11.0, 12.0)));
+    e.configs.add(config("PREFIX", 1000, List.of(30.0, 31.0, 60.0), List.of(10.0, 11.0, 12.0)));
     Advice a = Advice.of(e, "NONE", GETS);
     assertEquals("PREFIX", a.winner);
     assertTrue(a.keep);
@@ -227,6 +230,23 @@ public class AdviceTest {
     assertEquals(List.of(12L, 7L), List.of(box(LiveMix.requests(v25, t))));
     assertNull(LiveMix.requests("{\"beans\":[]}", t));
     assertNull(LiveMix.requests(v26, TableName.valueOf("ns:t2")));
+  }
+
+  @Test
+  public void onlyTheMastersSanityCheckSkipsACandidate() {
+    Exception check =
+        new java.io.IOException(
+            new org.apache.hadoop.hbase.DoNotRetryIOException(
+                "java.lang.RuntimeException: native zStandard library not available\n\tat x"));
+    assertEquals(
+        "the master refused its table: java.lang.RuntimeException: native zStandard library not"
+            + " available",
+        EvaluationRunner.refusal(check));
+    assertNull(
+        EvaluationRunner.refusal(
+            new org.apache.hadoop.hbase.security.AccessDeniedException("no CREATE")));
+    assertNull(EvaluationRunner.refusal(new org.apache.hadoop.hbase.TableExistsException("t")));
+    assertNull(EvaluationRunner.refusal(new java.io.IOException("connection reset")));
   }
 
   private static Long[] box(long[] a) {

@@ -252,7 +252,7 @@ public class DocNamesTest {
     Map<String, CommandLine> picocli = new CommandLine(new BlockscopeCli()).getSubcommands();
     Map<String, String> pages = pages();
     List<String> wrong = new ArrayList<>();
-    for (String command : List.of("evaluate", "top", "statements")) {
+    for (String command : List.of("evaluate", "top", "statements", "advise")) {
       String page = pages.get("docs/" + command + ".md");
       Matcher f = Pattern.compile("`(--[a-z][a-z0-9-]*)").matcher(page);
       int n = 0;
