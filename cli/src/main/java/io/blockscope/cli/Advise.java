@@ -519,7 +519,8 @@ final class Advise implements Callable<Integer> {
                   rows,
                   runs,
                   Progress.forConsole(console))
-              .sampleBytes((long) sampleMb << 20);
+              .sampleBytes((long) sampleMb << 20)
+              .interleave(true);
       Thread hook = new Thread(() -> cleanUp(), "blockscope-advise-cleanup");
       Runtime.getRuntime().addShutdownHook(hook);
       try {

@@ -83,6 +83,7 @@ final class EvaluationRunner {
   private String labelSuffix = "";
   private boolean keepTables;
   private long sampleBytes = Long.MAX_VALUE;
+  private boolean interleave;
 
   /** The sample's copy in this run's own table, which every configuration's table copies. */
   private TableName sampleSource;
@@ -126,7 +127,8 @@ final class EvaluationRunner {
     String source = SCHEMA + ".SOURCE_" + runId;
     // Plain HBase shapes need no Phoenix (its first connection costs 15 s on a new cluster).
     try (Connection phoenix = shape.phoenix() ? cluster.phoenix() : null) {
-      progress.start(configs.size() * (workloads.size() + 1));
+      progress.start(
+          interleave ? configs.size() + workloads.size() : configs.size() * (workloads.size() + 1));
       progress.note("run " + runId + ": its tables are " + SCHEMA + ".*_" + runId);
       if (shape == DataShape.SEEDS) {
         if (phoenix
@@ -167,10 +169,19 @@ final class EvaluationRunner {
           continue; // what it left is a scratch table, dropped at the end
         }
         result.configs.add(cr);
+        if (interleave) {
+          continue; // measured with the others below
+        }
         measure(phoenix, cr);
         if (keepTables) {
           keep(cr);
         } else {
+          drop(phoenix, cr);
+        }
+      }
+      if (interleave) {
+        measureInterleaved(result.configs);
+        for (Evaluation.ConfigResult cr : result.configs) {
           drop(phoenix, cr);
         }
       }
@@ -481,27 +492,103 @@ final class EvaluationRunner {
       }
       List<CostSnapshot> costs = new ArrayList<>();
       for (int i = 0; i < runs; i++) {
-        checkInterrupt();
-        if (w.cache() == Workload.Cache.COLD
-            || (w.cache() == Workload.Cache.BYPASS && cluster.whyNoColdCache() == null)) {
-          cluster.dropCache(
-              cr.hbaseTable); // a bypassing read should find nothing cached, as in seed 000
-        }
-        CostSnapshot before = cluster.costs().table(cr.hbaseTable);
-        long cpu = os == null ? 0 : os.getProcessCpuTime();
-        long start = System.nanoTime();
-        Workload.Run run = w.run(target);
-        m.millis.add((System.nanoTime() - start) / 1e6);
-        if (os != null) {
-          m.cpuMillis.add((os.getProcessCpuTime() - cpu) / 1e6);
-        }
-        CostSnapshot after = cluster.costs().table(cr.hbaseTable);
-        costs.add(before == null || after == null ? null : after.minus(before));
-        m.rows = run.rows();
-        m.latenciesMicros.addAll(run.latenciesMicros());
+        costs.add(runOnce(cr, w, target, m, os));
       }
       m.medianRunCosts = costs.get(Stats.medianIndex(m.millis));
     }
+  }
+
+  /**
+   * One timed run of {@code w} on {@code cr}'s table, its time, CPU, rows and latencies added to
+   * {@code m}; blockscope's costs of the run, or null where they cannot be read.
+   */
+  private CostSnapshot runOnce(
+      Evaluation.ConfigResult cr,
+      Workload w,
+      Workload.Target target,
+      Evaluation.Measured m,
+      OperatingSystemMXBean os)
+      throws Exception {
+    checkInterrupt();
+    if (w.cache() == Workload.Cache.COLD
+        || (w.cache() == Workload.Cache.BYPASS && cluster.whyNoColdCache() == null)) {
+      cluster.dropCache(
+          cr.hbaseTable); // a bypassing read should find nothing cached, as in seed 000
+    }
+    CostSnapshot before = cluster.costs().table(cr.hbaseTable);
+    long cpu = os == null ? 0 : os.getProcessCpuTime();
+    long start = System.nanoTime();
+    Workload.Run run = w.run(target);
+    m.millis.add((System.nanoTime() - start) / 1e6);
+    if (os != null) {
+      m.cpuMillis.add((os.getProcessCpuTime() - cpu) / 1e6);
+    }
+    CostSnapshot after = cluster.costs().table(cr.hbaseTable);
+    m.rows = run.rows();
+    m.latenciesMicros.addAll(run.latenciesMicros());
+    return before == null || after == null ? null : after.minus(before);
+  }
+
+  /**
+   * Measures every prepared configuration's table with each workload, the configurations taking
+   * turns run by run in a rotating order, so that a slow minute of the machine, or the first runs'
+   * warm-up of the client, falls on all of them alike ({@link #interleave}). Plain HBase workloads
+   * only: no index, no deletes, HBase's own checksum verification.
+   */
+  private void measureInterleaved(List<Evaluation.ConfigResult> crs) throws Exception {
+    OperatingSystemMXBean os =
+        cluster.cpuTimeIncludesServer()
+            ? (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()
+            : null;
+    List<Workload.Target> targets = new ArrayList<>();
+    for (Evaluation.ConfigResult cr : crs) {
+      targets.add(
+          new Workload.Target(null, cluster.hbase(), cr.table, cr.hbaseTable, rows, 42, cr.keys));
+    }
+    for (Workload w : workloads) {
+      if (w.phoenixOnly() || w.needsIndex() || w.afterDeletes()) {
+        throw new IllegalStateException(w.key() + " cannot be interleaved");
+      }
+      progress.step("every setting, in turns: " + w.key());
+      List<List<CostSnapshot>> costs = new ArrayList<>();
+      for (int k = 0; k < crs.size(); k++) {
+        Evaluation.Measured m = new Evaluation.Measured();
+        crs.get(k).workloads.put(w, m);
+        costs.add(new ArrayList<>());
+        if (w.cache() == Workload.Cache.COLD && cluster.whyNoColdCache() != null) {
+          m.skipped = cluster.whyNoColdCache();
+        } else if (w.cache() == Workload.Cache.WARM) {
+          w.warmUp(targets.get(k)); // untimed
+        }
+      }
+      for (int i = 0; i < runs; i++) {
+        for (int j = 0; j < crs.size(); j++) {
+          int k = (i + j) % crs.size();
+          Evaluation.Measured m = crs.get(k).workloads.get(w);
+          if (m.skipped == null) {
+            costs.get(k).add(runOnce(crs.get(k), w, targets.get(k), m, os));
+          }
+        }
+      }
+      for (int k = 0; k < crs.size(); k++) {
+        Evaluation.Measured m = crs.get(k).workloads.get(w);
+        if (m.skipped == null) {
+          m.medianRunCosts = costs.get(k).get(Stats.medianIndex(m.millis));
+        }
+      }
+    }
+    for (Evaluation.ConfigResult cr : crs) {
+      cr.rawBytes = rawBytes(cr);
+    }
+  }
+
+  /**
+   * Prepares every configuration's table first, then measures them in turns ({@link
+   * #measureInterleaved}); advise's replay, where the settings are compared with each other.
+   */
+  EvaluationRunner interleave(boolean on) {
+    this.interleave = on;
+    return this;
   }
 
   /** Uncompressed, unencoded bytes a full scan went through: from the cold scan's costs. */
