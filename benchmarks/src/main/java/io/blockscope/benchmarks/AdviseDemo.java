@@ -1,0 +1,323 @@
+package io.blockscope.benchmarks;
+
+import io.blockscope.coprocessor.BlockscopeConfig;
+import io.blockscope.coprocessor.BlockscopeRegionObserver;
+import io.blockscope.metrics.PerfLevel;
+import io.blockscope.metrics.Stats;
+import io.blockscope.workloads.RawTable;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.io.compress.Compression;
+import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+
+/**
+ * {@code bin/blockscope advise-demo}: issue 58's demonstration on a stock HBase 2.6.1 region server
+ * with blockscope. Three tables are read live, each with its own mix, while {@code bin/blockscope
+ * advise} watches them: two hold the same rows (the seeds' shape, FAST_DIFF), one read with random
+ * gets and one with full scans; the third holds 1,000-byte random values, read with both. Then, for
+ * each table advise told to change, a copy with the current setting and a copy with the advised
+ * one, each holding every row of the table, are driven with the table's mix, interleaved round by
+ * round, and the figure advise promised is compared (medians and their ratio).
+ *
+ * <p>Options: {@code --rows N} (rows of the two seeds-shaped tables, default 300,000), {@code
+ * --window 2m} (the live window), {@code --rounds N} (verification rounds, default 10), {@code
+ * --size-weight W} (advise's, default 0.25), {@code --out DIR}.
+ */
+public final class AdviseDemo {
+  private static final TableName GETS = TableName.valueOf("demo_gets");
+  private static final TableName SCANS = TableName.valueOf("demo_scans");
+  private static final TableName FLAT = TableName.valueOf("demo_flat");
+  private static final int FLAT_ROWS = 20_000;
+  private static final int GETS_PER_ROUND = 2_000;
+
+  private int rows = 300_000;
+  private String window = "2m";
+  private int rounds = 10;
+  private Path out = Path.of("blockscope-advise-demo");
+  private String sizeWeight = "0.25";
+  private Connection connection;
+
+  public static void main(String[] args) throws Exception {
+    AdviseDemo d = new AdviseDemo();
+    for (int i = 0; i < args.length; i += 2) {
+      switch (args[i]) {
+        case "--rows" -> d.rows = Integer.parseInt(args[i + 1]);
+        case "--window" -> d.window = args[i + 1];
+        case "--rounds" -> d.rounds = Integer.parseInt(args[i + 1]);
+        case "--out" -> d.out = Path.of(args[i + 1]);
+        case "--size-weight" -> d.sizeWeight = args[i + 1];
+        default -> {
+          System.err.println("advise-demo: unknown option " + args[i]);
+          System.exit(2);
+        }
+      }
+    }
+    d.run();
+    System.exit(0);
+  }
+
+  private void run() throws Exception {
+    Files.createDirectories(out);
+    try (StockServer s =
+        StockServer.start(
+            "advise-demo",
+            Map.of(
+                "hbase.coprocessor.region.classes",
+                BlockscopeRegionObserver.class.getName(),
+                BlockscopeConfig.TABLE_MAX_LEVEL,
+                PerfLevel.TIME.name(),
+                BlockscopeConfig.EXPORT_INTERVAL_MS,
+                "1000"),
+            List.of())) {
+      connection = s.cluster.connection();
+      Admin admin = s.cluster.admin();
+      create(admin, GETS, DataBlockEncoding.FAST_DIFF, Compression.Algorithm.NONE);
+      create(admin, SCANS, DataBlockEncoding.FAST_DIFF, Compression.Algorithm.NONE);
+      RawTable.loadSeed(connection, admin, GETS, rows, 7);
+      RawTable.loadSeed(connection, admin, SCANS, rows, 7);
+      admin.createTable(
+          TableDescriptorBuilder.newBuilder(FLAT)
+              .setColumnFamily(ColumnFamilyDescriptorBuilder.of(RawTable.PE_FAMILY))
+              .build());
+      RawTable.loadPe(connection, FLAT, FLAT_ROWS, 9);
+      for (TableName t : List.of(GETS, SCANS, FLAT)) {
+        admin.flush(t);
+        admin.majorCompact(t);
+      }
+      Thread.sleep(10_000);
+      System.out.println("advise-demo: driving the three mixes while advise watches them");
+      AtomicBoolean driving = new AtomicBoolean(true);
+      List<Thread> drivers =
+          List.of(
+              driver("gets", driving, () -> gets(GETS, rows, new Random(1), 200)),
+              driver("scans", driving, () -> scan(SCANS, true)),
+              driver(
+                  "flat",
+                  driving,
+                  () -> {
+                    gets(FLAT, FLAT_ROWS, new Random(2), 100);
+                    scan(FLAT, true);
+                  }));
+      drivers.forEach(Thread::start);
+      String zk = s.cluster.zkQuorum();
+      Path reports = out.resolve("advise");
+      List<String> lines =
+          advise(
+              List.of(
+                  "advise",
+                  "--zk",
+                  zk,
+                  GETS.getNameAsString(),
+                  SCANS.getNameAsString(),
+                  FLAT.getNameAsString(),
+                  "--window",
+                  window,
+                  "--configs",
+                  "NONE,ROW_INDEX_V1,FAST_DIFF+GZ",
+                  "--runs",
+                  "5",
+                  "--size-weight",
+                  sizeWeight,
+                  "--out",
+                  reports.toString()),
+              driving);
+      for (Thread d : drivers) {
+        d.join();
+      }
+      Files.write(out.resolve("advise.txt"), lines);
+      Map<String, Object> results = new LinkedHashMap<>();
+      for (TableName t : List.of(GETS, SCANS, FLAT)) {
+        String json =
+            Files.readString(reports.resolve(t.getNameAsString()).resolve("results.json"));
+        boolean keep = json.contains("\"keep\": true");
+        String winner = group(json, "\"winner\": \"([A-Z0-9_+]+)\"");
+        String current = group(json, "\"current\": \"([A-Z0-9_+]+)\"");
+        System.out.printf(
+            Locale.ROOT, "advise-demo: %s: %s%n", t, keep ? "keep " + current : winner);
+        results.put(t + ".advised", keep ? "keep " + current : winner);
+        if (!keep && !t.equals(FLAT)) {
+          results.put(t + ".verified", verify(admin, t, current, winner));
+        }
+      }
+      Files.writeString(out.resolve("demo.txt"), results.toString() + System.lineSeparator());
+      System.out.println("advise-demo: " + results);
+      s.succeeded();
+    }
+  }
+
+  private static String group(String text, String regex) {
+    Matcher m = Pattern.compile(regex).matcher(text);
+    return m.find() ? m.group(1) : "?";
+  }
+
+  private static void create(Admin admin, TableName t, DataBlockEncoding e, Compression.Algorithm c)
+      throws Exception {
+    RawTable.create(admin, new RawTable.Spec(t).encoding(e).compression(c));
+  }
+
+  private interface Step {
+    void run() throws Exception;
+  }
+
+  private static Thread driver(String name, AtomicBoolean driving, Step step) {
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                while (driving.get()) {
+                  step.run();
+                }
+              } catch (Exception e) {
+                System.err.println("advise-demo: driver " + name + " stopped: " + e);
+              }
+            },
+            "demo-" + name);
+    t.setDaemon(true);
+    return t;
+  }
+
+  /** {@code n} random gets of the table's rows; each one's latency in microseconds. */
+  private List<Double> gets(TableName t, int tableRows, Random r, int n) throws Exception {
+    List<Double> micros = new ArrayList<>();
+    try (Table table = connection.getTable(t)) {
+      for (int i = 0; i < n; i++) {
+        byte[] row =
+            t.equals(FLAT)
+                ? RawTable.peRow(r.nextInt(tableRows))
+                : RawTable.seedRow(r.nextInt(tableRows));
+        long t0 = System.nanoTime();
+        table.get(new Get(row));
+        micros.add((System.nanoTime() - t0) / 1e3);
+      }
+    }
+    return micros;
+  }
+
+  /** One full scan; its time in milliseconds. */
+  private double scan(TableName t, boolean cacheBlocks) throws Exception {
+    long t0 = System.nanoTime();
+    RawTable.scanCells(connection, t, new Scan().setCaching(1000).setCacheBlocks(cacheBlocks));
+    return (System.nanoTime() - t0) / 1e6;
+  }
+
+  /**
+   * Runs {@code bin/blockscope} with {@code args} as a user would, echoing its output, and stops
+   * the drivers once the window is over (advise prints each table's reads then).
+   */
+  private static List<String> advise(List<String> args, AtomicBoolean driving) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(SourceTree.root().resolve("bin/blockscope").toString());
+    cmd.addAll(args);
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    List<String> lines = new ArrayList<>();
+    try (BufferedReader in =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line; (line = in.readLine()) != null; ) {
+        System.out.println("  | " + line);
+        lines.add(line);
+        if (line.startsWith("== ")) {
+          driving.set(false);
+        }
+      }
+    }
+    driving.set(false);
+    int code = p.waitFor();
+    if (code != 0) {
+      throw new IllegalStateException("advise exited with " + code);
+    }
+    return lines;
+  }
+
+  /**
+   * Two copies of the table, one with the current setting and one with the advised one, each
+   * holding every row, major compacted; then {@link #rounds} rounds of the table's mix on each, in
+   * alternating order; the promised figure's medians and their ratio.
+   */
+  private Map<String, Object> verify(Admin admin, TableName t, String current, String advised)
+      throws Exception {
+    TableName a = TableName.valueOf(t.getNameAsString() + "_current");
+    TableName b = TableName.valueOf(t.getNameAsString() + "_advised");
+    for (Object[] copy : new Object[][] {{a, current}, {b, advised}}) {
+      TableName name = (TableName) copy[0];
+      String[] setting = ((String) copy[1]).split("\\+");
+      String compression = setting.length > 1 ? setting[1] : "NONE";
+      String encoding = setting[0];
+      if (List.of("GZ", "SNAPPY", "LZ4", "ZSTD").contains(encoding)) {
+        compression = encoding;
+        encoding = "NONE";
+      }
+      create(
+          admin,
+          name,
+          DataBlockEncoding.valueOf(encoding),
+          Compression.Algorithm.valueOf(compression));
+      RawTable.copySample(connection, t, name, Integer.MAX_VALUE, Long.MAX_VALUE, 1);
+      admin.flush(name);
+      admin.majorCompact(name);
+    }
+    Thread.sleep(15_000);
+    boolean getMix = t.equals(GETS);
+    List<Double> figureA = new ArrayList<>();
+    List<Double> figureB = new ArrayList<>();
+    List<Double> p99A = new ArrayList<>();
+    List<Double> p99B = new ArrayList<>();
+    // warm both
+    gets(a, rows, new Random(3), GETS_PER_ROUND);
+    gets(b, rows, new Random(3), GETS_PER_ROUND);
+    scan(a, true);
+    scan(b, true);
+    for (int round = 0; round < rounds; round++) {
+      for (TableName x : round % 2 == 0 ? List.of(a, b) : List.of(b, a)) {
+        List<Double> f = x.equals(a) ? figureA : figureB;
+        if (getMix) {
+          List<Double> us = gets(x, rows, new Random(100 + round), GETS_PER_ROUND);
+          f.add(Stats.median(us));
+          (x.equals(a) ? p99A : p99B).add(Stats.quantile(us, 0.99));
+        } else {
+          f.add(scan(x, true));
+        }
+      }
+      System.out.printf(
+          Locale.ROOT,
+          "advise-demo: %s round %d: current %.1f, advised %.1f %s%n",
+          t,
+          round,
+          figureA.get(round),
+          figureB.get(round),
+          getMix ? "us (get p50)" : "ms (full scan)");
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("figure", getMix ? "get p50 us (median of rounds)" : "full scan ms (median of rounds)");
+    m.put("current", current + " " + fmt(Stats.median(figureA)));
+    m.put("advised", advised + " " + fmt(Stats.median(figureB)));
+    m.put("ratio", fmt(Stats.median(figureB) / Stats.median(figureA)));
+    if (getMix) {
+      m.put("p99", fmt(Stats.median(p99A)) + " vs " + fmt(Stats.median(p99B)));
+    }
+    return m;
+  }
+
+  private static String fmt(double d) {
+    return String.format(Locale.ROOT, "%.3f", d);
+  }
+}
