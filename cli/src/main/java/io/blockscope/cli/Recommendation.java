@@ -64,7 +64,9 @@ final class Recommendation {
     }
 
     private static String fmt(double d) {
-      return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+      return d == Math.rint(d)
+          ? Long.toString((long) d)
+          : String.format(Locale.ROOT, "%.3f", d).replaceAll("\\.?0+$", "");
     }
   }
 
