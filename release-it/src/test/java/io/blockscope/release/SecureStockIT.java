@@ -310,6 +310,54 @@ public class SecureStockIT {
             + " data blocks); carol refused by blockscope, bob by HBase, admin read everyone's");
   }
 
+  /**
+   * {@code bin/blockscope advise} from the release, logged in from each user's keytab: bob, with no
+   * rights on T, and alice, who may read its rows but not its settings (HBase asks ADMIN or CREATE
+   * for a table's descriptor), are refused with advise's own exit code before anything is read;
+   * admin reads T's settings and the mix since its series appeared (alice's and carol's reads of
+   * the tests before) over Kerberos RPC and TLS with SPNEGO on the info servers.
+   */
+  @Test
+  public void t1c_adviseRefusesWhomHBaseRefuses() throws Throwable {
+    try (Connection alice = connect("alice")) {
+      assertEquals(ROWS, scanRows(alice, T, new Scan())); // reads for the mix, whatever ran before
+    }
+    AssertionError bobs = assertThrows(AssertionError.class, () -> advise("bob"));
+    assertTrue(bobs.getMessage(), bobs.getMessage().contains("exited 4"));
+    assertTrue(bobs.getMessage(), bobs.getMessage().contains("may not read the settings of"));
+    AssertionError alices = assertThrows(AssertionError.class, () -> advise("alice"));
+    assertTrue(alices.getMessage(), alices.getMessage().contains("exited 4"));
+    String admins = advise("admin");
+    assertTrue(admins, admins.contains("== " + T.getNameAsString()));
+    assertTrue(admins, admins.contains("Reads since the series appeared on "));
+    System.out.println("secure: advise: bob and alice refused (exit 4), admin advised");
+  }
+
+  /**
+   * {@code bin/blockscope advise T --window start --no-replay} from the release as {@code user}.
+   */
+  private static String advise(String user) throws Exception {
+    return ReleaseClients.blockscope(
+        cluster,
+        release,
+        "advise-" + user,
+        List.of(
+            "advise",
+            "--config",
+            cluster.clientConfDir().toString(),
+            "--principal",
+            SecureRealm.principal(user),
+            "--keytab",
+            realm.keytab(user).toString(),
+            T.getNameAsString(),
+            "--window",
+            "start",
+            "--no-replay",
+            "--out",
+            Files.createTempDirectory("advise-" + user).toString()),
+        Map.of("KRB5_CONFIG", realm.krb5Conf.toString()));
+  }
+
   /** {@code bin/blockscope statements args...} from the release as {@code user}; its output. */
   private static String statements(String user, String... args) throws Exception {
     List<String> cmd =
