@@ -5,6 +5,7 @@ import io.blockscope.coprocessor.BlockscopeRegionObserver;
 import io.blockscope.metrics.PerfLevel;
 import io.blockscope.metrics.Stats;
 import io.blockscope.workloads.RawTable;
+import io.blockscope.workloads.Workload;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -103,8 +104,8 @@ public final class AdviseDemo {
       for (TableName t : List.of(GETS, SCANS, FLAT)) {
         admin.flush(t);
         admin.majorCompact(t);
+        Workload.awaitCompaction(admin, t);
       }
-      Thread.sleep(10_000);
       System.out.println("advise-demo: driving the three mixes while advise watches them");
       AtomicBoolean driving = new AtomicBoolean(true);
       List<Thread> drivers =
@@ -274,8 +275,8 @@ public final class AdviseDemo {
       RawTable.copySample(connection, t, name, Integer.MAX_VALUE, Long.MAX_VALUE, 1);
       admin.flush(name);
       admin.majorCompact(name);
+      Workload.awaitCompaction(admin, name);
     }
-    Thread.sleep(15_000);
     boolean getMix = t.equals(GETS);
     List<Double> figureA = new ArrayList<>();
     List<Double> figureB = new ArrayList<>();

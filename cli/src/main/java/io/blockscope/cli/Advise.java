@@ -8,6 +8,8 @@ import io.blockscope.workloads.TableConfig;
 import io.blockscope.workloads.Workload;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
@@ -26,6 +28,7 @@ import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
+import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.security.AccessDeniedException;
@@ -189,12 +192,10 @@ final class Advise implements Callable<Integer> {
       for (String t : new LinkedHashSet<>(tables)) {
         facts.add(inspect(cluster, t));
       }
-      Map<TableName, List<LiveMix.Reading>> before = new LinkedHashMap<>();
+      Map<TableName, List<LiveMix.Reading>> before = Map.of();
       long t0 = System.nanoTime();
       if (watch != null) {
-        for (Facts f : facts) {
-          before.put(f.name(), read(cluster.client(), f));
-        }
+        before = read(cluster.client(), facts);
         console.printf(
             Locale.ROOT,
             "Watching the reads of %s for %d s...%n",
@@ -205,9 +206,10 @@ final class Advise implements Callable<Integer> {
       }
       double seconds = (System.nanoTime() - t0) / 1e9;
       Map<TableName, LiveMix> mixes = new LinkedHashMap<>();
+      Map<TableName, List<LiveMix.Reading>> after = read(cluster.client(), facts);
       for (Facts f : facts) {
-        List<LiveMix.Reading> after = read(cluster.client(), f);
-        LiveMix mix = LiveMix.between(before.getOrDefault(f.name(), List.of()), after, seconds);
+        LiveMix mix =
+            LiveMix.between(before.getOrDefault(f.name(), List.of()), after.get(f.name()), seconds);
         if (mix.empty()) {
           throw new Refused(
               EMPTY_WINDOW,
@@ -326,16 +328,10 @@ final class Advise implements Callable<Integer> {
     boolean phoenix =
         d.getCoprocessorDescriptors().stream()
             .anyMatch(c -> c.getClassName().startsWith("org.apache.phoenix."));
-    Set<ServerName> servers = new LinkedHashSet<>();
-    try (RegionLocator l = cluster.hbase().getRegionLocator(tn)) {
-      for (HRegionLocation loc : l.getAllRegionLocations()) {
-        if (loc.getServerName() != null) {
-          servers.add(loc.getServerName());
-        }
-      }
-    }
+    Set<ServerName> servers = servers(cluster.hbase(), tn);
+    Map<ServerName, ClusterClient.InfoServer> info = cluster.client().liveInfoServers();
     for (ServerName s : servers) {
-      String why = cluster.client().whyNoBlockscope(s);
+      String why = cluster.client().whyNoBlockscope(info.get(s));
       if (why != null) {
         throw new Refused(
             NO_BLOCKSCOPE,
@@ -392,50 +388,71 @@ final class Advise implements Callable<Integer> {
     return nl < 0 ? s : s.substring(0, nl);
   }
 
-  /** One reading of the table on each region server that serves it now. */
-  private static List<LiveMix.Reading> read(ClusterClient client, Facts f) throws Exception {
-    Set<ServerName> servers = new LinkedHashSet<>(f.servers());
-    try (RegionLocator l = client.connection.getRegionLocator(f.name())) {
+  /** The region servers that serve a region of the table now. */
+  private static Set<ServerName> servers(Connection c, TableName t) throws IOException {
+    Set<ServerName> servers = new LinkedHashSet<>();
+    try (RegionLocator l = c.getRegionLocator(t)) {
       for (HRegionLocation loc : l.getAllRegionLocations()) {
         if (loc.getServerName() != null) {
           servers.add(loc.getServerName());
         }
       }
     }
-    List<LiveMix.Reading> readings = new ArrayList<>();
-    String table = f.name().getNameAsString();
-    for (ServerName s : servers) {
-      ClusterClient.InfoServer where = client.infoServer(s);
+    return servers;
+  }
+
+  /**
+   * One reading of each table on each region server that serves it now or served it at {@link
+   * #inspect}: each server's blockscope table beans are fetched once for all the tables, and
+   * HBase's request bean once per table.
+   */
+  private static Map<TableName, List<LiveMix.Reading>> read(ClusterClient client, List<Facts> facts)
+      throws Exception {
+    Map<ServerName, ClusterClient.InfoServer> info = client.liveInfoServers();
+    Map<ServerName, List<Facts>> byServer = new LinkedHashMap<>();
+    Map<TableName, List<LiveMix.Reading>> readings = new LinkedHashMap<>();
+    for (Facts f : facts) {
+      readings.put(f.name(), new ArrayList<>());
+      Set<ServerName> servers = new LinkedHashSet<>(f.servers());
+      servers.addAll(servers(client.connection, f.name()));
+      for (ServerName s : servers) {
+        byServer.computeIfAbsent(s, k -> new ArrayList<>()).add(f);
+      }
+    }
+    for (Map.Entry<ServerName, List<Facts>> e : byServer.entrySet()) {
+      ClusterClient.InfoServer where = info.get(e.getKey());
       if (where == null) {
         continue; // gone since: its regions moved, their reads went with them
       }
-      BeanReader beans = client.beans(where);
-      Map<String, Long> series = new LinkedHashMap<>();
-      for (BeanReader.Reading r : beans.read(MetricKeys.tableBeans())) {
-        if (table.equals(MetricKeys.property(r.name(), "table"))) {
-          series.merge(MetricKeys.property(r.name(), "name"), r.value(), Long::sum);
-        }
+      Map<String, Map<String, Long>> series = new LinkedHashMap<>();
+      for (BeanReader.Reading r : client.beans(where).read(MetricKeys.tableBeans())) {
+        series
+            .computeIfAbsent(MetricKeys.property(r.name(), "table"), k -> new LinkedHashMap<>())
+            .merge(MetricKeys.property(r.name(), "name"), r.value(), Long::sum);
       }
-      long[] requests = null;
-      for (String q : LiveMix.requestQueries(f.name())) {
-        String body =
-            client.infoServers.get(
-                where.host(),
-                where.port(),
-                "/jmx?qry="
-                    + java.net.URLEncoder.encode(q, java.nio.charset.StandardCharsets.UTF_8));
-        requests = LiveMix.requests(body, f.name());
-        if (requests != null) {
-          break;
+      for (Facts f : e.getValue()) {
+        long[] requests = null;
+        for (String q : LiveMix.requestQueries(f.name())) {
+          String body =
+              client.infoServers.get(
+                  where.host(),
+                  where.port(),
+                  "/jmx?qry=" + URLEncoder.encode(q, StandardCharsets.UTF_8));
+          requests = LiveMix.requests(body, f.name());
+          if (requests != null) {
+            break;
+          }
         }
+        readings
+            .get(f.name())
+            .add(
+                new LiveMix.Reading(
+                    e.getKey().getServerName(),
+                    series.getOrDefault(f.name().getNameAsString(), Map.of()),
+                    requests == null ? 0 : requests[0],
+                    requests == null ? 0 : requests[1],
+                    requests != null));
       }
-      readings.add(
-          new LiveMix.Reading(
-              s.getServerName(),
-              series,
-              requests == null ? 0 : requests[0],
-              requests == null ? 0 : requests[1],
-              requests != null));
     }
     return readings;
   }

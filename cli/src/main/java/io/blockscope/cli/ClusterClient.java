@@ -221,12 +221,20 @@ final class ClusterClient implements AutoCloseable {
     }
   }
 
-  /** The info server of a live region server, or null when it is not live or serves none. */
-  InfoServer infoServer(ServerName server) throws IOException {
-    ServerMetrics m = connection.getAdmin().getClusterMetrics().getLiveServerMetrics().get(server);
-    return m == null || m.getInfoServerPort() <= 0
-        ? null
-        : new InfoServer(server.getHostname(), m.getInfoServerPort());
+  /**
+   * The info server of each live region server that has one, from one reading of the cluster's
+   * metrics.
+   */
+  Map<ServerName, InfoServer> liveInfoServers() throws IOException {
+    Map<ServerName, InfoServer> servers = new java.util.LinkedHashMap<>();
+    for (Map.Entry<ServerName, ServerMetrics> e :
+        connection.getAdmin().getClusterMetrics().getLiveServerMetrics().entrySet()) {
+      if (e.getValue().getInfoServerPort() > 0) {
+        servers.put(
+            e.getKey(), new InfoServer(e.getKey().getHostname(), e.getValue().getInfoServerPort()));
+      }
+    }
+    return servers;
   }
 
   /** A region server's beans, read as the cluster serves {@code /jmx} (HTTPS, SPNEGO). */
@@ -237,11 +245,11 @@ final class ClusterClient implements AutoCloseable {
   }
 
   /**
-   * Why blockscope's figures cannot be read from a region server (no info port, an unreadable
-   * {@code /jmx}, no blockscope there), or null when they can.
+   * Why blockscope's figures cannot be read from a region server whose info server is {@code where}
+   * (null: none, no info port), an unreadable {@code /jmx} or no blockscope there; null when they
+   * can.
    */
-  String whyNoBlockscope(ServerName server) throws IOException {
-    InfoServer where = infoServer(server);
+  String whyNoBlockscope(InfoServer where) {
     if (where == null) {
       return "has no info port (hbase.regionserver.info.port), so no /jmx to read";
     }

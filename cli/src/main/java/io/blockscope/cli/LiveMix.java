@@ -125,8 +125,7 @@ final class LiveMix {
    * of it here yet, or {@code hbase.regionserver.enable.table.latencies=false}).
    */
   static long[] requests(String json, TableName table) {
-    String prefix =
-        "Namespace_" + table.getNamespaceAsString() + "_table_" + table.getQualifierAsString();
+    String prefix = metricsName(table);
     JsonElement root = JsonParser.parseString(json);
     if (!root.isJsonObject() || !root.getAsJsonObject().has("beans")) {
       return null;
@@ -162,10 +161,14 @@ final class LiveMix {
     return 0;
   }
 
+  /** How HBase's per-table metrics name a table: {@code Namespace_<ns>_table_<qualifier>}. */
+  private static String metricsName(TableName table) {
+    return "Namespace_" + table.getNamespaceAsString() + "_table_" + table.getQualifierAsString();
+  }
+
   /** The {@code /jmx} queries {@link #requests} reads, 2.6's then 2.5's. */
   static List<String> requestQueries(TableName table) {
-    String prefix =
-        "Namespace_" + table.getNamespaceAsString() + "_table_" + table.getQualifierAsString();
+    String prefix = metricsName(table);
     return List.of(
         "Hadoop:service=HBase,name=RegionServer,sub=TableRequests_" + prefix,
         "Hadoop:service=HBase,name=RegionServer,sub=TableLatencies");

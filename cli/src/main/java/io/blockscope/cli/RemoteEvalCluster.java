@@ -19,7 +19,6 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hbase.CacheEvictionStats;
 import org.apache.hadoop.hbase.ClusterMetrics;
 import org.apache.hadoop.hbase.RegionMetrics;
-import org.apache.hadoop.hbase.ServerMetrics;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.Size;
 import org.apache.hadoop.hbase.TableName;
@@ -193,15 +192,7 @@ final class RemoteEvalCluster implements EvalCluster {
   }
 
   private List<InfoServer> infoServers() throws IOException {
-    List<InfoServer> servers = new ArrayList<>();
-    ClusterMetrics cm = connection.getAdmin().getClusterMetrics();
-    for (Map.Entry<ServerName, ServerMetrics> e : cm.getLiveServerMetrics().entrySet()) {
-      int port = e.getValue().getInfoServerPort();
-      if (port > 0) {
-        servers.add(new InfoServer(e.getKey().getHostname(), port));
-      }
-    }
-    return servers;
+    return new ArrayList<>(client.liveInfoServers().values());
   }
 
   /**

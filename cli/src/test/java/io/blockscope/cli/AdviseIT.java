@@ -18,6 +18,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
@@ -186,29 +190,12 @@ public class AdviseIT {
                         },
                         console,
                         new PrintWriter(err, true))));
-    // the replay waits for three export refreshes per cost reading: the test turns the export's
-    // clock (10 s here) faster instead of waiting for it
-    Thread exports =
-        new Thread(
-            () -> {
-              while (!Thread.currentThread().isInterrupted()) {
-                try {
-                  Thread.sleep(200);
-                  cluster.diagnostics().refreshExport();
-                } catch (InterruptedException e) {
-                  return;
-                } catch (Exception stopping) {
-                  return;
-                }
-              }
-            },
-            "advise-it-exports");
-    exports.setDaemon(true);
+    ScheduledExecutorService exports = Executors.newSingleThreadScheduledExecutor();
     run.start();
-    long deadline = System.nanoTime() + 120_000_000_000L;
-    while (!text.toString().contains("Watching the reads") && System.nanoTime() < deadline) {
-      Thread.sleep(50);
-    }
+    cluster
+        .util()
+        .waitFor(
+            120_000, 50, () -> text.toString().contains("Watching the reads") || !run.isAlive());
     assertTrue(text + "\n" + err, text.toString().contains("Watching the reads"));
     int gets = 300;
     int scans = 4;
@@ -228,11 +215,16 @@ public class AdviseIT {
               .withStopRow(RawTable.seedRow(100))
               .setCaching(1000));
     }
-    exports.start(); // the series of these reads registered, then showing them, then the replay's
+    // the series of these reads registered, then showing them; and the replay, which waits for
+    // three export refreshes per cost reading, does not wait for the 10 s export clock
+    ScheduledFuture<?> refreshing =
+        exports.scheduleWithFixedDelay(
+            () -> cluster.diagnostics().refreshExport(), 0, 200, TimeUnit.MILLISECONDS);
     try {
       run.join(540_000);
     } finally {
-      exports.interrupt();
+      refreshing.cancel(false);
+      exports.shutdownNow();
     }
     assertEquals(text + "\n" + err, 0, code.get());
     System.out.println(text);
