@@ -32,6 +32,7 @@ import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.io.hfile.BlockCache;
+import org.apache.hadoop.hbase.io.hfile.CacheStats;
 import org.apache.hadoop.hbase.util.JVMClusterUtil;
 import org.apache.hbase.thirdparty.com.google.gson.JsonObject;
 import org.apache.hbase.thirdparty.com.google.gson.JsonParser;
@@ -197,6 +198,8 @@ public class AdviseIT {
         .waitFor(
             120_000, 50, () -> text.toString().contains("Watching the reads") || !run.isAlive());
     assertTrue(text + "\n" + err, text.toString().contains("Watching the reads"));
+    CacheStats stats = withInfoPort.getRegionServer().getBlockCache().orElseThrow().getStats();
+    long lookedUp = stats.getHitCount() + stats.getMissCount();
     int gets = 300;
     int scans = 4;
     Random random = new Random(5);
@@ -215,6 +218,8 @@ public class AdviseIT {
               .withStopRow(RawTable.seedRow(100))
               .setCaching(1000));
     }
+    // HBase's own count of the block cache lookups the reads made on the table's one server
+    lookedUp = stats.getHitCount() + stats.getMissCount() - lookedUp;
     // the series of these reads registered, then showing them; and the replay, which waits for
     // three export refreshes per cost reading, does not wait for the 10 s export clock
     ScheduledFuture<?> refreshing =
@@ -239,10 +244,15 @@ public class AdviseIT {
     assertEquals(mix.toString(), scans, mix.get("scanRpcs").getAsLong());
     JsonObject series = mix.getAsJsonObject("series");
     long lookups = 0;
-    for (String k : List.of("blockCache.hit.data", "blockCache.miss.data")) {
-      lookups += series.has(k) ? series.get(k).getAsLong() : 0;
+    for (String k : series.keySet()) {
+      if (k.startsWith("blockCache.hit.") || k.startsWith("blockCache.miss.")) {
+        lookups += series.get(k).getAsLong();
+      }
     }
-    assertTrue("each get looks up a data block at least: " + series, lookups >= gets);
+    assertEquals(
+        "the window's cache lookups, every block kind, are HBase's CacheStats': " + series,
+        lookedUp,
+        lookups);
     JsonObject sample = json.getAsJsonObject("sample");
     assertEquals(sample.toString(), 3, sample.get("regionsRead").getAsInt());
     assertEquals(sample.toString(), 3000, sample.get("rows").getAsLong());
@@ -339,12 +349,19 @@ public class AdviseIT {
     long[] misses = new long[3];
     Random random = new Random(11);
     try (Table t = cluster.connection().getTable(GETS)) {
+      CacheStats stats = withInfoPort.getRegionServer().getBlockCache().orElseThrow().getStats();
       for (int round = 0; round < misses.length; round++) {
         long before = missesOf(GETS);
+        long all = allMissesOf(GETS);
+        long hbase = stats.getMissCount();
         for (int i = 0; i < GETS_PER_ROUND; i++) {
           t.get(new Get(RawTable.peRow(random.nextInt(getRows))));
         }
         misses[round] = missesOf(GETS) - before;
+        assertEquals(
+            "round " + round + "'s misses, every block kind, are HBase's CacheStats'",
+            stats.getMissCount() - hbase,
+            allMissesOf(GETS) - all);
         RawTable.scanCells(
             cluster.connection(), SCANS, new Scan().setCaching(100).setCacheBlocks(scansCache));
       }
@@ -355,5 +372,10 @@ public class AdviseIT {
   private static long missesOf(TableName t) {
     CostSnapshot s = cluster.diagnostics().registry().tableSnapshot(t.getNameAsString());
     return s == null ? 0 : s.get("blockCache.miss.data");
+  }
+
+  private static long allMissesOf(TableName t) {
+    CostSnapshot s = cluster.diagnostics().registry().tableSnapshot(t.getNameAsString());
+    return s == null ? 0 : s.sumKinds("blockCache.miss");
   }
 }
