@@ -1,6 +1,5 @@
 package io.blockscope.cli;
 
-import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.Stats;
 import io.blockscope.workloads.TableConfig;
 import io.blockscope.workloads.Workload;
@@ -15,14 +14,21 @@ import java.util.Map;
  * weights ({@link Recommendation}), each against the table's current setting, and either the winner
  * with its {@code ALTER} or "keep what you have".
  *
- * <p>A winner is advised only when it beats the current setting on the figure its mix weighs most
- * by more than the runs' spread: for reads, every run of the winner on each of that group's
- * workloads took less time than every run of the current setting; for size, its store files are at
- * least {@value #SIZE_MARGIN_PERCENT}% smaller. Otherwise the advice is to keep the setting.
+ * <p>The ranking takes each warm workload's time as the runs' common client-side time plus the
+ * setting's own server time where blockscope timed it ({@link #rankingTime}). The top setting is
+ * advised only when it is better than the current setting by more than the runs' spread on at least
+ * one figure the mix weighs (a read group's client time, its server time, or, when size weighs, its
+ * store files by at least {@value #SIZE_MARGIN_PERCENT}%), and no worse beyond the spread on any
+ * figure of the read group the mix weighs most. The figures it is better on are what the advice
+ * promises ({@link #promised}). Otherwise the advice is to keep the setting.
  */
 final class Advice {
-  /** How much smaller a winner on size must be, in percent of the current store files. */
-  static final int SIZE_MARGIN_PERCENT = 2;
+  /**
+   * How much smaller a winner on size must be, in percent of the current store files: applying a
+   * setting rewrites every store file, and a compression's cost on writes, compactions and misses
+   * is not in a warm replay.
+   */
+  static final int SIZE_MARGIN_PERCENT = 10;
 
   /** One candidate against the current setting (ratios: candidate / current, below 1 is better). */
   record Candidate(
@@ -33,7 +39,8 @@ final class Advice {
       double getTime,
       double getP99,
       double scanTime,
-      double serverNanosPerRead) {}
+      double serverNanosPerRead,
+      double serverNanosPerScan) {}
 
   final String current;
   final String winner;
@@ -42,13 +49,18 @@ final class Advice {
   final String why;
   final List<Candidate> ranked;
 
+  /** The figures an advised setting is better on beyond the runs' spread: what it promises. */
+  final List<Figure> promised;
+
   private Advice(
       String current,
       String winner,
       boolean keep,
       String figure,
       String why,
-      List<Candidate> ranked) {
+      List<Candidate> ranked,
+      List<Figure> promised) {
+    this.promised = promised;
     this.current = current;
     this.winner = winner;
     this.keep = keep;
@@ -68,7 +80,7 @@ final class Advice {
     if (base == null) {
       throw new IllegalStateException("the current setting " + current + " was not replayed");
     }
-    Recommendation rec = new Recommendation(e, w);
+    Recommendation rec = new Recommendation(e, w, rankingTime(e));
     List<Candidate> ranked = new ArrayList<>();
     for (Recommendation.Score s : rec.ranking) {
       Evaluation.ConfigResult c = find(e, s.config());
@@ -81,29 +93,65 @@ final class Advice {
               ratio(median(c, Workload.RAW_GET), median(base, Workload.RAW_GET)),
               ratio(p99(c, Workload.RAW_GET), p99(base, Workload.RAW_GET)),
               ratio(median(c, Workload.RAW_SCAN), median(base, Workload.RAW_SCAN)),
-              ratio(serverNanosPerRead(c), serverNanosPerRead(base))));
+              ratio(serverNanosPerRead(c), serverNanosPerRead(base)),
+              ratio(serverNanos(c, Workload.RAW_SCAN), serverNanos(base, Workload.RAW_SCAN))));
     }
     String figure = figure(w);
     String best = ranked.get(0).config();
     if (best.equals(current)) {
-      return new Advice(
-          current, current, true, figure, "the current setting ranks first for this mix", ranked);
+      return keep(current, current, figure, "the current setting ranks first for this mix", ranked);
     }
-    Evaluation.ConfigResult top = find(e, best);
-    String beats = beats(top, base, figure);
-    if (beats == null) {
-      return new Advice(
+    List<Figure> figures = figures(find(e, best), base, w);
+    Workload.Group main = w.get() >= w.scan() ? Workload.Group.GET : Workload.Group.SCAN;
+    List<Figure> better = new ArrayList<>();
+    List<String> same = new ArrayList<>();
+    List<String> costs = new ArrayList<>();
+    for (Figure f : figures) {
+      if (f.worse() && f.group() == main) {
+        return keep(
+            current,
+            best,
+            figure,
+            best
+                + " ranks first, but its "
+                + f.name()
+                + " is worse than the current setting's: "
+                + f.text(),
+            ranked);
+      }
+      if (f.better()) {
+        better.add(f);
+      } else if (f.worse()) {
+        costs.add(f.text());
+      } else {
+        same.add(f.name());
+      }
+    }
+    if (better.isEmpty()) {
+      return keep(
           current,
           best,
-          true,
           figure,
           best
-              + " ranks first, but its "
-              + figureName(figure)
-              + " is not better than the current setting's by more than the runs' spread",
+              + " ranks first, but none of its figures ("
+              + String.join(", ", same)
+              + ") is better than the current setting's by more than the runs' spread",
           ranked);
     }
-    return new Advice(current, best, false, figure, beats, ranked);
+    StringBuilder why = new StringBuilder();
+    why.append(String.join("; ", better.stream().map(Figure::text).toList()));
+    if (!same.isEmpty()) {
+      why.append("; the same within the runs' spread: ").append(String.join(", ", same));
+    }
+    if (!costs.isEmpty()) {
+      why.append("; at the cost of ").append(String.join("; ", costs));
+    }
+    return new Advice(current, best, false, figure, why.toString(), ranked, better);
+  }
+
+  private static Advice keep(
+      String current, String first, String figure, String why, List<Candidate> ranked) {
+    return new Advice(current, first, true, figure, why, ranked, List.of());
   }
 
   /** The figure a mix weighs most: get, scan or size. */
@@ -114,59 +162,160 @@ final class Advice {
     return w.get() >= w.scan() ? "get" : "scan";
   }
 
-  private static String figureName(String figure) {
-    return switch (figure) {
-      case "get" -> "get time";
-      case "scan" -> "scan time";
-      default -> "store file size";
-    };
+  /**
+   * One figure of a candidate against the current setting: {@code gain} is the share by which it is
+   * better (negative: worse), {@code spread} how much of that the runs' noise can explain.
+   */
+  record Figure(
+      String key,
+      String name,
+      Workload.Group group,
+      double advised,
+      double current,
+      String unit,
+      double gain,
+      double spread) {
+    boolean better() {
+      return gain > spread;
+    }
+
+    boolean worse() {
+      return -gain > spread;
+    }
+
+    String text() {
+      String amount =
+          unit.equals("bytes")
+              ? String.format(Locale.ROOT, "%,d against %,d bytes", (long) advised, (long) current)
+              : String.format(Locale.ROOT, "%.1f %s against %.1f %s", advised, unit, current, unit);
+      double r = 1 - advised / current;
+      String change =
+          r >= 0
+              ? String.format(Locale.ROOT, "%.0f%% less", 100 * r)
+              : String.format(Locale.ROOT, "%.0f%% more", -100 * r);
+      String noise;
+      if (group == null) {
+        noise = String.format(Locale.ROOT, "the margin is %.0f%%", 100 * (spread + 1e-9));
+      } else if (key.startsWith("server.")) {
+        noise =
+            String.format(
+                Locale.ROOT,
+                "%.0f%% of the current setting's %s time, where the runs' spread is %.0f%%",
+                100 * Math.abs(gain),
+                key.substring("server.".length()),
+                100 * spread);
+      } else {
+        noise = String.format(Locale.ROOT, "the runs' spread is %.0f%%", 100 * spread);
+      }
+      return String.format(Locale.ROOT, "%s %s (%s, %s)", name, amount, change, noise);
+    }
   }
 
   /**
-   * How {@code top} beats {@code base} on {@code figure} beyond the runs' spread, or null when it
-   * does not.
+   * The figures the mix weighs, of {@code top} against {@code base}: each read group's client time
+   * per workload, and, where blockscope timed both settings' server work on it, their server time
+   * (checksums, decompression, decoding); then the store file size when size weighs.
    */
-  static String beats(Evaluation.ConfigResult top, Evaluation.ConfigResult base, String figure) {
-    if (figure.equals("size")) {
-      double r = ratio((double) top.storeFileBytes, (double) base.storeFileBytes);
-      return r <= 1 - SIZE_MARGIN_PERCENT / 100.0
-          ? String.format(
-              Locale.ROOT,
-              "store files %.0f%% smaller (%,d against %,d bytes)",
-              100 * (1 - r),
-              top.storeFileBytes,
-              base.storeFileBytes)
-          : null;
-    }
-    Workload.Group group = figure.equals("get") ? Workload.Group.GET : Workload.Group.SCAN;
-    List<String> parts = new ArrayList<>();
-    for (Workload wl : Workload.values()) {
-      Evaluation.Measured a = top.measured(wl);
-      Evaluation.Measured b = base.measured(wl);
-      if (wl.group() != group || a == null || b == null) {
+  static List<Figure> figures(
+      Evaluation.ConfigResult top, Evaluation.ConfigResult base, Recommendation.Weights w) {
+    List<Figure> list = new ArrayList<>();
+    List<Workload.Group> groups =
+        w.get() >= w.scan()
+            ? List.of(Workload.Group.GET, Workload.Group.SCAN)
+            : List.of(Workload.Group.SCAN, Workload.Group.GET);
+    for (Workload.Group group : groups) {
+      if ((group == Workload.Group.GET ? w.get() : w.scan()) <= 0) {
         continue;
       }
-      double gain = 1 - a.medianMillis() / b.medianMillis();
-      double spread = Math.max(spread(a), spread(b));
-      if (!(gain > spread)) {
-        return null;
+      for (Workload wl : Workload.values()) {
+        Evaluation.Measured a = top.measured(wl);
+        Evaluation.Measured b = base.measured(wl);
+        if (wl.group() != group || a == null || b == null) {
+          continue;
+        }
+        list.add(
+            new Figure(
+                wl.key(),
+                wl.key() + " time",
+                group,
+                a.medianMillis(),
+                b.medianMillis(),
+                "ms",
+                1 - a.medianMillis() / b.medianMillis(),
+                Math.max(spread(a.millis), spread(b.millis))));
+        double sa = a.medianServerNanos();
+        double sb = b.medianServerNanos();
+        if (sa > 0 && sb > 0) {
+          // what the server's time changes, and its noise, as shares of a run of the current
+          // setting: a large ratio on a small part of the read is not a large change
+          double run = b.medianMillis() * 1e6;
+          boolean gets = group == Workload.Group.GET;
+          double per = gets ? 1e3 * a.rows : 1e6;
+          double perBase = gets ? 1e3 * b.rows : 1e6;
+          list.add(
+              new Figure(
+                  "server." + wl.key(),
+                  (gets ? "server time per get of " : "server time per scan of ") + wl.key(),
+                  group,
+                  sa / per,
+                  sb / perBase,
+                  gets ? "us" : "ms",
+                  (sb - sa) / run,
+                  Math.max(halfRange(a.serverNanos), halfRange(b.serverNanos)) / run));
+        }
       }
-      parts.add(
-          String.format(
-              Locale.ROOT,
-              "%s %.1f ms against %.1f ms (%.0f%% less, beyond the runs' spread of %.0f%%)",
-              wl.key(),
-              a.medianMillis(),
-              b.medianMillis(),
-              100 * gain,
-              100 * spread));
     }
-    return parts.isEmpty() ? null : String.join("; ", parts);
+    if (w.size() > 0) {
+      list.add(
+          new Figure(
+              "size",
+              "store files",
+              null,
+              top.storeFileBytes,
+              base.storeFileBytes,
+              "bytes",
+              1 - ratio((double) top.storeFileBytes, (double) base.storeFileBytes),
+              SIZE_MARGIN_PERCENT / 100.0 - 1e-9));
+    }
+    return list;
+  }
+
+  /**
+   * The time the ranking takes for a workload on a setting. For a warm workload (every block in the
+   * cache) on a setting whose server work blockscope timed, it is the runs' common client-side time
+   * (the median, over the runs of every such setting, of a run's time less its server time) plus
+   * this setting's median server time: on cached blocks the settings differ on the server, in
+   * checksums, decompression and decoding, and the rest (round trips, the client's own work) is
+   * mostly the noise of a shared machine. Otherwise (a cold workload, or a setting with no server
+   * time, such as an unencoded table's cached blocks, whose in-block seeks blockscope does not
+   * time) it is the median of the setting's runs.
+   */
+  static Recommendation.Time rankingTime(Evaluation e) {
+    return (c, w) -> {
+      Evaluation.Measured m = c.measured(w);
+      if (w.cache() != Workload.Cache.WARM || !(m.medianServerNanos() > 0)) {
+        return m.medianMillis();
+      }
+      List<Double> rest = new ArrayList<>();
+      for (Evaluation.ConfigResult x : e.configs) {
+        Evaluation.Measured o = x.measured(w);
+        if (o != null && o.medianServerNanos() > 0) {
+          for (int i = 0; i < o.millis.size(); i++) {
+            rest.add(o.millis.get(i) - o.serverNanos.get(i) / 1e6);
+          }
+        }
+      }
+      return Stats.median(rest) + m.medianServerNanos() / 1e6;
+    };
   }
 
   /** Half the range of a setting's runs, as a share of their median. */
-  static double spread(Evaluation.Measured m) {
-    return (Stats.max(m.millis) - Stats.min(m.millis)) / (2 * m.medianMillis());
+  static double spread(List<Double> runs) {
+    return halfRange(runs) / Stats.median(runs);
+  }
+
+  private static double halfRange(List<Double> runs) {
+    return (Stats.max(runs) - Stats.min(runs)) / 2;
   }
 
   private static Evaluation.ConfigResult find(Evaluation e, String label) {
@@ -192,17 +341,17 @@ final class Advice {
 
   /**
    * The region server's time in checksums, decompression and decoding per get of the warm gets
-   * (blockscope's TIME figures of the median run); NaN when they were not measured.
+   * (blockscope's TIME figures, median run): 0 when there was none (an unencoded table's cached
+   * blocks), NaN when they were not read.
    */
   static double serverNanosPerRead(Evaluation.ConfigResult c) {
     Evaluation.Measured m = c.measured(Workload.RAW_GET);
-    if (m == null || m.medianRunCosts == null || m.rows == 0) {
-      return Double.NaN;
-    }
-    CostSnapshot k = m.medianRunCosts;
-    long nanos =
-        k.get("checksum.nanos") + k.sumOver("decompress", "nanos") + k.sumOver("decode", "nanos");
-    return nanos == 0 ? Double.NaN : nanos / (double) m.rows;
+    return m == null || m.rows == 0 ? Double.NaN : serverNanos(c, Workload.RAW_GET) / m.rows;
+  }
+
+  private static double serverNanos(Evaluation.ConfigResult c, Workload w) {
+    Evaluation.Measured m = c.measured(w);
+    return m == null ? Double.NaN : m.medianServerNanos();
   }
 
   private static double ratio(double a, double b) {
@@ -260,6 +409,17 @@ final class Advice {
     m.put("keep", keep);
     m.put("figure", figure);
     m.put("why", why);
+    List<Object> p = new ArrayList<>();
+    for (Figure f : promised) {
+      Map<String, Object> x = new LinkedHashMap<>();
+      x.put("figure", f.key());
+      x.put("unit", f.unit());
+      x.put("advised", num(f.advised()));
+      x.put("current", num(f.current()));
+      x.put("spread", num(f.spread()));
+      p.add(x);
+    }
+    m.put("promised", p);
     List<Object> r = new ArrayList<>();
     for (Candidate c : ranked) {
       Map<String, Object> x = new LinkedHashMap<>();
@@ -271,6 +431,7 @@ final class Advice {
       x.put("getP99Ratio", num(c.getP99()));
       x.put("scanTimeRatio", num(c.scanTime()));
       x.put("serverNanosPerGetRatio", num(c.serverNanosPerRead()));
+      x.put("serverNanosPerScanRatio", num(c.serverNanosPerScan()));
       r.add(x);
     }
     m.put("ranking", r);

@@ -609,18 +609,25 @@ final class Advise implements Callable<Integer> {
 
   /** The statements that apply the winner, or none when the advice is to keep. */
   private static List<String> alter(Facts f, Advice a) {
-    if (a.keep) {
-      return List.of();
-    }
-    TableConfig c = TableConfig.parse(a.winner);
+    return a.keep
+        ? List.of()
+        : alter(f.name(), f.families(), f.phoenix(), TableConfig.parse(a.winner));
+  }
+
+  /**
+   * The HBase shell's {@code alter} that gives every family of {@code name} the setting {@code c},
+   * and for a Phoenix table its {@code ALTER TABLE}, whose schema is the namespace of a mapped
+   * table or the part of the name before its first dot.
+   */
+  static List<String> alter(TableName name, List<String> families, boolean phoenix, TableConfig c) {
     List<String> s = new ArrayList<>();
-    s.add(Advice.hbaseAlter(f.name().getNameAsString(), f.families(), c));
-    if (f.phoenix()) {
-      String q = f.name().getQualifierAsString();
+    s.add(Advice.hbaseAlter(name.getNameAsString(), families, c));
+    if (phoenix) {
+      String q = name.getQualifierAsString();
       String schema = null;
       int dot = q.indexOf('.');
-      if (!f.name().getNamespaceAsString().equals("default")) {
-        schema = f.name().getNamespaceAsString();
+      if (!name.getNamespaceAsString().equals("default")) {
+        schema = name.getNamespaceAsString();
       } else if (dot > 0) {
         schema = q.substring(0, dot);
         q = q.substring(dot + 1);
@@ -634,7 +641,7 @@ final class Advise implements Callable<Integer> {
     console.println();
     console.printf(
         Locale.ROOT,
-        "%-22s %8s %8s %9s %8s %8s %9s %11s%n",
+        "%-22s %8s %8s %9s %8s %8s %9s %11s %12s%n",
         "setting (vs current)",
         "score",
         "size",
@@ -642,11 +649,12 @@ final class Advise implements Callable<Integer> {
         "get",
         "get p99",
         "scan",
-        "server/get");
+        "server/get",
+        "server/scan");
     for (Advice.Candidate c : a.ranked) {
       console.printf(
           Locale.ROOT,
-          "%-22s %8.3f %8s %9s %8s %8s %9s %11s%n",
+          "%-22s %8.3f %8s %9s %8s %8s %9s %11s %12s%n",
           c.config() + (c.config().equals(a.current) ? " *" : ""),
           c.score(),
           x(c.size()),
@@ -654,7 +662,8 @@ final class Advise implements Callable<Integer> {
           x(c.getTime()),
           x(c.getP99()),
           x(c.scanTime()),
-          x(c.serverNanosPerRead()));
+          x(c.serverNanosPerRead()),
+          x(c.serverNanosPerScan()));
     }
     for (String n : e.notes) {
       console.println("Note: " + n);

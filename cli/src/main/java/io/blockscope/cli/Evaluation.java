@@ -16,12 +16,33 @@ final class Evaluation {
     final List<Double> millis = new ArrayList<>();
     final List<Double> latenciesMicros = new ArrayList<>();
     final List<Double> cpuMillis = new ArrayList<>();
+
+    /**
+     * Each run's server time in checksums, decompression and decoding of the table's blocks
+     * (blockscope's TIME figures); empty where they could not be read.
+     */
+    final List<Double> serverNanos = new ArrayList<>();
+
     long rows;
     CostSnapshot medianRunCosts;
     String skipped;
 
     double medianMillis() {
       return Stats.median(millis);
+    }
+
+    /** The median run's server time (see {@link #serverNanos}), or NaN where it was not read. */
+    double medianServerNanos() {
+      return serverNanos.size() == millis.size() && !millis.isEmpty()
+          ? Stats.median(serverNanos)
+          : Double.NaN;
+    }
+
+    /** The server time of a run's costs: checksums, decompression and decoding, in ns. */
+    static long serverNanos(CostSnapshot k) {
+      return k.get("checksum.nanos")
+          + k.sumOver("decompress", "nanos")
+          + k.sumOver("decode", "nanos");
     }
 
     Map<String, Object> toMap(long rawBytes) {
@@ -52,6 +73,9 @@ final class Evaluation {
         if (medianRunCosts != null) {
           m.put("checksumShareOfCpu", medianRunCosts.get("checksum.nanos") / 1e6 / cpu);
         }
+      }
+      if (!serverNanos.isEmpty()) {
+        m.put("serverNanosPerRun", serverNanos);
       }
       m.put("costs", medianRunCosts == null ? null : medianRunCosts.nonZero());
       return m;

@@ -526,7 +526,12 @@ final class EvaluationRunner {
     CostSnapshot after = cluster.costs().table(cr.hbaseTable);
     m.rows = run.rows();
     m.latenciesMicros.addAll(run.latenciesMicros());
-    return before == null || after == null ? null : after.minus(before);
+    if (before == null || after == null) {
+      return null;
+    }
+    CostSnapshot costs = after.minus(before);
+    m.serverNanos.add((double) Evaluation.Measured.serverNanos(costs));
+    return costs;
   }
 
   /**

@@ -77,14 +77,24 @@ final class Recommendation {
   final List<Score> ranking;
   final String text;
 
+  /** A workload's time on a configuration, in ms, as the ranking takes it. */
+  interface Time {
+    double millis(Evaluation.ConfigResult c, Workload w);
+  }
+
   Recommendation(Evaluation e, Weights w) {
+    this(e, w, (c, wl) -> c.measured(wl).medianMillis());
+  }
+
+  /** Ranks with {@code time} for each measured workload's time (evaluate: the runs' median). */
+  Recommendation(Evaluation e, Weights w, Time time) {
     this.weights = w;
     List<Score> scores = new ArrayList<>();
     long smallest =
         e.configs.stream().mapToLong(c -> c.storeFileBytes).filter(b -> b > 0).min().orElse(1);
     for (Evaluation.ConfigResult c : e.configs) {
-      double scan = groupRatio(e, c, Workload.Group.SCAN);
-      double get = groupRatio(e, c, Workload.Group.GET);
+      double scan = groupRatio(e, c, Workload.Group.SCAN, time);
+      double get = groupRatio(e, c, Workload.Group.GET, time);
       double size = c.storeFileBytes / (double) smallest;
       double total = (w.scan * scan + w.get * get + w.size * size) / (w.scan + w.get + w.size);
       scores.add(new Score(c.label, scan, get, size, total));
@@ -102,7 +112,8 @@ final class Recommendation {
                     .anyMatch(x -> x.getKey().group() == group && x.getValue().skipped == null));
   }
 
-  private static double groupRatio(Evaluation e, Evaluation.ConfigResult c, Workload.Group group) {
+  private static double groupRatio(
+      Evaluation e, Evaluation.ConfigResult c, Workload.Group group, Time time) {
     double logSum = 0;
     int n = 0;
     for (Workload w : Workload.values()) {
@@ -111,12 +122,11 @@ final class Recommendation {
       }
       double best =
           e.configs.stream()
-              .map(x -> x.measured(w))
-              .filter(m -> m != null)
-              .mapToDouble(Evaluation.Measured::medianMillis)
+              .filter(x -> x.measured(w) != null)
+              .mapToDouble(x -> time.millis(x, w))
               .min()
               .orElse(Double.NaN);
-      logSum += Math.log(c.measured(w).medianMillis() / best);
+      logSum += Math.log(time.millis(c, w) / best);
       n++;
     }
     return n == 0 ? 1 : Math.exp(logSum / n);
