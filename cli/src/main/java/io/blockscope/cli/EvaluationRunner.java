@@ -21,6 +21,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import org.apache.hadoop.hbase.NamespaceDescriptor;
@@ -95,6 +96,14 @@ final class EvaluationRunner {
 
   private final Set<String> scratchHBase = ConcurrentHashMap.newKeySet();
   private volatile boolean createdNamespace;
+
+  /**
+   * How long {@link #cleanUp} waits for the drops: a cluster gone before the run ends would
+   * otherwise hold it (and a Ctrl-C's shutdown) for as long as HBase's client retries.
+   */
+  static final long DROP_WAIT_MS = 60_000;
+
+  private long dropWaitMs = DROP_WAIT_MS;
 
   EvaluationRunner(
       EvalCluster cluster,
@@ -217,7 +226,7 @@ final class EvaluationRunner {
               + runId
               + ") creates only tables of its own");
     }
-    scratchHBase.add(sampleSource.getNameAsString());
+    scratchTable(sampleSource.getNameAsString());
     RawTable.create(
         admin,
         sampleSource,
@@ -295,7 +304,7 @@ final class EvaluationRunner {
           throw new IllegalStateException(
               table + " exists already: this run (" + runId + ") creates only tables of its own");
         }
-        scratchHBase.add(table);
+        scratchTable(table);
         if (shape == DataShape.PE) {
           RawTable.create(
               admin, tn, List.of(ColumnFamilyDescriptorBuilder.of(RawTable.PE_FAMILY)), config);
@@ -397,8 +406,13 @@ final class EvaluationRunner {
   /** A Phoenix table about to be created: dropped at clean-up under either HBase naming. */
   private void expectScratch(String sqlName) {
     scratch.add(sqlName);
-    scratchHBase.add(sqlName);
-    scratchHBase.add(sqlName.replace('.', ':'));
+    scratchTable(sqlName);
+    scratchTable(sqlName.replace('.', ':'));
+  }
+
+  /** An HBase table about to be created: dropped at clean-up if it is there. */
+  void scratchTable(String hbaseName) {
+    scratchHBase.add(hbaseName);
   }
 
   private void ensureNamespace(Admin admin) throws Exception {
@@ -646,9 +660,23 @@ final class EvaluationRunner {
     dropper.setDaemon(true);
     dropper.start();
     boolean interrupted = false;
+    long deadline = System.nanoTime() + dropWaitMs * 1_000_000L;
     while (dropper.isAlive()) {
+      long left = (deadline - System.nanoTime()) / 1_000_000L;
+      if (left <= 0) {
+        System.err.println(
+            "blockscope: the cluster did not answer the drops of run "
+                + runId
+                + " within "
+                + dropWaitMs / 1000
+                + " s; these scratch tables may be left: "
+                + new TreeSet<>(scratchHBase)
+                + ". They carry the run's id; drop them (disable, drop in the HBase shell) once"
+                + " the cluster answers.");
+        break;
+      }
       try {
-        dropper.join();
+        dropper.join(left);
       } catch (InterruptedException e) {
         interrupted = true;
       }
@@ -656,6 +684,12 @@ final class EvaluationRunner {
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** Sets how long {@link #cleanUp} waits for the drops (default {@value #DROP_WAIT_MS} ms). */
+  EvaluationRunner dropWait(long ms) {
+    this.dropWaitMs = ms;
+    return this;
   }
 
   private synchronized void dropScratchTables() {
