@@ -359,19 +359,28 @@ final class Advice {
   }
 
   /**
-   * The HBase shell's {@code alter} that gives each family {@code c}'s encoding and compression
-   * (the table's name quoted as the shell reads it).
+   * The HBase shell's {@code alter} that gives each family {@code c}'s encoding and compression,
+   * and its block size and bloom filter type where it sets them (the table's name quoted as the
+   * shell reads it).
    */
   static String hbaseAlter(String table, List<String> families, TableConfig c) {
     List<String> specs = new ArrayList<>();
     for (String f : families) {
-      specs.add(
-          String.format(
-              Locale.ROOT,
-              "{NAME => %s, DATA_BLOCK_ENCODING => '%s', COMPRESSION => '%s'}",
-              rubyString(f),
-              c.encoding(),
-              c.compression()));
+      StringBuilder spec =
+          new StringBuilder(
+              String.format(
+                  Locale.ROOT,
+                  "{NAME => %s, DATA_BLOCK_ENCODING => '%s', COMPRESSION => '%s'",
+                  rubyString(f),
+                  c.encoding(),
+                  c.compression()));
+      if (c.blockSize() != 0) {
+        spec.append(", BLOCKSIZE => '").append(c.blockSize()).append('\'');
+      }
+      if (!c.bloom().isEmpty()) {
+        spec.append(", BLOOMFILTER => '").append(c.bloom()).append('\'');
+      }
+      specs.add(spec.append('}').toString());
     }
     return "alter " + rubyString(table) + ", " + String.join(", ", specs);
   }
@@ -381,11 +390,13 @@ final class Advice {
     String name =
         schema == null || schema.isEmpty() ? quoted(table) : quoted(schema) + "." + quoted(table);
     return String.format(
-        Locale.ROOT,
-        "ALTER TABLE %s SET DATA_BLOCK_ENCODING='%s', COMPRESSION='%s'",
-        name,
-        c.encoding(),
-        c.compression());
+            Locale.ROOT,
+            "ALTER TABLE %s SET DATA_BLOCK_ENCODING='%s', COMPRESSION='%s'",
+            name,
+            c.encoding(),
+            c.compression())
+        + (c.blockSize() == 0 ? "" : ", BLOCKSIZE=" + c.blockSize())
+        + (c.bloom().isEmpty() ? "" : ", BLOOMFILTER='" + c.bloom() + "'");
   }
 
   private static String quoted(String sqlName) {

@@ -102,10 +102,12 @@ final class Advise implements Callable<Integer> {
   @Option(
       names = "--configs",
       split = ",",
-      paramLabel = "ENC[+COMP]",
+      paramLabel = "ENC[+COMP][@SIZE][@BLOOM]",
       description =
           "Candidates to replay besides the current setting (default: every encoding with the"
-              + " current compression and with ZSTD, and BLOCKSCOPE_V1 where the cluster has it).")
+              + " current compression and with ZSTD, BLOCKSCOPE_V1 where the cluster has it, and"
+              + " the current setting at block sizes 16K, 32K and 128K and with each bloom filter"
+              + " type NONE, ROW, ROWCOL).")
   List<String> configs;
 
   @Option(
@@ -152,6 +154,8 @@ final class Advise implements Callable<Integer> {
       TableName name,
       List<String> families,
       TableConfig current,
+      int blockSize,
+      String bloom,
       String settings,
       boolean phoenix,
       Set<ServerName> servers) {}
@@ -343,7 +347,15 @@ final class Advise implements Callable<Integer> {
                 + why);
       }
     }
-    return new Facts(tn, families, current, settings.toString(), phoenix, servers);
+    return new Facts(
+        tn,
+        families,
+        current,
+        first.getBlocksize(),
+        first.getBloomFilterType().name(),
+        settings.toString(),
+        phoenix,
+        servers);
   }
 
   /**
@@ -508,7 +520,8 @@ final class Advise implements Callable<Integer> {
     if (!noReplay) {
       List<TableConfig> cfgs = new ArrayList<>();
       cfgs.add(f.current());
-      for (TableConfig c : given.isEmpty() ? defaultCandidates(f.current()) : given) {
+      for (TableConfig c :
+          given.isEmpty() ? defaultCandidates(f.current(), f.blockSize(), f.bloom()) : given) {
         if (!cfgs.contains(c)) {
           cfgs.add(c);
         }
@@ -587,8 +600,15 @@ final class Advise implements Callable<Integer> {
     console.println("Raw figures: " + tableDir.resolve("results.json").toAbsolutePath());
   }
 
-  /** Every encoding with the current compression and with ZSTD, and BLOCKSCOPE_V1 with both. */
-  static List<TableConfig> defaultCandidates(TableConfig current) {
+  /** The block sizes a default replay tries besides the table's own. */
+  static final List<Integer> BLOCK_SIZES = List.of(16 << 10, 32 << 10, 128 << 10);
+
+  /**
+   * Every encoding with the current compression and with ZSTD, and BLOCKSCOPE_V1 with both; then
+   * the current encoding and compression at each of {@link #BLOCK_SIZES} and with each bloom filter
+   * type, other than the table's own ({@code blockSize} and {@code bloom} are its first family's).
+   */
+  static List<TableConfig> defaultCandidates(TableConfig current, int blockSize, String bloom) {
     List<TableConfig> list = new ArrayList<>();
     Set<String> compressions = new LinkedHashSet<>(List.of(current.compression(), "ZSTD"));
     for (String c : compressions) {
@@ -598,6 +618,16 @@ final class Advise implements Callable<Integer> {
       list.add(new TableConfig("BLOCKSCOPE_V1", c));
     }
     list.remove(current);
+    for (int size : BLOCK_SIZES) {
+      if (size != blockSize) {
+        list.add(new TableConfig(current.encoding(), current.compression(), "DEFAULT", size, ""));
+      }
+    }
+    for (String b : TableConfig.BLOOMS) {
+      if (!b.equals(bloom)) {
+        list.add(new TableConfig(current.encoding(), current.compression(), "DEFAULT", 0, b));
+      }
+    }
     return list;
   }
 

@@ -200,13 +200,38 @@ public class AdviceTest {
   }
 
   @Test
-  public void theDefaultCandidatesAreEveryEncodingWithTwoCompressions() {
-    List<TableConfig> c = Advise.defaultCandidates(TableConfig.parse("FAST_DIFF+GZ"));
-    assertEquals(c.toString(), 11, c.size());
+  public void theDefaultCandidatesAreEveryEncodingWithTwoCompressionsThenBlockSizesAndBlooms() {
+    List<TableConfig> c = Advise.defaultCandidates(TableConfig.parse("FAST_DIFF+GZ"), 65536, "ROW");
+    assertEquals(c.toString(), 16, c.size());
     assertFalse(c.contains(TableConfig.parse("FAST_DIFF+GZ")));
     assertTrue(c.contains(TableConfig.parse("ROW_INDEX_V1+ZSTD")));
     assertTrue(c.contains(TableConfig.parse("BLOCKSCOPE_V1+GZ")));
-    assertEquals(5, Advise.defaultCandidates(TableConfig.parse("ZSTD")).size());
+    assertEquals(
+        List.of(
+            "FAST_DIFF+GZ@16K",
+            "FAST_DIFF+GZ@32K",
+            "FAST_DIFF+GZ@128K",
+            "FAST_DIFF+GZ@NONE",
+            "FAST_DIFF+GZ@ROWCOL"),
+        c.subList(11, 16).stream().map(TableConfig::label).toList());
+    // a table at 16 KB without blooms is not offered its own block size or bloom type again
+    List<TableConfig> small = Advise.defaultCandidates(TableConfig.parse("ZSTD"), 16384, "NONE");
+    assertEquals(small.toString(), 5 + 2 + 2, small.size());
+    assertFalse(small.contains(TableConfig.parse("ZSTD@16K")));
+    assertFalse(small.contains(TableConfig.parse("ZSTD@NONE")));
+  }
+
+  @Test
+  public void theAlterStatementsCarryABlockSizeAndBloomTheSettingNames() {
+    TableConfig c = TableConfig.parse("fast_diff@16k@rowcol");
+    assertEquals(
+        "alter 't', {NAME => 'f', DATA_BLOCK_ENCODING => 'FAST_DIFF', COMPRESSION => 'NONE',"
+            + " BLOCKSIZE => '16384', BLOOMFILTER => 'ROWCOL'}",
+        Advice.hbaseAlter("t", List.of("f"), c));
+    assertEquals(
+        "ALTER TABLE \"T\" SET DATA_BLOCK_ENCODING='FAST_DIFF', COMPRESSION='NONE',"
+            + " BLOCKSIZE=16384, BLOOMFILTER='ROWCOL'",
+        Advice.phoenixAlter(null, "T", c));
   }
 
   @Test

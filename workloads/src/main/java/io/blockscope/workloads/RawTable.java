@@ -23,6 +23,7 @@ import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.io.compress.Compression;
 import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
+import org.apache.hadoop.hbase.regionserver.BloomType;
 import org.apache.hadoop.hbase.util.Bytes;
 
 /**
@@ -46,7 +47,10 @@ public final class RawTable {
 
   private RawTable() {}
 
-  /** Applies a configuration to a family: encoding, compression and checksum type. */
+  /**
+   * Applies a configuration to a family: encoding, compression, checksum type, and the block size
+   * and bloom filter type where it sets them.
+   */
   public static ColumnFamilyDescriptor family(ColumnFamilyDescriptor base, TableConfig c) {
     ColumnFamilyDescriptorBuilder b =
         ColumnFamilyDescriptorBuilder.newBuilder(base)
@@ -54,6 +58,12 @@ public final class RawTable {
             .setCompressionType(Compression.Algorithm.valueOf(c.compression()));
     if (c.checksumAlgorithm() != null) {
       b.setConfiguration("hbase.hstore.checksum.algorithm", c.checksumAlgorithm());
+    }
+    if (c.blockSize() != 0) {
+      b.setBlocksize(c.blockSize());
+    }
+    if (!c.bloom().isEmpty()) {
+      b.setBloomFilterType(BloomType.valueOf(c.bloom()));
     }
     return b.build();
   }

@@ -15,7 +15,10 @@ import java.util.Random;
 public final class SeedTable {
   private SeedTable() {}
 
-  /** Creates {@code name} with the seeds' schema, the configuration's encoding and compression. */
+  /**
+   * Creates {@code name} with the seeds' schema, the configuration's encoding and compression, and
+   * its block size and bloom filter type where it sets them.
+   */
   public static void create(Connection c, String name, TableConfig config) throws SQLException {
     try (Statement s = c.createStatement()) {
       s.execute(
@@ -26,7 +29,10 @@ public final class SeedTable {
               + config.encoding()
               + "', COMPRESSION='"
               + config.compression()
-              + "', UPDATE_CACHE_FREQUENCY=NEVER");
+              + "'"
+              + (config.blockSize() == 0 ? "" : ", BLOCKSIZE=" + config.blockSize())
+              + (config.bloom().isEmpty() ? "" : ", BLOOMFILTER='" + config.bloom() + "'")
+              + ", UPDATE_CACHE_FREQUENCY=NEVER");
     }
   }
 

@@ -78,6 +78,32 @@ public class TableConfigTest {
     assertEquals("CRC32C", TableConfig.parse("NONE/CRC32C-NOVERIFY").checksumAlgorithm());
   }
 
+  @Test
+  public void aBlockSizeAndABloomFollowAnAt() {
+    TableConfig c = TableConfig.parse("fast_diff+gz@16k@rowcol");
+    assertEquals(16384, c.blockSize());
+    assertEquals("ROWCOL", c.bloom());
+    assertEquals("FAST_DIFF+GZ@16K@ROWCOL", c.label());
+    assertEquals(c, TableConfig.parse(c.label()));
+    assertEquals("FAST_DIFF_GZ_B16K_ROWCOL", c.tableSuffix());
+    assertEquals(c, TableConfig.parse("FAST_DIFF+GZ@ROWCOL@16384"));
+    assertEquals("ROW_INDEX_V1@1M", TableConfig.parse("ROW_INDEX_V1@1048576").label());
+    assertEquals("NONE@ROW/CRC32", TableConfig.parse("NONE@ROW/CRC32").label());
+    assertEquals(0, TableConfig.parse("FAST_DIFF").blockSize());
+    assertEquals("", TableConfig.parse("FAST_DIFF").bloom());
+    for (String bad :
+        List.of(
+            "FAST_DIFF@",
+            "FAST_DIFF@512",
+            "FAST_DIFF@17M",
+            "FAST_DIFF@ROWPREFIX_FIXED_LENGTH",
+            "FAST_DIFF@16K@32K",
+            "FAST_DIFF@ROW@ROW",
+            "FAST_DIFF@99999999999K")) {
+      assertThrows(bad, IllegalArgumentException.class, () -> TableConfig.parse(bad));
+    }
+  }
+
   /**
    * Every encoding and compression evaluate offers has its own series in the metrics (a name of
    * {@code CostLayout}'s, not OTHER), so a report's cost columns are never lumped together.
