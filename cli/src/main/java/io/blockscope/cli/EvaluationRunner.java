@@ -20,6 +20,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -530,6 +531,15 @@ final class EvaluationRunner {
           cr.hbaseTable); // a bypassing read should find nothing cached, as in seed 000
     }
     CostSnapshot before = cluster.costs().table(cr.hbaseTable);
+    timedRun(w, target, m, os);
+    CostSnapshot after = cluster.costs().table(cr.hbaseTable);
+    return costsOfRun(m, before, after);
+  }
+
+  /** Times one run of {@code w}, adding its time, CPU, rows and latencies to {@code m}. */
+  private static void timedRun(
+      Workload w, Workload.Target target, Evaluation.Measured m, OperatingSystemMXBean os)
+      throws Exception {
     long cpu = os == null ? 0 : os.getProcessCpuTime();
     long start = System.nanoTime();
     Workload.Run run = w.run(target);
@@ -537,9 +547,13 @@ final class EvaluationRunner {
     if (os != null) {
       m.cpuMillis.add((os.getProcessCpuTime() - cpu) / 1e6);
     }
-    CostSnapshot after = cluster.costs().table(cr.hbaseTable);
     m.rows = run.rows();
     m.latenciesMicros.addAll(run.latenciesMicros());
+  }
+
+  /** A run's costs from the table's readings around it (its server time added to {@code m}). */
+  private static CostSnapshot costsOfRun(
+      Evaluation.Measured m, CostSnapshot before, CostSnapshot after) {
     if (before == null || after == null) {
       return null;
     }
@@ -553,6 +567,12 @@ final class EvaluationRunner {
    * turns run by run in a rotating order, so that a slow minute of the machine, or the first runs'
    * warm-up of the client, falls on all of them alike ({@link #interleave}). Plain HBase workloads
    * only: no index, no deletes, HBase's own checksum verification.
+   *
+   * <p>The costs are read for every table at once at the ends of each round (every configuration's
+   * run), not around each run: a remote cluster's reading waits for three export refreshes, and a
+   * round's readings then cost one wait, not two per configuration. Each table is read by its own
+   * run only within a round, so its difference over the round is its run's costs. A cold workload's
+   * tables have their blocks dropped at the start of each round, before its first reading.
    */
   private void measureInterleaved(List<Evaluation.ConfigResult> crs) throws Exception {
     OperatingSystemMXBean os =
@@ -560,15 +580,20 @@ final class EvaluationRunner {
             ? (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()
             : null;
     List<Workload.Target> targets = new ArrayList<>();
+    List<String> tables = new ArrayList<>();
     for (Evaluation.ConfigResult cr : crs) {
       targets.add(
           new Workload.Target(null, cluster.hbase(), cr.table, cr.hbaseTable, rows, 42, cr.keys));
+      tables.add(cr.hbaseTable);
     }
     for (Workload w : workloads) {
       if (w.phoenixOnly() || w.needsIndex() || w.afterDeletes()) {
         throw new IllegalStateException(w.key() + " cannot be interleaved");
       }
       progress.step("every setting, in turns: " + w.key());
+      boolean drops =
+          w.cache() == Workload.Cache.COLD
+              || (w.cache() == Workload.Cache.BYPASS && cluster.whyNoColdCache() == null);
       List<List<CostSnapshot>> costs = new ArrayList<>();
       for (int k = 0; k < crs.size(); k++) {
         Evaluation.Measured m = new Evaluation.Measured();
@@ -580,14 +605,33 @@ final class EvaluationRunner {
           w.warmUp(targets.get(k)); // untimed
         }
       }
+      Map<String, CostSnapshot> before = drops ? null : cluster.costs().tables(tables);
       for (int i = 0; i < runs; i++) {
+        checkInterrupt();
+        if (drops) {
+          for (int k = 0; k < crs.size(); k++) {
+            if (crs.get(k).workloads.get(w).skipped == null) {
+              cluster.dropCache(crs.get(k).hbaseTable);
+            }
+          }
+          before = cluster.costs().tables(tables);
+        }
         for (int j = 0; j < crs.size(); j++) {
           int k = (i + j) % crs.size();
           Evaluation.Measured m = crs.get(k).workloads.get(w);
           if (m.skipped == null) {
-            costs.get(k).add(runOnce(crs.get(k), w, targets.get(k), m, os));
+            timedRun(w, targets.get(k), m, os);
           }
         }
+        Map<String, CostSnapshot> after = cluster.costs().tables(tables);
+        for (int k = 0; k < crs.size(); k++) {
+          Evaluation.Measured m = crs.get(k).workloads.get(w);
+          if (m.skipped == null) {
+            String t = crs.get(k).hbaseTable;
+            costs.get(k).add(costsOfRun(m, before.get(t), after.get(t)));
+          }
+        }
+        before = after;
       }
       for (int k = 0; k < crs.size(); k++) {
         Evaluation.Measured m = crs.get(k).workloads.get(w);

@@ -143,25 +143,39 @@ final class RemoteEvalCluster implements EvalCluster {
 
       @Override
       public CostSnapshot table(String table) {
+        return tables(List.of(table)).get(table);
+      }
+
+      @Override
+      public Map<String, CostSnapshot> tables(List<String> tables) {
+        Map<String, CostSnapshot> m = new LinkedHashMap<>();
+        for (String t : tables) {
+          m.put(t, null);
+        }
         try {
-          CostSnapshot sum = CostSnapshot.ZERO;
           List<InfoServer> bases = infoServers();
           if (bases.isEmpty()) {
             why = NO_INFO_PORT;
-            return null;
+            return m;
           }
           awaitExports(bases);
-          for (InfoServer base : bases) {
-            sum = sum.plus(client.beans(base).table(table));
+          for (String t : tables) {
+            CostSnapshot sum = CostSnapshot.ZERO;
+            for (InfoServer base : bases) {
+              sum = sum.plus(client.beans(base).table(t));
+            }
+            m.put(t, sum);
           }
-          return sum;
+          return m;
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           why = "interrupted while reading region servers' /jmx";
-          return null;
+          m.replaceAll((t, c) -> null);
+          return m;
         } catch (Exception e) {
           why = "cannot read region servers' /jmx: " + e;
-          return null;
+          m.replaceAll((t, c) -> null);
+          return m;
         }
       }
 
