@@ -2,16 +2,22 @@ package io.blockscope.benchmarks;
 
 import io.blockscope.coprocessor.BlockscopeConfig;
 import io.blockscope.coprocessor.BlockscopeRegionObserver;
+import io.blockscope.harness.BeanReader;
+import io.blockscope.metrics.Attributes;
+import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.PerfLevel;
 import io.blockscope.metrics.Stats;
 import io.blockscope.workloads.RawTable;
+import io.blockscope.workloads.TableConfig;
 import io.blockscope.workloads.Workload;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -20,8 +26,10 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
@@ -38,11 +46,13 @@ import org.apache.hadoop.hbase.io.encoding.DataBlockEncoding;
  * gets and one with full scans; the third holds 1,000-byte random values, read with both. Then, for
  * each table advise told to change, a copy with the current setting and a copy with the advised
  * one, each holding every row of the table, are driven with the table's mix, interleaved round by
- * round, and the figure advise promised is compared (medians and their ratio).
+ * round, and the figures advise promised are compared: the client's, the server's time per read
+ * (blockscope's own figures) and the store files.
  *
  * <p>Options: {@code --rows N} (rows of the two seeds-shaped tables, default 300,000), {@code
  * --window 2m} (the live window), {@code --rounds N} (verification rounds, default 10), {@code
- * --size-weight W} (advise's, default 0.25), {@code --out DIR}.
+ * --size-weight W} (advise's, default 0.25), {@code --configs LIST} (advise's candidates, default
+ * ROW_INDEX_V1+GZ,FAST_DIFF+GZ,ROW_INDEX_V1,NONE), {@code --out DIR}.
  */
 public final class AdviseDemo {
   private static final TableName GETS = TableName.valueOf("demo_gets");
@@ -56,6 +66,7 @@ public final class AdviseDemo {
   private int rounds = 10;
   private Path out = Path.of("blockscope-advise-demo");
   private String sizeWeight = "0.25";
+  private String configs = "ROW_INDEX_V1+GZ,FAST_DIFF+GZ,ROW_INDEX_V1,NONE";
   private Connection connection;
 
   public static void main(String[] args) throws Exception {
@@ -67,6 +78,7 @@ public final class AdviseDemo {
         case "--rounds" -> d.rounds = Integer.parseInt(args[i + 1]);
         case "--out" -> d.out = Path.of(args[i + 1]);
         case "--size-weight" -> d.sizeWeight = args[i + 1];
+        case "--configs" -> d.configs = args[i + 1];
         default -> {
           System.err.println("advise-demo: unknown option " + args[i]);
           System.exit(2);
@@ -134,7 +146,7 @@ public final class AdviseDemo {
                   "--window",
                   window,
                   "--configs",
-                  "NONE,ROW_INDEX_V1,FAST_DIFF+GZ",
+                  configs,
                   "--runs",
                   "5",
                   "--size-weight",
@@ -151,13 +163,13 @@ public final class AdviseDemo {
         String json =
             Files.readString(reports.resolve(t.getNameAsString()).resolve("results.json"));
         boolean keep = json.contains("\"keep\": true");
-        String winner = group(json, "\"winner\": \"([A-Z0-9_+]+)\"");
-        String current = group(json, "\"current\": \"([A-Z0-9_+]+)\"");
+        String winner = group(json, "\"winner\": \"([A-Z0-9_+@]+)\"");
+        String current = group(json, "\"current\": \"([A-Z0-9_+@]+)\"");
         System.out.printf(
             Locale.ROOT, "advise-demo: %s: %s%n", t, keep ? "keep " + current : winner);
         results.put(t + ".advised", keep ? "keep " + current : winner);
         if (!keep && !t.equals(FLAT)) {
-          results.put(t + ".verified", verify(admin, t, current, winner));
+          results.put(t + ".verified", verify(s, t, current, winner, promised(json)));
         }
       }
       Files.writeString(out.resolve("demo.txt"), results.toString() + System.lineSeparator());
@@ -252,73 +264,163 @@ public final class AdviseDemo {
   /**
    * Two copies of the table, one with the current setting and one with the advised one, each
    * holding every row, major compacted; then {@link #rounds} rounds of the table's mix on each, in
-   * alternating order; the promised figure's medians and their ratio.
+   * alternating order. Each round gives both copies' client figure (the gets' median latency, or
+   * the full scan's time) and their server time per read (blockscope's checksum, decompression and
+   * decoding nanos, from the server's beans); the copies' store files are measured once. The
+   * figures advise promised are compared: medians of the rounds and their ratio.
    */
-  private Map<String, Object> verify(Admin admin, TableName t, String current, String advised)
+  private Map<String, Object> verify(
+      StockServer s, TableName t, String current, String advised, List<String> promised)
       throws Exception {
+    Admin admin = s.cluster.admin();
     TableName a = TableName.valueOf(t.getNameAsString() + "_current");
     TableName b = TableName.valueOf(t.getNameAsString() + "_advised");
     for (Object[] copy : new Object[][] {{a, current}, {b, advised}}) {
       TableName name = (TableName) copy[0];
-      String[] setting = ((String) copy[1]).split("\\+");
-      String compression = setting.length > 1 ? setting[1] : "NONE";
-      String encoding = setting[0];
-      if (List.of("GZ", "SNAPPY", "LZ4", "ZSTD").contains(encoding)) {
-        compression = encoding;
-        encoding = "NONE";
+      TableConfig setting = TableConfig.parse((String) copy[1]);
+      // the table's families with the setting, at TIME, so that the server's beans time the
+      // copies' checksums, decompression and decoding
+      TableDescriptorBuilder d =
+          TableDescriptorBuilder.newBuilder(name)
+              .setValue(Attributes.TABLE_LEVEL, PerfLevel.TIME.name());
+      for (ColumnFamilyDescriptor f : admin.getDescriptor(t).getColumnFamilies()) {
+        d.setColumnFamily(RawTable.family(f, setting));
       }
-      create(
-          admin,
-          name,
-          DataBlockEncoding.valueOf(encoding),
-          Compression.Algorithm.valueOf(compression));
+      admin.createTable(d.build());
       RawTable.copySample(connection, t, name, Integer.MAX_VALUE, Long.MAX_VALUE, 1);
       admin.flush(name);
       admin.majorCompact(name);
       Workload.awaitCompaction(admin, name);
     }
+    long sizeA = storeFileBytes(s, a);
+    long sizeB = storeFileBytes(s, b);
     boolean getMix = t.equals(GETS);
-    List<Double> figureA = new ArrayList<>();
-    List<Double> figureB = new ArrayList<>();
-    List<Double> p99A = new ArrayList<>();
-    List<Double> p99B = new ArrayList<>();
+    Map<TableName, List<Double>> client = Map.of(a, new ArrayList<>(), b, new ArrayList<>());
+    Map<TableName, List<Double>> server = Map.of(a, new ArrayList<>(), b, new ArrayList<>());
     // warm both
     gets(a, rows, new Random(3), GETS_PER_ROUND);
     gets(b, rows, new Random(3), GETS_PER_ROUND);
     scan(a, true);
     scan(b, true);
+    BeanReader beans = s.server.beans();
+    beans.awaitExport(30_000);
+    Map<TableName, CostSnapshot> before = new HashMap<>();
+    for (TableName x : List.of(a, b)) {
+      before.put(x, beans.table(x.getNameAsString()));
+    }
     for (int round = 0; round < rounds; round++) {
       for (TableName x : round % 2 == 0 ? List.of(a, b) : List.of(b, a)) {
-        List<Double> f = x.equals(a) ? figureA : figureB;
         if (getMix) {
-          List<Double> us = gets(x, rows, new Random(100 + round), GETS_PER_ROUND);
-          f.add(Stats.median(us));
-          (x.equals(a) ? p99A : p99B).add(Stats.quantile(us, 0.99));
+          client.get(x).add(Stats.median(gets(x, rows, new Random(100 + round), GETS_PER_ROUND)));
         } else {
-          f.add(scan(x, true));
+          client.get(x).add(scan(x, true));
         }
+      }
+      beans.awaitExport(30_000);
+      for (TableName x : List.of(a, b)) {
+        CostSnapshot after = beans.table(x.getNameAsString());
+        long nanos =
+            after.get("checksum.nanos")
+                - before.get(x).get("checksum.nanos")
+                + after.sumOver("decompress", "nanos")
+                - before.get(x).sumOver("decompress", "nanos")
+                + after.sumOver("decode", "nanos")
+                - before.get(x).sumOver("decode", "nanos");
+        // per get in us, or per full scan in ms
+        server.get(x).add(getMix ? nanos / 1e3 / GETS_PER_ROUND : nanos / 1e6);
+        before.put(x, after);
       }
       System.out.printf(
           Locale.ROOT,
-          "advise-demo: %s round %d: current %.1f, advised %.1f %s%n",
+          "advise-demo: %s round %d: current %.1f, advised %.1f %s; server %.2f, %.2f %s%n",
           t,
           round,
-          figureA.get(round),
-          figureB.get(round),
-          getMix ? "us (get p50)" : "ms (full scan)");
+          client.get(a).get(round),
+          client.get(b).get(round),
+          getMix ? "us (get p50)" : "ms (full scan)",
+          server.get(a).get(round),
+          server.get(b).get(round),
+          getMix ? "us per get" : "ms per scan");
     }
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("figure", getMix ? "get p50 us (median of rounds)" : "full scan ms (median of rounds)");
-    m.put("current", current + " " + fmt(Stats.median(figureA)));
-    m.put("advised", advised + " " + fmt(Stats.median(figureB)));
-    m.put("ratio", fmt(Stats.median(figureB) / Stats.median(figureA)));
-    if (getMix) {
-      m.put("p99", fmt(Stats.median(p99A)) + " vs " + fmt(Stats.median(p99B)));
-    }
+    m.put("promised", promised);
+    m.put(
+        getMix ? "get p50 us (median of rounds)" : "full scan ms (median of rounds)",
+        compare(client.get(a), client.get(b)));
+    m.put(
+        getMix ? "server us per get (median of rounds)" : "server ms per scan (median of rounds)",
+        compare(server.get(a), server.get(b)));
+    m.put(
+        "store file bytes",
+        String.format(
+            Locale.ROOT,
+            "current %,d, advised %,d, ratio %.3f",
+            sizeA,
+            sizeB,
+            sizeB / (double) sizeA));
     return m;
   }
 
-  private static String fmt(double d) {
-    return String.format(Locale.ROOT, "%.3f", d);
+  /** The current and advised copies' medians and their ratio, advised / current. */
+  private static String compare(List<Double> current, List<Double> advised) {
+    double c = Stats.median(current);
+    double d = Stats.median(advised);
+    return String.format(Locale.ROOT, "current %.2f, advised %.2f, ratio %.3f", c, d, d / c);
+  }
+
+  /**
+   * The bytes of a major-compacted table's store files under the cluster's local root directory:
+   * each family's newest file, the compaction's output (the files it replaced stay beside it until
+   * HBase's compacted-file discharger archives them, every 2 minutes by default).
+   */
+  private static long storeFileBytes(StockServer s, TableName t) throws Exception {
+    Path dir =
+        Path.of(URI.create(s.cluster.rootDir()))
+            .resolve("data")
+            .resolve(t.getNamespaceAsString())
+            .resolve(t.getQualifierAsString());
+    long bytes = 0;
+    try (Stream<Path> regions = Files.list(dir)) {
+      for (Path region : regions.filter(AdviseDemo::visible).toList()) {
+        try (Stream<Path> families = Files.list(region)) {
+          for (Path family : families.filter(f -> visible(f) && Files.isDirectory(f)).toList()) {
+            if (family.getFileName().toString().equals("recovered.edits")) {
+              continue;
+            }
+            Path newest = null;
+            try (Stream<Path> files = Files.list(family)) {
+              for (Path f : files.filter(AdviseDemo::visible).toList()) {
+                if (newest == null
+                    || Files.getLastModifiedTime(f).compareTo(Files.getLastModifiedTime(newest))
+                        > 0) {
+                  newest = f;
+                }
+              }
+            }
+            bytes += newest == null ? 0 : Files.size(newest);
+          }
+        }
+      }
+    }
+    return bytes;
+  }
+
+  private static boolean visible(Path p) {
+    return !p.getFileName().toString().startsWith(".");
+  }
+
+  /** The figures an advice's results.json says it promised. */
+  static List<String> promised(String json) {
+    List<String> keys = new ArrayList<>();
+    int at = json.indexOf("\"promised\": [");
+    if (at < 0) {
+      return keys;
+    }
+    String list = json.substring(at, json.indexOf(']', at));
+    Matcher m = Pattern.compile("\"figure\": \"([^\"]+)\"").matcher(list);
+    while (m.find()) {
+      keys.add(m.group(1));
+    }
+    return keys;
   }
 }
