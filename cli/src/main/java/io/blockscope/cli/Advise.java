@@ -53,9 +53,9 @@ import picocli.CommandLine.Spec;
     description =
         "What a table should use: reads its settings and its live read mix from the region"
             + " servers' /jmx over --window, gives the block cache advice the figures support,"
-            + " and replays the mix on a sample of its rows under candidate encodings and"
-            + " compressions (scratch tables in BLOCKSCOPE_EVAL), with the ALTER for a winner or"
-            + " \"keep what you have\".")
+            + " and replays the mix on a sample of its rows under candidate encodings,"
+            + " compressions, block sizes and bloom filter types (scratch tables in"
+            + " BLOCKSCOPE_EVAL), with the ALTER for a winner or \"keep what you have\".")
 final class Advise implements Callable<Integer> {
   /** Exit code: a table named is not on the cluster. */
   static final int MISSING_TABLE = 3;
