@@ -319,13 +319,7 @@ public final class AdviseDemo {
       beans.awaitExport(30_000);
       for (TableName x : List.of(a, b)) {
         CostSnapshot after = beans.table(x.getNameAsString());
-        long nanos =
-            after.get("checksum.nanos")
-                - before.get(x).get("checksum.nanos")
-                + after.sumOver("decompress", "nanos")
-                - before.get(x).sumOver("decompress", "nanos")
-                + after.sumOver("decode", "nanos")
-                - before.get(x).sumOver("decode", "nanos");
+        long nanos = after.minus(before.get(x)).serverNanos();
         // per get in us, or per full scan in ms
         server.get(x).add(getMix ? nanos / 1e3 / GETS_PER_ROUND : nanos / 1e6);
         before.put(x, after);

@@ -38,13 +38,6 @@ final class Evaluation {
           : Double.NaN;
     }
 
-    /** The server time of a run's costs: checksums, decompression and decoding, in ns. */
-    static long serverNanos(CostSnapshot k) {
-      return k.get("checksum.nanos")
-          + k.sumOver("decompress", "nanos")
-          + k.sumOver("decode", "nanos");
-    }
-
     Map<String, Object> toMap(long rawBytes) {
       Map<String, Object> m = new LinkedHashMap<>();
       if (skipped != null) {

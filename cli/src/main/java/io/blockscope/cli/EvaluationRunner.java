@@ -558,7 +558,7 @@ final class EvaluationRunner {
       return null;
     }
     CostSnapshot costs = after.minus(before);
-    m.serverNanos.add((double) Evaluation.Measured.serverNanos(costs));
+    m.serverNanos.add((double) costs.serverNanos());
     return costs;
   }
 

@@ -70,6 +70,14 @@ public final class CostSnapshot implements CostLayout.LongSlotReader {
     return sum;
   }
 
+  /**
+   * The server's time in the block work a setting changes: checksum verification, decompression and
+   * decoding, in ns (TIME figures; 0 below TIME).
+   */
+  public long serverNanos() {
+    return get("checksum.nanos") + sumOver("decompress", "nanos") + sumOver("decode", "nanos");
+  }
+
   /** This snapshot minus an earlier one of the same scope. */
   public CostSnapshot minus(CostSnapshot earlier) {
     long[] d = new long[CostLayout.SIZE];
