@@ -117,6 +117,16 @@ final class Advise implements Callable<Integer> {
   int runs;
 
   @Option(
+      names = "--budget",
+      defaultValue = "30m",
+      paramLabel = "Ns|Nm|Nh",
+      description =
+          "Time for each table's replay (default ${DEFAULT-VALUE}; 10s to 24h): candidates are"
+              + " loaded in order while the estimated end stays within it; the current setting"
+              + " and the first candidate always run; the rest are named as not replayed.")
+  String budget;
+
+  @Option(
       names = "--size-weight",
       defaultValue = "0.25",
       description =
@@ -173,6 +183,7 @@ final class Advise implements Callable<Integer> {
     if (runs < 2 || runs > 50) {
       throw new IllegalArgumentException("--runs must be 2 to 50, got " + runs);
     }
+    Duration replayBudget = ReplayBudget.parse(budget);
     if (!(sizeWeight >= 0) || Double.isInfinite(sizeWeight)) {
       throw new IllegalArgumentException("--size-weight must be a number >= 0");
     }
@@ -228,7 +239,7 @@ final class Advise implements Callable<Integer> {
         mixes.put(f.name(), mix);
       }
       for (Facts f : facts) {
-        adviseOne(console, cluster, f, mixes.get(f.name()), candidates, dir, started);
+        adviseOne(console, cluster, f, mixes.get(f.name()), candidates, replayBudget, dir, started);
       }
       return 0;
     } catch (Refused r) {
@@ -475,6 +486,7 @@ final class Advise implements Callable<Integer> {
       Facts f,
       LiveMix mix,
       List<TableConfig> given,
+      Duration replayBudget,
       Path dir,
       String started)
       throws Exception {
@@ -550,11 +562,20 @@ final class Advise implements Callable<Integer> {
                   runs,
                   Progress.forConsole(console))
               .sampleBytes((long) sampleMb << 20)
-              .interleave(true);
+              .interleave(true)
+              .budget(replayBudget, budget.trim());
       Thread hook = new Thread(() -> cleanUp(), "blockscope-advise-cleanup");
       Runtime.getRuntime().addShutdownHook(hook);
+      long replayStart = System.nanoTime();
       try {
         result = runner.run();
+        console.printf(
+            Locale.ROOT,
+            "Replayed %d of %d settings in %.0f s (--budget %s)%n",
+            result.configs.size(),
+            cfgs.size(),
+            (System.nanoTime() - replayStart) / 1e9,
+            budget.trim());
       } finally {
         runner = null;
         Evaluate.removeHook(hook);
@@ -575,6 +596,7 @@ final class Advise implements Callable<Integer> {
     settings.put("sample", table);
     settings.put("started", started);
     settings.put("window", window);
+    settings.put("budget", budget.trim());
     json.put("settings", settings);
     Map<String, Object> a = new LinkedHashMap<>();
     a.put("table", table);

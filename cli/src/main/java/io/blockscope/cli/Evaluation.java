@@ -118,6 +118,9 @@ final class Evaluation {
   /** What a reader of the summary and the report must know about the results (shown with them). */
   final List<String> notes = new ArrayList<>();
 
+  /** Settings asked for but left out of an interleaved replay by its time budget. */
+  final List<String> notReplayed = new ArrayList<>();
+
   Map<String, Object> toMap() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("tool", "blockscope evaluate 0.1.0");
@@ -126,6 +129,7 @@ final class Evaluation {
     m.put("settings", settings);
     m.put("costsUnavailable", costsUnavailable);
     m.put("notes", notes);
+    m.put("notReplayed", notReplayed);
     if (sample != null) {
       Map<String, Object> sm = new LinkedHashMap<>();
       sm.put("rows", sample.rows());

@@ -15,6 +15,7 @@ import java.lang.management.ManagementFactory;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -86,6 +87,8 @@ final class EvaluationRunner {
   private boolean keepTables;
   private long sampleBytes = Long.MAX_VALUE;
   private boolean interleave;
+  private ReplayBudget budget;
+  private String budgetText;
 
   /** The sample's copy in this run's own table, which every configuration's table copies. */
   private TableName sampleSource;
@@ -126,6 +129,7 @@ final class EvaluationRunner {
   }
 
   Evaluation run() throws Exception {
+    long started = System.nanoTime();
     Evaluation result = new Evaluation();
     result.runId = runId;
     result.cluster = cluster.describe();
@@ -158,13 +162,27 @@ final class EvaluationRunner {
       } else if (shape == DataShape.SAMPLE) {
         copySample(result);
       }
-      for (TableConfig config : configs) {
+      for (int i = 0; i < configs.size(); i++) {
+        TableConfig config = configs.get(i);
         checkInterrupt();
+        if (budget != null && !budget.roomForAnother(System.nanoTime() - started)) {
+          for (TableConfig c : configs.subList(i, configs.size())) {
+            result.notReplayed.add(c.label());
+          }
+          String note =
+              budget.note(
+                  budgetText, System.nanoTime() - started, String.join(", ", result.notReplayed));
+          result.notes.add(note);
+          progress.skip(configs.size() - i); // one load step each in an interleaved replay
+          progress.note(note);
+          break;
+        }
         Evaluation.ConfigResult cr;
         boolean encoder = config.encoding().equals("BLOCKSCOPE_V1");
         if (encoder && !result.notes.contains(ENCODER_NOTE)) {
           result.notes.add(ENCODER_NOTE);
         }
+        long loading = System.nanoTime();
         try {
           cr = prepare(phoenix, source, config);
         } catch (Exception e) {
@@ -180,6 +198,12 @@ final class EvaluationRunner {
         }
         result.configs.add(cr);
         if (interleave) {
+          if (budget != null) {
+            budget.prepared(System.nanoTime() - loading);
+            if (result.configs.size() == 1) {
+              trial(cr);
+            }
+          }
           continue; // measured with the others below
         }
         measure(phoenix, cr);
@@ -525,8 +549,7 @@ final class EvaluationRunner {
       OperatingSystemMXBean os)
       throws Exception {
     checkInterrupt();
-    if (w.cache() == Workload.Cache.COLD
-        || (w.cache() == Workload.Cache.BYPASS && cluster.whyNoColdCache() == null)) {
+    if (drops(w)) {
       cluster.dropCache(
           cr.hbaseTable); // a bypassing read should find nothing cached, as in seed 000
     }
@@ -582,8 +605,7 @@ final class EvaluationRunner {
     List<Workload.Target> targets = new ArrayList<>();
     List<String> tables = new ArrayList<>();
     for (Evaluation.ConfigResult cr : crs) {
-      targets.add(
-          new Workload.Target(null, cluster.hbase(), cr.table, cr.hbaseTable, rows, 42, cr.keys));
+      targets.add(target(cr));
       tables.add(cr.hbaseTable);
     }
     for (Workload w : workloads) {
@@ -591,9 +613,7 @@ final class EvaluationRunner {
         throw new IllegalStateException(w.key() + " cannot be interleaved");
       }
       progress.step("every setting, in turns: " + w.key());
-      boolean drops =
-          w.cache() == Workload.Cache.COLD
-              || (w.cache() == Workload.Cache.BYPASS && cluster.whyNoColdCache() == null);
+      boolean drops = drops(w);
       List<List<CostSnapshot>> costs = new ArrayList<>();
       for (int k = 0; k < crs.size(); k++) {
         Evaluation.Measured m = new Evaluation.Measured();
@@ -643,6 +663,64 @@ final class EvaluationRunner {
     for (Evaluation.ConfigResult cr : crs) {
       cr.rawBytes = rawBytes(cr);
     }
+  }
+
+  /** A plain HBase workload's target: the configuration's table and the sample's keys. */
+  private Workload.Target target(Evaluation.ConfigResult cr) throws IOException {
+    return new Workload.Target(null, cluster.hbase(), cr.table, cr.hbaseTable, rows, 42, cr.keys);
+  }
+
+  /** Whether each run of {@code w} starts with the table's blocks dropped from the cache. */
+  private boolean drops(Workload w) {
+    return w.cache() == Workload.Cache.COLD
+        || (w.cache() == Workload.Cache.BYPASS && cluster.whyNoColdCache() == null);
+  }
+
+  /**
+   * The budget's estimate of the interleaved measurement, from the first setting's table: one cost
+   * reading, and each workload once (a warm one after its warm-up, also timed), untimed for the
+   * results. A setting costs each warm workload's warm-up and its runs, a cold one's drops and
+   * runs; the readings (per workload {@code runs} + 1, or two per round with drops) are shared.
+   */
+  private void trial(Evaluation.ConfigResult cr) throws Exception {
+    Workload.Target t = target(cr);
+    long start = System.nanoTime();
+    cluster.costs().tables(List.of(cr.hbaseTable));
+    long reading = System.nanoTime() - start;
+    long perSetting = 0;
+    long shared = 0;
+    for (Workload w : workloads) {
+      if (w.cache() == Workload.Cache.COLD && cluster.whyNoColdCache() != null) {
+        continue;
+      }
+      checkInterrupt();
+      boolean drops = drops(w);
+      long warmUp = 0;
+      if (w.cache() == Workload.Cache.WARM) {
+        long s = System.nanoTime();
+        w.warmUp(t);
+        warmUp = System.nanoTime() - s;
+      }
+      long s = System.nanoTime();
+      if (drops) {
+        cluster.dropCache(cr.hbaseTable);
+      }
+      w.run(t);
+      perSetting += warmUp + runs * (System.nanoTime() - s);
+      shared += (drops ? 2L * runs : runs + 1L) * reading;
+    }
+    budget.measurement(perSetting, shared);
+  }
+
+  /**
+   * Loads settings only while the replay's estimate, loads and measurement, ends within {@code
+   * limit} ({@link ReplayBudget}); the ones left are named in the results' notes. Interleaved
+   * replays only.
+   */
+  EvaluationRunner budget(Duration limit, String asGiven) {
+    this.budget = new ReplayBudget(limit);
+    this.budgetText = asGiven;
+    return this;
   }
 
   /**

@@ -39,6 +39,11 @@ final class Progress {
     total = steps;
   }
 
+  /** {@code steps} of the steps announced will not run (a replay's budget left them out). */
+  void skip(int steps) {
+    total = Math.max(done, total - steps);
+  }
+
   void note(String what) {
     line(what);
   }

@@ -37,4 +37,22 @@ public class ProgressTest {
     assertTrue(lines, lines.lines().anyMatch(l -> l.contains("3/10") && l.contains("~80 s left")));
     assertTrue(lines, lines.lines().anyMatch(l -> l.contains(" 60s ") && l.endsWith("  a")));
   }
+
+  @Test
+  public void stepsLeftOutNoLongerCountInTheTimeLeft() {
+    AtomicLong now = new AtomicLong(0);
+    StringWriter text = new StringWriter();
+    Progress p = new Progress(new PrintWriter(text), false, now::get);
+    p.start(8);
+    p.step("load NONE");
+    now.addAndGet(10 * SECOND);
+    p.step("load FAST_DIFF");
+    assertEquals("~70 s left", p.left());
+    p.skip(4); // four more loads left out by the budget
+    assertEquals("~30 s left", p.left());
+    p.step("measure");
+    assertTrue(text.toString(), text.toString().contains("3/4"));
+    p.skip(9);
+    assertEquals("never below the steps begun: the one under way", "~5 s left", p.left());
+  }
 }
