@@ -15,7 +15,10 @@ import java.util.List;
 public final class CacheReuse {
   private CacheReuse() {}
 
-  /** Blocks that became resident in the block cache (LruBlockCache, LruAdaptiveBlockCache). */
+  /**
+   * Blocks that became resident in the block cache (LruBlockCache, LruAdaptiveBlockCache,
+   * BucketCache).
+   */
   public static final int INSERTED = 0;
 
   /**
@@ -27,8 +30,10 @@ public final class CacheReuse {
   public static final int EVICTED_UNREAD = 2;
 
   /**
-   * Of those, in-memory blocks ({@code IN_MEMORY} families, {@code hbase:meta}): the cache keeps no
-   * trace of their hits, so they are counted neither read nor unread.
+   * Of those, blocks whose hits are not known, counted neither read nor unread: the LRU cache's
+   * in-memory blocks ({@code IN_MEMORY} families, {@code hbase:meta}), whose priority a hit does
+   * not change, and BucketCache entries resident before blockscope counted or beyond its tracked
+   * slots.
    */
   public static final int EVICTED_HIT_UNKNOWN = 3;
 

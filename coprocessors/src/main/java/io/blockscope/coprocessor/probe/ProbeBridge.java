@@ -2,7 +2,15 @@ package io.blockscope.coprocessor.probe;
 
 import io.blockscope.metrics.CacheReuse;
 import io.blockscope.metrics.CostLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.ref.WeakReference;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.util.Collections;
 import java.util.Map;
+import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -755,17 +763,276 @@ public final class ProbeBridge {
 
   /**
    * {@code BucketCache.blockEvicted} returned: an entry left the bucket cache, to make room when
-   * {@code capacity} (what HBase counts as an eviction). A bucket entry keeps no trace of its hits,
-   * so such an eviction is counted neither read nor unread.
+   * {@code capacity} (what HBase counts as an eviction). {@code reads} is what {@link
+   * #bucketLeaving} found of its hits: {@link #BUCKET_UNREAD}, {@link #BUCKET_READ}, or 0 where
+   * nothing is known (an entry that was in the cache before blockscope counted, a slot beyond the
+   * tracked ones), counted neither read nor unread.
    */
-  public static void bucketEvicted(BlockCacheKey key, boolean capacity) {
+  public static void bucketEvicted(BlockCacheKey key, boolean capacity, int reads) {
     if (!measuring) {
       return;
     }
     try {
-      countEviction(key, bucketKind(key), capacity, CacheReuse.EVICTED_HIT_UNKNOWN);
+      int hits =
+          reads == BUCKET_UNREAD
+              ? CacheReuse.EVICTED_UNREAD
+              : reads == BUCKET_READ ? -1 : CacheReuse.EVICTED_HIT_UNKNOWN;
+      countEviction(key, bucketKind(key), capacity, hits);
     } catch (Throwable t) {
       fail(CACHE_REUSE);
+    }
+  }
+
+  // ---- BucketCache hits -----------------------------------------------------------------------
+  //
+  // A bucket entry keeps no trace of its hits (its priority is MULTI from the start), so the
+  // bridge keeps two bits per slot of each BucketCache: "an entry was inserted here while
+  // blockscope counted" and "a lookup found it since". A slot is the entry's offset divided by the
+  // cache's smallest bucket size: two resident entries are at least that far apart, so they never
+  // share one. The bits live in pages of BUCKET_PAGE_SLOTS slots, made when a slot of theirs is
+  // first used, at most BUCKET_MAX_PAGES per cache (2 bits x 2^25 slots: 8 MB, 160 GB of cache
+  // at HBase's smallest default bucket of 5 KB); an entry beyond them is counted hit-unknown.
+  // A tracker is an Object[] {WeakReference of the cache, int[] {smallest bucket size},
+  // AtomicReferenceArray of AtomicLongArray pages}: JDK types, as everything the bridge holds.
+
+  /** What {@link #bucketLeaving} found: the entry was never found by a lookup since its insert. */
+  static final int BUCKET_UNREAD = 1;
+
+  /** What {@link #bucketLeaving} found: a lookup found the entry since its insert. */
+  static final int BUCKET_READ = 2;
+
+  static final int BUCKET_PAGE_SLOTS = 1 << 15;
+  static final int BUCKET_MAX_PAGES = 1 << 10;
+
+  /** Each BucketCache's tracker, by the cache (identity: BucketCache keeps Object's equals). */
+  private static final Map<Object, Object[]> BUCKET_TRACKERS =
+      Collections.synchronizedMap(new WeakHashMap<>());
+
+  /** The tracker last used: a region server has one BucketCache, found here without the lock. */
+  private static volatile Object[] lastBucketTracker;
+
+  /** {@code BucketEntry.offset()}, found on the first entry seen (package-private in HBase). */
+  private static volatile MethodHandle bucketOffset;
+
+  /** The entry {@code BucketEntry.access} just saw on this thread, until its lookup ends. */
+  private static final ThreadLocal<Object> BUCKET_ACCESSED = new ThreadLocal<>();
+
+  /**
+   * {@code BucketCache.putIntoBackingMap} begins: {@code entry} is about to become resident, so its
+   * slot holds an entry without a hit.
+   */
+  public static void bucketInserting(Object cache, Object entry) {
+    if (!measuring) {
+      forgetBucketHits();
+      return;
+    }
+    try {
+      Object[] tracker = bucketTracker(cache, true);
+      long slot = bucketSlot(tracker, entry);
+      AtomicLongArray page = bucketPage(tracker, slot, true);
+      if (page != null) {
+        setBucketBits(page, slot, 3L, 1L);
+      }
+    } catch (Throwable t) {
+      fail(CACHE_REUSE);
+    }
+  }
+
+  /**
+   * {@code BucketEntry.access} returned on this thread: keeps the entry for {@link
+   * #bucketLookedUp}.
+   */
+  public static void bucketEntryAccessed(Object entry) {
+    if (lastBucketTracker == null) {
+      return; // no cache is tracked
+    }
+    try {
+      BUCKET_ACCESSED.set(entry);
+    } catch (Throwable t) {
+      fail(CACHE_REUSE);
+    }
+  }
+
+  /**
+   * {@code BucketCache.getBlock} ended on this thread: the entry its lookup found, if any, had a
+   * hit. (The entry was read under its offset's lock, released before this: an entry evicted, and
+   * its slot filled again, in the few instructions between would lend the new entry this hit.)
+   */
+  public static void bucketLookedUp(Object cache) {
+    try {
+      Object entry = BUCKET_ACCESSED.get();
+      if (entry == null) {
+        return;
+      }
+      BUCKET_ACCESSED.remove();
+      if (!measuring) {
+        forgetBucketHits();
+        return;
+      }
+      Object[] tracker = bucketTracker(cache, false);
+      long slot = bucketSlot(tracker, entry);
+      AtomicLongArray page = bucketPage(tracker, slot, false);
+      if (page != null) {
+        int word = (int) ((slot & (BUCKET_PAGE_SLOTS - 1)) >>> 5);
+        long known = 1L << ((slot & 31) << 1);
+        long v = page.get(word);
+        if ((v & known) != 0 && (v & (known << 1)) == 0) {
+          setBucketBits(page, slot, 2L, 2L);
+        }
+      }
+    } catch (Throwable t) {
+      fail(CACHE_REUSE);
+    }
+  }
+
+  /**
+   * {@code BucketCache.blockEvicted} begins, {@code entry} out of the cache's map and its slot not
+   * yet freed: whether a lookup found it since its insert ({@link #BUCKET_READ}, {@link
+   * #BUCKET_UNREAD}, or 0: unknown); its slot is cleared for the next entry.
+   */
+  public static int bucketLeaving(Object cache, Object entry) {
+    if (!measuring) {
+      forgetBucketHits();
+      return 0;
+    }
+    try {
+      Object[] tracker = bucketTracker(cache, false);
+      long slot = bucketSlot(tracker, entry);
+      AtomicLongArray page = bucketPage(tracker, slot, false);
+      if (page == null) {
+        return 0;
+      }
+      long bits = setBucketBits(page, slot, 3L, 0L);
+      return (bits & 1L) == 0 ? 0 : (bits & 2L) != 0 ? BUCKET_READ : BUCKET_UNREAD;
+    } catch (Throwable t) {
+      fail(CACHE_REUSE);
+      return 0;
+    }
+  }
+
+  /**
+   * Sets the two bits of {@code slot} selected by {@code mask} to {@code value}'s; returns the two
+   * bits as they were.
+   */
+  private static long setBucketBits(AtomicLongArray page, long slot, long mask, long value) {
+    int word = (int) ((slot & (BUCKET_PAGE_SLOTS - 1)) >>> 5);
+    int shift = (int) ((slot & 31) << 1);
+    while (true) {
+      long v = page.get(word);
+      long n = (v & ~(mask << shift)) | ((value & mask) << shift);
+      if (v == n || page.compareAndSet(word, v, n)) {
+        return (v >>> shift) & 3L;
+      }
+    }
+  }
+
+  /**
+   * The page of {@code slot} in {@code tracker}, made if {@code create}; null when the cache is not
+   * tracked ({@code tracker} null) or the slot is not (-1, or beyond the pages).
+   */
+  @SuppressWarnings("unchecked") // the tracker's parts are written only by bucketTracker
+  private static AtomicLongArray bucketPage(Object[] tracker, long slot, boolean create) {
+    if (tracker == null || slot < 0 || slot >= (long) BUCKET_PAGE_SLOTS * BUCKET_MAX_PAGES) {
+      return null;
+    }
+    AtomicReferenceArray<AtomicLongArray> pages =
+        (AtomicReferenceArray<AtomicLongArray>) tracker[2];
+    int p = (int) (slot / BUCKET_PAGE_SLOTS);
+    AtomicLongArray page = pages.get(p);
+    if (page == null && create) {
+      pages.compareAndSet(p, null, new AtomicLongArray(BUCKET_PAGE_SLOTS / 32));
+      page = pages.get(p);
+    }
+    return page;
+  }
+
+  /** {@code entry}'s slot in {@code tracker}'s cache, or -1 when the cache is not tracked. */
+  private static long bucketSlot(Object[] tracker, Object entry) throws Throwable {
+    int size = tracker == null ? 0 : ((int[]) tracker[1])[0];
+    if (size <= 0) {
+      return -1;
+    }
+    MethodHandle offset = bucketOffset;
+    if (offset == null) {
+      Method m = entry.getClass().getDeclaredMethod("offset");
+      m.setAccessible(true);
+      offset =
+          MethodHandles.lookup()
+              .unreflect(m)
+              .asType(MethodType.methodType(long.class, Object.class));
+      bucketOffset = offset;
+    }
+    return (long) offset.invokeExact(entry) / size;
+  }
+
+  /**
+   * {@code cache}'s tracker, made if {@code create}. Its slot size is the cache's smallest bucket
+   * size, read once from its allocator ({@code BucketCache.bucketAllocator}, {@code
+   * BucketAllocator.bucketSizes}); a cache where that cannot be read gets a tracker of size 0,
+   * which tracks nothing.
+   */
+  private static Object[] bucketTracker(Object cache, boolean create) {
+    Object[] t = lastBucketTracker;
+    if (t != null && ((WeakReference<?>) t[0]).get() == cache) {
+      return t;
+    }
+    synchronized (BUCKET_TRACKERS) {
+      t = BUCKET_TRACKERS.get(cache);
+      if (t == null && create) {
+        t =
+            new Object[] {
+              new WeakReference<>(cache),
+              new int[] {smallestBucket(cache)},
+              new AtomicReferenceArray<AtomicLongArray>(BUCKET_MAX_PAGES)
+            };
+        BUCKET_TRACKERS.put(cache, t);
+      }
+    }
+    if (t != null) {
+      lastBucketTracker = t;
+    }
+    return t;
+  }
+
+  /** The cache's smallest bucket size, or 0 where its allocator cannot be read. */
+  private static int smallestBucket(Object cache) {
+    try {
+      Object allocator = declaredField(cache.getClass(), "bucketAllocator").get(cache);
+      int[] sizes = (int[]) declaredField(allocator.getClass(), "bucketSizes").get(allocator);
+      int least = Integer.MAX_VALUE;
+      for (int size : sizes) {
+        least = Math.min(least, size);
+      }
+      return sizes.length == 0 ? 0 : least;
+    } catch (Throwable t) {
+      fail(CACHE_REUSE);
+      return 0;
+    }
+  }
+
+  private static Field declaredField(Class<?> c, String name) throws NoSuchFieldException {
+    for (Class<?> k = c; k != null; k = k.getSuperclass()) {
+      try {
+        Field f = k.getDeclaredField(name);
+        f.setAccessible(true);
+        return f;
+      } catch (NoSuchFieldException up) {
+        // its superclass's, if any
+      }
+    }
+    throw new NoSuchFieldException(c.getName() + "." + name);
+  }
+
+  /**
+   * No region is measured: hits are not watched meanwhile, so every entry resident now is counted
+   * hit-unknown when it leaves; the trackers are dropped and made again at the next insert.
+   */
+  private static void forgetBucketHits() {
+    if (lastBucketTracker != null) {
+      synchronized (BUCKET_TRACKERS) {
+        BUCKET_TRACKERS.clear();
+        lastBucketTracker = null;
+      }
     }
   }
 

@@ -293,6 +293,18 @@ final class ProbeTargets {
             bucket + "BucketEntry",
             "boolean",
             "boolean"));
+    t.add(
+        new Target(
+            bucket + "BucketEntry", "access", ReadPathAdvice.BucketEntryAccess.class, "long"));
+    t.add(
+        new Target(
+            bucket + "BucketCache",
+            "getBlock",
+            ReadPathAdvice.BucketLookup.class,
+            HFILE + "BlockCacheKey",
+            "boolean",
+            "boolean",
+            "boolean"));
     for (String cache : list("LruBlockCache", "LruAdaptiveBlockCache")) {
       t.add(
           new Target(

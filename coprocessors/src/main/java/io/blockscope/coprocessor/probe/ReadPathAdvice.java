@@ -233,9 +233,15 @@ final class ReadPathAdvice {
 
   /**
    * {@code BucketCache.putIntoBackingMap(BlockCacheKey, BucketEntry)}: a block the cache's writer
-   * wrote into a bucket became resident (the only place entries are added).
+   * wrote into a bucket became resident (the only place entries are added). On entry, before a
+   * lookup can find it, its slot is marked as holding an entry with no hit yet.
    */
   static final class BucketInsert {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static void enter(@Advice.This Object cache, @Advice.Argument(1) Object entry) {
+      ProbeBridge.bucketInserting(cache, entry);
+    }
+
     @Advice.OnMethodExit(suppress = Throwable.class)
     static void exit(@Advice.Argument(0) BlockCacheKey key) {
       ProbeBridge.bucketInserted(key);
@@ -244,12 +250,45 @@ final class ReadPathAdvice {
 
   /**
    * {@code BucketCache.blockEvicted(BlockCacheKey, BucketEntry, boolean decrementBlockNumber,
-   * boolean evictedByEvictionProcess)}: an entry left the bucket cache, to make room or not.
+   * boolean evictedByEvictionProcess)}: an entry left the bucket cache, to make room or not. On
+   * entry, before {@code markAsEvicted} can free its slot for another entry, whether a lookup found
+   * it since its insert is read and its slot cleared.
    */
   static final class BucketEvict {
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    static int enter(@Advice.This Object cache, @Advice.Argument(1) Object entry) {
+      return ProbeBridge.bucketLeaving(cache, entry);
+    }
+
     @Advice.OnMethodExit(suppress = Throwable.class)
-    static void exit(@Advice.Argument(0) BlockCacheKey key, @Advice.Argument(3) boolean capacity) {
-      ProbeBridge.bucketEvicted(key, capacity);
+    static void exit(
+        @Advice.Argument(0) BlockCacheKey key,
+        @Advice.Argument(3) boolean capacity,
+        @Advice.Enter int reads) {
+      ProbeBridge.bucketEvicted(key, capacity, reads);
+    }
+  }
+
+  /**
+   * {@code BucketEntry.access(long)}: {@code BucketCache.getBlock} found this entry, and read its
+   * block, under the lock of the entry's offset; the entry is handed to the lookup's end ({@link
+   * BucketLookup}), which knows the cache.
+   */
+  static final class BucketEntryAccess {
+    @Advice.OnMethodExit(suppress = Throwable.class)
+    static void exit(@Advice.This Object entry) {
+      ProbeBridge.bucketEntryAccessed(entry);
+    }
+  }
+
+  /**
+   * {@code BucketCache.getBlock(BlockCacheKey, boolean caching, boolean repeat, boolean
+   * updateCacheMetrics)} ended: the entry it found, if any, had a hit.
+   */
+  static final class BucketLookup {
+    @Advice.OnMethodExit(suppress = Throwable.class, onThrowable = Throwable.class)
+    static void exit(@Advice.This Object cache) {
+      ProbeBridge.bucketLookedUp(cache);
     }
   }
 }

@@ -37,8 +37,8 @@ public class ProbeTargetsTest {
     // short-circuit connection's doCall, where frames left open by a failed read are closed; the
     // memstore probe: SegmentScanner.updateCurrent; the cacheReuse probe: the HFile reader's and
     // writer's constructors, LruCachedBlock's, evictBlock of the two LRU caches, and the
-    // BucketCache's putIntoBackingMap and blockEvicted
-    assertEquals(2 + 1 + 1 + 1 + (5 + 2 + 1 + 3 * 3) + 2 + 1 + 7, targets);
+    // BucketCache's putIntoBackingMap, blockEvicted and getBlock, and BucketEntry's access
+    assertEquals(2 + 1 + 1 + 1 + (5 + 2 + 1 + 3 * 3) + 2 + 1 + 9, targets);
   }
 
   /**
