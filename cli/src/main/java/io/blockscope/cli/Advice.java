@@ -40,7 +40,8 @@ final class Advice {
       double getP99,
       double scanTime,
       double serverNanosPerRead,
-      double serverNanosPerScan) {}
+      double serverNanosPerScan,
+      double expectedHitRatio) {}
 
   final String current;
   final String winner;
@@ -71,6 +72,16 @@ final class Advice {
 
   /** The advice for a replay whose configurations include {@code current}'s label. */
   static Advice of(Evaluation e, String current, Recommendation.Weights w) {
+    return of(e, current, w, Double.NaN);
+  }
+
+  /**
+   * The advice for a replay whose configurations include {@code current}'s label, for a table whose
+   * data blocks hit the cache at {@code hitRatio} in the window (NaN: unknown). Where a setting's
+   * warm and cold variants of a workload were both replayed, it is ranked at its expected time for
+   * the live cache ({@link #expectedHitRatio}), not at each variant's.
+   */
+  static Advice of(Evaluation e, String current, Recommendation.Weights w, double hitRatio) {
     Evaluation.ConfigResult base = null;
     for (Evaluation.ConfigResult c : e.configs) {
       if (c.label.equals(current)) {
@@ -80,7 +91,23 @@ final class Advice {
     if (base == null) {
       throw new IllegalStateException("the current setting " + current + " was not replayed");
     }
-    Recommendation rec = new Recommendation(e, w, rankingTime(e));
+    Evaluation.ConfigResult b = base;
+    Recommendation.Time measured = rankingTime(e);
+    Recommendation.Time blended =
+        (c, wl) -> {
+          Workload cold = COLD.get(wl);
+          if (cold == null || c.measured(cold) == null || Double.isNaN(hitRatio)) {
+            return measured.millis(c, wl);
+          }
+          double h = expectedHitRatio(hitRatio, c, b);
+          return h * measured.millis(c, wl) + (1 - h) * measured.millis(c, cold);
+        };
+    Recommendation rec =
+        new Recommendation(
+            e,
+            w,
+            blended,
+            wl -> Double.isNaN(hitRatio) || !COLD.containsValue(wl) || !hasWarm(e, wl));
     List<Candidate> ranked = new ArrayList<>();
     for (Recommendation.Score s : rec.ranking) {
       Evaluation.ConfigResult c = find(e, s.config());
@@ -94,7 +121,8 @@ final class Advice {
               ratio(p99(c, Workload.RAW_GET), p99(base, Workload.RAW_GET)),
               ratio(median(c, Workload.RAW_SCAN), median(base, Workload.RAW_SCAN)),
               ratio(serverNanosPerRead(c), serverNanosPerRead(base)),
-              ratio(serverNanos(c, Workload.RAW_SCAN), serverNanos(base, Workload.RAW_SCAN))));
+              ratio(serverNanos(c, Workload.RAW_SCAN), serverNanos(base, Workload.RAW_SCAN)),
+              expectedHitRatio(hitRatio, c, base)));
     }
     String figure = figure(w);
     String best = ranked.get(0).config();
@@ -152,6 +180,40 @@ final class Advice {
   private static Advice keep(
       String current, String first, String figure, String why, List<Candidate> ranked) {
     return new Advice(current, first, true, figure, why, ranked, List.of());
+  }
+
+  /** Each warm workload's cold variant: the same reads with the table's blocks not cached. */
+  static final Map<Workload, Workload> COLD =
+      Map.of(
+          Workload.RAW_GET, Workload.RAW_GET_COLD, Workload.RAW_SCAN, Workload.RAW_SCAN_NO_CACHE);
+
+  private static boolean hasWarm(Evaluation e, Workload cold) {
+    for (Map.Entry<Workload, Workload> x : COLD.entrySet()) {
+      if (x.getValue() == cold) {
+        for (Evaluation.ConfigResult c : e.configs) {
+          if (c.measured(x.getKey()) != null) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The share of {@code c}'s data block reads expected to hit the cache when the current setting's
+   * hit {@code live}: the cache keeps the bytes of the table it holds now, so a setting whose
+   * blocks take {@code f} times the cache space of the current setting's ({@code rawBytes}: the
+   * bytes a full scan puts through the cache) holds {@code 1/f} times the share of them: {@code
+   * min(1, live / f)}. A setting with no footprint measured keeps {@code live}.
+   */
+  static double expectedHitRatio(
+      double live, Evaluation.ConfigResult c, Evaluation.ConfigResult base) {
+    double f = ratio((double) c.rawBytes, (double) base.rawBytes);
+    if (Double.isNaN(live)) {
+      return Double.NaN;
+    }
+    return Double.isNaN(f) || f <= 0 ? live : Math.min(1, live / f);
   }
 
   /** The figure a mix weighs most: get, scan or size. */
@@ -443,6 +505,7 @@ final class Advice {
       x.put("scanTimeRatio", num(c.scanTime()));
       x.put("serverNanosPerGetRatio", num(c.serverNanosPerRead()));
       x.put("serverNanosPerScanRatio", num(c.serverNanosPerScan()));
+      x.put("expectedHitRatio", num(c.expectedHitRatio()));
       r.add(x);
     }
     m.put("ranking", r);

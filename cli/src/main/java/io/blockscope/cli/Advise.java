@@ -539,7 +539,7 @@ final class Advise implements Callable<Integer> {
         }
       }
       List<Workload> ws = new ArrayList<>(List.of(Workload.RAW_GET, Workload.RAW_SCAN));
-      if (!(mix.dataHitRatio() >= 0.5)) {
+      if (!(mix.dataHitRatio() >= COLD_BELOW)) {
         ws.add(Workload.RAW_GET_COLD);
         ws.add(Workload.RAW_SCAN_NO_CACHE);
       }
@@ -580,8 +580,8 @@ final class Advise implements Callable<Integer> {
         runner = null;
         Evaluate.removeHook(hook);
       }
-      advice = Advice.of(result, f.current().label(), w);
-      printAdvice(console, f, advice, result);
+      advice = Advice.of(result, f.current().label(), w, mix.dataHitRatio());
+      printAdvice(console, f, advice, result, ws.contains(Workload.RAW_GET_COLD));
     }
     if (result != null) {
       json.putAll(result.toMap());
@@ -621,6 +621,12 @@ final class Advise implements Callable<Integer> {
     console.println("Report: " + tableDir.resolve("report.html").toAbsolutePath());
     console.println("Raw figures: " + tableDir.resolve("results.json").toAbsolutePath());
   }
+
+  /**
+   * Below this data hit ratio in the window, the replay runs the cold variants too, and ranks each
+   * setting at its expected hit ratio between them ({@link Advice#expectedHitRatio}).
+   */
+  static final double COLD_BELOW = 0.9;
 
   /** The block sizes a default replay tries besides the table's own. */
   static final List<Integer> BLOCK_SIZES = List.of(16 << 10, 32 << 10, 128 << 10);
@@ -689,8 +695,19 @@ final class Advise implements Callable<Integer> {
     return s;
   }
 
-  private static void printAdvice(PrintWriter console, Facts f, Advice a, Evaluation e) {
+  private static void printAdvice(
+      PrintWriter console, Facts f, Advice a, Evaluation e, boolean cold) {
     console.println();
+    if (cold) {
+      console.println(
+          "Ranked at each setting's expected data hit ratio (the window's, scaled by its blocks'"
+              + " cache footprint against the current setting's): "
+              + String.join(
+                  ", ",
+                  a.ranked.stream()
+                      .map(c -> c.config() + " " + LiveMix.percent(c.expectedHitRatio()))
+                      .toList()));
+    }
     console.printf(
         Locale.ROOT,
         "%-22s %8s %8s %9s %8s %8s %9s %11s %12s%n",

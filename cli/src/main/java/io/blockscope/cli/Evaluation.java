@@ -157,6 +157,8 @@ final class Evaluation {
       cm.put("table", c.table);
       cm.put("hbaseTable", c.hbaseTable);
       cm.put("storeFileBytes", c.storeFileBytes);
+      // what a full scan puts through the cache: its cold scan's decompressed (or read) bytes
+      cm.put("cacheBytes", c.rawBytes);
       Map<String, Object> ws = new LinkedHashMap<>();
       c.workloads.forEach((w, r) -> ws.put(w.key(), r.toMap(c.rawBytes)));
       cm.put("results", ws);

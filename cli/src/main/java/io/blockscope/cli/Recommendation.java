@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * Picks a configuration for a workload mix ({@code --weights scan=..,get=..,size=..}) and says
@@ -88,13 +89,21 @@ final class Recommendation {
 
   /** Ranks with {@code time} for each measured workload's time (evaluate: the runs' median). */
   Recommendation(Evaluation e, Weights w, Time time) {
+    this(e, w, time, wl -> true);
+  }
+
+  /**
+   * Ranks with {@code time} for each measured workload that {@code ranked} takes (advise: a cold
+   * workload's time goes into its warm counterpart's, at the setting's expected hit ratio).
+   */
+  Recommendation(Evaluation e, Weights w, Time time, Predicate<Workload> ranked) {
     this.weights = w;
     List<Score> scores = new ArrayList<>();
     long smallest =
         e.configs.stream().mapToLong(c -> c.storeFileBytes).filter(b -> b > 0).min().orElse(1);
     for (Evaluation.ConfigResult c : e.configs) {
-      double scan = groupRatio(e, c, Workload.Group.SCAN, time);
-      double get = groupRatio(e, c, Workload.Group.GET, time);
+      double scan = groupRatio(e, c, Workload.Group.SCAN, time, ranked);
+      double get = groupRatio(e, c, Workload.Group.GET, time, ranked);
       double size = c.storeFileBytes / (double) smallest;
       double total = (w.scan * scan + w.get * get + w.size * size) / (w.scan + w.get + w.size);
       scores.add(new Score(c.label, scan, get, size, total));
@@ -113,11 +122,15 @@ final class Recommendation {
   }
 
   private static double groupRatio(
-      Evaluation e, Evaluation.ConfigResult c, Workload.Group group, Time time) {
+      Evaluation e,
+      Evaluation.ConfigResult c,
+      Workload.Group group,
+      Time time,
+      Predicate<Workload> ranked) {
     double logSum = 0;
     int n = 0;
     for (Workload w : Workload.values()) {
-      if (w.group() != group || c.measured(w) == null) {
+      if (w.group() != group || c.measured(w) == null || !ranked.test(w)) {
         continue;
       }
       double best =

@@ -204,14 +204,18 @@ public class AdviseIT {
         .waitFor(
             120_000, 50, () -> text.toString().contains("Watching the reads") || !run.isAlive());
     assertTrue(text + "\n" + err, text.toString().contains("Watching the reads"));
-    CacheStats stats = withInfoPort.getRegionServer().getBlockCache().orElseThrow().getStats();
+    BlockCache cache = withInfoPort.getRegionServer().getBlockCache().orElseThrow();
+    CacheStats stats = cache.getStats();
+    // gets that find the table's blocks out of the cache and leave them out: the window's data hit
+    // ratio is low, so the replay runs the cold variants and ranks at the expected hit ratios
+    StoreFiles.evict(cache, cluster.regions(READ));
     long lookedUp = stats.getHitCount() + stats.getMissCount();
     int gets = 300;
     int scans = 4;
     Random random = new Random(5);
     try (Table t = cluster.connection().getTable(READ)) {
       for (int i = 0; i < gets; i++) {
-        t.get(new Get(RawTable.seedRow(random.nextInt(ROWS))));
+        t.get(new Get(RawTable.seedRow(random.nextInt(ROWS))).setCacheBlocks(false));
       }
     }
     for (int i = 0; i < scans; i++) {
@@ -308,6 +312,28 @@ public class AdviseIT {
       }
     }
     assertTrue(blocks64k + " and " + blocks16k, blocks64k > 0 && blocks16k >= 3 * blocks64k);
+    // the live cache: each setting ranked at the window's data hit ratio over its blocks' cache
+    // footprint against the current setting's (the bytes its cold full scan put through)
+    double live = mix.get("dataHitRatio").getAsDouble();
+    assertTrue(mix.toString(), live < Advise.COLD_BELOW);
+    assertTrue(
+        text.toString(), text.toString().contains("Ranked at each setting's expected data hit"));
+    Map<String, Long> cacheBytes = new java.util.HashMap<>();
+    for (var c : json.getAsJsonArray("configs")) {
+      cacheBytes.put(
+          c.getAsJsonObject().get("config").getAsString(),
+          c.getAsJsonObject().get("cacheBytes").getAsLong());
+    }
+    for (var r : advice.getAsJsonArray("ranking")) {
+      String config = r.getAsJsonObject().get("config").getAsString();
+      double expected =
+          Math.min(1, live * cacheBytes.get("NONE") / (double) cacheBytes.get(config));
+      assertEquals(
+          config + " " + cacheBytes,
+          expected,
+          r.getAsJsonObject().get("expectedHitRatio").getAsDouble(),
+          2e-6 * expected); // results.json's figures have six significant digits
+    }
     boolean keep = advice.get("keep").getAsBoolean();
     assertEquals(advice.toString(), keep, advice.getAsJsonArray("alter").isEmpty());
     assertTrue(Files.exists(out.resolve(READ.getNameAsString()).resolve("report.html")));
