@@ -30,6 +30,13 @@ final class Advice {
    */
   static final int SIZE_MARGIN_PERCENT = 10;
 
+  /**
+   * The least change of a server time figure, as a share of the current setting's run time, that
+   * counts either way: runs whose server time is the same every time (checksums of a few blocks)
+   * have no spread, and a change that small is no change to the read.
+   */
+  static final double MIN_SERVER_SHARE = 0.01;
+
   /** One candidate against the current setting (ratios: candidate / current, below 1 is better). */
   record Candidate(
       String config,
@@ -216,6 +223,13 @@ final class Advice {
     return Double.isNaN(f) || f <= 0 ? live : Math.min(1, live / f);
   }
 
+  /** A figure's amount: one decimal, or three significant digits below 1. */
+  static String amount(double v) {
+    return Math.abs(v) >= 1 || v == 0
+        ? String.format(Locale.ROOT, "%.1f", v)
+        : String.format(Locale.ROOT, "%.3g", v);
+  }
+
   /** The figure a mix weighs most: get, scan or size. */
   static String figure(Recommendation.Weights w) {
     if (w.size() > w.get() && w.size() > w.scan()) {
@@ -249,7 +263,7 @@ final class Advice {
       String amount =
           unit.equals("bytes")
               ? String.format(Locale.ROOT, "%,d against %,d bytes", (long) advised, (long) current)
-              : String.format(Locale.ROOT, "%.1f %s against %.1f %s", advised, unit, current, unit);
+              : amount(advised) + " " + unit + " against " + amount(current) + " " + unit;
       double r = 1 - advised / current;
       String change =
           r >= 0
@@ -262,9 +276,10 @@ final class Advice {
         noise =
             String.format(
                 Locale.ROOT,
-                "%.0f%% of the current setting's %s time, where the runs' spread is %.0f%%",
+                "%.0f%% of the current setting's %s time, where %s %.0f%%",
                 100 * Math.abs(gain),
                 key.substring("server.".length()),
+                spread > MIN_SERVER_SHARE ? "the runs' spread is" : "the least change counted is",
                 100 * spread);
       } else {
         noise = String.format(Locale.ROOT, "the runs' spread is %.0f%%", 100 * spread);
@@ -323,7 +338,9 @@ final class Advice {
                   sb / perBase,
                   gets ? "us" : "ms",
                   (sb - sa) / run,
-                  Math.max(halfRange(a.serverNanos), halfRange(b.serverNanos)) / run));
+                  Math.max(
+                      MIN_SERVER_SHARE,
+                      Math.max(halfRange(a.serverNanos), halfRange(b.serverNanos)) / run)));
         }
       }
     }

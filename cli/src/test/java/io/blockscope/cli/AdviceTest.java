@@ -144,7 +144,8 @@ public class AdviceTest {
         a.why,
         a.why.startsWith(
             "server time per get of raw.get 6.0 us against 61.0 us (90% less, 18% of the"
-                + " current setting's raw.get time, where the runs' spread is 0%); the same"
+                + " current setting's raw.get time, where the least change counted is 1%); the"
+                + " same"
                 + " within the runs' spread: raw.get time, raw.scan time;"
                 + " at the cost of store files 1,100 against 1,000 bytes (10% more"));
     assertEquals(0.098, a.ranked.get(0).serverNanosPerRead(), 0.001);
@@ -161,6 +162,36 @@ public class AdviceTest {
     Advice a = Advice.of(e, "FAST_DIFF", GETS);
     assertEquals("ROW_INDEX_V1", a.ranked.get(0).config());
     assertFalse(a.why, a.keep);
+  }
+
+  /**
+   * A server time that is the same in every run (no spread) and a tiny part of the read: a change
+   * of it under 1 % of the read's time is no change, and vetoes nothing.
+   */
+  @Test
+  public void aServerTimeChangeUnderOnePercentOfTheReadIsNone() {
+    Evaluation e = new Evaluation();
+    e.configs.add(
+        timed("FAST_DIFF", 1000, List.of(100.0, 101.0, 102.0), List.of(0.29, 0.29, 0.29)));
+    e.configs.add(
+        timed("FAST_DIFF+GZ", 800, List.of(100.0, 101.0, 102.0), List.of(0.58, 0.58, 0.58)));
+    Advice a = Advice.of(e, "FAST_DIFF", GETS);
+    assertFalse(a.why, a.keep);
+    assertEquals("FAST_DIFF+GZ", a.winner);
+    assertEquals(List.of("size"), a.promised.stream().map(Advice.Figure::key).toList());
+    assertTrue(
+        a.why,
+        a.why.contains(
+            "the same within the runs' spread: raw.get time, server time per get of raw.get,"));
+    Advice.Figure server =
+        Advice.figures(e.configs.get(1), e.configs.get(0), GETS).stream()
+            .filter(f -> f.key().equals("server.raw.get"))
+            .findFirst()
+            .orElseThrow();
+    assertEquals(
+        "server time per get of raw.get 0.580 us against 0.290 us (100% more, 0% of the current"
+            + " setting's raw.get time, where the least change counted is 1%)",
+        server.text());
   }
 
   @Test
