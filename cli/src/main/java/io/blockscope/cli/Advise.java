@@ -598,24 +598,7 @@ final class Advise implements Callable<Integer> {
     settings.put("window", window);
     settings.put("budget", budget.trim());
     json.put("settings", settings);
-    Map<String, Object> a = new LinkedHashMap<>();
-    a.put("table", table);
-    a.put("settings", f.settings());
-    a.put("phoenix", f.phoenix());
-    a.put("mix", mix.toMap());
-    a.put("weights", w.toString());
-    a.put("cacheAdvice", cacheAdvice);
-    if (advice != null) {
-      a.putAll(advice.toMap());
-      a.put("alter", alter(f, advice));
-    }
-    json.put("advice", a);
-    Map<String, Object> rec = new LinkedHashMap<>();
-    rec.put("text", advice == null ? "No replay (--no-replay)." : headline(advice));
-    rec.put("recommended", advice == null ? null : advice.keep ? advice.current : advice.winner);
-    rec.put("weights", w.toString());
-    rec.put("ranking", advice == null ? List.of() : advice.toMap().get("ranking"));
-    json.put("recommendation", rec);
+    json.putAll(adviceJson(f, mix, w, cacheAdvice, advice));
     Path tableDir = dir.resolve(table.replace(':', '.'));
     Report.write(tableDir, json);
     console.println("Report: " + tableDir.resolve("report.html").toAbsolutePath());
@@ -627,6 +610,34 @@ final class Advise implements Callable<Integer> {
    * setting at its expected hit ratio between them ({@link Advice#expectedHitRatio}).
    */
   static final double COLD_BELOW = 0.9;
+
+  /**
+   * results.json's {@code advice} (the table, its mix, the cache advice, and the replay's ranking
+   * and advice unless {@code advice} is null) and {@code recommendation} (what the report shows).
+   */
+  static Map<String, Object> adviceJson(
+      Facts f, LiveMix mix, Recommendation.Weights w, List<String> cacheAdvice, Advice advice) {
+    Map<String, Object> a = new LinkedHashMap<>();
+    a.put("table", f.name().getNameAsString());
+    a.put("settings", f.settings());
+    a.put("phoenix", f.phoenix());
+    a.put("mix", mix.toMap());
+    a.put("weights", w.toString());
+    a.put("cacheAdvice", cacheAdvice);
+    if (advice != null) {
+      a.putAll(advice.toMap());
+      a.put("alter", alter(f, advice));
+    }
+    Map<String, Object> rec = new LinkedHashMap<>();
+    rec.put("text", advice == null ? "No replay (--no-replay)." : headline(advice));
+    rec.put("recommended", advice == null ? null : advice.keep ? advice.current : advice.winner);
+    rec.put("weights", w.toString());
+    rec.put("ranking", advice == null ? List.of() : advice.toMap().get("ranking"));
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("advice", a);
+    json.put("recommendation", rec);
+    return json;
+  }
 
   /** The block sizes a default replay tries besides the table's own. */
   static final List<Integer> BLOCK_SIZES = List.of(16 << 10, 32 << 10, 128 << 10);

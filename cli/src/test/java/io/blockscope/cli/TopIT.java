@@ -31,7 +31,6 @@ import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.JVMClusterUtil;
 import org.junit.AfterClass;
-import org.junit.Assume;
 import org.junit.BeforeClass;
 import org.junit.Test;
 import picocli.CommandLine;
@@ -157,18 +156,9 @@ public class TopIT {
 
   // ---- an interactive session in a real terminal ----------------------------------------------
 
-  /** tmux, which the session runs in; the test fails without it in CI and is skipped elsewhere. */
+  /** tmux, which the session runs in. */
   private static String tmux() {
-    for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(File.pathSeparator)) {
-      if (Files.isExecutable(Path.of(dir, "tmux"))) {
-        return Path.of(dir, "tmux").toString();
-      }
-    }
-    if (System.getenv("BLOCKSCOPE_CI") != null) {
-      throw new AssertionError("tmux is not installed: .ci/run installs Debian's tmux package");
-    }
-    Assume.assumeTrue("tmux is not installed (apt-get install tmux)", false);
-    return null;
+    return DebianBinary.find("tmux", "tmux");
   }
 
   /** One tmux server of this test's own (its socket), with the session {@code top}. */
