@@ -123,13 +123,13 @@ final class Advice {
               s.config(),
               s.total(),
               ratio((double) c.storeFileBytes, (double) base.storeFileBytes),
-              ratio((double) c.rawBytes, (double) base.rawBytes),
+              cacheFootprint(c, base),
               ratio(median(c, Workload.RAW_GET), median(base, Workload.RAW_GET)),
               ratio(p99(c, Workload.RAW_GET), p99(base, Workload.RAW_GET)),
               ratio(median(c, Workload.RAW_SCAN), median(base, Workload.RAW_SCAN)),
               ratio(serverNanosPerRead(c), serverNanosPerRead(base)),
               ratio(serverNanos(c, Workload.RAW_SCAN), serverNanos(base, Workload.RAW_SCAN)),
-              expectedHitRatio(hitRatio, c, base)));
+              blends(e, hitRatio) ? expectedHitRatio(hitRatio, c, base) : Double.NaN));
     }
     String figure = figure(w);
     String best = ranked.get(0).config();
@@ -216,7 +216,7 @@ final class Advice {
    */
   static double expectedHitRatio(
       double live, Evaluation.ConfigResult c, Evaluation.ConfigResult base) {
-    double f = ratio((double) c.rawBytes, (double) base.rawBytes);
+    double f = cacheFootprint(c, base);
     if (Double.isNaN(live)) {
       return Double.NaN;
     }
@@ -228,6 +228,29 @@ final class Advice {
     return Math.abs(v) >= 1 || v == 0
         ? String.format(Locale.ROOT, "%.1f", v)
         : String.format(Locale.ROOT, "%.3g", v);
+  }
+
+  /**
+   * {@code c}'s cache footprint against {@code base}'s: the bytes a cold full scan put through the
+   * cache; NaN where either had no cold full scan (its store files' size is not its size there).
+   */
+  static double cacheFootprint(Evaluation.ConfigResult c, Evaluation.ConfigResult base) {
+    return c.cacheBytesMeasured && base.cacheBytesMeasured
+        ? ratio((double) c.rawBytes, (double) base.rawBytes)
+        : Double.NaN;
+  }
+
+  /** Whether the ranking blends warm and cold times: a hit ratio known and a cold variant run. */
+  private static boolean blends(Evaluation e, double hitRatio) {
+    return !Double.isNaN(hitRatio)
+        && e.configs.stream()
+            .anyMatch(
+                c ->
+                    COLD.entrySet().stream()
+                        .anyMatch(
+                            x ->
+                                c.measured(x.getKey()) != null
+                                    && c.measured(x.getValue()) != null));
   }
 
   /** The figure a mix weighs most: get, scan or size. */

@@ -85,6 +85,13 @@ final class Evaluation {
 
     long storeFileBytes;
     long rawBytes;
+
+    /**
+     * Whether {@link #rawBytes} is what a cold full scan put through the cache (its decompressed or
+     * read bytes), not the store files' size it falls back to without one.
+     */
+    boolean cacheBytesMeasured;
+
     final Map<Workload, Measured> workloads = new LinkedHashMap<>();
     Workload.KeySource keys;
 
@@ -158,7 +165,7 @@ final class Evaluation {
       cm.put("hbaseTable", c.hbaseTable);
       cm.put("storeFileBytes", c.storeFileBytes);
       // what a full scan puts through the cache: its cold scan's decompressed (or read) bytes
-      cm.put("cacheBytes", c.rawBytes);
+      cm.put("cacheBytes", c.cacheBytesMeasured ? c.rawBytes : null);
       Map<String, Object> ws = new LinkedHashMap<>();
       c.workloads.forEach((w, r) -> ws.put(w.key(), r.toMap(c.rawBytes)));
       cm.put("results", ws);

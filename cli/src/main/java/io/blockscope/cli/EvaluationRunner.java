@@ -486,6 +486,7 @@ final class EvaluationRunner {
       }
     }
     cr.rawBytes = rawBytes(cr);
+    cr.cacheBytesMeasured = cacheBytesMeasured(cr);
   }
 
   private void measureAll(
@@ -662,6 +663,7 @@ final class EvaluationRunner {
     }
     for (Evaluation.ConfigResult cr : crs) {
       cr.rawBytes = rawBytes(cr);
+      cr.cacheBytesMeasured = cacheBytesMeasured(cr);
     }
   }
 
@@ -730,6 +732,15 @@ final class EvaluationRunner {
   EvaluationRunner interleave(boolean on) {
     this.interleave = on;
     return this;
+  }
+
+  /** Whether {@link #rawBytes} came from a cold full scan's costs, not the store files' size. */
+  private static boolean cacheBytesMeasured(Evaluation.ConfigResult cr) {
+    Evaluation.Measured cold = cr.measured(Workload.SCAN_NO_CACHE);
+    if (cold == null) {
+      cold = cr.measured(Workload.RAW_SCAN_NO_CACHE);
+    }
+    return cold != null && cold.medianRunCosts != null;
   }
 
   /** Uncompressed, unencoded bytes a full scan went through: from the cold scan's costs. */

@@ -47,6 +47,7 @@ public class AdviceTest {
       String label, long cacheBytes, List<Double> getRuns, List<Double> coldRuns) {
     Evaluation.ConfigResult c = config(label, 1000, getRuns, List.of(10.0, 10.0, 10.0));
     c.rawBytes = cacheBytes;
+    c.cacheBytesMeasured = true;
     Evaluation.Measured cold = new Evaluation.Measured();
     cold.millis.addAll(coldRuns);
     cold.rows = 1000;
@@ -453,5 +454,19 @@ public class AdviceTest {
         "the score: its expected time against the best's", 1.0, blended.ranked.get(0).score(), 0);
     assertEquals(64 / 29.6, blended.ranked.get(1).score(), 1e-9);
     assertEquals("FAST_DIFF", Advice.of(e, "FAST_DIFF", gets).ranked.get(0).config());
+  }
+
+  @Test
+  public void aWarmOnlyReplayHasNoCacheFootprintOrExpectedHitRatio() {
+    Evaluation e = new Evaluation();
+    e.configs.add(config("NONE", 1000, List.of(50.0, 52.0, 55.0), List.of(10.0, 11.0, 12.0)));
+    e.configs.add(
+        config("ROW_INDEX_V1+GZ", 600, List.of(30.0, 31.0, 33.0), List.of(11.0, 12.0, 13.0)));
+    Advice a = Advice.of(e, "NONE", GETS, 0.95);
+    for (Advice.Candidate c : a.ranked) {
+      assertTrue(c.toString(), Double.isNaN(c.cacheFootprint()));
+      assertTrue(c.toString(), Double.isNaN(c.expectedHitRatio()));
+      assertEquals(c.config().equals("NONE") ? 1.0 : 0.6, c.size(), 1e-12);
+    }
   }
 }

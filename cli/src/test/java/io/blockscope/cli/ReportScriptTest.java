@@ -28,6 +28,7 @@ public class ReportScriptTest {
         new Evaluation.ConfigResult(TableConfig.parse(label), "T_" + label, "T_" + label);
     c.storeFileBytes = bytes;
     c.rawBytes = bytes;
+    c.cacheBytesMeasured = true;
     for (Map.Entry<Workload, Double> e :
         Map.of(Workload.RAW_GET, get, Workload.RAW_GET_COLD, cold, Workload.RAW_SCAN, 10.0)
             .entrySet()) {
