@@ -388,9 +388,13 @@ final class Advice {
    * (the median, over the runs of every such setting, of a run's time less its server time) plus
    * this setting's median server time: on cached blocks the settings differ on the server, in
    * checksums, decompression and decoding, and the rest (round trips, the client's own work) is
-   * mostly the noise of a shared machine. Otherwise (a cold workload, or a setting with no server
-   * time, such as an unencoded table's cached blocks, whose in-block seeks blockscope does not
-   * time) it is the median of the setting's runs.
+   * mostly the noise of a shared machine. Unless the setting's own client-side time (the median of
+   * its runs' times less their server times) is away from the common one by more than its runs'
+   * spread: then its client side differs for real (fewer blocks or cells to go through, say, which
+   * the server's timed work does not show), and it is ranked at its own client-side time plus its
+   * server time. Otherwise (a cold workload, or a setting with no server time, such as an unencoded
+   * table's cached blocks, whose in-block seeks blockscope does not time) it is the median of the
+   * setting's runs.
    */
   static Recommendation.Time rankingTime(Evaluation e) {
     return (c, w) -> {
@@ -402,13 +406,24 @@ final class Advice {
       for (Evaluation.ConfigResult x : e.configs) {
         Evaluation.Measured o = x.measured(w);
         if (o != null && o.medianServerNanos() > 0) {
-          for (int i = 0; i < o.millis.size(); i++) {
-            rest.add(o.millis.get(i) - o.serverNanos.get(i) / 1e6);
-          }
+          rest.addAll(clientSide(o));
         }
       }
-      return Stats.median(rest) + m.medianServerNanos() / 1e6;
+      List<Double> own = clientSide(m);
+      double common = Stats.median(rest);
+      double mine = Stats.median(own);
+      double client = Math.abs(mine - common) > halfRange(own) ? mine : common;
+      return client + m.medianServerNanos() / 1e6;
     };
+  }
+
+  /** Each run's time less its server time, in ms: the round trip and the client's own work. */
+  private static List<Double> clientSide(Evaluation.Measured m) {
+    List<Double> rest = new ArrayList<>();
+    for (int i = 0; i < m.millis.size(); i++) {
+      rest.add(m.millis.get(i) - m.serverNanos.get(i) / 1e6);
+    }
+    return rest;
   }
 
   /** Half the range of a setting's runs, as a share of their median. */
