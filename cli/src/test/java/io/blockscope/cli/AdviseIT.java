@@ -10,6 +10,7 @@ import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.metrics.PerfLevel;
 import io.blockscope.workloads.RawTable;
 import io.blockscope.workloads.TableConfig;
+import io.blockscope.workloads.Workload;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -282,7 +283,7 @@ public class AdviseIT {
     assertTrue(
         text.toString(),
         text.toString().contains("Note: not replayed within --budget 10s: " + left.get(0)));
-    // the candidate's table had its block size: a scan of the same cells read about 4x the blocks
+    // each setting's warm full scan: the data blocks it found in the cache
     long blocks64k = 0;
     long blocks16k = 0;
     for (var c : json.getAsJsonArray("configs")) {
@@ -311,7 +312,16 @@ public class AdviseIT {
         blocks16k = blocks;
       }
     }
-    assertTrue(blocks64k + " and " + blocks16k, blocks64k > 0 && blocks16k >= 3 * blocks64k);
+    // exactly the data blocks of each setting's store file: the same sample, written by HBase
+    // into tables of the same two settings, counted from their files' trailers
+    assertEquals(
+        "a warm full scan of the 64K table finds each of its data blocks once",
+        sampleDataBlocks("NONE"),
+        blocks64k);
+    assertEquals(
+        "and of the 16K table's, about four times as many",
+        sampleDataBlocks("NONE@16K@ROWCOL"),
+        blocks16k);
     // the live cache: each setting ranked at the window's data hit ratio over its blocks' cache
     // footprint against the current setting's (the bytes its cold full scan put through)
     double live = mix.get("dataHitRatio").getAsDouble();
@@ -344,6 +354,31 @@ public class AdviseIT {
         "the user's table is as it was: every row's two cells",
         2L * ROWS,
         RawTable.scanCells(cluster.connection(), READ, new Scan()));
+  }
+
+  /**
+   * The data blocks, from its store file's trailer, of a table with READ's families at {@code
+   * setting} holding the sample advise replays (its first 3,000 rows spread over READ's regions, as
+   * {@code RawTable.copySample} takes them), flushed and major compacted as the replay's are.
+   */
+  private static long sampleDataBlocks(String setting) throws Exception {
+    Admin admin = cluster.admin();
+    TableName t = TableName.valueOf("advise_truth");
+    RawTable.create(
+        admin,
+        t,
+        List.of(admin.getDescriptor(READ).getColumnFamilies()),
+        TableConfig.parse(setting));
+    try {
+      RawTable.copySample(cluster.connection(), READ, t, 3000, 64L << 20, 7);
+      admin.flush(t);
+      admin.majorCompact(t);
+      Workload.awaitCompaction(admin, t);
+      return StoreFiles.trailerDataBlocksAndCells(cluster.regions(t))[0];
+    } finally {
+      admin.disableTable(t);
+      admin.deleteTable(t);
+    }
   }
 
   /**
