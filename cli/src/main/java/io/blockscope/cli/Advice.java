@@ -110,11 +110,7 @@ final class Advice {
           return h * measured.millis(c, wl) + (1 - h) * measured.millis(c, cold);
         };
     Recommendation rec =
-        new Recommendation(
-            e,
-            w,
-            blended,
-            wl -> Double.isNaN(hitRatio) || !COLD.containsValue(wl) || !hasWarm(e, wl));
+        new Recommendation(e, w, blended, wl -> !COLD.containsValue(wl) || !blends(e, hitRatio));
     List<Candidate> ranked = new ArrayList<>();
     for (Recommendation.Score s : rec.ranking) {
       Evaluation.ConfigResult c = find(e, s.config());
@@ -194,19 +190,6 @@ final class Advice {
       Map.of(
           Workload.RAW_GET, Workload.RAW_GET_COLD, Workload.RAW_SCAN, Workload.RAW_SCAN_NO_CACHE);
 
-  private static boolean hasWarm(Evaluation e, Workload cold) {
-    for (Map.Entry<Workload, Workload> x : COLD.entrySet()) {
-      if (x.getValue() == cold) {
-        for (Evaluation.ConfigResult c : e.configs) {
-          if (c.measured(x.getKey()) != null) {
-            return true;
-          }
-        }
-      }
-    }
-    return false;
-  }
-
   /**
    * The share of {@code c}'s data block reads expected to hit the cache when the current setting's
    * hit {@code live}: the cache keeps the bytes of the table it holds now, so a setting whose
@@ -235,7 +218,7 @@ final class Advice {
    * cache; NaN where either had no cold full scan (its store files' size is not its size there).
    */
   static double cacheFootprint(Evaluation.ConfigResult c, Evaluation.ConfigResult base) {
-    return c.cacheBytesMeasured && base.cacheBytesMeasured
+    return c.cacheBytesMeasured() && base.cacheBytesMeasured()
         ? ratio((double) c.rawBytes, (double) base.rawBytes)
         : Double.NaN;
   }

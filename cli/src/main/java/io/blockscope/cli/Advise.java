@@ -581,7 +581,7 @@ final class Advise implements Callable<Integer> {
         Evaluate.removeHook(hook);
       }
       advice = Advice.of(result, f.current().label(), w, mix.dataHitRatio());
-      printAdvice(console, f, advice, result, ws.contains(Workload.RAW_GET_COLD));
+      printAdvice(console, f, advice, result);
     }
     if (result != null) {
       json.putAll(result.toMap());
@@ -624,15 +624,16 @@ final class Advise implements Callable<Integer> {
     a.put("mix", mix.toMap());
     a.put("weights", w.toString());
     a.put("cacheAdvice", cacheAdvice);
+    Map<String, Object> ranked = advice == null ? Map.of() : advice.toMap();
+    a.putAll(ranked);
     if (advice != null) {
-      a.putAll(advice.toMap());
       a.put("alter", alter(f, advice));
     }
     Map<String, Object> rec = new LinkedHashMap<>();
     rec.put("text", advice == null ? "No replay (--no-replay)." : headline(advice));
     rec.put("recommended", advice == null ? null : advice.keep ? advice.current : advice.winner);
     rec.put("weights", w.toString());
-    rec.put("ranking", advice == null ? List.of() : advice.toMap().get("ranking"));
+    rec.put("ranking", advice == null ? List.of() : ranked.get("ranking"));
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("advice", a);
     json.put("recommendation", rec);
@@ -706,10 +707,9 @@ final class Advise implements Callable<Integer> {
     return s;
   }
 
-  private static void printAdvice(
-      PrintWriter console, Facts f, Advice a, Evaluation e, boolean cold) {
+  private static void printAdvice(PrintWriter console, Facts f, Advice a, Evaluation e) {
     console.println();
-    if (cold) {
+    if (a.ranked.stream().anyMatch(c -> !Double.isNaN(c.expectedHitRatio()))) {
       console.println(
           "Ranked at each setting's expected data hit ratio (the window's, scaled by its blocks'"
               + " cache footprint against the current setting's): "

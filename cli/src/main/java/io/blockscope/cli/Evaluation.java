@@ -86,12 +86,6 @@ final class Evaluation {
     long storeFileBytes;
     long rawBytes;
 
-    /**
-     * Whether {@link #rawBytes} is what a cold full scan put through the cache (its decompressed or
-     * read bytes), not the store files' size it falls back to without one.
-     */
-    boolean cacheBytesMeasured;
-
     final Map<Workload, Measured> workloads = new LinkedHashMap<>();
     Workload.KeySource keys;
 
@@ -108,6 +102,21 @@ final class Evaluation {
     Measured measured(Workload w) {
       Measured m = workloads.get(w);
       return m == null || m.skipped != null ? null : m;
+    }
+
+    /** The cold full scan (Phoenix's or HBase's) whose costs give {@link #rawBytes}, or null. */
+    Measured coldScan() {
+      Measured m = measured(Workload.SCAN_NO_CACHE);
+      return m != null ? m : measured(Workload.RAW_SCAN_NO_CACHE);
+    }
+
+    /**
+     * Whether {@link #rawBytes} is what a cold full scan put through the cache (its decompressed or
+     * read bytes), not the store files' size it falls back to without one.
+     */
+    boolean cacheBytesMeasured() {
+      Measured m = coldScan();
+      return m != null && m.medianRunCosts != null;
     }
   }
 
@@ -165,7 +174,7 @@ final class Evaluation {
       cm.put("hbaseTable", c.hbaseTable);
       cm.put("storeFileBytes", c.storeFileBytes);
       // what a full scan puts through the cache: its cold scan's decompressed (or read) bytes
-      cm.put("cacheBytes", c.cacheBytesMeasured ? c.rawBytes : null);
+      cm.put("cacheBytes", c.cacheBytesMeasured() ? c.rawBytes : null);
       Map<String, Object> ws = new LinkedHashMap<>();
       c.workloads.forEach((w, r) -> ws.put(w.key(), r.toMap(c.rawBytes)));
       cm.put("results", ws);

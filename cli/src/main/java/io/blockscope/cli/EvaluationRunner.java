@@ -486,7 +486,6 @@ final class EvaluationRunner {
       }
     }
     cr.rawBytes = rawBytes(cr);
-    cr.cacheBytesMeasured = cacheBytesMeasured(cr);
   }
 
   private void measureAll(
@@ -663,7 +662,6 @@ final class EvaluationRunner {
     }
     for (Evaluation.ConfigResult cr : crs) {
       cr.rawBytes = rawBytes(cr);
-      cr.cacheBytesMeasured = cacheBytesMeasured(cr);
     }
   }
 
@@ -734,25 +732,12 @@ final class EvaluationRunner {
     return this;
   }
 
-  /** Whether {@link #rawBytes} came from a cold full scan's costs, not the store files' size. */
-  private static boolean cacheBytesMeasured(Evaluation.ConfigResult cr) {
-    Evaluation.Measured cold = cr.measured(Workload.SCAN_NO_CACHE);
-    if (cold == null) {
-      cold = cr.measured(Workload.RAW_SCAN_NO_CACHE);
-    }
-    return cold != null && cold.medianRunCosts != null;
-  }
-
   /** Uncompressed, unencoded bytes a full scan went through: from the cold scan's costs. */
   private static long rawBytes(Evaluation.ConfigResult cr) {
-    Evaluation.Measured cold = cr.measured(Workload.SCAN_NO_CACHE);
-    if (cold == null) {
-      cold = cr.measured(Workload.RAW_SCAN_NO_CACHE);
-    }
-    if (cold == null || cold.medianRunCosts == null) {
+    if (!cr.cacheBytesMeasured()) {
       return cr.storeFileBytes;
     }
-    CostSnapshot c = cold.medianRunCosts;
+    CostSnapshot c = cr.coldScan().medianRunCosts;
     long decompressed = c.sumOver("decompress", "bytesOut");
     return decompressed > 0 ? decompressed : c.sumKinds("fs.read.bytes");
   }

@@ -6,6 +6,7 @@ import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.workloads.TableConfig;
 import io.blockscope.workloads.Workload;
 import java.util.List;
@@ -47,7 +48,10 @@ public class AdviceTest {
       String label, long cacheBytes, List<Double> getRuns, List<Double> coldRuns) {
     Evaluation.ConfigResult c = config(label, 1000, getRuns, List.of(10.0, 10.0, 10.0));
     c.rawBytes = cacheBytes;
-    c.cacheBytesMeasured = true;
+    Evaluation.Measured coldScan = new Evaluation.Measured(); // rawBytes: its costs' figure
+    coldScan.millis.addAll(List.of(20.0, 20.0, 20.0));
+    coldScan.medianRunCosts = CostSnapshot.of(Map.of());
+    c.workloads.put(Workload.RAW_SCAN_NO_CACHE, coldScan);
     Evaluation.Measured cold = new Evaluation.Measured();
     cold.millis.addAll(coldRuns);
     cold.rows = 1000;

@@ -4,6 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
+import io.blockscope.metrics.CostSnapshot;
 import io.blockscope.workloads.TableConfig;
 import io.blockscope.workloads.Workload;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +29,10 @@ public class ReportScriptTest {
         new Evaluation.ConfigResult(TableConfig.parse(label), "T_" + label, "T_" + label);
     c.storeFileBytes = bytes;
     c.rawBytes = bytes;
-    c.cacheBytesMeasured = true;
+    Evaluation.Measured coldScan = new Evaluation.Measured(); // rawBytes: its costs' figure
+    coldScan.millis.addAll(List.of(20.0, 20.0, 20.0));
+    coldScan.medianRunCosts = CostSnapshot.of(Map.of());
+    c.workloads.put(Workload.RAW_SCAN_NO_CACHE, coldScan);
     for (Map.Entry<Workload, Double> e :
         Map.of(Workload.RAW_GET, get, Workload.RAW_GET_COLD, cold, Workload.RAW_SCAN, 10.0)
             .entrySet()) {
